@@ -1,0 +1,29 @@
+# The two commands of the README: `make demo` and `make test`. Both set up .venv from the
+# project's own files (pyproject.toml) on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+DEMO   := build/demo
+
+.PHONY: all install test demo bench clean
+
+all: test
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# A non-editable install, so that every run checks that the package (schemas included) installs.
+install: $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check '.[test]'
+
+test: install
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+demo: install
+	PATH="$(CURDIR)/$(BIN):$$PATH" bash examples/play-example.sh $(DEMO)
+
+bench: install
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

@@ -1,0 +1,1 @@
+"""JSON Schemas shipped with rebis-pbm (see schemas.py)."""
