@@ -1,0 +1,80 @@
+"""Cards on shelves, shelves and token kinds (R1, R4, R7, R8).
+
+A card is its number (an ``int``): in the deck and in a hand nothing else distinguishes two cards.
+On a shelf a card also has a face (up or down), a sign, and the seat of the player who placed it
+(which decides who may see it when it is face down).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+POSITIVE = "positive"
+NEGATIVE = "negative"
+SIGNS = (POSITIVE, NEGATIVE)
+
+GOLDEN_DUST = "golden_dust"
+GOLD = "gold"
+RED = "red"
+TOKEN_KINDS = (GOLDEN_DUST, GOLD, RED)
+
+DEALT = -1  # ``placed_by`` of the face-down card dealt at setup: nobody placed it (R5).
+
+
+@dataclass(frozen=True, slots=True)
+class ShelfCard:
+    """A card on a shelf.
+
+    Attributes:
+        number: the card's number (its book weight and book value, R1).
+        sign: ``+1`` or ``-1`` for a face-up card; ``0`` for a face-down card.
+        placed_by: seat index of the player who placed it, or ``DEALT`` for the card dealt face
+            down at setup (R5).
+    """
+
+    number: int
+    sign: int
+    placed_by: int
+
+    @property
+    def face_up(self) -> bool:
+        return self.sign != 0
+
+    @property
+    def weight(self) -> int:
+        """Face-up cards weigh their number, face-down cards 0."""
+        return self.number if self.sign else 0
+
+    @property
+    def value(self) -> int:
+        """Face-up cards are worth their signed number, face-down cards 0."""
+        return self.number * self.sign
+
+
+@dataclass(frozen=True, slots=True)
+class Shelf:
+    """One shelf: its cards (bottom first) and the tokens on it (kinds, in order placed).
+
+    >>> s = Shelf((ShelfCard(5, 0, DEALT), ShelfCard(7, 1, 0), ShelfCard(3, -1, 1)), (GOLD,))
+    >>> s.weight, s.value
+    (10, 4)
+    """
+
+    cards: tuple[ShelfCard, ...] = ()
+    tokens: tuple[str, ...] = ()
+
+    @property
+    def weight(self) -> int:
+        """Sum of the numbers of the face-up cards."""
+        return sum(c.number for c in self.cards if c.sign)
+
+    @property
+    def value(self) -> int:
+        """Sum of the signed numbers of the face-up cards."""
+        return sum(c.number * c.sign for c in self.cards)
+
+    def with_card(self, card: ShelfCard) -> "Shelf":
+        return Shelf(self.cards + (card,), self.tokens)
+
+    def with_tokens(self, *kinds: str) -> "Shelf":
+        return Shelf(self.cards, self.tokens + kinds)

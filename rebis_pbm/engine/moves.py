@@ -1,0 +1,102 @@
+"""Moves as the engine sees them: what one player submits for one turn (R6-R8, R12).
+
+A move names players by name and shelves by number (1 = the player's first shelf, in order of
+creation), exactly as move files do (docs/formats.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .cards import NEGATIVE, POSITIVE
+
+
+@dataclass(frozen=True, slots=True)
+class ShelfRef:
+    """A shelf in play: its owner's name and its number (from 1, in order of creation)."""
+
+    player: str
+    shelf: int
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """The turn's action (R7 or R8).
+
+    Attributes:
+        cards: one card number, or two equal numbers (a pair, own active shelf only, R7).
+        shelf: name of the player whose active shelf receives the cards.
+        sign: ``"positive"`` or ``"negative"`` (R8; own shelf: positive only, R7).
+    """
+
+    cards: tuple[int, ...]
+    shelf: str
+    sign: str = POSITIVE
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One player's move for one turn.
+
+    Either a turn's move (``play``, optional ``golden_dust`` first, ``gold_token`` when the play
+    closes a shelf and the supply gives gold) or the game's last move (``red_token``, R12).
+
+    Attributes:
+        turn: the turn number the move is for (1 = the first turn of the game).
+        player: the mover's name.
+        golden_dust: tokens moved from the mover's reserve onto their own active shelf (R6 step 2).
+        play: the action (R7/R8); None for the red-token move.
+        gold_token: where the gold token taken for closing goes (R8.1).
+        red_token: where the red token goes (R12).
+    """
+
+    turn: int
+    player: str
+    golden_dust: int = 0
+    play: Play | None = None
+    gold_token: ShelfRef | None = None
+    red_token: ShelfRef | None = None
+
+    def as_dict(self) -> dict:
+        """The move as a move file's body (without the ``game`` field), keys in file order."""
+        doc: dict = {"turn": self.turn, "player": self.player}
+        if self.golden_dust:
+            doc["golden_dust"] = self.golden_dust
+        if self.play is not None:
+            cards = self.play.cards
+            doc["play"] = {
+                "cards": cards[0] if len(cards) == 1 else list(cards),
+                "shelf": self.play.shelf,
+                "sign": self.play.sign,
+            }
+        if self.gold_token is not None:
+            doc["gold_token"] = {"player": self.gold_token.player, "shelf": self.gold_token.shelf}
+        if self.red_token is not None:
+            doc["red_token"] = {"player": self.red_token.player, "shelf": self.red_token.shelf}
+        return doc
+
+    @classmethod
+    def from_dict(cls, doc: dict) -> "Move":
+        """Build a move from a schema-valid move document (``game`` is ignored here).
+
+        Raises:
+            KeyError, TypeError: when ``doc`` was not validated against the move schema first.
+        """
+        play = doc.get("play")
+        gold = doc.get("gold_token")
+        red = doc.get("red_token")
+        cards = None
+        if play is not None:
+            cards = play["cards"]
+            cards = (cards,) if isinstance(cards, int) else tuple(cards)
+        return cls(
+            turn=doc["turn"],
+            player=doc["player"],
+            golden_dust=doc.get("golden_dust", 0),
+            play=None if play is None else Play(cards, play["shelf"], play.get("sign", POSITIVE)),
+            gold_token=None if gold is None else ShelfRef(gold["player"], gold["shelf"]),
+            red_token=None if red is None else ShelfRef(red["player"], red["shelf"]),
+        )
+
+
+__all__ = ["Move", "Play", "ShelfRef", "POSITIVE", "NEGATIVE"]

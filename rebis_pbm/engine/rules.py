@@ -1,0 +1,366 @@
+"""Legality, applying a move, legal-move listing and replay (R6-R12).
+
+``apply_move(state, move) -> (state, events)`` is the one way a game moves on. It never mutates its
+argument. Every rejection is an :class:`IllegalMove` with a ``code`` and one sentence addressed to
+the mover; the sentence never mentions a card the mover may not know.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from . import events as ev
+from .cards import GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, SIGNS, Shelf, ShelfCard
+from .moves import Move, Play, ShelfRef
+from .ruleset import Ruleset
+from .scoring import red_token_holder
+from .state import FINISHED, PLAY, RED_TOKEN, State, Supply, setup
+
+
+class IllegalMove(ValueError):
+    """A move the rules do not allow now.
+
+    Attributes:
+        code: a stable identifier of the reason (see ``REASONS``).
+        message: one sentence for the mover, citing the ruling where one applies.
+    """
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+REASONS = (
+    "game_over", "unknown_player", "stale_turn", "future_turn", "not_your_turn",
+    "red_token_expected", "red_token_too_early", "play_missing", "golden_dust_reserve",
+    "card_not_in_hand", "card_count", "pair_not_equal", "pair_on_other_shelf",
+    "negative_on_own_shelf", "over_shelf_limit", "value_below_zero", "zero_negative",
+    "gold_token_missing", "gold_token_not_allowed", "no_such_shelf", "bad_sign",
+)
+
+
+def _shelf_name(state: State, seat: int, mover: int, number: int | None = None) -> str:
+    owner = "your" if seat == mover else f"{state.seats[seat]}'s"
+    number = len(state.shelves[seat]) if number is None else number
+    return f"{owner} active shelf (shelf {number})"
+
+
+def _closes(state: State, target: int, card: int) -> bool:
+    """R8.1: a card closes another player's active shelf when the weight would exceed the limit."""
+    return state.active_shelf(target).weight + card > state.ruleset.shelf_limit
+
+
+def _gold_due(supply: Supply) -> bool:
+    """R8.1: a closer takes gold (and must place it) only when no golden dust is left."""
+    return supply.golden_dust == 0 and supply.gold > 0
+
+
+def _check_shelf_ref(state: State, ref: ShelfRef, what: str, new_shelf_of: int | None = None) -> None:
+    if ref.player not in state.seats:
+        raise IllegalMove("unknown_player", f"{what} names player {ref.player!r}, who is not in this "
+                          f"game (players: {', '.join(state.seats)})")
+    seat = state.seats.index(ref.player)
+    count = len(state.shelves[seat]) + (1 if seat == new_shelf_of else 0)
+    if not 1 <= ref.shelf <= count:
+        raise IllegalMove("no_such_shelf", f"{what} names {ref.player}'s shelf {ref.shelf}, but "
+                          f"{ref.player} has shelves 1 to {count}")
+
+
+def check_move(state: State, move: Move) -> None:
+    """Raise :class:`IllegalMove` unless ``move`` is legal in ``state``; return None otherwise.
+
+    Checks, in order: game over; the mover exists; the turn number (stale or not yet started); whose
+    turn it is; then the phase's rules: R12 (red token) or R6 step 2 and R7/R8 (a play).
+    """
+    if state.phase == FINISHED:
+        raise IllegalMove("game_over", "the game is over; no more moves can be played")
+    if move.player not in state.seats:
+        raise IllegalMove("unknown_player", f"there is no player {move.player!r} in this game "
+                          f"(players: {', '.join(state.seats)})")
+    to_move = state.seats[state.to_move]
+    if move.turn < state.turn:
+        raise IllegalMove("stale_turn", f"turn {move.turn} has already been played; the current "
+                          f"turn is {state.turn}, {to_move} to move")
+    if move.turn > state.turn:
+        raise IllegalMove("future_turn", f"turn {move.turn} has not begun; the current turn is "
+                          f"{state.turn}, {to_move} to move")
+    mover = state.seats.index(move.player)
+    if mover != state.to_move:
+        raise IllegalMove("not_your_turn", f"turn {state.turn} is {to_move}'s, not {move.player}'s")
+
+    if state.phase == RED_TOKEN:
+        if move.play is not None or move.golden_dust or move.gold_token is not None \
+                or move.red_token is None:
+            raise IllegalMove("red_token_expected", "the game has ended and you hold the red token: "
+                              "your last move places it, with only red_token: {player, shelf} (R12)")
+        _check_shelf_ref(state, move.red_token, "red_token")
+        return
+
+    if move.red_token is not None:
+        raise IllegalMove("red_token_too_early", "the red token is placed only after the game has "
+                          "ended, by the player with the highest burden (R12); remove red_token")
+    play = move.play
+    if play is None:
+        raise IllegalMove("play_missing", "a turn's move must play a card: add play: {cards, shelf, "
+                          "sign} (R6)")
+    if move.golden_dust < 0 or move.golden_dust > state.reserves[mover]:
+        raise IllegalMove("golden_dust_reserve", f"you have {state.reserves[mover]} golden dust "
+                          f"token(s) in your reserve, so golden_dust can be at most "
+                          f"{state.reserves[mover]}, not {move.golden_dust} (R6)")
+    if play.sign not in SIGNS:
+        raise IllegalMove("bad_sign", f"sign must be 'positive' or 'negative', not {play.sign!r}")
+    if play.shelf not in state.seats:
+        raise IllegalMove("unknown_player", f"play.shelf names player {play.shelf!r}, who is not in "
+                          f"this game (players: {', '.join(state.seats)})")
+    target = state.seats.index(play.shelf)
+    cards = play.cards
+    if len(cards) not in (1, 2):
+        raise IllegalMove("card_count", "play one card, or two cards with the same number on your "
+                          "own shelf (R7, R8)")
+    if len(cards) == 2:
+        if target != mover:
+            raise IllegalMove("pair_on_other_shelf", "only one card can be played on another "
+                              "player's shelf (R8); a pair goes on your own shelf (R7)")
+        if cards[0] != cards[1]:
+            raise IllegalMove("pair_not_equal", f"two cards played together must have the same "
+                              f"number (R7); {cards[0]} and {cards[1]} differ")
+    have = state.hands[mover].count(cards[0])
+    if have < len(cards):
+        if have == 0:
+            raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} in your hand")
+        raise IllegalMove("card_not_in_hand", f"you have only one {cards[0]} in your hand; a pair "
+                          "needs two")
+
+    shelf = state.active_shelf(target)
+    limit = state.ruleset.shelf_limit
+    if target == mover:
+        if play.sign == NEGATIVE:
+            raise IllegalMove("negative_on_own_shelf", "cards on your own shelf are played with a + "
+                              "sign; write sign: positive (R7)")
+        added = sum(cards)
+        if shelf.weight + added > limit:
+            shown = "+".join(str(c) for c in cards)
+            raise IllegalMove("over_shelf_limit", f"{_shelf_name(state, target, mover)} weighs "
+                              f"{shelf.weight}; adding {shown} would make {shelf.weight + added}, "
+                              f"over the shelf limit of {limit}, and you cannot close your own "
+                              f"shelf (R7)")
+        if move.gold_token is not None:
+            raise IllegalMove("gold_token_not_allowed", "gold_token goes only with a play that "
+                              "closes another player's shelf when the supply gives gold (R8.1); "
+                              "remove it")
+        return
+
+    card = cards[0]
+    if play.sign == NEGATIVE and card == 0:
+        raise IllegalMove("zero_negative", "a card numbered 0 has no negative value; play it "
+                          "with sign: positive (R8.3)")
+    if _closes(state, target, card):
+        if _gold_due(state.supply):
+            if move.gold_token is None:
+                raise IllegalMove("gold_token_missing", f"this {card} closes "
+                                  f"{_shelf_name(state, target, mover)} and the supply has no golden "
+                                  f"dust left, so you take a gold token and place it at once: add "
+                                  f"gold_token: {{player, shelf}} naming any shelf in play (R8.1)")
+            _check_shelf_ref(state, move.gold_token, "gold_token", new_shelf_of=target)
+        elif move.gold_token is not None:
+            took = ("a golden dust token into your reserve" if state.supply.golden_dust
+                    else "no token, since the supply has none left")
+            raise IllegalMove("gold_token_not_allowed", f"this {card} closes "
+                              f"{_shelf_name(state, target, mover)} and you take {took}, not "
+                              f"gold; remove gold_token (R8.1)")
+        return
+    if move.gold_token is not None:
+        raise IllegalMove("gold_token_not_allowed", f"this {card} does not close "
+                          f"{_shelf_name(state, target, mover)} (weight {shelf.weight}, limit "
+                          f"{limit}), so there is no gold token to place; remove gold_token (R8.1)")
+    if play.sign == NEGATIVE and shelf.value - card < 0:
+        raise IllegalMove("value_below_zero", f"{_shelf_name(state, target, mover)} is worth "
+                          f"{shelf.value}; a -{card} would make it {shelf.value - card}, and a "
+                          f"shelf's value can never go below 0 (R8.2)")
+
+
+def apply_move(state: State, move: Move) -> tuple[State, tuple]:
+    """Check ``move`` and play it: returns ``(new_state, events)``.
+
+    The events run from the move's own steps to the end-of-turn check (R11) and, when the game goes
+    on, the next turn's beginning and draw (R6 step 1).
+
+    Raises:
+        IllegalMove: the move is not legal now (nothing changes).
+    """
+    check_move(state, move)
+    return _play(state, move)
+
+
+def _play(state: State, move: Move) -> tuple[State, tuple]:
+    """Apply a move already checked by :func:`check_move`."""
+    seats = state.seats
+    mover = state.to_move
+    name = seats[mover]
+    order = state.order
+    pos = state.deck_pos
+    hands = list(state.hands)
+    shelves = list(state.shelves)
+    reserves = list(state.reserves)
+    gd, gold, red = state.supply.golden_dust, state.supply.gold, state.supply.red
+    out: list = []
+
+    def draw(seat: int, cause: str) -> None:
+        nonlocal pos
+        if pos < len(order):  # R9: an empty deck draws nothing
+            card = order[pos]
+            pos += 1
+            hands[seat] = tuple(sorted(hands[seat] + (card,)))
+        else:
+            card = None
+        out.append(ev.Drew(seats[seat], card, cause))
+
+    def place_token(kind: str, ref: ShelfRef) -> None:
+        seat = seats.index(ref.player)
+        row = list(shelves[seat])
+        row[ref.shelf - 1] = row[ref.shelf - 1].with_tokens(kind)
+        shelves[seat] = tuple(row)
+        out.append(ev.TokenPlaced(name, kind, ref.player, ref.shelf))
+
+    if state.phase == RED_TOKEN:
+        place_token(RED, move.red_token)
+        out.append(ev.GameFinished())
+        return State(state.ruleset, seats, order, pos, state.hands, tuple(shelves),
+                     state.reserves, Supply(gd, gold, red - 1), state.turn + 1, FINISHED, None,
+                     None, state.last_mover, state.end_reason), tuple(out)
+
+    if move.golden_dust:  # R6 step 2
+        reserves[mover] -= move.golden_dust
+        row = shelves[mover]
+        shelves[mover] = row[:-1] + (row[-1].with_tokens(*([GOLDEN_DUST] * move.golden_dust)),)
+        out.append(ev.DustPlaced(name, move.golden_dust, len(row)))
+
+    play = move.play
+    target = seats.index(play.shelf)
+    hand = list(hands[mover])
+    for card in play.cards:
+        hand.remove(card)
+    hands[mover] = tuple(hand)
+    row = shelves[target]
+    if target == mover:  # R7
+        shelf = row[-1]
+        for card in play.cards:
+            shelf = shelf.with_card(ShelfCard(card, 1, mover))
+        shelves[target] = row[:-1] + (shelf,)
+        out.append(ev.Played(name, play.shelf, len(row), play.cards, POSITIVE))
+    else:
+        card = play.cards[0]
+        if _closes(state, target, card):  # R8.1
+            shelves[target] = row + (Shelf((ShelfCard(card, 0, mover),)),)
+            out.append(ev.Closed(name, play.shelf, len(row), card, len(row) + 1))
+            if gd:
+                gd -= 1
+                reserves[mover] += 1
+                out.append(ev.TokenTaken(name, GOLDEN_DUST))
+            elif gold:
+                gold -= 1
+                out.append(ev.TokenTaken(name, GOLD))
+                place_token(GOLD, move.gold_token)
+            else:
+                out.append(ev.TokenTaken(name, None))
+            draw(target, ev.CLOSED_DRAW)
+        else:  # R8.2
+            sign = 1 if play.sign == POSITIVE else -1
+            shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, sign, mover)),)
+            out.append(ev.Played(name, play.shelf, len(row), (card,), play.sign))
+            if sign < 0:
+                draw(mover, ev.NEGATIVE_DRAW)
+
+    # R11: end-of-turn check.
+    reason = None
+    if pos >= len(order):
+        reason = ev.DECK_EMPTY
+    elif gd == 0 and gold == 0:
+        reason = ev.TOKENS_EXHAUSTED
+    supply = Supply(gd, gold, red)
+    turn = state.turn + 1
+    if reason is None:
+        nxt = (mover + 1) % len(seats)
+        out.append(ev.TurnBegan(turn, seats[nxt]))
+        draw(nxt, ev.TURN_DRAW)
+        drawn = out[-1].card
+        return State(state.ruleset, seats, order, pos, tuple(hands), tuple(shelves),
+                     tuple(reserves), supply, turn, PLAY, nxt, drawn, mover, None), tuple(out)
+    out.append(ev.GameEnded(reason))
+    ended = State(state.ruleset, seats, order, pos, tuple(hands), tuple(shelves), tuple(reserves),
+                  supply, turn, FINISHED, None, None, mover, reason)
+    if red <= 0:
+        out.append(ev.GameFinished())
+        return ended, tuple(out)
+    holder = red_token_holder(ended)  # R12
+    out.append(ev.RedTokenAwarded(seats[holder]))
+    return State(state.ruleset, seats, order, pos, tuple(hands), tuple(shelves), tuple(reserves),
+                 supply, turn, RED_TOKEN, holder, None, mover, reason), tuple(out)
+
+
+def shelves_in_play(state: State, new_shelf_of: int | None = None) -> list[ShelfRef]:
+    """Every shelf in play, closed or active, seat order then shelf number; ``new_shelf_of`` adds
+    the shelf a closing play is about to start for that seat (R8.1 gold may go there)."""
+    refs = []
+    for seat, player in enumerate(state.seats):
+        count = len(state.shelves[seat]) + (1 if seat == new_shelf_of else 0)
+        refs.extend(ShelfRef(player, n) for n in range(1, count + 1))
+    return refs
+
+
+def legal_moves(state: State) -> list[Move]:
+    """Every legal move for the player to move, each complete (``apply_move`` accepts it as is).
+
+    Order: red-token placements by shelf; otherwise by golden dust placed (0 upwards), then own
+    shelf (single cards, then pairs, by number), then each other player in seat order from the
+    mover (card numbers ascending, positive before negative, gold placements by shelf). A closing
+    play is listed once, with sign positive (its sign does not matter, R8.1).
+    """
+    if state.phase == FINISHED:
+        return []
+    mover = state.to_move
+    name = state.seats[mover]
+    turn = state.turn
+    if state.phase == RED_TOKEN:
+        return [Move(turn, name, red_token=ref) for ref in shelves_in_play(state)]
+    counts = Counter(state.hands[mover])
+    numbers = sorted(counts)
+    limit = state.ruleset.shelf_limit
+    own = state.active_shelf(mover)
+    actions: list[tuple[Play, ShelfRef | None]] = []
+    actions += [(Play((c,), name, POSITIVE), None) for c in numbers if own.weight + c <= limit]
+    actions += [(Play((c, c), name, POSITIVE), None) for c in numbers
+                if counts[c] >= 2 and own.weight + 2 * c <= limit]
+    n = len(state.seats)
+    for step in range(1, n):
+        target = (mover + step) % n
+        owner = state.seats[target]
+        shelf = state.active_shelf(target)
+        for c in numbers:
+            if shelf.weight + c > limit:
+                if _gold_due(state.supply):
+                    actions += [(Play((c,), owner, POSITIVE), ref)
+                                for ref in shelves_in_play(state, target)]
+                else:
+                    actions.append((Play((c,), owner, POSITIVE), None))
+                continue
+            actions.append((Play((c,), owner, POSITIVE), None))
+            if c != 0 and shelf.value - c >= 0:
+                actions.append((Play((c,), owner, NEGATIVE), None))
+    return [Move(turn, name, dust, play, gold) for dust in range(state.reserves[mover] + 1)
+            for play, gold in actions]
+
+
+def replay(ruleset: Ruleset, seats: Iterable[str], seed: str, moves: Iterable[Move]) -> State:
+    """The state after dealing from ``seed`` and playing ``moves`` in order.
+
+    Raises:
+        IllegalMove: a move is illegal at its point (its ``turn`` says which).
+        ValueError: the setup is impossible (see :func:`setup`).
+    """
+    state, _ = setup(ruleset, tuple(seats), seed)
+    for move in moves:
+        state, _ = apply_move(state, move)
+    return state

@@ -1,0 +1,86 @@
+"""Burden and the red token (R12); score and winners (R13)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .state import State
+
+
+@dataclass(frozen=True, slots=True)
+class ShelfScore:
+    """One shelf's part of a score (R13): ``score = value * multiplier``."""
+
+    shelf: int        # number, from 1
+    active: bool
+    weight: int
+    value: int
+    tokens: int       # tokens of every kind on the shelf (R4: all kinds alike)
+    multiplier: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerScore:
+    player: str
+    shelves: tuple[ShelfScore, ...]
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class Burden:
+    """R12: ``negative`` = sum of the numbers of the face-up - cards on the player's shelves;
+    ``hand`` = cards in hand; ``total`` = their sum."""
+
+    player: str
+    negative: int
+    hand: int
+    total: int
+
+
+def score_table(state: State) -> tuple[PlayerScore, ...]:
+    """Every player's score, shelf by shelf, in seat order (R13, multiplier R4).
+
+    Face-down cards are worth 0, so the table depends on public information only.
+    """
+    table = []
+    for seat, player in enumerate(state.seats):
+        shelves = []
+        last = len(state.shelves[seat]) - 1
+        for i, shelf in enumerate(state.shelves[seat]):
+            value = shelf.value
+            multiplier = state.ruleset.token_multiplier(len(shelf.tokens))
+            shelves.append(ShelfScore(i + 1, i == last, shelf.weight, value, len(shelf.tokens),
+                                      multiplier, value * multiplier))
+        table.append(PlayerScore(player, tuple(shelves), sum(s.score for s in shelves)))
+    return tuple(table)
+
+
+def winners(state: State) -> tuple[str, ...]:
+    """The players with the highest score, in seat order; several share the win (R13)."""
+    table = score_table(state)
+    best = max(p.total for p in table)
+    return tuple(p.player for p in table if p.total == best)
+
+
+def burdens(state: State) -> tuple[Burden, ...]:
+    """Every player's burden in seat order (R12)."""
+    result = []
+    for seat, player in enumerate(state.seats):
+        negative = sum(c.number for shelf in state.shelves[seat] for c in shelf.cards if c.sign < 0)
+        hand = len(state.hands[seat])
+        result.append(Burden(player, negative, hand, negative + hand))
+    return tuple(result)
+
+
+def red_token_holder(state: State) -> int:
+    """Seat of the player who receives the red token (R12).
+
+    Highest burden; tie: more cards in hand; still tied: the first of them in seat order counting
+    from the player after the one who took the last turn.
+    """
+    table = burdens(state)
+    n = len(table)
+    start = 0 if state.last_mover is None else (state.last_mover + 1) % n
+    # Seat order counted from ``start``: a smaller distance wins the last tie-break.
+    return max(range(n), key=lambda s: (table[s].total, table[s].hand, -((s - start) % n)))

@@ -1,0 +1,63 @@
+"""The project's documented shuffle (docs/shuffle.md): Fisher-Yates driven by SHA-256.
+
+It depends neither on Python's ``random`` module nor on the Python version, so that any
+implementation in any language deals the same cards from the same seed (R5).
+
+Byte stream: block ``i`` (i = 0, 1, 2, ...) is
+``SHA-256(domain || uint32be(len(seed)) || seed || uint64be(i))`` where ``seed`` is the seed's UTF-8
+bytes and ``domain`` an ASCII label (``rebis-pbm/shuffle/v1`` for the deck, ``rebis-pbm/seats/v1``
+for a seat order drawn from the seed). The blocks are concatenated and read as big-endian unsigned
+32-bit words. ``uniform(n)`` takes words until one is below ``2**32 - 2**32 % n`` (rejection
+sampling: no index is favoured) and returns it modulo ``n``. Durstenfeld's Fisher-Yates then runs
+``for i from n-1 down to 1: j = uniform(i + 1); swap(a[i], a[j])``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Iterator, Sequence, TypeVar
+
+T = TypeVar("T")
+
+DECK_DOMAIN = b"rebis-pbm/shuffle/v1"
+SEATS_DOMAIN = b"rebis-pbm/seats/v1"
+
+
+def _words(domain: bytes, seed: str) -> Iterator[int]:
+    key = seed.encode("utf-8")
+    prefix = domain + len(key).to_bytes(4, "big") + key
+    counter = 0
+    while True:
+        block = hashlib.sha256(prefix + counter.to_bytes(8, "big")).digest()
+        for offset in range(0, 32, 4):
+            yield int.from_bytes(block[offset:offset + 4], "big")
+        counter += 1
+
+
+def shuffled(items: Sequence[T], seed: str, domain: bytes = DECK_DOMAIN) -> tuple[T, ...]:
+    """Return ``items`` shuffled by the documented algorithm; index 0 is the top of the deck.
+
+    Args:
+        items: the sequence in its starting order (for the deck: cards sorted by number).
+        seed: the game's seed, any text.
+        domain: which stream to use (deck or seats); different domains give unrelated orders.
+
+    >>> shuffled(range(10), "example")
+    (0, 3, 5, 2, 7, 4, 9, 8, 1, 6)
+    """
+    words = _words(domain, seed)
+    result = list(items)
+    for i in range(len(result) - 1, 0, -1):
+        n = i + 1
+        bound = 2**32 - 2**32 % n
+        word = next(words)
+        while word >= bound:
+            word = next(words)
+        j = word % n
+        result[i], result[j] = result[j], result[i]
+    return tuple(result)
+
+
+def seat_order(players: Sequence[str], seed: str) -> tuple[str, ...]:
+    """A seat order drawn from the seed, for a creator who asks for one (R5)."""
+    return shuffled(players, seed, SEATS_DOMAIN)

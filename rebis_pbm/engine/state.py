@@ -1,0 +1,165 @@
+"""The state of a game and its setup (R5).
+
+A :class:`State` is immutable: :func:`rebis_pbm.engine.rules.apply_move` returns a new one. It holds
+everything, hidden cards included; ``rebis_pbm.views`` cuts it down to what one player may know.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import events as ev
+from .cards import DEALT, GOLD, GOLDEN_DUST, RED, Shelf, ShelfCard
+from .ruleset import Ruleset
+from .shuffle import shuffled
+
+PLAY = "play"            # a turn is under way: the player to move plays (R6)
+RED_TOKEN = "red_token"  # the game has ended; the highest burden places the red token (R12)
+FINISHED = "finished"    # nothing more to play; the score is final (R13)
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 4  # R5
+
+
+@dataclass(frozen=True, slots=True)
+class Supply:
+    """Tokens not yet taken (R3)."""
+
+    golden_dust: int
+    gold: int
+    red: int
+
+    def count(self, kind: str) -> int:
+        return {GOLDEN_DUST: self.golden_dust, GOLD: self.gold, RED: self.red}[kind]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Everything about a game at one moment.
+
+    Attributes:
+        ruleset: the game's parameters (R1-R4).
+        seats: player names in seat order (R5).
+        order: the whole deck as shuffled at setup, top first; ``order[deck_pos:]`` is the deck
+            still to draw from (sharing the tuple keeps a move O(hand + shelves), not O(deck)).
+        deck_pos: how many cards have left the deck.
+        hands: each seat's hand, a sorted tuple of card numbers.
+        shelves: each seat's shelves, oldest first; the last one is the active shelf.
+        reserves: golden dust tokens in each seat's reserve (R8.1, R10).
+        supply: tokens not yet taken (R3).
+        turn: the number of the move awaited next (1 = the first turn); after the last move, the
+            number of moves played plus one.
+        phase: ``PLAY``, ``RED_TOKEN`` or ``FINISHED``.
+        to_move: seat of the player whose move is awaited; None when finished.
+        drawn: the card ``to_move`` drew as this turn began (R6 step 1), None if none.
+        last_mover: seat of the player who took the last turn (R12 tie-break), None before any.
+        end_reason: why the game ended (``events.DECK_EMPTY`` or ``events.TOKENS_EXHAUSTED``).
+    """
+
+    ruleset: Ruleset
+    seats: tuple[str, ...]
+    order: tuple[int, ...]
+    deck_pos: int
+    hands: tuple[tuple[int, ...], ...]
+    shelves: tuple[tuple[Shelf, ...], ...]
+    reserves: tuple[int, ...]
+    supply: Supply
+    turn: int
+    phase: str
+    to_move: int | None
+    drawn: int | None
+    last_mover: int | None
+    end_reason: str | None
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """Cards still in the deck, top first (secret from every player)."""
+        return self.order[self.deck_pos:]
+
+    @property
+    def deck_size(self) -> int:
+        return len(self.order) - self.deck_pos
+
+    @property
+    def player_to_move(self) -> str | None:
+        return None if self.to_move is None else self.seats[self.to_move]
+
+    @property
+    def finished(self) -> bool:
+        return self.phase == FINISHED
+
+    def seat(self, player: str) -> int:
+        """Seat index of ``player``.
+
+        Raises:
+            ValueError: ``player`` is not in this game.
+        """
+        try:
+            return self.seats.index(player)
+        except ValueError:
+            raise ValueError(
+                f"there is no player {player!r} in this game (players: {', '.join(self.seats)})"
+            ) from None
+
+    def active_shelf(self, seat: int) -> Shelf:
+        return self.shelves[seat][-1]
+
+
+def setup(ruleset: Ruleset, seats: tuple[str, ...] | list[str], seed: str) -> tuple[State, tuple]:
+    """Shuffle the deck from ``seed``, deal (R5), and begin turn 1 with its draw (R6 step 1).
+
+    Args:
+        ruleset: the game's parameters.
+        seats: 2-4 distinct player names in seat order; the first plays first.
+        seed: any text; the same seed always deals the same cards (docs/shuffle.md).
+
+    Returns:
+        ``(state, events)``: the state awaiting turn 1, and the setup's events.
+
+    Raises:
+        ValueError: wrong number of players, a name given twice, or a deck too small to deal.
+    """
+    seats = tuple(seats)
+    if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
+        raise ValueError(f"Rebis is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(seats)}")
+    if len(set(seats)) != len(seats):
+        raise ValueError("each player must have a different name")
+    needed = len(seats) * (1 + ruleset.hand_size) + 1
+    if ruleset.deck_size < needed:
+        raise ValueError(
+            f"a deck of {ruleset.deck_size} cards cannot deal {len(seats)} players "
+            f"1 + {ruleset.hand_size} cards each and a first draw; it needs at least {needed}"
+        )
+    order = shuffled(ruleset.cards, seed)
+    n = len(seats)
+    first_shelves = tuple((Shelf((ShelfCard(order[i], 0, DEALT),)),) for i in range(n))
+    pos = n
+    hands: list[list[int]] = [[] for _ in seats]
+    for _ in range(ruleset.hand_size):
+        for seat in range(n):
+            hands[seat].append(order[pos])
+            pos += 1
+    drawn = order[pos]
+    hands[0].append(drawn)
+    pos += 1
+    state = State(
+        ruleset=ruleset,
+        seats=seats,
+        order=order,
+        deck_pos=pos,
+        hands=tuple(tuple(sorted(h)) for h in hands),
+        shelves=first_shelves,
+        reserves=(0,) * n,
+        supply=Supply(ruleset.golden_dust, ruleset.gold, ruleset.red),
+        turn=1,
+        phase=PLAY,
+        to_move=0,
+        drawn=drawn,
+        last_mover=None,
+        end_reason=None,
+    )
+    events = (
+        ev.Dealt(seats, ruleset.hand_size),
+        ev.TurnBegan(1, seats[0]),
+        ev.Drew(seats[0], drawn, ev.TURN_DRAW),
+    )
+    return state, events
