@@ -1,0 +1,354 @@
+"""The ``rebis-pbm`` command line: a thin shell around the engine, the record and the views.
+
+Exit codes (docs/cli.md): 0 done; 1 move rejected by the rules (illegal, out of turn, stale,
+game over); 2 unreadable or schema-invalid input, or bad usage; 3 the record fails verification;
+4 an internal error (a bug: please report it). On 1, 2 and 3 nothing on disk changes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import sys
+from pathlib import Path
+
+import click
+
+from . import views as views_mod
+from .engine import IllegalMove, Move, Ruleset, apply_move, legal_moves, score_table, seat_order, setup
+from .engine import burdens, winners
+from .fileio import LockTimeout, locked, read_input, write_atomic
+from .record import (CorruptRecord, Record, Replay, SeedError, dump_record, dump_secret, find_seed,
+                     parse_record, replay_record, secret_path, seed_commitment)
+from .yamlio import InputError, dump_yaml, load_yaml
+
+EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
+EXIT_CODES = """\b
+Exit codes:
+  0  done
+  1  move rejected by the rules (illegal, out of turn, stale, game over)
+  2  unreadable or schema-invalid input, or bad usage
+  3  the game record fails verification
+  4  internal error (a bug; please report it)
+On 1, 2 and 3 nothing on disk changes."""
+
+
+class Failure(click.ClickException):
+    """An error for the user: one sentence, an exit code, no traceback."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+    def show(self, file=None) -> None:
+        click.echo(f"rebis-pbm: {self.format_message()}", err=True)
+
+
+def _failure(exc: BaseException) -> Failure | None:
+    if isinstance(exc, IllegalMove):
+        return Failure(f"move rejected: {exc.message}", EXIT_REJECTED)
+    if isinstance(exc, LockTimeout):
+        return Failure(str(exc), EXIT_REJECTED)
+    if isinstance(exc, CorruptRecord):
+        return Failure(str(exc), EXIT_VERIFY)
+    if isinstance(exc, (InputError, SeedError)):
+        return Failure(str(exc), EXIT_INPUT)
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return Failure(f"{where}{exc.strerror or exc}", EXIT_INPUT)
+    return None
+
+
+class Group(click.Group):
+    """Turns the project's errors into one sentence and an exit code (never a traceback)."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:  # the last line of defence: no traceback reaches a user
+            failure = _failure(exc)
+            if failure is None:
+                failure = Failure(f"internal error ({type(exc).__name__}: {exc}); this is a bug "
+                                  f"in rebis-pbm, please report it with the command you ran",
+                                  EXIT_BUG)
+            raise failure from None
+
+
+@click.group(cls=Group, epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rebis-pbm")
+def cli() -> None:
+    """Referee for the card game Rebis played by e-mail or through a git repository.
+
+    A referee creates a game with `new`, then runs `apply` on each move file a player sends; every
+    player reads their own view. See docs/ for the rules, the file formats and the shuffle.
+    """
+
+
+# --- shared steps ---------------------------------------------------------------------------
+
+def default_views_dir(record_path: Path) -> Path:
+    """``game.yaml`` -> ``game.views/`` beside it."""
+    stem = record_path.name[:-5] if record_path.name.endswith(".yaml") else record_path.name
+    return record_path.with_name(stem + ".views")
+
+
+def load_game(record_path: Path) -> tuple[Record, Replay]:
+    """Read, validate and replay a record with its seed."""
+    data, source = read_input(str(record_path), kind="record")
+    record = parse_record(data, source)
+    return record, replay_record(record, find_seed(record_path, record))
+
+
+def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
+    """One view per player (YAML and text, mode 0600) and the public view (mode 0644)."""
+    views_dir.mkdir(parents=True, exist_ok=True)
+    for viewer in (*record.players, None):
+        view = views_mod.build_view(record.game, replay, viewer)
+        name = viewer or views_mod.PUBLIC
+        mode = 0o644 if viewer is None else 0o600
+        write_atomic(views_dir / f"{name}.yaml", views_mod.render(view, "yaml"), mode=mode)
+        write_atomic(views_dir / f"{name}.txt", views_mod.render(view, "text"), mode=mode)
+
+
+def _player_pattern() -> re.Pattern:
+    from .schemas import load_schema
+
+    return re.compile(load_schema("move")["$defs"]["player"]["pattern"])
+
+
+def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
+    fields = Ruleset().as_dict()
+    values: dict = {"zero": zero}
+    for item in rules:
+        name, sep, text = item.partition("=")
+        if not sep or name not in fields or name in ("deck", "zero"):
+            settable = ", ".join(k for k in fields if k not in ("deck", "zero"))
+            raise click.BadParameter(f"{item!r}: write NAME=VALUE with NAME one of {settable}",
+                                     param_hint="--rule")
+        if name == "multiplier":
+            values[name] = text
+        else:
+            try:
+                values[name] = int(text)
+            except ValueError:
+                raise click.BadParameter(f"{name} must be a whole number, not {text!r}",
+                                         param_hint="--rule") from None
+    try:
+        return Ruleset(**values)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--rule") from None
+
+
+# --- commands -------------------------------------------------------------------------------
+
+@cli.command()
+@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--player", "players", multiple=True, metavar="NAME",
+              help="A player, in seat order (2 to 4 times); the first plays first (R5).")
+@click.option("--seed", help="The seed to shuffle from (default: a fresh random one). Anyone who "
+              "can guess it can compute every hand: use it only for tests and examples.")
+@click.option("--zero", is_flag=True, help="Play with the Rebis: Zero option (R2).")
+@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
+              help="Set a ruleset parameter (R3, R4): golden_dust, gold, red, shelf_limit, "
+              "hand_size, multiplier.")
+@click.option("--game-id", help="The game's id (default: derived from the seed's commitment).")
+@click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
+@click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the views (default: GAME's name with .views, beside it).")
+def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir) -> None:
+    """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
+    if not 2 <= len(players) <= 4:
+        raise click.BadParameter(f"Rebis is played by 2 to 4 players; give --player 2 to 4 "
+                                 f"times (got {len(players)})", param_hint="--player")
+    pattern = _player_pattern()
+    for name in players:
+        if not pattern.match(name):
+            raise click.BadParameter(f"{name!r} is not a valid name: a letter, then letters, "
+                                     f"digits, '_' or '-', at most 32 characters",
+                                     param_hint="--player")
+        if name == views_mod.PUBLIC:
+            raise click.BadParameter("'public' is the spectator view's name; choose another",
+                                     param_hint="--player")
+    if len(set(players)) != len(players):
+        raise click.BadParameter("each player needs a different name", param_hint="--player")
+    ruleset = _ruleset(zero, rules)
+    secret = secret_path(game)
+    for path in (game, secret):
+        if path.exists():
+            raise Failure(f"{path} already exists; choose another file name (nothing was "
+                          f"written)", EXIT_INPUT)
+    if seed is None:
+        seed = secrets.token_hex(16)
+    elif seed == "":
+        raise click.BadParameter("the seed cannot be empty", param_hint="--seed")
+    commitment = seed_commitment(seed)
+    if game_id is None:
+        game_id = f"rebis-{commitment[:10]}"
+    elif not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", game_id):
+        raise click.BadParameter("use letters, digits, '.', '_' or '-' (at most 64)",
+                                 param_hint="--game-id")
+    seats = seat_order(players, seed) if random_seats else tuple(players)
+    try:
+        state, setup_events = setup(ruleset, seats, seed)
+    except ValueError as exc:
+        raise Failure(str(exc), EXIT_INPUT) from None
+    record = Record(game_id, ruleset, seats, commitment)
+    write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
+    write_atomic(game, dump_record(record, state))
+    views_dir = views_dir or default_views_dir(game)
+    write_views(views_dir, record, Replay(state, setup_events))
+    click.echo(f"Created game {game_id}: {', '.join(seats)} in seat order.")
+    click.echo(f"Record: {game}. Seed: {secret} (keep it from the players until the end). "
+               f"Views: {views_dir}/.")
+    click.echo(f"Turn 1: {seats[0]} to move.")
+
+
+def _read_move(source_arg: str) -> tuple[dict, str]:
+    from .schemas import validate
+
+    data, source = read_input(source_arg, kind="move")
+    loaded = load_yaml(data, source=source, kind="move")
+    validate(loaded, "move")
+    return loaded.data, source
+
+
+@cli.command()
+@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("move_file", metavar="MOVE.yaml|-")
+@click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the views (default: GAME's name with .views, beside it).")
+@click.option("--dry-run", is_flag=True, help="Check the move and tell what it would do; write "
+              "nothing.")
+def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
+    """Check a move file against the rules, append it to GAME and write the new views.
+
+    MOVE.yaml may be - to read the move from standard input.
+    """
+    with locked(game):
+        record, replay = load_game(game)
+        doc, source = _read_move(move_file)
+        if doc["game"] != record.game:
+            raise Failure(f"{source}: this move is for game {doc['game']}, but {game} is game "
+                          f"{record.game}", EXIT_INPUT)
+        move = Move.from_dict(doc)
+        if 1 <= move.turn <= len(record.moves) and record.moves[move.turn - 1] == move:
+            click.echo(f"Turn {move.turn} by {move.player} was already applied with exactly this "
+                       f"move; nothing changed.")
+            return
+        try:
+            state, events = apply_move(replay.state, move)
+        except IllegalMove as exc:
+            raise Failure(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
+        new_record = record.with_move(move)
+        new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
+        if not dry_run:
+            write_atomic(game, dump_record(new_record, state))
+            write_views(views_dir or default_views_dir(game), new_record, new_replay)
+    prefix = "Dry run, nothing written: " if dry_run else ""
+    click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(events)}")
+
+
+def _viewer_option(f):
+    f = click.option("--public", is_flag=True, help="The spectator view (no hidden card).")(f)
+    return click.option("--player", metavar="NAME", help="Whose view.")(f)
+
+
+@cli.command()
+@click.argument("game", type=click.Path(dir_okay=False, exists=False, path_type=Path))
+@_viewer_option
+@click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json"]), default="text",
+              show_default=True)
+def view(game: Path, player, public: bool, fmt: str) -> None:
+    """Print one player's view of GAME (or, with --public, the spectator view)."""
+    if bool(player) == public:
+        raise click.UsageError("give exactly one of --player NAME or --public")
+    record, replay = load_game(game)
+    if player is not None and player not in record.players:
+        raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
+                                 f"{', '.join(record.players)})", param_hint="--player")
+    click.echo(views_mod.render(views_mod.build_view(record.game, replay, player), fmt), nl=False)
+
+
+@cli.command()
+@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--player", metavar="NAME", required=True, help="The player to move.")
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
+              show_default=True)
+def moves(game: Path, player: str, fmt: str) -> None:
+    """List every legal move for the player to move, each a complete move file for `apply`.
+
+    YAML: one document per move (separated by ---); JSON: a list of documents.
+    """
+    record, replay = load_game(game)
+    state = replay.state
+    if player not in record.players:
+        raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
+                                 f"{', '.join(record.players)})", param_hint="--player")
+    if state.player_to_move != player:
+        whose = "the game is over" if state.finished else \
+            f"turn {state.turn} is {state.player_to_move}'s"
+        raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
+    docs = [{"game": record.game, **m.as_dict()} for m in legal_moves(state)]
+    if fmt == "json":
+        click.echo(json.dumps(docs, indent=2))
+    else:
+        click.echo("".join("---\n" + dump_yaml(d) for d in docs), nl=False)
+
+
+@cli.command()
+@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+def score(game: Path, fmt: str) -> None:
+    """Print the score of GAME shelf by shelf (R13) and the burdens (R12)."""
+    record, replay = load_game(game)
+    state = replay.state
+    table = score_table(state)
+    data = {
+        "game": record.game,
+        "phase": state.phase,
+        "scores": [{"player": p.player, "total": p.total, "shelves": [
+            {"shelf": s.shelf, "active": s.active, "value": s.value, "tokens": s.tokens,
+             "multiplier": s.multiplier, "score": s.score} for s in p.shelves]} for p in table],
+        "burdens": [{"player": b.player, "negative": b.negative, "hand": b.hand,
+                     "total": b.total} for b in burdens(state)],
+        "winners": list(winners(state)) if state.finished else None,
+    }
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2))
+        return
+    head = "Final score" if state.finished else f"Score so far (turn {state.turn})"
+    click.echo(f"{head} of game {record.game}:")
+    for p in table:
+        parts = [f"shelf {s.shelf}: {s.value} x {s.multiplier} = {s.score}" for s in p.shelves]
+        click.echo(f"  {p.player}: {p.total}  ({'; '.join(parts)})")
+    click.echo("Burden (R12): " + ", ".join(f"{b.player} {b.total}" for b in burdens(state)))
+    if state.finished:
+        won = data["winners"]
+        click.echo(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won))
+
+
+@cli.command()
+@click.argument("name", type=click.Choice(["move", "record", "view"]))
+def schema(name: str) -> None:
+    """Print the JSON Schema of a move file, a game record or a view."""
+    from .schemas import schema_text
+
+    click.echo(schema_text(name), nl=False)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        cli.main(prog_name="rebis-pbm")
+    except KeyboardInterrupt:
+        click.echo("rebis-pbm: interrupted; nothing was written", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

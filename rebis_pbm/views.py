@@ -1,0 +1,282 @@
+"""Views: what one player, or a spectator, may know of a game (docs/views.md).
+
+A view is built from the replayed state and history, cut down to the viewer's information set:
+their own hand and draws, everything face up, hand sizes, the face-down cards they placed
+themselves, the supply and reserves, and the public history. Never another player's hand, the deck
+order, a face-down card the viewer did not place (the cards dealt face down at setup are hidden from
+everyone, owner included, R5), or the seed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .engine import events as ev
+from .engine import burdens, legal_moves, score_table, winners
+from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
+from .engine.state import FINISHED, PLAY, RED_TOKEN, State
+from .record import Replay
+from .yamlio import dump_yaml
+
+VIEW_FORMAT = "rebis-pbm/view/1"
+PUBLIC = "public"  # the spectator view's name; no player may take it
+RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-player game
+
+_TOKEN_WORDS = {GOLDEN_DUST: "golden dust", GOLD: "gold", RED: "red"}
+_END_WORDS = {ev.DECK_EMPTY: "the deck is empty", ev.TOKENS_EXHAUSTED:
+              "no golden dust and no gold token is left in the supply"}
+
+
+def _who(player: str, viewer: str | None) -> str:
+    return "you" if player == viewer else player
+
+
+def _whose(player: str, viewer: str | None) -> str:
+    return "your" if player == viewer else f"{player}'s"
+
+
+def describe(event, viewer: str | None) -> str | None:
+    """One event as a sentence for ``viewer`` (a player's name; None for a spectator).
+
+    Hidden cards appear only to who may see them: a draw shows its card to the drawer alone
+    ("you drew a 7", "bob drew 1 card"); the card that closes a shelf is shown to its closer alone.
+    Returns None for an event with nothing to say.
+    """
+    if isinstance(event, ev.Dealt):
+        return (f"each player was dealt 1 face-down card, starting their shelf 1, and "
+                f"{event.hand_size} cards in hand")
+    if isinstance(event, ev.TurnBegan):
+        return f"turn {event.turn} began: {_who(event.player, viewer)} to move"
+    if isinstance(event, ev.Drew):
+        why = {ev.TURN_DRAW: "", ev.NEGATIVE_DRAW: " for playing a - card",
+               ev.CLOSED_DRAW: " because a shelf was closed"}[event.cause]
+        if event.card is None:
+            return f"{_who(event.player, viewer)} drew nothing{why}: the deck is empty"
+        if event.player == viewer:
+            return f"you drew a {event.card}{why}"
+        return f"{event.player} drew 1 card{why}"
+    if isinstance(event, ev.DustPlaced):
+        return (f"{_who(event.player, viewer)} placed {event.count} golden dust from the reserve "
+                f"on {_whose(event.player, viewer)} shelf {event.shelf}")
+    if isinstance(event, ev.Played):
+        cards = " and ".join(str(c) for c in event.cards)
+        sign = "-" if event.sign == NEGATIVE else "+"
+        return (f"{_who(event.player, viewer)} played {cards} with sign {sign} on "
+                f"{_whose(event.owner, viewer)} shelf {event.shelf}")
+    if isinstance(event, ev.Closed):
+        card = f"a face-down {event.card}" if event.player == viewer else "a face-down card"
+        return (f"{_who(event.player, viewer)} closed {_whose(event.owner, viewer)} shelf "
+                f"{event.shelf} with {card}, which starts shelf {event.new_shelf}")
+    if isinstance(event, ev.TokenTaken):
+        if event.kind is None:
+            return f"{_who(event.player, viewer)} took no token: the supply has none left"
+        where = " into the reserve" if event.kind == GOLDEN_DUST else ""
+        return f"{_who(event.player, viewer)} took a {_TOKEN_WORDS[event.kind]} token{where}"
+    if isinstance(event, ev.TokenPlaced):
+        return (f"{_who(event.player, viewer)} placed the {_TOKEN_WORDS[event.kind]} token on "
+                f"{_whose(event.owner, viewer)} shelf {event.shelf}")
+    if isinstance(event, ev.GameEnded):
+        return f"the game ended: {_END_WORDS[event.reason]}"
+    if isinstance(event, ev.RedTokenAwarded):
+        return (f"{_who(event.player, viewer)} {'have' if event.player == viewer else 'has'} the "
+                f"highest burden and must place the red token")
+    if isinstance(event, ev.GameFinished):
+        return "the score is final"
+    raise TypeError(f"unknown event {event!r}")
+
+
+def account(events, viewer: str | None = None) -> str:
+    """A paragraph telling ``events`` to ``viewer`` (None: anyone, no hidden card named)."""
+    sentences = [s for s in (describe(e, viewer) for e in events) if s]
+    return "; ".join(sentences) + "." if sentences else ""
+
+
+def _card(card, seat: int, viewer_seat: int | None, seats) -> dict:
+    out: dict = {}
+    if card.sign:
+        out["number"] = card.number
+        out["sign"] = POSITIVE if card.sign > 0 else NEGATIVE
+    else:
+        out["face"] = "down"
+        if viewer_seat is not None and card.placed_by == viewer_seat:
+            out["number"] = card.number  # the viewer placed it: they know it
+    if card.placed_by != DEALT:
+        out["by"] = seats[card.placed_by]
+    return out
+
+
+def build_view(game: str, replay: Replay, viewer: str | None) -> dict:
+    """The view of ``viewer`` (a player's name, or None for the public spectator view).
+
+    Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
+    """
+    state = replay.state
+    viewer_seat = None if viewer is None else state.seat(viewer)
+    scores = {p.player: p for p in score_table(state)}
+    players = []
+    for seat, name in enumerate(state.seats):
+        shelves = []
+        for number, shelf in enumerate(state.shelves[seat], start=1):
+            shelves.append({
+                "shelf": number,
+                "active": number == len(state.shelves[seat]),
+                "weight": shelf.weight,
+                "value": shelf.value,
+                "tokens": list(shelf.tokens),
+                "score": scores[name].shelves[number - 1].score,
+                "cards": [_card(c, seat, viewer_seat, state.seats) for c in shelf.cards],
+            })
+        players.append({
+            "name": name,
+            "seat": seat + 1,
+            "hand": len(state.hands[seat]),
+            "reserve": state.reserves[seat],
+            "score": scores[name].total,
+            "shelves": shelves,
+        })
+    view: dict = {
+        "view": VIEW_FORMAT,
+        "game": game,
+        "viewer": PUBLIC if viewer is None else viewer,
+        "phase": state.phase,
+        "turn": state.turn,
+    }
+    if state.phase != FINISHED:
+        view["to_move"] = state.player_to_move
+    view["deck"] = state.deck_size
+    view["supply"] = {"golden_dust": state.supply.golden_dust, "gold": state.supply.gold,
+                      "red": state.supply.red}
+    if viewer_seat is not None:
+        you: dict = {"hand": list(state.hands[viewer_seat]), "reserve": state.reserves[viewer_seat]}
+        if state.phase == PLAY and state.to_move == viewer_seat:
+            you["drawn"] = state.drawn
+        view["you"] = you
+    view["players"] = players
+    view["history"] = _history(replay, viewer)
+    if state.phase in (RED_TOKEN, FINISHED):
+        view["end"] = _end(state)
+    if viewer_seat is not None and state.to_move == viewer_seat:
+        view["move_template"] = move_template(game, state)
+    return view
+
+
+def _history(replay: Replay, viewer: str | None) -> list[dict]:
+    entries = []
+    if len(replay.history) < RECENT_MOVES:
+        entries.append({"turn": 0, "player": None,
+                        "text": account(replay.setup_events, viewer)})
+    for move, events in replay.history[-RECENT_MOVES:]:
+        entries.append({"turn": move.turn, "player": move.player, "text": account(events, viewer)})
+    return entries
+
+
+def _end(state: State) -> dict:
+    end: dict = {
+        "reason": state.end_reason,
+        "burdens": [{"player": b.player, "negative": b.negative, "hand": b.hand, "total": b.total}
+                    for b in burdens(state)],
+    }
+    if state.phase == RED_TOKEN:
+        end["red_token"] = state.player_to_move
+    else:
+        end["scores"] = [{"player": p.player, "total": p.total} for p in score_table(state)]
+        end["winners"] = list(winners(state))
+    return end
+
+
+def move_template(game: str, state: State) -> str:
+    """A move file for the player to move, ready to edit: a legal example with comments.
+
+    It uses only what that player knows (their hand, public shelves, supply and reserve).
+    """
+    example = legal_moves(state)[0].as_dict()
+    doc = {"game": game, **example}
+    if state.phase == RED_TOKEN:
+        notes = ("# Your last move: place the red token on any shelf in play (R12).\n"
+                 "# red_token: player = the shelf's owner, shelf = its number.\n")
+    else:
+        notes = ("# Your move: edit this example and send it (rebis-pbm moves lists every legal "
+                 "one).\n"
+                 "# golden_dust: tokens from your reserve onto your active shelf first (R6).\n"
+                 "# play.cards: one number, or [n, n] for a pair on your own shelf (R7).\n"
+                 "# play.shelf: whose active shelf; play.sign: positive or negative (R8).\n"
+                 "# gold_token: {player, shelf} only when your card closes a shelf and the supply\n"
+                 "#   has no golden dust left (R8.1).\n")
+    return notes + dump_yaml(doc)
+
+
+def render(view: dict, fmt: str) -> str:
+    """The view as ``yaml``, ``json`` or ``text``."""
+    if fmt == "yaml":
+        return dump_yaml(view)
+    if fmt == "json":
+        return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "text":
+        return render_text(view)
+    raise ValueError(f"unknown format {fmt!r}: use text, yaml or json")
+
+
+def _card_text(card: dict) -> str:
+    if card.get("face") == "down":
+        return f"[{card['number']}]" if "number" in card else "[?]"
+    return ("+" if card["sign"] == POSITIVE else "-") + str(card["number"])
+
+
+def render_text(view: dict) -> str:
+    """The view as text for a person (an e-mail body, a terminal)."""
+    lines = []
+    who = "spectator view" if view["viewer"] == PUBLIC else f"view of {view['viewer']}"
+    lines.append(f"Rebis game {view['game']} - {who}")
+    if view["phase"] == FINISHED:
+        lines.append("The game is over.")
+    elif view["phase"] == RED_TOKEN:
+        lines.append(f"The game has ended; {view['to_move']} places the red token (turn "
+                     f"{view['turn']}).")
+    else:
+        lines.append(f"Turn {view['turn']}: {view['to_move']} to move.")
+    supply = view["supply"]
+    lines.append(f"Deck: {view['deck']} cards. Supply: {supply['golden_dust']} golden dust, "
+                 f"{supply['gold']} gold, {supply['red']} red.")
+    you = view.get("you")
+    if you:
+        hand = " ".join(str(c) for c in you["hand"]) or "(empty)"
+        lines.append(f"Your hand: {hand}. Your reserve: {you['reserve']} golden dust.")
+        if "drawn" in you:
+            drawn = "nothing (the deck is empty)" if you["drawn"] is None else f"a {you['drawn']}"
+            lines.append(f"This turn you drew {drawn}.")
+    lines.append("")
+    for player in view["players"]:
+        lines.append(f"{player['name']} (seat {player['seat']}): {player['hand']} cards in hand, "
+                     f"{player['reserve']} golden dust in reserve, score {player['score']}")
+        for shelf in player["shelves"]:
+            tag = "active" if shelf["active"] else "closed"
+            cards = " ".join(_card_text(c) for c in shelf["cards"])
+            tokens = ", ".join(_TOKEN_WORDS[t] for t in shelf["tokens"]) or "no tokens"
+            lines.append(f"  shelf {shelf['shelf']} ({tag}): {cards} | weight {shelf['weight']}, "
+                         f"value {shelf['value']}, {tokens}, scores {shelf['score']}")
+    lines.append("")
+    lines.append("Recent events:")
+    for entry in view["history"]:
+        label = "setup" if entry["turn"] == 0 else f"turn {entry['turn']} ({entry['player']})"
+        lines.append(f"  {label}: {entry['text']}")
+    end = view.get("end")
+    if end:
+        lines.append("")
+        lines.append(f"End of the game: {_END_WORDS[end['reason']]}.")
+        lines.append("Burden (R12): " + ", ".join(
+            f"{b['player']} {b['total']} (- cards {b['negative']} + hand {b['hand']})"
+            for b in end["burdens"]))
+        if "scores" in end:
+            lines.append("Score (R13): " + ", ".join(f"{s['player']} {s['total']}"
+                                                      for s in end["scores"]))
+            lines.append("Winner: " + " and ".join(end["winners"]) + "."
+                         if len(end["winners"]) == 1 else
+                         "Shared win: " + " and ".join(end["winners"]) + ".")
+    if "move_template" in view:
+        lines.append("")
+        lines.append("Your move (save as a file and send it):")
+        lines.append(view["move_template"].rstrip("\n"))
+    lines.append("")
+    lines.append("Cards: +n / -n face up with their sign; [?] face down; [n] face down, placed by "
+                 "you.")
+    return "\n".join(lines) + "\n"
