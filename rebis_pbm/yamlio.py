@@ -237,7 +237,7 @@ def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mar
     if tag == TAG_INT:
         digits = re.sub(r"^[-+]?(0[xXbB])?", "", value).replace("_", "").replace(":", "")
         if len(digits) > MAX_INT_DIGITS:
-            fail(f"the number {value[:20]}... has {len(digits)} digits; at most {MAX_INT_DIGITS} are allowed")
+            fail(f"the number {value if len(value) <= 20 else value[:20] + '...'} has {len(digits)} digits; at most {MAX_INT_DIGITS} are allowed")
         return _constructor.construct_yaml_int(yaml.ScalarNode(tag, value))
     if tag == TAG_FLOAT:
         if kind == "move":
