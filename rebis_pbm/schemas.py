@@ -1,0 +1,409 @@
+"""JSON Schema validation of loaded YAML, reported as one sentence with a file position.
+
+The schemas are ``schemas/<name>.schema.json`` (draft 2020-12), installed as the package
+``rebis_pbm._schemas``. jsonschema is imported only when something is validated, so commands
+that validate nothing do not pay its import time.
+
+References (``$ref``) are resolved only against the tool's own schema files (by file name,
+e.g. ``"move.schema.json#/$defs/card"``); nothing is ever fetched from the network.
+
+Beyond the schema, :func:`validate` rejects integers whose YAML 1.1 reading differs from
+what a person means: leading zeros (``010`` is octal 8), ``0x``/``0b`` prefixes and base-60
+forms (``1:30`` is 90). It does so for every integer scalar, whatever the schema says.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import re
+from pathlib import Path
+
+from .yamlio import (
+    TAG_BOOL,
+    TAG_FLOAT,
+    TAG_INT,
+    TAG_NULL,
+    TAG_STR,
+    TAG_TIMESTAMP,
+    InputError,
+    Loaded,
+    format_path,
+)
+
+__all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate"]
+
+SCHEMA_NAMES = ("move", "record", "view")
+
+
+class SchemaProblem(ValueError):
+    """A schema itself cannot be used: unknown name, missing or invalid file, or a ``$ref``
+    that is not one of the tool's own schemas. A bug or a broken install, not bad input."""
+
+
+def _schema_dir():
+    """The folder holding the schema files: the installed package, else the source checkout."""
+    from importlib.resources import files
+
+    try:
+        return files("rebis_pbm._schemas")
+    except ModuleNotFoundError:
+        # Running from a checkout (e.g. `python -m pytest` puts the source tree first), where
+        # the package-dir mapping of pyproject.toml does not apply: use ../schemas directly.
+        return Path(__file__).resolve().parent.parent / "schemas"
+
+
+def schema_text(name: str) -> str:
+    """The text of ``schemas/<name>.schema.json``.
+
+    Raises :class:`SchemaProblem` (a ValueError) for a name not in :data:`SCHEMA_NAMES`
+    (the message lists them) or when the file is missing from the installation.
+    """
+    if name not in SCHEMA_NAMES:
+        raise SchemaProblem(f"unknown schema {name!r}; the schemas are {', '.join(SCHEMA_NAMES)}")
+    try:
+        return (_schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        raise SchemaProblem(f"the schema file {name}.schema.json is missing from the installation") from None
+
+
+@functools.lru_cache(maxsize=None)
+def load_schema(name: str) -> dict:
+    """The parsed schema ``name`` (cached; do not modify the returned dict).
+
+    Raises :class:`SchemaProblem` for an unknown name, a missing file, invalid JSON or a
+    document that is not a valid draft 2020-12 schema.
+    """
+    try:
+        schema = json.loads(schema_text(name))
+    except json.JSONDecodeError as e:
+        raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    _check_schema(schema, f"{name}.schema.json")
+    return schema
+
+
+def _check_schema(schema, label: str) -> None:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as e:
+        where = format_path(tuple(e.absolute_path)) or "top level"
+        raise SchemaProblem(f"{label} is not a valid JSON Schema at {where}: {e.message}") from None
+
+
+def _retrieve(uri: str):
+    """Registry hook: serve only the tool's own schema files, never the network."""
+    from referencing import Resource
+    from referencing.jsonschema import DRAFT202012
+
+    base = uri.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    for name in SCHEMA_NAMES:
+        if base == f"{name}.schema.json":
+            return Resource.from_contents(load_schema(name), default_specification=DRAFT202012)
+    raise SchemaProblem(f"schema reference {uri!r} is not one of the tool's own schemas; "
+                        "references are never fetched from the network")
+
+
+def _validator(schema: dict):
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+
+    return Draft202012Validator(schema, registry=Registry(retrieve=_retrieve),
+                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+@functools.lru_cache(maxsize=None)
+def _named_validator(name: str):
+    return _validator(load_schema(name))
+
+
+def validate(loaded: Loaded, schema: str | dict) -> None:
+    """Check ``loaded.data`` against a schema (a name from :data:`SCHEMA_NAMES` or a dict).
+
+    Returns None when valid. Raises :class:`~rebis_pbm.yamlio.InputError` for the single most
+    relevant problem (``jsonschema.exceptions.best_match``), worded for a player and placed at
+    ``loaded.positions`` (a missing field at its parent mapping, an unknown field at its key);
+    ``str(e)`` reads ``SOURCE:LINE:COL: field PATH: sentence``. Also raises InputError for an
+    integer written with a leading zero, a 0x/0b prefix or in base 60 (see module docstring).
+    Raises :class:`SchemaProblem` if the schema is invalid or refers to a non-local ``$ref``.
+    """
+    from jsonschema.exceptions import _RefResolutionError, best_match
+    from referencing.exceptions import Unresolvable
+
+    if isinstance(schema, str):
+        validator = _named_validator(schema)
+    else:
+        _check_schema(schema, "the schema")
+        validator = _validator(schema)
+    try:
+        error = best_match(validator.iter_errors(loaded.data))
+    except (Unresolvable, _RefResolutionError) as e:
+        raise SchemaProblem(f"the schema refers to something that is not available locally ({e}); "
+                            "references are never fetched from the network") from None
+    if error is not None:
+        raise _to_input_error(loaded, error)
+    _check_integer_spelling(loaded)
+
+
+# ---------------------------------------------------------------------------------- wording
+
+_TYPE_WORDS = {
+    "integer": "a whole number",
+    "number": "a number",
+    "string": "text",
+    "boolean": "true or false",
+    "object": "a mapping of 'name: value' fields",
+    "array": "a list",
+    "null": "empty",
+}
+
+
+def _kind_of(value) -> str:
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "empty" if value is None else type(value).__name__
+
+
+def _show(value) -> str:
+    """A value as the player would write it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _shown(loaded: Loaded, path: tuple, value) -> str:
+    """The instance as written in the file, quoted, for 'not ...' clauses."""
+    scalar = loaded.scalars.get(path)
+    if scalar is not None and scalar[0] != "":
+        return f"'{scalar[0]}'"
+    if isinstance(value, (dict, list)):
+        return _kind_of(value)
+    return f"'{_show(value)}'"
+
+
+def _position(loaded: Loaded, path: tuple, *, key: bool = False) -> tuple[int | None, int | None]:
+    if key and path in loaded.key_positions:
+        return loaded.key_positions[path]
+    p = path
+    while True:
+        if p in loaded.positions:
+            return loaded.positions[p]
+        if not p:
+            return (None, None)
+        p = p[:-1]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _describe(schema, depth: int = 0) -> str:
+    """A short phrase for one alternative of a oneOf/anyOf."""
+    if schema is True:
+        return "anything"
+    if not isinstance(schema, dict):
+        return "nothing"
+    if "description" in schema:
+        return str(schema["description"]).rstrip(".")
+    if "const" in schema:
+        return _show(schema["const"])
+    if "enum" in schema:
+        return "one of " + ", ".join(_show(v) for v in schema["enum"])
+    if "$ref" in schema:
+        return schema["$ref"].rsplit("/", 1)[-1].replace(".schema.json", "")
+    if "required" in schema and isinstance(schema["required"], list):
+        return "a mapping with " + ", ".join(f"'{k}'" for k in schema["required"])
+    types = schema.get("type")
+    if types:
+        types = [types] if isinstance(types, str) else types
+        return " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+    for word in ("oneOf", "anyOf") if depth < 2 else ():
+        if word in schema:
+            return " or ".join(_describe(s, depth + 1) for s in schema[word])
+    return "another form"
+
+
+def _wants_string(error) -> bool:
+    v, vv = error.validator, error.validator_value
+    if v == "type":
+        return "string" in ([vv] if isinstance(vv, str) else vv)
+    if v == "enum":
+        return any(isinstance(x, str) for x in vv)
+    if v == "const":
+        return isinstance(vv, str)
+    if v in ("oneOf", "anyOf"):
+        return any(isinstance(s, dict) and (s.get("type") == "string" or isinstance(s.get("const"), str))
+                   for s in vv)
+    return v in ("pattern", "minLength", "maxLength", "format")
+
+
+def _hint(loaded: Loaded, path: tuple, error) -> str:
+    """A YAML-reading hint for the scalar at ``path``, or ''."""
+    scalar = loaded.scalars.get(path)
+    if scalar is None:
+        return ""
+    text, tag = scalar
+    wants_string = _wants_string(error)
+    if tag == TAG_BOOL and wants_string:
+        return f" (YAML reads a bare {text} as {_show(error.instance)}: write '{text}' in quotes)"
+    if tag in (TAG_INT, TAG_FLOAT) and wants_string:
+        return f" (YAML reads a bare {text} as a number: write '{text}' in quotes)"
+    if tag == TAG_NULL and text == "":
+        return " (the value after ':' is missing)"
+    if tag == TAG_NULL and wants_string:
+        return f" (YAML reads a bare {text} as empty: write '{text}' in quotes)"
+    if tag == TAG_INT and _odd_int(text):
+        return f" ({_odd_int_advice(text, error.instance)})"
+    if tag == TAG_STR and _LEADING_ZERO.fullmatch(text) and error.validator == "type":
+        digits = text.lstrip("+-").replace("_", "").lstrip("0") or "0"
+        return f" (write {'-' if text.startswith('-') else ''}{digits}, without the leading zero)"
+    if tag == TAG_TIMESTAMP and not wants_string:
+        return f" (YAML reads {text} as a date)"
+    return ""
+
+
+def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
+    """(path to report, message, report at the key position?) for one jsonschema error."""
+    path = tuple(error.absolute_path)
+    v, vv, inst, sch = error.validator, error.validator_value, error.instance, error.schema
+    subject = f"field {format_path(path)}: " if path else "the top level: "
+    shown = _shown(loaded, path, inst)
+
+    if v == "required":
+        missing = next((k for k in vv if isinstance(inst, dict) and k not in inst), vv[0] if vv else "?")
+        desc = (sch.get("properties", {}).get(missing) or {}) if isinstance(sch, dict) else {}
+        extra = f" ({desc['description']})" if isinstance(desc, dict) and "description" in desc else ""
+        return path, f"field '{format_path(path + (missing,))}' is missing{extra}; add it", False
+    if v in ("additionalProperties", "unevaluatedProperties"):
+        known = list(sch.get("properties", {})) if isinstance(sch, dict) else []
+        patterns = list(sch.get("patternProperties", {})) if isinstance(sch, dict) else []
+        extras = [k for k in inst if k not in known and not any(re.search(p, k) for p in patterns)] \
+            if isinstance(inst, dict) else []
+        if not extras:
+            return path, subject + error.message, False
+        extra = extras[0]
+        msg = f"unknown field '{format_path(path + (extra,))}'"
+        close = difflib.get_close_matches(extra, known, n=1, cutoff=0.6)
+        if close:
+            msg += f"; did you mean '{close[0]}'?"
+        elif known:
+            msg += "; the fields allowed here are " + ", ".join(known)
+        else:
+            msg += "; no other fields are allowed here"
+        return path + (extra,), msg, True
+    if v == "type":
+        types = [vv] if isinstance(vv, str) else list(vv)
+        want = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
+        what = _kind_of(inst)
+        blank = inst is None and loaded.scalars.get(path, ("",))[0] == ""
+        tail = f" ({shown})" if not isinstance(inst, (dict, list)) and not blank else ""
+        return path, f"{subject}must be {want}, not {what}{tail}", False
+    if v == "enum":
+        msg = f"{subject}must be one of {', '.join(_show(x) for x in vv)}, not {shown}"
+        if isinstance(inst, str):
+            close = difflib.get_close_matches(inst, [x for x in vv if isinstance(x, str)], n=1)
+            if close:
+                msg += f"; did you mean '{close[0]}'?"
+        return path, msg, False
+    if v == "const":
+        return path, f"{subject}must be {_show(vv)}, not {shown}", False
+    bounds = {"minimum": "at least", "maximum": "at most",
+              "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}
+    if v in bounds:
+        return path, f"{subject}must be {bounds[v]} {_show(vv)}, not {shown}", False
+    counts = {"minItems": ("at least", "item", len), "maxItems": ("at most", "item", len),
+              "minLength": ("at least", "character", len), "maxLength": ("at most", "character", len),
+              "minProperties": ("at least", "field", len), "maxProperties": ("at most", "field", len)}
+    if v in counts:
+        bound, unit, size = counts[v]
+        try:
+            have = size(inst)
+        except TypeError:
+            have = "?"
+        return path, f"{subject}must have {bound} {_plural(vv, unit)}, not {have}", False
+    if v == "uniqueItems":
+        return path, f"{subject}must not list the same item twice", False
+    if v == "multipleOf":
+        return path, f"{subject}must be a multiple of {_show(vv)}, not {shown}", False
+    if v == "pattern":
+        desc = sch.get("description") if isinstance(sch, dict) else None
+        if desc:
+            return path, f"{subject}{shown} is not in the expected form: {str(desc).rstrip('.')}", False
+        return path, f"{subject}{shown} is not in the expected form (pattern {vv})", False
+    if v == "format":
+        desc = sch.get("description") if isinstance(sch, dict) else None
+        extra = f": {str(desc).rstrip('.')}" if desc else ""
+        return path, f"{subject}{shown} is not a valid {vv}{extra}", False
+    if v in ("oneOf", "anyOf"):
+        if v == "oneOf" and not error.context:
+            return path, f"{subject}matches more than one of the allowed forms; make it match exactly one", False
+        forms = "; or ".join(_describe(s) for s in vv)
+        return path, f"{subject}must be one of these forms: {forms}", False
+    if v == "not":
+        return path, f"{subject}this value is not allowed here", False
+    if v is None or sch is False:
+        return path, f"{subject}this field is not allowed here", True
+    if v == "dependentRequired":
+        return path, f"{subject}{error.message}", False
+    return path, f"{subject}{error.message}", False
+
+
+def _to_input_error(loaded: Loaded, error) -> InputError:
+    path, message, at_key = _sentence(loaded, error)
+    hint = _hint(loaded, tuple(error.absolute_path), error) if not at_key else ""
+    line, col = _position(loaded, path, key=at_key)
+    return InputError(message + hint, source=loaded.source, line=line, column=col, path=path)
+
+
+# ------------------------------------------------------------------------ integer spelling
+
+_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
+_PREFIXED = re.compile(r"[-+]?0[xXbBoO].*")
+
+
+def _odd_int(text: str) -> bool:
+    """Does this YAML 1.1 integer literal mean something other than its decimal digits?"""
+    return bool(_LEADING_ZERO.fullmatch(text) or _PREFIXED.fullmatch(text) or ":" in text)
+
+
+def _odd_int_advice(text: str, value) -> str:
+    if ":" in text:
+        return f"YAML reads {text} as the base-60 number {_show(value)}: write {_show(value)}, or '{text}' in quotes for text"
+    if _PREFIXED.fullmatch(text):
+        return f"YAML reads {text} as the number {_show(value)}: write {_show(value)} as a plain decimal number"
+    sign = "-" if text.startswith("-") else ""
+    digits = text.lstrip("+-").replace("_", "").lstrip("0") or "0"
+    return f"YAML reads {text} as the octal number {_show(value)}: write {sign}{digits}, without the leading zero"
+
+
+def _check_integer_spelling(loaded: Loaded) -> None:
+    for path, (text, tag) in loaded.scalars.items():
+        if tag == TAG_INT and _odd_int(text):
+            value = _lookup(loaded.data, path)
+            line, col = _position(loaded, path)
+            subject = f"field {format_path(path)}: " if path else ""
+            raise InputError(subject + _odd_int_advice(text, value), source=loaded.source,
+                             line=line, column=col, path=path)
+
+
+def _lookup(data, path: tuple):
+    for part in path:
+        data = data[part]
+    return data

@@ -1,0 +1,430 @@
+"""The one strict YAML reader and the one YAML writer of rebis-pbm.
+
+Every file the tool reads (move files, game records, secrets, views, config) goes through
+:func:`load_yaml`; every YAML file it writes comes from :func:`dump_yaml`.
+
+What is accepted (see docs/input.md for the player-facing version):
+
+* UTF-8 text, optionally with a BOM (stripped); LF, CRLF or lone CR line ends.
+* At most :data:`MOVE_MAX_BYTES` bytes for moves, :data:`MAX_BYTES` for everything else.
+* Exactly one YAML document whose top level is a mapping with text keys.
+* At most :data:`MAX_DEPTH` nested lists/mappings.
+* No anchors (``&a``), aliases (``*a``), merge keys (``<<``) or explicit tags (``!!str``,
+  ``!foo``, ``!``) anywhere: moves are written by people, records by the tool, and neither
+  needs them; rejecting them everywhere keeps one simple rule and rules out alias bombs.
+* Scalars resolve as YAML 1.1 (what PyYAML does): ``yes``/``no``/``on``/``off`` are booleans,
+  ``010`` is octal 8. The original text and resolved tag of every scalar are kept in
+  :attr:`Loaded.scalars` so that the schema layer can hint ("write 'no' in quotes").
+* Integer literals may have at most :data:`MAX_INT_DIGITS` digits.
+* Floats are rejected in move files; elsewhere finite floats are allowed.
+* Timestamps (``2024-05-01``) are kept as the original text, never turned into dates.
+
+Values are built from PyYAML's event stream (one pass, no recursion), so every node's
+position is known and a deeply nested input cannot exhaust the Python stack.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
+
+__all__ = [
+    "InputError",
+    "Loaded",
+    "load_yaml",
+    "dump_yaml",
+    "format_path",
+    "KINDS",
+    "MOVE_MAX_BYTES",
+    "MAX_BYTES",
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "max_bytes",
+]
+
+# C implementations when libyaml is available; same behaviour, much faster on big records.
+Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+KINDS = ("move", "record", "secret", "view", "config")
+MOVE_MAX_BYTES = 64 * 1024
+MAX_BYTES = 8 * 1024 * 1024  # records, secrets, views, config
+MAX_DEPTH = 32
+MAX_INT_DIGITS = 18  # keeps every decimal literal inside a signed 64-bit integer
+
+TAG_STR = "tag:yaml.org,2002:str"
+TAG_INT = "tag:yaml.org,2002:int"
+TAG_FLOAT = "tag:yaml.org,2002:float"
+TAG_BOOL = "tag:yaml.org,2002:bool"
+TAG_NULL = "tag:yaml.org,2002:null"
+TAG_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+TAG_MERGE = "tag:yaml.org,2002:merge"
+
+_BOM = b"\xef\xbb\xbf"
+# The characters PyYAML's reader refuses; checked up front to report line:column.
+_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+_LINE_BREAKS = re.compile(rb"\r\n|\r|\n")
+# YAML 1.2 readers take these as numbers even where PyYAML (YAML 1.1) sees text; quote them.
+_NUMBER_LIKE = re.compile(r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+"
+                          r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
+_KIND_EXAMPLE = {
+    "move": "a move file is a YAML mapping of fields, one 'name: value' per line, such as 'turn: 3'",
+    "record": "a game record is a YAML mapping written by rebis-pbm",
+    "secret": "a secret file is a YAML mapping written by rebis-pbm",
+    "view": "a view file is a YAML mapping written by rebis-pbm",
+    "config": "a configuration file is a YAML mapping of 'name: value' lines",
+}
+_KIND_NAME = {"move": "a move file", "record": "a game record", "secret": "a secret file",
+              "view": "a view file", "config": "a configuration file"}
+
+_resolver = Resolver()
+_constructor = SafeConstructor()
+
+
+def max_bytes(kind: str) -> int:
+    """The size cap in bytes for files of ``kind`` (one of :data:`KINDS`); ValueError otherwise."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown file kind {kind!r}; expected one of {', '.join(KINDS)}")
+    return MOVE_MAX_BYTES if kind == "move" else MAX_BYTES
+
+
+class InputError(ValueError):
+    """A file the tool was given cannot be used.
+
+    Attributes: ``source`` (str, the file name as the user gave it; ``'-'`` is shown as
+    ``'<stdin>'``), ``line`` and ``column`` (1-based ints or None), ``path`` (tuple of
+    mapping keys and list indexes, ``()`` for the whole file) and ``message`` (one sentence).
+    ``str(e)`` is ``'SOURCE:LINE:COL: message'``, leaving out the parts that are None.
+    """
+
+    def __init__(self, message: str, *, source: str, line: int | None = None,
+                 column: int | None = None, path: tuple = ()):
+        self.source = "<stdin>" if source == "-" else source
+        self.line = line
+        self.column = column if line is not None else None
+        self.path = tuple(path)
+        self.message = message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.source
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A YAML file read by :func:`load_yaml`.
+
+    ``data``: plain Python values: dict (str keys, in file order), list, str, int, bool, None,
+    and float only outside move files.
+
+    ``positions``: path -> (line, column), 1-based, for every node. A path is a tuple of
+    keys (str) and list indexes (int); ``()`` is the top-level mapping. For a mapping entry the
+    position is the value's.
+
+    ``key_positions``: path of a mapping entry -> (line, column) of its key (where an
+    "unknown field" is reported). Kept apart from ``positions`` so no key name can collide.
+
+    ``scalars``: path -> (original text, resolved YAML tag) for every scalar value, e.g.
+    ``('turn',): ('010', 'tag:yaml.org,2002:int')``; ``data`` then holds 8 there.
+
+    ``source``: the file name shown in messages.
+    """
+
+    data: object
+    positions: dict = field(default_factory=dict)
+    scalars: dict = field(default_factory=dict)
+    source: str = "<input>"
+    key_positions: dict = field(default_factory=dict)
+
+
+def format_path(path: tuple) -> str:
+    """``('play', 'cards', 1)`` -> ``'play.cards[1]'``; ``()`` -> ``''``."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _field(path: tuple) -> str:
+    return f"field {format_path(path)}: " if path else ""
+
+
+def _pos(mark) -> tuple[int, int]:
+    return (mark.line + 1, mark.column + 1)
+
+
+# PyYAML / libyaml problem texts -> plain words. Checked in order, by substring.
+_PLAIN_PROBLEMS = [
+    ("mapping values are not allowed", "a ':' appears where YAML does not expect one; put text that contains ': ' in quotes, or check the indentation"),
+    ("cannot start any token", "a character here cannot start a value; tabs cannot indent YAML (use spaces), and text starting with @ or ` must be quoted"),
+    ("found a tab character", "a tab character is used for indentation; indent with spaces only"),
+    ("could not find expected ':'", "a line is missing the ':' between field name and value"),
+    ("did not find expected key", "a field name is missing, or the indentation is inconsistent (every field of one mapping must start in the same column)"),
+    ("did not find expected node content", "a value is missing here (an empty entry in a list or mapping?)"),
+    ("expected <block end>", "the indentation is inconsistent; every field of one mapping must start in the same column"),
+    ("did not find expected '-' indicator", "the indentation of this list is inconsistent; every '- ' item must start in the same column"),
+    ("found unexpected end of stream", "the file ends inside a quoted text or an open bracket; close it"),
+    ("found unknown escape character", "a backslash escape inside double quotes is not valid; use single quotes for text with backslashes"),
+    ("found unexpected ':'", "a ':' appears where YAML does not expect one; put the text in quotes"),
+    ("did not find expected ',' or ']'", "a '[...]' list is not closed properly; check the commas and the closing ']'"),
+    ("did not find expected ',' or '}'", "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
+    ("expected ',' or ']'", "a '[...]' list is not closed properly; check the commas and the closing ']'"),
+    ("expected ',' or '}'", "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
+    ("found undefined alias", "aliases ('*name') are not allowed; write the value out"),
+]
+
+
+def _plain_problem(problem: str | None, context: str | None) -> str:
+    text = (problem or context or "unreadable YAML").strip()
+    for needle, plain in _PLAIN_PROBLEMS:
+        if needle in text:
+            return f"this is not valid YAML: {plain}"
+    extra = f" ({context.strip()})" if context and problem else ""
+    return f"this is not valid YAML: {text}{extra}"
+
+
+def _decode(data: bytes, source: str) -> str:
+    offset = 0
+    if data.startswith(_BOM):
+        data, offset = data[len(_BOM):], len(_BOM)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = e.start + offset
+        line = len(_LINE_BREAKS.findall(data[:e.start])) + 1
+        raise InputError(
+            f"byte {bad} (counting from 0, value 0x{data[e.start]:02X}) is not valid UTF-8; "
+            "save the file as UTF-8", source=source, line=line) from None
+    # Normalise line ends so that line numbers match what editors show for CRLF / CR files;
+    # YAML folds line breaks inside scalars to \n anyway, so values do not change.
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    m = _NON_PRINTABLE.search(text)
+    if m:
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        raise InputError(
+            f"the control character U+{ord(m.group()):04X} is not allowed in YAML; remove it "
+            "(or write it as an escape inside double quotes)", source=source, line=line, column=col)
+    return text
+
+
+def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mark):
+    """Convert one resolved scalar to Python, refusing what cannot be used."""
+    line, col = _pos(mark)
+
+    def fail(msg: str):
+        raise InputError(_field(path) + msg, source=source, line=line, column=col, path=path)
+
+    if tag == TAG_STR or tag == TAG_TIMESTAMP:
+        return value  # timestamps stay text: the tool never needs dates from YAML
+    if tag == TAG_NULL:
+        return None
+    if tag == TAG_BOOL:
+        return _constructor.construct_yaml_bool(yaml.ScalarNode(tag, value))
+    if tag == TAG_INT:
+        digits = re.sub(r"^[-+]?(0[xXbB])?", "", value).replace("_", "").replace(":", "")
+        if len(digits) > MAX_INT_DIGITS:
+            fail(f"the number {value if len(value) <= 20 else value[:20] + '...'} has {len(digits)} digits; at most {MAX_INT_DIGITS} are allowed")
+        return _constructor.construct_yaml_int(yaml.ScalarNode(tag, value))
+    if tag == TAG_FLOAT:
+        if kind == "move":
+            fail(f"{value} is not a whole number; write a whole number such as 3")
+        if len(value) > 100:
+            fail("this number is too long; write at most 100 characters")
+        number = _constructor.construct_yaml_float(yaml.ScalarNode(tag, value))
+        if not math.isfinite(number):
+            fail(f"{value} is not a finite number; write an ordinary number")
+        return number
+    if tag == TAG_MERGE:
+        fail("merge keys ('<<') are not allowed; write the fields out")
+    # Other implicit tags PyYAML knows ('=' value, '!'/'&'/'*' yaml) carry no meaning here.
+    return value
+
+
+def load_yaml(data: bytes, *, source: str, kind: str) -> Loaded:
+    """Read one strict YAML document (see the module docstring for the rules).
+
+    ``data`` is the raw file content; ``source`` the name used in messages (``'-'`` shown as
+    ``'<stdin>'``); ``kind`` one of :data:`KINDS` (selects the size cap and float rule).
+    Returns a :class:`Loaded`. Raises :class:`InputError` (one sentence, with line:column where
+    known) for every input that breaks a rule; raises ValueError for an unknown ``kind``.
+    """
+    cap = max_bytes(kind)
+    if len(data) > cap:
+        raise InputError(
+            f"the file is larger than {cap // 1024} KiB ({cap} bytes), the limit for {_KIND_NAME[kind]}; "
+            "check that this is the right file", source=source)
+    text = _decode(bytes(data), source)
+    try:
+        return _build(text, source=source, kind=kind)
+    except InputError:
+        raise
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        line, col = _pos(mark) if mark is not None else (None, None)
+        raise InputError(_plain_problem(e.problem, e.context), source=source, line=line, column=col) from None
+    except yaml.reader.ReaderError as e:
+        line = text.count("\n", 0, e.position) + 1
+        raise InputError(f"this is not valid YAML text: {e.reason}", source=source, line=line) from None
+    except yaml.YAMLError as e:  # any other PyYAML complaint: still one sentence, no traceback
+        raise InputError(f"this is not valid YAML: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
+                         source=source) from None
+
+
+def _build(text: str, *, source: str, kind: str) -> Loaded:
+    positions: dict = {}
+    key_positions: dict = {}
+    scalars: dict = {}
+    root = None
+    documents = 0
+    # Each frame: [container, path, pending_key, key_lines]; pending_key is a (key, mark) or None.
+    stack: list[list] = []
+
+    def fail(msg: str, mark, path: tuple = ()):
+        line, col = _pos(mark)
+        raise InputError(msg, source=source, line=line, column=col, path=path)
+
+    def place(value, mark) -> tuple:
+        """Store a value in the innermost collection; return its path."""
+        nonlocal root
+        if not stack:
+            root = value
+            path = ()
+        else:
+            frame = stack[-1]
+            container, parent = frame[0], frame[1]
+            if isinstance(container, list):
+                path = parent + (len(container),)
+                container.append(value)
+            else:
+                key, _ = frame[2]
+                path = parent + (key,)
+                container[key] = value
+                frame[2] = None
+        positions[path] = _pos(mark)
+        return path
+
+    for event in yaml.parse(text, Loader=Loader):
+        etype = type(event)
+        if etype is yaml.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                fail("a second YAML document starts here; a file must hold exactly one document "
+                     "(remove the '---' line and what follows, or merge them)", event.start_mark)
+            continue
+        if etype is yaml.AliasEvent:
+            fail(f"aliases ('*{event.anchor}') are not allowed; write the value out in full", event.start_mark)
+        if etype in (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent):
+            if event.anchor is not None:
+                fail(f"anchors ('&{event.anchor}') are not allowed; remove it", event.start_mark)
+            if event.tag is not None:
+                shown = event.tag.replace("tag:yaml.org,2002:", "!!")
+                fail(f"explicit tags ('{shown}') are not allowed; remove the tag "
+                     "(put the value in quotes if it must be text)", event.start_mark)
+            in_key_slot = bool(stack) and isinstance(stack[-1][0], dict) and stack[-1][2] is None
+            if etype is yaml.ScalarEvent:
+                tag = _resolver.resolve(yaml.ScalarNode, event.value, event.implicit) \
+                    if event.implicit[0] else TAG_STR
+                if in_key_slot:
+                    frame = stack[-1]
+                    parent = frame[1]
+                    if tag not in (TAG_STR, TAG_TIMESTAMP):
+                        if tag == TAG_MERGE:
+                            fail("merge keys ('<<') are not allowed; write the fields out", event.start_mark, parent)
+                        if event.value == "":
+                            fail(_field(parent) + "a field name is missing before ':'", event.start_mark, parent)
+                        reads = {TAG_BOOL: "true or false", TAG_NULL: "empty (null)",
+                                 TAG_INT: "a number", TAG_FLOAT: "a number"}.get(tag, "not text")
+                        fail(_field(parent) + f"the field name {event.value} is read by YAML as {reads}, "
+                             f"not text; write it in quotes: '{event.value}':", event.start_mark, parent)
+                    key = event.value
+                    if key in frame[0]:
+                        first = frame[3][key]
+                        fail(f"field '{format_path(parent + (key,))}' appears twice, on lines {first} and "
+                             f"{event.start_mark.line + 1}; keep only one", event.start_mark, parent + (key,))
+                    frame[3][key] = event.start_mark.line + 1
+                    frame[2] = (key, event.start_mark)
+                    key_positions[parent + (key,)] = _pos(event.start_mark)
+                    continue
+                if not stack:
+                    if event.value == "" and event.implicit[0]:
+                        fail(f"the file is empty; {_KIND_EXAMPLE[kind]}", event.start_mark)
+                    fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a single value",
+                         event.start_mark)
+                # Path known before conversion so conversion errors can name the field.
+                frame = stack[-1]
+                path = frame[1] + ((len(frame[0]),) if isinstance(frame[0], list) else (frame[2][0],))
+                value = _scalar_value(event.value, tag, kind, source, path, event.start_mark)
+                place(value, event.start_mark)
+                scalars[path] = (event.value, tag)
+                continue
+            # Collection start.
+            if in_key_slot:
+                fail(_field(stack[-1][1]) + "a field name must be plain text, not a list or mapping",
+                     event.start_mark, stack[-1][1])
+            if len(stack) >= MAX_DEPTH:
+                fail(f"lists and mappings are nested more than {MAX_DEPTH} levels deep here; "
+                     "flatten the data", event.start_mark)
+            if not stack and etype is yaml.SequenceStartEvent:
+                fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a list", event.start_mark)
+            container = {} if etype is yaml.MappingStartEvent else []
+            path = place(container, event.start_mark)
+            stack.append([container, path, None, {}])
+            continue
+        if etype in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
+            stack.pop()
+    if documents == 0:
+        raise InputError(f"the file is empty; {_KIND_EXAMPLE[kind]}", source=source)
+    return Loaded(data=root, positions=positions, scalars=scalars, source=source, key_positions=key_positions)
+
+
+# ---------------------------------------------------------------------------------- writing
+
+class _RebisDumper(Dumper):
+    """Safe dumper; short lists of plain integers go on one line ([1, 2, 3])."""
+
+
+def _represent_list(dumper, data):
+    flow = 0 < len(data) <= 16 and all(type(x) is int for x in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+def _represent_str(dumper, data):
+    # YAML readers treat these characters as line breaks; only double quotes keep them exact.
+    if any(c in data for c in "\r\x85\u2028\u2029"):
+        style = '"'
+    elif "\n" in data:
+        style = "|"  # readable multi-line text; the emitter falls back to quotes when it must
+    elif _NUMBER_LIKE.fullmatch(data):
+        style = "'"
+    else:
+        style = None
+    return dumper.represent_scalar(TAG_STR, data, style=style)
+
+
+_RebisDumper.add_representer(list, _represent_list)
+_RebisDumper.add_representer(str, _represent_str)
+
+
+def dump_yaml(data) -> str:
+    """Render plain data (dict with str keys, list, str, int, bool, None, float) as YAML text.
+
+    Key order is kept as given (callers choose a stable order). Text that YAML 1.1 would read
+    as a boolean, null or number (``'no'``, ``'010'``, ``'null'``) is quoted. Raises
+    yaml.representer.RepresenterError for values of other types (a programming error).
+    """
+    return yaml.dump(data, Dumper=_RebisDumper, sort_keys=False, default_flow_style=False,
+                     allow_unicode=True, width=1 << 20)

@@ -1,0 +1,314 @@
+"""Tests for rebis_pbm.yamlio: one test per input class, fuzzing, round trip."""
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rebis_pbm import yamlio
+from rebis_pbm.yamlio import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    MOVE_MAX_BYTES,
+    InputError,
+    Loaded,
+    dump_yaml,
+    format_path,
+    load_yaml,
+)
+
+
+def load(text, kind="move", source="move.yaml"):
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return load_yaml(data, source=source, kind=kind)
+
+
+def reject(text, kind="move", source="move.yaml") -> InputError:
+    with pytest.raises(InputError) as info:
+        load(text, kind=kind, source=source)
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert "Traceback" not in str(err)
+    assert str(err).startswith(err.source)
+    return err
+
+
+# ------------------------------------------------------------------ accepted input
+
+def test_plain_mapping_with_positions_and_scalars():
+    got = load("game: g1\nturn: 3\nplay:\n  cards: [4, 7]\n  note: ok\n")
+    assert isinstance(got, Loaded)
+    assert got.data == {"game": "g1", "turn": 3, "play": {"cards": [4, 7], "note": "ok"}}
+    assert got.positions[()] == (1, 1)
+    assert got.positions[("turn",)] == (2, 7)
+    assert got.positions[("play", "cards", 1)] == (4, 14)
+    assert got.key_positions[("play", "note")] == (5, 3)
+    assert got.scalars[("turn",)] == ("3", "tag:yaml.org,2002:int")
+    assert got.source == "move.yaml"
+
+
+def test_bom_is_stripped_and_crlf_and_cr_line_ends_accepted():
+    crlf = load(b"\xef\xbb\xbfa: 1\r\nb: x\r\n")
+    assert crlf.data == {"a": 1, "b": "x"}
+    assert crlf.positions[("b",)] == (2, 4)
+    cr = load(b"a: 1\rb: x\r")
+    assert cr.data == {"a": 1, "b": "x"}
+    assert cr.positions[("b",)] == (2, 4)
+
+
+def test_yaml11_booleans_kept_with_original_text():
+    got = load("a: no\nb: On\nc: true\n")
+    assert got.data == {"a": False, "b": True, "c": True}
+    assert got.scalars[("a",)] == ("no", "tag:yaml.org,2002:bool")
+    assert got.scalars[("b",)] == ("On", "tag:yaml.org,2002:bool")
+
+
+def test_octal_looking_int_loads_as_yaml11_but_text_is_kept():
+    got = load("turn: 010\n")
+    assert got.data == {"turn": 8}
+    assert got.scalars[("turn",)] == ("010", "tag:yaml.org,2002:int")
+
+
+def test_timestamp_stays_text_with_tag():
+    got = load("when: 2024-05-01\n")
+    assert got.data == {"when": "2024-05-01"}
+    assert got.scalars[("when",)][1] == "tag:yaml.org,2002:timestamp"
+
+
+def test_quoted_values_are_text_and_null_is_none():
+    got = load("a: 'no'\nb: \"010\"\nc: ~\nd:\n")
+    assert got.data == {"a": "no", "b": "010", "c": None, "d": None}
+
+
+def test_floats_allowed_in_records_only():
+    assert load("x: 1.5\n", kind="record").data == {"x": 1.5}
+    err = reject("x: 1.5\n")
+    assert "whole number" in err.message and err.path == ("x",) and err.line == 1
+
+
+def test_stdin_source_is_shown_as_stdin():
+    err = reject("", source="-")
+    assert err.source == "<stdin>" and str(err).startswith("<stdin>: ")
+
+
+def test_unknown_kind_is_a_programming_error():
+    with pytest.raises(ValueError, match="kind"):
+        load_yaml(b"a: 1", source="x", kind="nonsense")
+
+
+def test_format_path():
+    assert format_path(("play", "cards", 1)) == "play.cards[1]"
+    assert format_path(()) == ""
+    assert format_path((0, "a")) == "[0].a"
+
+
+# ------------------------------------------------------------------ rejected input
+
+def test_too_large_move():
+    err = reject(b"a: 1\n" + b"#" * MOVE_MAX_BYTES)
+    assert "64 KiB" in err.message and str(MOVE_MAX_BYTES) in err.message
+    # The same bytes are fine for a record, which has the larger cap.
+    assert load(b"a: 1\n" + b"#" * MOVE_MAX_BYTES, kind="record").data == {"a": 1}
+    assert MAX_BYTES > MOVE_MAX_BYTES
+
+
+def test_not_utf8_names_byte_offset():
+    err = reject(b"a: 1\nb: caf\xe9\n")
+    assert "byte 11" in err.message and "UTF-8" in err.message and err.line == 2
+
+
+def test_control_character_position():
+    err = reject("a: 1\nb: x\x07y\n")
+    assert (err.line, err.column) == (2, 5) and "U+0007" in err.message
+
+
+@pytest.mark.parametrize("text", ["", "   \n", "# only a comment\n", "---\n", b"\xef\xbb\xbf"])
+def test_empty(text):
+    err = reject(text)
+    assert "empty" in err.message and "mapping" in err.message
+
+
+def test_two_documents_names_second_line():
+    err = reject("a: 1\n---\nb: 2\n")
+    assert "second YAML document" in err.message and err.line == 2
+
+
+@pytest.mark.parametrize("text,word", [("- 1\n- 2\n", "not a list"), ("just text\n", "single value")])
+def test_top_level_must_be_mapping(text, word):
+    err = reject(text)
+    assert "mapping" in err.message and word in err.message
+
+
+def test_duplicate_key_gives_both_lines():
+    err = reject("turn: 1\nplay:\n  x: 1\n  x: 2\n")
+    assert "appears twice" in err.message and "lines 3 and 4" in err.message
+    assert err.path == ("play", "x")
+
+
+@pytest.mark.parametrize("text,word", [
+    ("a: &x 1\nb: 2\n", "anchors"),
+    ("a: &x 1\nb: *x\n", "anchors"),
+    ("a: [1]\nb: *x\n", "aliases"),
+    ("a: !!python/object:os.system x\n", "tags"),
+    ("a: !foo x\n", "tags"),
+    ("a: !!str 3\n", "!!str"),
+    ("a: ! 3\n", "tags"),
+    ("a: !!map {b: 1}\n", "tags"),
+])
+def test_anchors_aliases_tags_rejected(text, word):
+    err = reject(text)
+    assert word in err.message and err.line is not None
+    reject(text, kind="record")
+
+
+def test_merge_key_rejected():
+    assert "merge" in reject("<<: {a: 1}\n").message
+
+
+def test_deep_nesting_is_clean_error_without_recursion():
+    deep = "a: " + "[" * 100_000
+    err = reject(deep, kind="record")
+    assert "nested" in err.message and str(MAX_DEPTH) in err.message
+    ok = "a: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "\n"
+    assert load(ok).data["a"] == [[]] if MAX_DEPTH == 3 else load(ok).data is not None
+    err = reject("a: " + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "\n")
+    assert "nested" in err.message
+
+
+def test_deep_block_mapping_nesting():
+    text = "".join("  " * i + f"k{i}:\n" for i in range(60))
+    assert "nested" in reject(text).message
+
+
+def test_huge_integer_is_clean_error():
+    err = reject("a: " + "9" * 100_000 + "\n", kind="record")
+    assert "digits" in err.message and err.path == ("a",)
+    assert load("a: " + "9" * 18 + "\n").data == {"a": 10**18 - 1}
+    assert "digits" in reject("a: " + "9" * 19 + "\n").message
+
+
+@pytest.mark.parametrize("text,word", [
+    ("1: a\n", "number"),
+    ("yes: a\n", "true or false"),
+    ("~: a\n", "empty"),
+    ("? [a]\n: 1\n", "not a list or mapping"),
+    ("? \n: 1\n", "missing"),
+    (": 1\n", "missing"),
+])
+def test_keys_must_be_text(text, word):
+    err = reject(text)
+    assert word in err.message
+
+
+def test_non_finite_float_in_record():
+    assert "finite" in reject("a: .nan\n", kind="record").message
+
+
+@pytest.mark.parametrize("text,word,line", [
+    ("a: b: c\n", "':'", 1),
+    ("a: 1\n\tb: 2\n", "tab", 2),
+    ("a: 'unclosed\n", "quoted", 2),
+    ("a: [1, 2\n", "not valid YAML", None),
+    ("a:\n  b: 1\n c: 2\n", "not valid YAML", 3),
+])
+def test_syntax_errors_have_position_and_plain_words(text, word, line):
+    err = reject(text)
+    assert "not valid YAML" in err.message and word in err.message
+    assert err.line is not None and err.column is not None
+    if line is not None:
+        assert err.line == line
+
+
+def test_str_format():
+    err = InputError("bad", source="m.yaml", line=3, column=4, path=("a",))
+    assert str(err) == "m.yaml:3:4: bad"
+    assert str(InputError("bad", source="m.yaml", line=3)) == "m.yaml:3: bad"
+    assert str(InputError("bad", source="-")) == "<stdin>: bad"
+
+
+# ------------------------------------------------------------------ fuzzing
+
+VALID = b"game: g1\nturn: 3\nplay:\n  cards: [1, 2]\n  sign: positive\n  note: 'x: y'\n"
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=300))
+def test_fuzz_random_bytes(data):
+    for kind in ("move", "record"):
+        try:
+            got = load_yaml(data, source="f.yaml", kind=kind)
+        except InputError as e:
+            assert e.message and str(e)
+        else:
+            assert isinstance(got.data, dict)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.data())
+def test_fuzz_mutated_valid_yaml(data):
+    buf = bytearray(VALID)
+    for _ in range(data.draw(st.integers(1, 6))):
+        op = data.draw(st.sampled_from(["replace", "insert", "delete"]))
+        i = data.draw(st.integers(0, len(buf)))
+        if op == "delete" and i < len(buf):
+            del buf[i]
+        else:
+            ch = data.draw(st.sampled_from(list(b":-[]{}&*!|>'\"#\t\n\r ,?%@`0yn.~") + [0xFF, 0xC3, 0]))
+            if op == "insert" or i == len(buf):
+                buf.insert(i, ch)
+            else:
+                buf[i] = ch
+    try:
+        got = load_yaml(bytes(buf), source="f.yaml", kind="move")
+    except InputError as e:
+        assert e.message
+    else:
+        assert isinstance(got.data, dict)
+        for path in got.scalars:
+            assert path in got.positions
+
+
+# ------------------------------------------------------------------ writing
+
+@pytest.mark.parametrize("word", ["no", "yes", "on", "off", "010", "1e3", "null", "~", "true", "1.5", "0x1F", "2024-05-01", ""])
+def test_dump_quotes_ambiguous_strings(word):
+    text = dump_yaml({"v": word})
+    assert text != f"v: {word}\n"
+    assert yaml.safe_load(text) == {"v": word}
+    assert load(text).data == {"v": word}
+
+
+def test_dump_keeps_key_order_and_short_int_lists_flow():
+    text = dump_yaml({"z": 1, "a": [3, 1, 2], "m": {"y": True, "b": None}, "t": ["x"]})
+    assert text.index("z:") < text.index("a:") < text.index("m:")
+    assert "a: [3, 1, 2]" in text
+    assert "- x" in text
+
+
+def test_dump_unicode_and_long_lines():
+    long = "é" * 500
+    text = dump_yaml({"s": long})
+    assert long in text and text.count("\n") == 1
+
+
+json_scalars = st.none() | st.booleans() | st.integers(-(10**18) + 1, 10**18 - 1) | st.text(max_size=20)
+json_data = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.dictionaries(st.text(max_size=8), json_data, max_size=5))
+def test_round_trip(value):
+    text = dump_yaml(value)
+    got = load_yaml(text.encode("utf-8"), source="r.yaml", kind="record")
+    assert got.data == value
+
+
+def test_python_loader_fallback_behaves_the_same(monkeypatch):
+    monkeypatch.setattr(yamlio, "Loader", yaml.SafeLoader)
+    assert load("a: [1, {b: no}]\n").data == {"a": [1, {"b": False}]}
+    assert "appears twice" in reject("a: 1\na: 2\n").message
+    assert "nested" in reject("a: " + "[" * 10_000, kind="record").message
