@@ -17,7 +17,7 @@ install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check '.[test]'
 
 test: install
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/pytest -q -p no:cacheprovider
 
 demo: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" bash examples/play-example.sh $(DEMO)
