@@ -183,6 +183,8 @@ _PLAIN_PROBLEMS = [
     ("did not find expected ',' or '}'", "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
     ("expected ',' or ']'", "a '[...]' list is not closed properly; check the commas and the closing ']'"),
     ("expected ',' or '}'", "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
+    # libyaml's own depth guard can fire before ours (its scanner reads ahead of the events).
+    ("exceeded maximum nesting depth", f"lists and mappings are nested more than {MAX_DEPTH} levels deep; a Rebis file never needs that"),
     ("found undefined alias", "aliases ('*name') are not allowed; write the value out"),
 ]
 
