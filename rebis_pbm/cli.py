@@ -2,7 +2,8 @@
 
 Exit codes (docs/cli.md): 0 done; 1 move rejected by the rules (illegal, out of turn, stale,
 game over); 2 unreadable or schema-invalid input, or bad usage; 3 the record fails verification;
-4 an internal error (a bug: please report it). On 1, 2 and 3 nothing on disk changes.
+4 an internal error (a bug: please report it), or a move recorded whose views could not be
+written. On 1, 2 and 3 nothing on disk changes.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ Exit codes:
   1  move rejected by the rules (illegal, out of turn, stale, game over)
   2  unreadable or schema-invalid input, or bad usage
   3  the game record fails verification
-  4  internal error (a bug; please report it)
+  4  internal error (a bug; please report it), or a move recorded
+     whose views could not be written (the message says how to repair)
 On 1, 2 and 3 nothing on disk changes."""
 
 
@@ -103,15 +105,49 @@ def load_game(record_path: Path) -> tuple[Record, Replay]:
     return record, replay_record(record, find_seed(record_path, record))
 
 
-def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
-    """One view per player (YAML and text, mode 0600) and the public view (mode 0644)."""
+def write_views(views_dir: Path, record: Record, replay: Replay) -> int:
+    """One view per player (YAML and text, mode 0600) and the public view (mode 0644).
+
+    A view file that already holds exactly the right bytes and mode is left alone, so writing the
+    views of an unchanged game changes nothing on disk, and writing them again after an
+    interrupted ``apply`` repairs exactly the stale ones. Returns how many files were written.
+    Raises OSError when the folder or a file cannot be written.
+    """
     views_dir.mkdir(parents=True, exist_ok=True)
+    written = 0
     for viewer in (*record.players, None):
         view = views_mod.build_view(record.game, replay, viewer)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
-        write_atomic(views_dir / f"{name}.yaml", views_mod.render(view, "yaml"), mode=mode)
-        write_atomic(views_dir / f"{name}.txt", views_mod.render(view, "text"), mode=mode)
+        for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
+            path = views_dir / f"{name}{suffix}"
+            data = views_mod.render(view, fmt).encode("utf-8")
+            if not _holds(path, data, mode):
+                write_atomic(path, data, mode=mode)
+                written += 1
+    return written
+
+
+def _holds(path: Path, data: bytes, mode: int) -> bool:
+    """Does ``path`` already hold exactly ``data`` with permission bits ``mode``?"""
+    try:
+        return (path.stat().st_mode & 0o7777) == mode and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def require_record(game: Path) -> None:
+    """Refuse a GAME that is not an existing file before anything else happens (in particular
+    before its lock file ``.GAME.lock`` would be created beside it).
+
+    Raises InputError (exit 2) for a missing path or a folder.
+    """
+    if game.is_dir():
+        raise InputError("this is a folder, not a game record; give the path of the record "
+                         "(e.g. game.yaml) inside it", source=str(game))
+    if not game.exists():
+        raise InputError("there is no such game record; check the name and the folder "
+                         "(`rebis-pbm new` creates a game)", source=str(game))
 
 
 def _player_pattern() -> re.Pattern:
@@ -145,7 +181,7 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
 
 # --- commands -------------------------------------------------------------------------------
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--player", "players", multiple=True, metavar="NAME",
               help="A player, in seat order (2 to 4 times); the first plays first (R5).")
@@ -177,10 +213,9 @@ def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir
         raise click.BadParameter("each player needs a different name", param_hint="--player")
     ruleset = _ruleset(zero, rules)
     secret = secret_path(game)
-    for path in (game, secret):
-        if path.exists():
-            raise Failure(f"{path} already exists; choose another file name (nothing was "
-                          f"written)", EXIT_INPUT)
+    if not game.parent.is_dir():
+        raise Failure(f"{game.parent}: there is no such folder; create it first (nothing was "
+                      f"written)", EXIT_INPUT)
     if seed is None:
         seed = secrets.token_hex(16)
     elif seed == "":
@@ -197,10 +232,22 @@ def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir
     except ValueError as exc:
         raise Failure(str(exc), EXIT_INPUT) from None
     record = Record(game_id, ruleset, seats, commitment)
-    write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
-    write_atomic(game, dump_record(record, state))
     views_dir = views_dir or default_views_dir(game)
-    write_views(views_dir, record, Replay(state, setup_events))
+    # Under the record's lock (which creates the lock file `apply` will use), so that two `new`
+    # for the same file name cannot both write; a failed `new` removes what it wrote.
+    with locked(game):
+        for path in (game, secret):
+            if path.exists():
+                raise Failure(f"{path} already exists; choose another file name (nothing was "
+                              f"written)", EXIT_INPUT)
+        try:
+            write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
+            write_atomic(game, dump_record(record, state))
+            write_views(views_dir, record, Replay(state, setup_events))
+        except BaseException:
+            for path in (game, secret):
+                path.unlink(missing_ok=True)
+            raise
     click.echo(f"Created game {game_id}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {secret} (keep it from the players until the end). "
                f"Views: {views_dir}/.")
@@ -216,7 +263,7 @@ def _read_move(source_arg: str) -> tuple[dict, str]:
     return loaded.data, source
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("move_file", metavar="MOVE.yaml|-")
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -228,6 +275,8 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
 
     MOVE.yaml may be - to read the move from standard input.
     """
+    require_record(game)
+    views_dir = views_dir or default_views_dir(game)
     with locked(game):
         record, replay = load_game(game)
         doc, source = _read_move(move_file)
@@ -236,8 +285,13 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
                           f"{record.game}", EXIT_INPUT)
         move = Move.from_dict(doc)
         if 1 <= move.turn <= len(record.moves) and record.moves[move.turn - 1] == move:
+            # A mail delivered twice. The views are written again only where they are stale
+            # (an earlier apply interrupted after the record was written): normally none.
+            repaired = 0 if dry_run else _views_after_record(game, views_dir, record, replay)
+            extra = (f" (rewrote {repaired} stale view file(s) in {views_dir}/)" if repaired
+                     else "; nothing changed")
             click.echo(f"Turn {move.turn} by {move.player} was already applied with exactly this "
-                       f"move; nothing changed.")
+                       f"move{extra}.")
             return
         try:
             state, events = apply_move(replay.state, move)
@@ -246,10 +300,27 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
         new_record = record.with_move(move)
         new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
         if not dry_run:
+            try:
+                views_dir.mkdir(parents=True, exist_ok=True)  # fail before the record changes
+            except OSError as exc:
+                raise Failure(f"{views_dir}: the views folder cannot be created "
+                              f"({exc.strerror or exc}); nothing was written", EXIT_INPUT) from None
             write_atomic(game, dump_record(new_record, state))
-            write_views(views_dir or default_views_dir(game), new_record, new_replay)
+            _views_after_record(game, views_dir, new_record, new_replay)
     prefix = "Dry run, nothing written: " if dry_run else ""
     click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(events)}")
+
+
+def _views_after_record(game: Path, views_dir: Path, record: Record, replay: Replay) -> int:
+    """Write the views once the record holds the move; a failure here must not read as "nothing
+    changed", so it says what happened and how to repair it (exit 4: the disk, not the input)."""
+    try:
+        return write_views(views_dir, record, replay)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise Failure(f"the move was recorded in {game}, but the views could not be written "
+                      f"({where}{exc.strerror or exc}); fix that, then run the same apply again "
+                      f"to rewrite them", EXIT_BUG) from None
 
 
 def _viewer_option(f):
@@ -257,7 +328,7 @@ def _viewer_option(f):
     return click.option("--player", metavar="NAME", help="Whose view.")(f)
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, exists=False, path_type=Path))
 @_viewer_option
 @click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json"]), default="text",
@@ -273,7 +344,7 @@ def view(game: Path, player, public: bool, fmt: str) -> None:
     click.echo(views_mod.render(views_mod.build_view(record.game, replay, player), fmt), nl=False)
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--player", metavar="NAME", required=True, help="The player to move.")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
@@ -299,7 +370,7 @@ def moves(game: Path, player: str, fmt: str) -> None:
         click.echo("".join("---\n" + dump_yaml(d) for d in docs), nl=False)
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
@@ -332,7 +403,7 @@ def score(game: Path, fmt: str) -> None:
         click.echo(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won))
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("name", type=click.Choice(["move", "record", "view"]))
 def schema(name: str) -> None:
     """Print the JSON Schema of a move file, a game record or a view."""

@@ -320,7 +320,10 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
         if isinstance(inst, str):
             close = difflib.get_close_matches(inst, [x for x in vv if isinstance(x, str)], n=1)
             if close:
-                msg += f"; did you mean '{close[0]}'?"
+                return path, msg + f"; did you mean '{close[0]}'?", False
+        desc = sch.get("description") if isinstance(sch, dict) else None
+        if desc:
+            msg += f"; {str(desc).rstrip('.')}"
         return path, msg, False
     if v == "const":
         return path, f"{subject}must be {_show(vv)}, not {shown}", False
