@@ -107,11 +107,28 @@ def _retrieve(uri: str):
                         "references are never fetched from the network")
 
 
+def _registry():
+    """A registry holding the tool's own schemas, already crawled. Without them, a validation
+    retrieves and crawls them again for every ``$ref`` it follows (most of a command's time on a
+    long record). A schema that cannot be loaded is left out and reported by :func:`_retrieve`
+    if something refers to it; anything else is refused there too."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    own = []
+    for name in SCHEMA_NAMES:
+        try:
+            own.append((f"{name}.schema.json",
+                        Resource.from_contents(load_schema(name), default_specification=DRAFT202012)))
+        except SchemaProblem:
+            continue
+    return Registry(retrieve=_retrieve).with_resources(own).crawl()
+
+
 def _validator(schema: dict):
     from jsonschema import Draft202012Validator
-    from referencing import Registry
 
-    return Draft202012Validator(schema, registry=Registry(retrieve=_retrieve),
+    return Draft202012Validator(schema, registry=_registry(),
                                 format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
