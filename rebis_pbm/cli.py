@@ -3,7 +3,7 @@
 Exit codes (docs/cli.md): 0 done; 1 move rejected by the rules (illegal, out of turn, stale,
 game over); 2 unreadable or schema-invalid input, or bad usage; 3 the record fails verification;
 4 an internal error (a bug: please report it), or a move recorded whose views could not be
-written. On 1, 2 and 3 nothing on disk changes.
+written; 130 interrupted. On 1, 2 and 3 nothing on disk changes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from .record import (CorruptRecord, Record, Replay, SeedError, dump_record, dump
 from .yamlio import InputError, dump_yaml, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # the shell's convention for Ctrl-C
 EXIT_CODES = """\b
 Exit codes:
   0  done
@@ -34,6 +35,7 @@ Exit codes:
   3  the game record fails verification
   4  internal error (a bug; please report it), or a move recorded
      whose views could not be written (the message says how to repair)
+  130 interrupted (Ctrl-C): run the same command again
 On 1, 2 and 3 nothing on disk changes."""
 
 
@@ -71,6 +73,11 @@ class Group(click.Group):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:
+            # click would report "Aborted!" with exit 1, which reads as "move rejected".
+            raise Failure("interrupted; every file is either fully written or untouched, so run "
+                          "the same command again to finish (apply then says if the move was "
+                          "already applied)", EXIT_INTERRUPTED) from None
         except Exception as exc:  # the last line of defence: no traceback reaches a user
             failure = _failure(exc)
             if failure is None:
@@ -417,8 +424,8 @@ def main() -> None:
     try:
         cli.main(prog_name="rebis-pbm")
     except KeyboardInterrupt:
-        click.echo("rebis-pbm: interrupted; nothing was written", err=True)
-        sys.exit(130)
+        click.echo("rebis-pbm: interrupted; run the same command again", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":
