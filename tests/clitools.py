@@ -141,6 +141,21 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return files
 
 
+def restore(folder: Path, snap: dict[str, bytes]) -> None:
+    """Put ``folder`` back as :func:`snapshot` saw it: same files, bytes and modes."""
+    for key, data in snap.items():
+        rel, mode = key.rsplit(" ", 1)
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+        path.chmod(int(mode, 8))
+    for path in folder.rglob("*"):
+        if path.is_file() and f"{path.relative_to(folder)} {path.stat().st_mode & 0o777:o}" \
+                not in snap:
+            path.unlink()
+
+
 def new_game(folder: Path, players=("alice", "bob"), seed="cli tests", *extra) -> Path:
     """`rebis-pbm new` (in-process) in ``folder``; returns the record's path."""
     folder.mkdir(parents=True, exist_ok=True)

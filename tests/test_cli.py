@@ -20,8 +20,8 @@ from rebis_pbm.cli import load_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, burdens, legal_moves
 
 from clitools import (EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, REPO, cli, console_script,  # noqa: F401
-                      game_id_of, new_game, run_inproc, run_script, sha256_hex, snapshot,
-                      write_move)
+                      game_id_of, new_game, restore, run_inproc, run_script, sha256_hex,
+                      snapshot, write_move)
 from positions import Position, closer, search
 
 SCHEMA_NAMES = ("move", "record", "view")
@@ -29,18 +29,6 @@ SCHEMA_NAMES = ("move", "record", "view")
 
 def mode_of(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
-
-
-def restore(folder: Path, snap: dict[str, bytes]) -> None:
-    """Put ``folder`` back to a snapshot taken by clitools.snapshot (files only)."""
-    for key, data in snap.items():
-        rel, mode = key.rsplit(" ", 1)
-        path = folder / rel
-        path.write_bytes(data)
-        path.chmod(int(mode, 8))
-    for path in folder.rglob("*"):
-        if path.is_file() and f"{path.relative_to(folder)} {mode_of(path):o}" not in snap:
-            path.unlink()
 
 
 def copy_example(dest: Path, upto_turn: int | None = None) -> Path:
