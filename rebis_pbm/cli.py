@@ -40,14 +40,24 @@ On 1, 2 and 3 nothing on disk changes."""
 
 
 class Failure(click.ClickException):
-    """An error for the user: one sentence, an exit code, no traceback."""
+    """An error for the user: one sentence, an exit code, no traceback.
+
+    Characters that are not printable (line breaks, control characters quoted from a file)
+    are shown as escapes such as ``\\n``, so the message stays one line of plain text.
+    """
 
     def __init__(self, message: str, exit_code: int):
-        super().__init__(message)
+        super().__init__(_printable(message))
         self.exit_code = exit_code
 
     def show(self, file=None) -> None:
         click.echo(f"rebis-pbm: {self.format_message()}", err=True)
+
+
+def _printable(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _failure(exc: BaseException) -> Failure | None:
