@@ -251,6 +251,12 @@ def case_control_character(base):
     return base.replace("alice\n", "ali\x07ce\n", 1), ["control character U+0007"]
 
 
+def case_line_break_in_a_value(base):
+    # Quoted back as an escape, so the message stays one line.
+    return base.replace("player: alice", 'player: "ali\\nce\\x1e"'), [
+        "field player: 'ali\\nce\\x1e' is not in the expected form"]
+
+
 def case_not_yaml(base):
     return "game: [cli-game\nturn: 1\n", ["this is not valid YAML"]
 
