@@ -122,10 +122,14 @@ def replay_record(record: Record, seed: str) -> Replay:
 
     Raises:
         SeedError: ``seed`` does not match the record's commitment.
-        CorruptRecord: a recorded move is illegal at its point (the message names the turn).
+        CorruptRecord: the ruleset cannot deal to these players (R5), or a recorded move is
+            illegal at its point (the message names the turn).
     """
     check_seed(record, seed)
-    state, setup_events = setup(record.ruleset, record.players, seed)
+    try:
+        state, setup_events = setup(record.ruleset, record.players, seed)
+    except ValueError as exc:  # `new` never writes such a record: it was edited
+        raise CorruptRecord(f"game {record.game} cannot be dealt: {exc}") from None
     history = []
     for index, move in enumerate(record.moves):
         try:

@@ -386,6 +386,17 @@ def test_tampered_record_fails_verification_exit_3(cli, game, tmp_path):
     assert snapshot(game.parent) == before
 
 
+def test_record_whose_ruleset_cannot_be_dealt_fails_verification(cli, game):
+    """A record edited to deal more cards than the deck holds (R5): exit 3, not a crash."""
+    game.write_text(game.read_text().replace("hand_size: 5", "hand_size: 60"))
+    before = snapshot(game.parent)
+    outcome = cli("view", game, "--public")
+    assert outcome.code == 3
+    line = outcome.one_error_line()
+    assert "game cli-game cannot be dealt" in line and "81 cards" in line
+    assert snapshot(game.parent) == before
+
+
 @pytest.mark.parametrize("what", ["missing record", "record is a folder", "missing move file",
                                   "move file is a folder"])
 def test_missing_paths_exit_2_and_create_nothing(cli, game, tmp_path, what):
