@@ -6,12 +6,14 @@ Test modules import the fixtures they use (``from clitools import cli, console_s
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,6 +100,9 @@ def _install_into_venv(base: Path) -> str:
     return str(script)
 
 
+_INSTALLED: list[str] = []   # the temporary install, shared by every module of the session
+
+
 @pytest.fixture(scope="session")
 def console_script(tmp_path_factory) -> str:
     """Path of the installed `rebis-pbm` console script running this checkout's code.
@@ -112,7 +117,11 @@ def console_script(tmp_path_factory) -> str:
     found = shutil.which("rebis-pbm")
     if found and _is_ours(Path(found)):
         return found
-    return _install_into_venv(tmp_path_factory.mktemp("console-script"))
+    # Each test module imports this fixture, which makes one fixture per module: share the
+    # install through the module state instead of installing once per module.
+    if not _INSTALLED:
+        _INSTALLED.append(_install_into_venv(tmp_path_factory.mktemp("console-script")))
+    return _INSTALLED[0]
 
 
 @pytest.fixture(params=["runner", "script"])
@@ -139,6 +148,35 @@ def snapshot(folder: Path) -> dict[str, bytes]:
             mode = path.stat().st_mode & 0o777
             files[f"{path.relative_to(folder)} {mode:o}"] = path.read_bytes()
     return files
+
+
+_EXAMPLES_BUILT: dict[int, Path] = {}
+
+
+def example_game(dest: Path, upto_turn: int | None = None) -> Path:
+    """The bundled example game in ``dest`` (created); returns its record's path.
+
+    Without ``upto_turn``: the finished game as shipped in examples/. With it: the game replayed
+    through the CLI (`new` with the example's seed, then `apply` of each move file up to and
+    including that turn); each such position is played once per session, then copied.
+    """
+    if upto_turn is None:
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in ("game.yaml", "game.secret.yaml", ".game.yaml.lock"):
+            shutil.copy2(EXAMPLES / name, dest / name)
+        shutil.copytree(EXAMPLES / "game.views", dest / "game.views")
+        return dest / "game.yaml"
+    if upto_turn not in _EXAMPLES_BUILT:
+        folder = Path(tempfile.mkdtemp(prefix=f"rebis-example-{upto_turn}-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        game = new_game(folder, EXAMPLE_PLAYERS, EXAMPLE_SEED, "--game-id", "example")
+        for path in sorted((EXAMPLES / "moves").glob("turn-*.yaml")):
+            if int(path.name.split("-")[1]) <= upto_turn:
+                outcome = run_inproc("apply", game, path)
+                assert outcome.code == 0, outcome.err
+        _EXAMPLES_BUILT[upto_turn] = folder
+    shutil.copytree(_EXAMPLES_BUILT[upto_turn], dest, dirs_exist_ok=True)
+    return dest / "game.yaml"
 
 
 def restore(folder: Path, snap: dict[str, bytes]) -> None:

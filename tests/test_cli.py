@@ -20,7 +20,7 @@ from rebis_pbm.cli import load_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, burdens, legal_moves
 
 from clitools import (EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, REPO, cli, console_script,  # noqa: F401
-                      game_id_of, new_game, restore, run_inproc, run_script, sha256_hex,
+                      example_game, game_id_of, new_game, restore, run_inproc, run_script, sha256_hex,
                       snapshot, write_move)
 from positions import Position, closer, search
 
@@ -32,21 +32,7 @@ def mode_of(path: Path) -> int:
 
 
 def copy_example(dest: Path, upto_turn: int | None = None) -> Path:
-    """The bundled example game in ``dest``: the final record as shipped, or (with ``upto_turn``)
-    replayed through the CLI up to and including that turn's move file."""
-    dest.mkdir(parents=True, exist_ok=True)
-    if upto_turn is None:
-        for name in ("game.yaml", "game.secret.yaml", ".game.yaml.lock"):
-            shutil.copy2(EXAMPLES / name, dest / name)
-        shutil.copytree(EXAMPLES / "game.views", dest / "game.views")
-        return dest / "game.yaml"
-    game = new_game(dest, EXAMPLE_PLAYERS, EXAMPLE_SEED, "--game-id", "example")
-    for path in sorted((EXAMPLES / "moves").glob("turn-*.yaml")):
-        if int(path.name.split("-")[1]) > upto_turn:
-            break
-        outcome = run_inproc("apply", game, path)
-        assert outcome.code == 0, outcome.err
-    return game
+    return example_game(dest, upto_turn)
 
 
 def shelf_score(shelf, multiplier_kind: str) -> int:

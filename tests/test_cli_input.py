@@ -15,7 +15,7 @@ import yaml
 from rebis_pbm.cli import load_game
 from rebis_pbm.yamlio import MAX_DEPTH, MAX_INT_DIGITS, MOVE_MAX_BYTES
 
-from clitools import cli, console_script, new_game, run_inproc, snapshot  # noqa: F401
+from clitools import cli, console_script, new_game, run_inproc, run_script, snapshot  # noqa: F401
 
 GAME_ID = "cli-game"
 
@@ -281,10 +281,20 @@ def case_random_text(base):
 
 
 CASES = {name[5:]: f for name, f in globals().items() if name.startswith("case_")}
+# Every case runs in-process; these also through the installed script (bytes through a real
+# process boundary: encodings, sizes, control characters, stderr as one line).
+SCRIPT_CASES = ("non_utf8", "too_big", "random_bytes", "random_text", "control_character",
+                "line_break_in_a_value", "player_no", "tag", "two_documents", "schema_nested")
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
-def test_rejected_input_exits_2_with_one_sentence(cli, game, tmp_path, case):
+@pytest.mark.parametrize("how, case", [("runner", c) for c in sorted(CASES)]
+                         + [("script", c) for c in SCRIPT_CASES])
+def test_rejected_input_exits_2_with_one_sentence(request, game, tmp_path, how, case):
+    if how == "runner":
+        cli = run_inproc
+    else:
+        script = request.getfixturevalue("console_script")
+        cli = lambda *args, **kw: run_script(script, *args, **kw)  # noqa: E731
     base = a_legal_move_text(game)
     data, words = CASES[case](base)
     if isinstance(data, str):

@@ -18,7 +18,7 @@ import pytest
 from rebis_pbm.cli import load_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, ShelfRef, legal_moves
 
-from clitools import EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, cli, console_script, new_game  # noqa: F401
+from clitools import cli, console_script, example_game, new_game  # noqa: F401
 from clitools import run_inproc, snapshot, write_move
 from positions import Position, closer, closes, first_legal, play, refused_with, search
 
@@ -41,18 +41,7 @@ def _after_turn_1(folder: Path) -> Path:
 
 def _example(folder: Path, upto_turn: int | None) -> Path:
     """The bundled example: finished as shipped, or replayed through the CLI up to a turn."""
-    dest = folder / "game"
-    dest.mkdir(parents=True)
-    if upto_turn is None:
-        for name in ("game.yaml", "game.secret.yaml", ".game.yaml.lock"):
-            shutil.copy2(EXAMPLES / name, dest / name)
-        shutil.copytree(EXAMPLES / "game.views", dest / "game.views")
-        return dest / "game.yaml"
-    game = new_game(dest, EXAMPLE_PLAYERS, EXAMPLE_SEED, "--game-id", "example")
-    for path in sorted((EXAMPLES / "moves").glob("turn-*.yaml")):
-        if int(path.name.split("-")[1]) <= upto_turn:
-            assert run_inproc("apply", game, path).code == 0
-    return game
+    return example_game(folder / "game", upto_turn)
 
 
 def _full_own_shelf(state):
