@@ -205,6 +205,20 @@ def move_template(game: str, state: State) -> str:
     return notes + dump_yaml(doc)
 
 
+def moves_listing(game: str, state: State, fmt: str) -> str:
+    """Every legal move of the player to move, each a complete move file that ``apply`` accepts.
+
+    ``yaml``: one document per move, each after a ``---`` line; ``json``: a list of documents.
+    It shows that player's hand, so it is for them alone (docs/views.md).
+    """
+    docs = [{"game": game, **m.as_dict()} for m in legal_moves(state)]
+    if fmt == "json":
+        return json.dumps(docs, indent=2) + "\n"
+    if fmt == "yaml":
+        return "".join("---\n" + dump_yaml(d) for d in docs)
+    raise ValueError(f"unknown format {fmt!r}: use yaml or json")
+
+
 def render(view: dict, fmt: str) -> str:
     """The view as ``yaml``, ``json`` or ``text``."""
     if fmt == "yaml":
