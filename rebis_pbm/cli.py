@@ -20,8 +20,9 @@ from . import views as views_mod
 from .engine import IllegalMove, Move, Ruleset, apply_move, legal_moves, score_table, seat_order, setup
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
-from .record import (CorruptRecord, Record, Replay, SeedError, dump_record, dump_secret, find_seed,
-                     parse_record, replay_record, secret_path, seed_commitment)
+from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
+                     find_seed, parse_record, record_entry, replay_record, secret_path,
+                     seed_commitment)
 from .yamlio import InputError, dump_yaml, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
@@ -235,15 +236,19 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
             raise Failure(f"{source}: this move is for game {doc['game']}, but {game} is game "
                           f"{record.game}", EXIT_INPUT)
         move = Move.from_dict(doc)
-        if 1 <= move.turn <= len(record.moves) and record.moves[move.turn - 1] == move:
-            click.echo(f"Turn {move.turn} by {move.player} was already applied with exactly this "
-                       f"move; nothing changed.")
+        if record.holds(move):
+            entry = record.moves[move.turn - 1]
+            what = ("this closing play (its card is sealed in the record, so the card is not "
+                    "compared)" if isinstance(entry, SealedMove) else "exactly this move")
+            click.echo(f"Turn {move.turn} by {move.player} was already applied with {what}; "
+                       f"nothing changed.")
             return
         try:
             state, events = apply_move(replay.state, move)
         except IllegalMove as exc:
             raise Failure(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
-        new_record = record.with_move(move)
+        entry = record_entry(record, find_seed(game, record), move, events)
+        new_record = record.with_move(entry)
         new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
         if not dry_run:
             write_atomic(game, dump_record(new_record, state))
@@ -292,11 +297,7 @@ def moves(game: Path, player: str, fmt: str) -> None:
         whose = "the game is over" if state.finished else \
             f"turn {state.turn} is {state.player_to_move}'s"
         raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
-    docs = [{"game": record.game, **m.as_dict()} for m in legal_moves(state)]
-    if fmt == "json":
-        click.echo(json.dumps(docs, indent=2))
-    else:
-        click.echo("".join("---\n" + dump_yaml(d) for d in docs), nl=False)
+    click.echo(views_mod.moves_listing(record.game, state, fmt), nl=False)
 
 
 @cli.command()
