@@ -247,6 +247,7 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
             state, events = apply_move(replay.state, move)
         except IllegalMove as exc:
             raise Failure(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
+        # The seed seals the card of a closing play in the public record (R8.1).
         entry = record_entry(record, find_seed(game, record), move, events)
         new_record = record.with_move(entry)
         new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))

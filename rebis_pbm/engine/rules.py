@@ -135,8 +135,9 @@ def check_move(state: State, move: Move) -> None:
     if state.hands[mover].count(cards[0]) < len(cards):
         if len(cards) == 1:
             raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} in your hand")
-        raise IllegalMove("card_not_in_hand", f"a pair needs two {cards[0]}s and you do not have "
-                          f"two in your hand (R7)")
+        # The same words for none and for one: the answer tells only that the pair is not there.
+        raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} or only one {cards[0]} in "
+                          f"your hand, and a pair needs two (R7)")
 
 
 def _check_action(state: State, move: Move, mover: int, target: int) -> None:
