@@ -97,10 +97,28 @@ def default_views_dir(record_path: Path) -> Path:
 
 
 def load_game(record_path: Path) -> tuple[Record, Replay]:
-    """Read, validate and replay a record with its seed."""
+    """Read, validate, verify and replay a record with its seed (see :func:`load_game_with_seed`)."""
+    record, replay, _ = load_game_with_seed(record_path)
+    return record, replay
+
+
+def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
+    """Read and validate a record, find its seed (revealed, REBIS_PBM_SEED or the secret file)
+    and replay it, checking every digest on the way (docs/audit.md).
+
+    Raises:
+        InputError, SeedError: the record or its seed cannot be read (exit 2).
+        CorruptRecord: the record fails verification (exit 3); the message names the turn.
+    """
     data, source = read_input(str(record_path), kind="record")
     record = parse_record(data, source)
-    return record, replay_record(record, find_seed(record_path, record))
+    seed = find_seed(record_path, record)
+    try:
+        replay = replay_record(record, seed)
+    except CorruptRecord as exc:
+        raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
+                            f"(rebis-pbm verify {source} tells more)", exc.problem) from None
+    return record, replay, seed
 
 
 def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
@@ -229,7 +247,7 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
     MOVE.yaml may be - to read the move from standard input.
     """
     with locked(game):
-        record, replay = load_game(game)
+        record, replay, seed = load_game_with_seed(game)
         doc, source = _read_move(move_file)
         if doc["game"] != record.game:
             raise Failure(f"{source}: this move is for game {doc['game']}, but {game} is game "
@@ -239,17 +257,26 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
             click.echo(f"Turn {move.turn} by {move.player} was already applied with exactly this "
                        f"move; nothing changed.")
             return
+        if record.seed is not None and not replay.state.finished:
+            raise Failure(f"{source}: move rejected: game {record.game} was abandoned (its seed "
+                          f"was revealed with rebis-pbm reveal); no more moves can be played",
+                          EXIT_REJECTED)
         try:
             state, events = apply_move(replay.state, move)
         except IllegalMove as exc:
             raise Failure(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
-        new_record = record.with_move(move)
+        new_record = record.with_move(move, state, seed)
+        if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
+            new_record = new_record.revealed(seed)
         new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
         if not dry_run:
             write_atomic(game, dump_record(new_record, state))
             write_views(views_dir or default_views_dir(game), new_record, new_replay)
     prefix = "Dry run, nothing written: " if dry_run else ""
     click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(events)}")
+    if state.finished and not dry_run:
+        click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
+                   f"game with: rebis-pbm verify {game}")
 
 
 def _viewer_option(f):
@@ -349,6 +376,8 @@ def main() -> None:
         click.echo("rebis-pbm: interrupted; nothing was written", err=True)
         sys.exit(130)
 
+
+from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
 
 if __name__ == "__main__":
     main()
