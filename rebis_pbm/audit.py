@@ -101,6 +101,12 @@ def _short(move) -> str:
     return json.dumps(move.as_dict(), separators=(", ", ": "))
 
 
+def _places_red_token(entry) -> bool:
+    """Whether a record entry is the red token's placement (R12); every other entry is a turn's
+    play, whose mover follows the seat order."""
+    return getattr(entry, "red_token", None) is not None
+
+
 def walk(record: Record, seed: str | None = None) -> Walk:
     """Check ``record`` from its header to its last move; stop at the first problem.
 
@@ -141,7 +147,7 @@ def walk(record: Record, seed: str | None = None) -> Walk:
     for index, move in enumerate(record.moves):
         turn = index + 1
         at = {"turn": turn, "player": move.player}
-        if index and record.moves[index - 1].red_token is not None:
+        if index and _places_red_token(record.moves[index - 1]):
             return Walk(Problem(
                 "after_end", "a move follows the red token, which is the game's last move (R12)",
                 expected="no move after the red token", found=_short(move), **at), None, index)
@@ -150,7 +156,7 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                 "turn_order", f"move {turn} of the record says turn {move.turn}: a move is "
                 "missing, repeated or out of order", expected=f"turn {turn}",
                 found=f"turn {move.turn}", **at), None, index)
-        if move.play is not None and move.player != record.players[index % n]:
+        if not _places_red_token(move) and move.player != record.players[index % n]:
             return Walk(Problem(
                 "seat_order", "this turn is not played in seat order (R5, R6)",
                 expected=f"{record.players[index % n]} to play turn {turn}",
