@@ -212,7 +212,6 @@ def _differs(expected: dict, found: dict) -> tuple[str, str, str] | None:
     return None
 
 
-
 def check_status(record: Record, found: dict, replay: Replay | None) -> Problem | None:
     """Check the record's status (``found``, as written) against the moves.
 
@@ -230,7 +229,8 @@ def check_status(record: Record, found: dict, replay: Replay | None) -> Problem 
                            expected="seed: the game's seed", found="no seed")
         expected = record.status(replay.state)
     else:
-        if found.get("phase") == FINISHED:
+        ended = bool(record.moves) and _places_red_token(record.moves[-1])  # R12: the last move
+        if found.get("phase") == FINISHED or ended:
             return Problem("not_revealed", "the status says the game is over, but the record does "
                            "not reveal its seed (the last move's apply writes it)", turn=last,
                            expected="seed: the game's seed", found="no seed")

@@ -299,6 +299,13 @@ def test_a_game_in_progress_said_finished_without_revealing_its_seed():
     failed(text_of(data), "not_revealed", 12)
 
 
+def test_a_finished_game_with_its_seed_removed_and_its_status_set_back_to_play():
+    data = data_of(FINISHED)
+    del data["seed"]
+    data["status"] = {"phase": "play", "turn": len(MOVES) + 1, "player": PLAYERS[len(MOVES) % 3]}
+    failed(text_of(data), "not_revealed", len(MOVES))
+
+
 def test_a_finished_game_with_its_seed_removed():
     data = data_of(FINISHED)
     del data["seed"]
