@@ -21,8 +21,7 @@ from .engine import IllegalMove, Move, Ruleset, apply_move, legal_moves, score_t
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
 from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
-                     find_seed, parse_record, record_entry, replay_record, secret_path,
-                     seed_commitment)
+                     find_seed, parse_record, replay_record, secret_path, seed_commitment)
 from .yamlio import InputError, dump_yaml, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
@@ -98,17 +97,35 @@ def default_views_dir(record_path: Path) -> Path:
 
 
 def load_game(record_path: Path) -> tuple[Record, Replay]:
-    """Read, validate and replay a record with its seed."""
+    """Read, validate, verify and replay a record with its seed (see :func:`load_game_with_seed`)."""
+    record, replay, _ = load_game_with_seed(record_path)
+    return record, replay
+
+
+def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
+    """Read and validate a record, find its seed (revealed, REBIS_PBM_SEED or the secret file)
+    and replay it, checking every digest on the way (docs/audit.md).
+
+    Raises:
+        InputError, SeedError: the record or its seed cannot be read (exit 2).
+        CorruptRecord: the record fails verification (exit 3); the message names the turn.
+    """
     data, source = read_input(str(record_path), kind="record")
     record = parse_record(data, source)
-    return record, replay_record(record, find_seed(record_path, record))
+    seed = find_seed(record_path, record)
+    try:
+        replay = replay_record(record, seed)
+    except CorruptRecord as exc:
+        raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
+                            f"(rebis-pbm verify {source} tells more)", exc.problem) from None
+    return record, replay, seed
 
 
 def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
     """One view per player (YAML and text, mode 0600) and the public view (mode 0644)."""
     views_dir.mkdir(parents=True, exist_ok=True)
     for viewer in (*record.players, None):
-        view = views_mod.build_view(record.game, replay, viewer)
+        view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         write_atomic(views_dir / f"{name}.yaml", views_mod.render(view, "yaml"), mode=mode)
@@ -230,7 +247,7 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
     MOVE.yaml may be - to read the move from standard input.
     """
     with locked(game):
-        record, replay = load_game(game)
+        record, replay, seed = load_game_with_seed(game)
         doc, source = _read_move(move_file)
         if doc["game"] != record.game:
             raise Failure(f"{source}: this move is for game {doc['game']}, but {game} is game "
@@ -243,19 +260,27 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
             click.echo(f"Turn {move.turn} by {move.player} was already applied with {what}; "
                        f"nothing changed.")
             return
+        if record.seed is not None and not replay.state.finished:
+            raise Failure(f"{source}: move rejected: game {record.game} was abandoned (its seed "
+                          f"was revealed with rebis-pbm reveal); no more moves can be played",
+                          EXIT_REJECTED)
         try:
             state, events = apply_move(replay.state, move)
         except IllegalMove as exc:
             raise Failure(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
-        # The seed seals the card of a closing play in the public record (R8.1).
-        entry = record_entry(record, find_seed(game, record), move, events)
-        new_record = record.with_move(entry)
+        # The seed also seals the card of a closing play in the public record (R8.1).
+        new_record = record.with_move(move, state, seed, events)
+        if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
+            new_record = new_record.revealed(seed)
         new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
         if not dry_run:
             write_atomic(game, dump_record(new_record, state))
             write_views(views_dir or default_views_dir(game), new_record, new_replay)
     prefix = "Dry run, nothing written: " if dry_run else ""
     click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(events)}")
+    if state.finished and not dry_run:
+        click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
+                   f"game with: rebis-pbm verify {game}")
 
 
 def _viewer_option(f):
@@ -276,7 +301,8 @@ def view(game: Path, player, public: bool, fmt: str) -> None:
     if player is not None and player not in record.players:
         raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
                                  f"{', '.join(record.players)})", param_hint="--player")
-    click.echo(views_mod.render(views_mod.build_view(record.game, replay, player), fmt), nl=False)
+    view = views_mod.build_view(record.game, replay, player, revealed=record.seed is not None)
+    click.echo(views_mod.render(view, fmt), nl=False)
 
 
 @cli.command()
@@ -351,6 +377,8 @@ def main() -> None:
         click.echo("rebis-pbm: interrupted; nothing was written", err=True)
         sys.exit(130)
 
+
+from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
 
 if __name__ == "__main__":
     main()

@@ -19,14 +19,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rebis_pbm import views
+from rebis_pbm import audit, views
+from rebis_pbm.digests import chain_digest
 from rebis_pbm.cli import cli, load_game
 from rebis_pbm.engine import (IllegalMove, Move, Play, Ruleset, ShelfRef, apply_move, check_move,
                               setup)
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import deal
-from rebis_pbm.record import (CorruptRecord, Record, SealedMove, dump_record, entry_from_dict,
-                              parse_record, record_entry, replay_record, seal_card)
+from rebis_pbm.record import (HEADER, CorruptRecord, Record, Replay, SealedMove, dump_record,
+                              entry_from_dict, parse_record, replay_record, seal_card)
+from rebis_pbm.schemas import validate
 from rebis_pbm.yamlio import InputError, dump_yaml, load_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +45,7 @@ def closing_turn():
     state, setup_events = deal(RULES, SEATS, ORDER)
     move = Move(1, "alice", play=Play((6,), "bob"))
     after, events = apply_move(state, move)
-    return views.Replay(after, setup_events, ((move, events),))
+    return Replay(after, setup_events, ((move, events),))
 
 
 def texts(replay, viewer):
@@ -112,13 +114,45 @@ def test_cards_dealt_face_down_are_hidden_from_everyone_their_owner_included(fmt
         assert not re.search(r"\b[89]\b", "".join(e["text"] for e in view["history"]))
 
 
-def test_dealt_cards_stay_hidden_when_the_game_is_over():
-    """No seed is revealed in the record yet (issue 3): a finished game keeps them hidden too."""
+def test_dealt_cards_stay_hidden_at_the_end_until_the_seed_is_revealed():
     record, replay = load_game(ROOT / "examples" / "game.yaml")
     assert replay.state.finished
     for who in (*record.players, None):
-        for player in views.build_view(record.game, replay, who)["players"]:
+        view = views.build_view(record.game, replay, who)
+        assert "seed_revealed" not in view
+        for player in view["players"]:
             assert player["shelves"][0]["cards"][0] == {"face": "down"}
+
+
+def test_once_the_record_reveals_the_seed_every_face_down_card_shows():
+    record, replay = load_game(ROOT / "examples" / "game.yaml")
+    assert record.seed is not None  # the last move's apply revealed it (docs/audit.md)
+    state = replay.state
+    for who in (*record.players, None):
+        view = views.build_view(record.game, replay, who, revealed=True)
+        assert view["seed_revealed"] is True
+        for seat, player in enumerate(view["players"]):
+            for shelf, shown in zip(state.shelves[seat], player["shelves"]):
+                for card, shown_card in zip(shelf.cards, shown["cards"]):
+                    assert shown_card["number"] == card.number
+        text = views.render(view, "text")
+        assert "[?]" not in text and "every card shows" in text
+
+
+def test_the_views_apply_writes_reveal_face_down_cards_only_once_the_seed_is_revealed():
+    """The example's views were written by the last move's apply, which revealed the seed."""
+    written = (ROOT / "examples" / "game.views" / "public.txt").read_text()
+    assert "[?]" not in written and "every card shows" in written
+
+
+@pytest.mark.parametrize("revealed", [False, True])
+def test_every_view_matches_the_view_schema(revealed):
+    record, replay = load_game(ROOT / "examples" / "game.yaml")
+    stages = [(record.game, replay), ("g", closing_turn())]
+    for game, stage in stages:
+        for who in (*stage.state.seats, None):
+            text = views.render(views.build_view(game, stage, who, revealed=revealed), "yaml")
+            validate(load_yaml(text.encode(), source="view", kind="view"), "view")
 
 
 def test_the_spectator_view_has_no_hand_no_draw_and_no_move_template():
@@ -208,52 +242,66 @@ def test_the_example_record_keeps_every_closing_card_sealed():
     assert closings > 0
 
 
-def _record_with(game_path: Path, edit) -> Path:
-    text = game_path.read_text()
-    edited = edit(text)
-    assert edited != text
-    out = game_path.with_name("edited.yaml")
-    out.write_text(edited)
-    shutil.copy(game_path.with_name("game.secret.yaml"), out.with_name("edited.secret.yaml"))
-    return out
+EXAMPLE_SEED = "rebis-pbm example game"
 
 
-@pytest.fixture
-def example_copy(tmp_path):
-    for name in ("game.yaml", "game.secret.yaml"):
-        shutil.copy(ROOT / "examples" / name, tmp_path / name)
-    return tmp_path / "game.yaml"
+def example_data() -> dict:
+    return load_yaml((ROOT / "examples" / "game.yaml").read_bytes(), source="game.yaml",
+                     kind="record").data
 
 
-def test_a_changed_seal_is_reported_as_a_corrupt_record(example_copy):
-    def reseal(text):
-        return re.sub(r"sealed: [0-9a-f]{64}", "sealed: " + "f" * 64, text, 1)  # turn 8's seal
-    with pytest.raises(CorruptRecord, match=r"turn 8, bob\): its sealed card matches no card"):
-        load_game(_record_with(example_copy, reseal))
+def rechained(data: dict) -> bytes:
+    """The record with every chain digest recomputed, as anyone without the seed can: what is
+    left to catch an edit is the seed's part (seals, keyed state digests, legality)."""
+    prev = data["header_sha256"]
+    for entry in data["moves"]:
+        entry.pop("chain_sha256")
+        entry["chain_sha256"] = prev = chain_digest(prev, entry)
+    return (HEADER + dump_yaml(data)).encode()
 
 
-def test_a_closing_card_in_the_clear_is_reported_as_a_corrupt_record(example_copy):
-    def unseal(text):
-        return re.sub(r"sealed: [0-9a-f]{64}", "cards: 1", text, 1)  # turn 8: bob's closing 1
-    with pytest.raises(CorruptRecord, match=r"turn 8, bob\) closes a shelf but shows its card"):
-        load_game(_record_with(example_copy, unseal))
+def problem_of(data: dict):
+    report = audit.verify(rechained(data), "game.yaml")
+    assert not report.verified
+    return report.problem
 
 
-def test_a_sealed_play_that_does_not_close_is_reported_as_a_corrupt_record(example_copy):
-    record, replay = load_game(example_copy)
-    seed = "rebis-pbm example game"
-    move = replay.history[0][0]  # turn 1 does not close
-    forged = Record(record.game, record.ruleset, record.players, record.seed_sha256,
-                    (SealedMove.of(move, seal_card(seed, record.game, 1, move.play.cards[0])),))
-    with pytest.raises(CorruptRecord, match="is sealed but does not close a shelf"):
-        replay_record(forged, seed)
+def test_a_changed_seal_is_reported():
+    data = example_data()
+    assert "sealed" in data["moves"][7]["play"]  # turn 8: bob closes carol's shelf
+    data["moves"][7]["play"]["sealed"] = "f" * 64
+    problem = problem_of(data)
+    assert (problem.code, problem.turn, problem.player) == ("seal", 8, "bob")
+    with pytest.raises(CorruptRecord, match=r"turn 8 \(bob\): the sealed card .* opens to no card"):
+        replay_record(parse_record(rechained(data), "game.yaml"), EXAMPLE_SEED)
 
 
-def test_the_record_schema_takes_a_sealed_play_and_nothing_beside_it(example_copy):
-    parse_record(example_copy.read_bytes(), "game.yaml")  # valid as written
-    both = re.sub(r"(sealed: [0-9a-f]{64})", r"\1\n    cards: 1", example_copy.read_text(), 1)
+def test_a_closing_card_in_the_clear_is_reported():
+    data = example_data()
+    play = data["moves"][7]["play"]
+    data["moves"][7]["play"] = {"cards": 1, "shelf": play["shelf"], "sign": play["sign"]}
+    problem = problem_of(data)  # the state is the game's: only the sealing is wrong
+    assert (problem.code, problem.turn, problem.player) == ("sealing", 8, "bob")
+    assert "closes a shelf but the record shows its card" in problem.message
+
+
+def test_a_sealed_play_that_does_not_close_is_reported():
+    data = example_data()
+    first = data["moves"][0]  # turn 1: alice plays on her own shelf
+    assert "cards" in first["play"]
+    card = first["play"].pop("cards")
+    first["play"] = {"sealed": seal_card(EXAMPLE_SEED, "example", 1, card), **first["play"]}
+    problem = problem_of(data)
+    assert (problem.code, problem.turn) == ("sealing", 1)
+    assert "sealed but does not close" in problem.message
+
+
+def test_the_record_schema_takes_a_sealed_play_and_nothing_beside_it():
+    data = example_data()
+    parse_record(rechained(data), "game.yaml")  # valid as written
+    data["moves"][7]["play"]["cards"] = 1
     with pytest.raises(InputError):
-        parse_record(both.encode(), "game.yaml")
+        parse_record(rechained(data), "game.yaml")
 
 
 def test_a_sealed_entry_round_trips():
@@ -267,7 +315,7 @@ def test_a_resent_closing_play_is_compared_without_its_card():
     record = Record("g", RULES, SEATS, "0" * 64)
     replay = closing_turn()
     move, events = replay.history[0]
-    record = record.with_move(record_entry(record, "seed", move, events))
+    record = record.with_move(move, replay.state, "seed", events)
     assert isinstance(record.moves[0], SealedMove)
     other_card = Move(1, "alice", play=Play((7,), "bob"))
     assert record.holds(move) and record.holds(other_card)
