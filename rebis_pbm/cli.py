@@ -17,12 +17,12 @@ from pathlib import Path
 import click
 
 from . import views as views_mod
-from .engine import IllegalMove, Move, Ruleset, apply_move, legal_moves, score_table, seat_order, setup
+from .engine import IllegalMove, Move, Ruleset, apply_move, score_table, seat_order, setup
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
 from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
                      find_seed, parse_record, replay_record, secret_path, seed_commitment)
-from .yamlio import InputError, dump_yaml, load_yaml
+from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
 EXIT_CODES = """\b
