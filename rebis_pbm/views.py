@@ -106,7 +106,7 @@ def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = Fals
     return out
 
 
-def build_view(game: str, replay: Replay, viewer: str | None, revealed: bool = False) -> dict:
+def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool = False) -> dict:
     """The view of ``viewer`` (a player's name, or None for the public spectator view).
 
     ``revealed``: the record reveals the seed (the game is over, or abandoned), so anyone can
