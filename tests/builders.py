@@ -1,7 +1,7 @@
 """Helpers that build exact positions for the rule tests.
 
-``make_state`` constructs a :class:`State` directly (the dataclass is public), so that each test sets
-up precisely the situation it checks instead of hunting for it in random games.
+``make_state`` constructs a :class:`State` directly (the dataclass is public), so that each test
+sets up precisely the situation it checks instead of hunting for it in random games.
 
 Shelves are written as strings, bottom card first::
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders import GOLD, GOLDEN_DUST, make_state, shelf
+from builders import make_state, shelf
 from rebis_pbm.engine import (FINISHED, NEGATIVE, POSITIVE, RED_TOKEN, SIGNS, IllegalMove, Move,
                               Play, Ruleset, ShelfRef, apply_move, check_move, legal_moves, setup)
 
@@ -38,8 +38,8 @@ def candidate_moves(state):
 
 def closes(state, move):
     target = state.seats.index(move.play.shelf)
-    return (target != state.to_move
-            and state.active_shelf(target).weight + sum(move.play.cards) > state.ruleset.shelf_limit)
+    weight = state.active_shelf(target).weight
+    return target != state.to_move and weight + sum(move.play.cards) > state.ruleset.shelf_limit
 
 
 def brute_force_legal(state):

@@ -6,8 +6,7 @@ from itertools import combinations
 
 import pytest
 
-from builders import (GOLD, GOLDEN_DUST, NEGATIVE, RED, kinds, make_state, play, red, rejected,
-                      shelf)
+from builders import GOLD, GOLDEN_DUST, NEGATIVE, RED, make_state, play, red, rejected, shelf
 from rebis_pbm.engine import (FINISHED, PLAY, RED_TOKEN, Burden, Move, Play, Ruleset, ShelfRef,
                               Supply, apply_move, burdens, legal_moves, red_token_holder,
                               score_table, setup, shelves_in_play, winners)
@@ -374,7 +373,8 @@ def test_unknown_player():
 
 
 def test_turn_checks_come_before_the_rules_of_the_play():
-    """A stale move is stale whatever it plays; a move out of turn is out of turn even if illegal."""
+    """A stale move is stale whatever it plays; a move out of turn is out of turn even when
+    illegal."""
     st = make_state(hands=[(4,), (5,)])
     rejected(st, play(st, 9, "zed", turn=st.turn - 1), "stale_turn")
     rejected(st, play(st, 9, "zed", player="bea"), "not_your_turn")

@@ -6,8 +6,8 @@ import pytest
 
 from builders import (GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, card_multiset, kinds, make_state,
                       play, rejected, shelf, token_counts)
-from rebis_pbm.engine import (PLAY, RED_TOKEN, Move, Play, Ruleset, Shelf, ShelfCard, Supply,
-                              apply_move, check_move, score_table, setup)
+from rebis_pbm.engine import (PLAY, Move, Play, Ruleset, Shelf, ShelfCard, Supply, apply_move,
+                              score_table, setup)
 from rebis_pbm.engine import events as ev
 
 
@@ -280,7 +280,8 @@ def test_r8_1_gold_goes_on_any_shelf_in_play(target):
     owner, number = target
     seat = st.seats.index(owner)
     assert after.shelves[seat][number - 1].tokens == (GOLD,)
-    placed = [(s, i) for s, row in enumerate(after.shelves) for i, sh in enumerate(row) if sh.tokens]
+    placed = [(s, i) for s, row in enumerate(after.shelves)
+              for i, sh in enumerate(row) if sh.tokens]
     assert placed == [(seat, number - 1)]
     assert after.supply == Supply(0, 2, 1)
     assert after.reserves == st.reserves  # gold never goes to a reserve
