@@ -469,4 +469,8 @@ def main() -> None:
 from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
 
 if __name__ == "__main__":
-    main()
+    # `python -m rebis_pbm.cli` runs this file as __main__, a second copy of the module; the
+    # commands of cli_audit are registered on the real one, so run that one's main.
+    from rebis_pbm.cli import main as _main
+
+    _main()

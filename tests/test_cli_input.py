@@ -392,18 +392,20 @@ def test_tampered_record_fails_verification_exit_3(cli, game, tmp_path):
     for args in (["apply", game, move], ["view", game, "--public"], ["score", game]):
         outcome = cli(*args)
         assert outcome.code == 3, outcome.err
-        assert "recorded move 1 (turn 1, alice) does not replay" in outcome.one_error_line()
+        line = outcome.one_error_line()
+        assert "fails verification at turn 1 (alice)" in line and "was edited" in line
+        assert "nothing was written" in line
     assert snapshot(game.parent) == before
 
 
-def test_record_whose_ruleset_cannot_be_dealt_fails_verification(cli, game):
+def test_record_whose_header_was_edited_fails_verification(cli, game):
     """A record edited to deal more cards than the deck holds (R5): exit 3, not a crash."""
     game.write_text(game.read_text().replace("hand_size: 5", "hand_size: 60"))
     before = snapshot(game.parent)
     outcome = cli("view", game, "--public")
     assert outcome.code == 3
     line = outcome.one_error_line()
-    assert "game cli-game cannot be dealt" in line and "81 cards" in line
+    assert "fails verification at the record's header" in line and "edited" in line
     assert snapshot(game.parent) == before
 
 
