@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, setup, winners
@@ -50,6 +50,10 @@ class Record:
         players: names in seat order (R5).
         seed_sha256: the seed's commitment (see :func:`seed_commitment`).
         moves: the accepted moves, in order.
+        addresses: player name -> e-mail address, for the players who gave one (docs/mail.md);
+            the mail transport writes to them and ``apply --as`` checks a move's sender with
+            them. Players without one play by files.
+        public_addresses: whether views show the addresses (``new --public-addresses``).
     """
 
     game: str
@@ -57,9 +61,23 @@ class Record:
     players: tuple[str, ...]
     seed_sha256: str
     moves: tuple[Move, ...] = ()
+    addresses: dict[str, str] = field(default_factory=dict, hash=False)
+    public_addresses: bool = False
 
     def with_move(self, move: Move) -> "Record":
-        return Record(self.game, self.ruleset, self.players, self.seed_sha256, self.moves + (move,))
+        return replace(self, moves=self.moves + (move,))
+
+    def player_at(self, address: str) -> str | None:
+        """The player registered with e-mail ``address`` (compared ignoring case), or None."""
+        wanted = address.strip().casefold()
+        for player, registered in self.addresses.items():
+            if registered.casefold() == wanted:
+                return player
+        return None
+
+    def shown_addresses(self) -> dict[str, str]:
+        """The addresses views may show: all of them with ``public_addresses``, else none."""
+        return dict(self.addresses) if self.public_addresses else {}
 
     def to_dict(self, state: State) -> dict:
         """The record as written, keys in file order; ``state`` is the replayed state after the
@@ -69,24 +87,43 @@ class Record:
             "game": self.game,
             "ruleset": self.ruleset.as_dict(),
             "players": list(self.players),
+            **self._address_fields(),
             "seed_sha256": self.seed_sha256,
             "moves": [m.as_dict() for m in self.moves],
             "status": status(state),
         }
+
+    def _address_fields(self) -> dict:
+        # Optional fields, written only when used, so that file-only records stay as they were.
+        fields: dict = {}
+        if self.addresses:
+            fields["addresses"] = {p: self.addresses[p] for p in self.players
+                                   if p in self.addresses}
+        if self.public_addresses:
+            fields["public_addresses"] = True
+        return fields
 
     @classmethod
     def from_dict(cls, data: dict) -> "Record":
         """Build a record from a schema-valid document.
 
         Raises:
-            ValueError: the ruleset is out of range.
+            ValueError: the ruleset is out of range, or an address is given for a name that is
+                not a player.
         """
+        addresses = dict(data.get("addresses", {}))
+        strangers = [name for name in addresses if name not in data["players"]]
+        if strangers:
+            raise ValueError(f"addresses: {', '.join(strangers)} is not a player of this game "
+                             f"(players: {', '.join(data['players'])})")
         return cls(
             game=data["game"],
             ruleset=Ruleset.from_dict(data["ruleset"]),
             players=tuple(data["players"]),
             seed_sha256=data["seed_sha256"],
             moves=tuple(Move.from_dict(m) for m in data["moves"]),
+            addresses=addresses,
+            public_addresses=data.get("public_addresses", False),
         )
 
 
@@ -155,7 +192,7 @@ def parse_record(data: bytes, source: str) -> Record:
     try:
         return Record.from_dict(loaded.data)
     except ValueError as exc:
-        raise InputError(f"{source}: {exc}") from None
+        raise InputError(str(exc), source=source) from None
 
 
 def secret_path(record_path: str | os.PathLike) -> Path:

@@ -105,11 +105,15 @@ def _card(card, seat: int, viewer_seat: int | None, seats) -> dict:
     return out
 
 
-def build_view(game: str, replay: Replay, viewer: str | None) -> dict:
+def build_view(game: str, replay: Replay, viewer: str | None,
+               addresses: dict[str, str] | None = None) -> dict:
     """The view of ``viewer`` (a player's name, or None for the public spectator view).
 
+    ``addresses`` (player -> e-mail address) are shown in every player's entry; pass
+    ``Record.shown_addresses()``, which is empty unless the game made them public.
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
+    addresses = addresses or {}
     state = replay.state
     viewer_seat = None if viewer is None else state.seat(viewer)
     scores = {p.player: p for p in score_table(state)}
@@ -128,6 +132,7 @@ def build_view(game: str, replay: Replay, viewer: str | None) -> dict:
             })
         players.append({
             "name": name,
+            **({"address": addresses[name]} if name in addresses else {}),
             "seat": seat + 1,
             "hand": len(state.hands[seat]),
             "reserve": state.reserves[seat],
@@ -246,8 +251,10 @@ def render_text(view: dict) -> str:
             lines.append(f"This turn you drew {drawn}.")
     lines.append("")
     for player in view["players"]:
-        lines.append(f"{player['name']} (seat {player['seat']}): {player['hand']} cards in hand, "
-                     f"{player['reserve']} golden dust in reserve, score {player['score']}")
+        address = f" <{player['address']}>" if "address" in player else ""
+        lines.append(f"{player['name']}{address} (seat {player['seat']}): {player['hand']} "
+                     f"cards in hand, {player['reserve']} golden dust in reserve, "
+                     f"score {player['score']}")
         for shelf in player["shelves"]:
             tag = "active" if shelf["active"] else "closed"
             cards = " ".join(_card_text(c) for c in shelf["cards"])
