@@ -12,6 +12,7 @@ import os
 import re
 import secrets
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -44,6 +45,15 @@ class Failure(click.ClickException):
 
     def show(self, file=None) -> None:
         click.echo(f"rebis-pbm: {self.format_message()}", err=True)
+
+
+class Refused(Failure):
+    """A move refused for a reason its sender can fix: exit 1 (against the rules, stale, game
+    over, or not the sender's own move) or 2 (unreadable, schema-invalid, another game).
+
+    The message names the move's source and says nothing the move's player may not know, so the
+    mail transport sends it back to them as it is.
+    """
 
 
 def _failure(exc: BaseException) -> Failure | None:
@@ -107,7 +117,7 @@ def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
     """One view per player (YAML and text, mode 0600) and the public view (mode 0644)."""
     views_dir.mkdir(parents=True, exist_ok=True)
     for viewer in (*record.players, None):
-        view = views_mod.build_view(record.game, replay, viewer)
+        view = views_mod.build_view(record.game, replay, viewer, record.shown_addresses())
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         write_atomic(views_dir / f"{name}.yaml", views_mod.render(view, "yaml"), mode=mode)
@@ -147,8 +157,12 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
 
 @cli.command()
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--player", "players", multiple=True, metavar="NAME",
-              help="A player, in seat order (2 to 4 times); the first plays first (R5).")
+@click.option("--player", "players", multiple=True, metavar="NAME[=ADDRESS]",
+              help="A player, in seat order (2 to 4 times); the first plays first (R5). "
+              "NAME=ADDRESS also registers the player's e-mail address, for play by e-mail and "
+              "the sender check of `apply --as` (docs/mail.md).")
+@click.option("--public-addresses", is_flag=True, help="Show the players' addresses in every "
+              "view, the public one included (by default only the record holds them).")
 @click.option("--seed", help="The seed to shuffle from (default: a fresh random one). Anyone who "
               "can guess it can compute every hand: use it only for tests and examples.")
 @click.option("--zero", is_flag=True, help="Play with the Rebis: Zero option (R2).")
@@ -159,8 +173,10 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the views (default: GAME's name with .views, beside it).")
-def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir) -> None:
+def new(game: Path, players, public_addresses, seed, zero, rules, game_id, random_seats,
+        views_dir) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
+    players, addresses = _players_and_addresses(players)
     if not 2 <= len(players) <= 4:
         raise click.BadParameter(f"Rebis is played by 2 to 4 players; give --player 2 to 4 "
                                  f"times (got {len(players)})", param_hint="--player")
@@ -196,7 +212,8 @@ def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir
         state, setup_events = setup(ruleset, seats, seed)
     except ValueError as exc:
         raise Failure(str(exc), EXIT_INPUT) from None
-    record = Record(game_id, ruleset, seats, commitment)
+    record = Record(game_id, ruleset, seats, commitment, addresses=addresses,
+                    public_addresses=public_addresses)
     write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
     write_atomic(game, dump_record(record, state))
     views_dir = views_dir or default_views_dir(game)
@@ -207,13 +224,113 @@ def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir
     click.echo(f"Turn 1: {seats[0]} to move.")
 
 
-def _read_move(source_arg: str) -> tuple[dict, str]:
+def _players_and_addresses(items) -> tuple[tuple[str, ...], dict[str, str]]:
+    """``("alice=alice@example.org", "bob")`` -> ``(("alice", "bob"), {"alice": "alice@..."})``."""
+    from .mail import check_address
+
+    names, addresses = [], {}
+    for item in items:
+        name, sep, address = item.partition("=")
+        names.append(name)
+        if sep:
+            try:
+                addresses[name] = check_address(address)
+            except ValueError as exc:
+                raise click.BadParameter(f"{item!r}: {exc}", param_hint="--player") from None
+    taken: dict[str, str] = {}
+    for name, address in addresses.items():
+        if address.casefold() in taken:
+            raise click.BadParameter(f"{taken[address.casefold()]} and {name} have the same "
+                                     f"address {address}; each player needs their own, so that "
+                                     f"a move's sender tells who sent it", param_hint="--player")
+        taken[address.casefold()] = name
+    return tuple(names), addresses
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What :func:`submit_move` did.
+
+    Attributes:
+        record, replay: the game after the move (as before it when ``duplicate``).
+        move: the move submitted.
+        events: the move's events (``()`` when ``duplicate``).
+        duplicate: the move was already in the record, exactly so; nothing changed.
+    """
+
+    record: Record
+    replay: Replay
+    move: Move
+    events: tuple
+    duplicate: bool
+
+
+def author_player(record: Record, author: str) -> str | None:
+    """The player ``author`` stands for: a player's name, or an address registered with ``new``
+    (None when no player registered that address).
+
+    Raises:
+        click.BadParameter: a name that is not a player's.
+    """
+    if "@" in author:  # player names cannot contain '@' (move schema), so this is an address
+        return record.player_at(author)
+    if author not in record.players:
+        raise click.BadParameter(f"no player {author!r} in game {record.game} (players: "
+                                 f"{', '.join(record.players)})", param_hint="--as")
+    return author
+
+
+def submit_move(game: Path, data: bytes, source: str, *, author: str | None = None,
+                views_dir: Path | None = None, dry_run: bool = False) -> Submitted:
+    """The one way a move enters a game (``apply``, ``mail in``): check it, append it, write views.
+
+    Call it holding ``locked(game)``. ``data`` is the move file's bytes and ``source`` its name in
+    messages. In order: the strict loader and the move schema, the game id, the sender
+    (``author``: a player's name or registered address, see :func:`author_player`; None skips
+    the check), a resubmission of an already recorded move (``duplicate``, nothing written), the
+    rules (R6-R12). Unless ``dry_run``, the record, then the views (in ``views_dir``, default
+    beside GAME) are written.
+
+    Raises:
+        Refused: the move is unreadable, schema-invalid, for another game (exit 2), not from its
+            player, or against the rules, stale or late (exit 1). Nothing is written.
+        InputError, SeedError, CorruptRecord, OSError: the record or its seed is at fault.
+    """
     from .schemas import validate
 
-    data, source = read_input(source_arg, kind="move")
-    loaded = load_yaml(data, source=source, kind="move")
-    validate(loaded, "move")
-    return loaded.data, source
+    record, replay = load_game(game)
+    try:
+        loaded = load_yaml(data, source=source, kind="move")
+        validate(loaded, "move")
+    except InputError as exc:
+        raise Refused(str(exc), EXIT_INPUT) from None
+    doc = loaded.data
+    if doc["game"] != record.game:
+        raise Refused(f"{source}: this move is for game {doc['game']}, but {game} is game "
+                      f"{record.game}", EXIT_INPUT)
+    if author is not None:
+        sender = author_player(record, author)
+        if sender is None:
+            raise Refused(f"{source}: {author} is not the address of any player of game "
+                          f"{record.game}; a player's address is registered when the game is "
+                          f"created", EXIT_REJECTED)
+        if sender != doc["player"]:
+            raise Refused(f"{source}: this move is for {doc['player']}, but it comes from "
+                          f"{author if sender == author else f'{author} ({sender})'}; a player "
+                          f"can only send their own moves", EXIT_REJECTED)
+    move = Move.from_dict(doc)
+    if 1 <= move.turn <= len(record.moves) and record.moves[move.turn - 1] == move:
+        return Submitted(record, replay, move, (), duplicate=True)
+    try:
+        state, events = apply_move(replay.state, move)
+    except IllegalMove as exc:
+        raise Refused(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
+    new_record = record.with_move(move)
+    new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
+    if not dry_run:
+        write_atomic(game, dump_record(new_record, state))
+        write_views(views_dir or default_views_dir(game), new_record, new_replay)
+    return Submitted(new_record, new_replay, move, events, duplicate=False)
 
 
 @cli.command()
@@ -223,33 +340,25 @@ def _read_move(source_arg: str) -> tuple[dict, str]:
               help="Where to write the views (default: GAME's name with .views, beside it).")
 @click.option("--dry-run", is_flag=True, help="Check the move and tell what it would do; write "
               "nothing.")
-def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
+@click.option("--as", "author", metavar="PLAYER|ADDRESS",
+              help="Who sent the move (a player's name or registered address, e.g. a commit's "
+              "author): refuse it unless it is that player's own move (exit 1).")
+def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input.
     """
+    data, source = read_input(move_file, kind="move")
     with locked(game):
-        record, replay = load_game(game)
-        doc, source = _read_move(move_file)
-        if doc["game"] != record.game:
-            raise Failure(f"{source}: this move is for game {doc['game']}, but {game} is game "
-                          f"{record.game}", EXIT_INPUT)
-        move = Move.from_dict(doc)
-        if 1 <= move.turn <= len(record.moves) and record.moves[move.turn - 1] == move:
-            click.echo(f"Turn {move.turn} by {move.player} was already applied with exactly this "
-                       f"move; nothing changed.")
-            return
-        try:
-            state, events = apply_move(replay.state, move)
-        except IllegalMove as exc:
-            raise Failure(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
-        new_record = record.with_move(move)
-        new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
-        if not dry_run:
-            write_atomic(game, dump_record(new_record, state))
-            write_views(views_dir or default_views_dir(game), new_record, new_replay)
+        done = submit_move(game, data, source, author=author, views_dir=views_dir,
+                           dry_run=dry_run)
+    move = done.move
+    if done.duplicate:
+        click.echo(f"Turn {move.turn} by {move.player} was already applied with exactly this "
+                   f"move; nothing changed.")
+        return
     prefix = "Dry run, nothing written: " if dry_run else ""
-    click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(events)}")
+    click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(done.events)}")
 
 
 def _viewer_option(f):
@@ -270,7 +379,8 @@ def view(game: Path, player, public: bool, fmt: str) -> None:
     if player is not None and player not in record.players:
         raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
                                  f"{', '.join(record.players)})", param_hint="--player")
-    click.echo(views_mod.render(views_mod.build_view(record.game, replay, player), fmt), nl=False)
+    view_doc = views_mod.build_view(record.game, replay, player, record.shown_addresses())
+    click.echo(views_mod.render(view_doc, fmt), nl=False)
 
 
 @cli.command()
@@ -349,6 +459,8 @@ def main() -> None:
         click.echo("rebis-pbm: interrupted; nothing was written", err=True)
         sys.exit(130)
 
+
+from . import cli_mail  # noqa: E402,F401  (registers `rebis-pbm mail`)
 
 if __name__ == "__main__":
     main()
