@@ -2,7 +2,6 @@
 mail, the Maildir helpers and the composed messages' headers."""
 
 import os
-import textwrap
 from email.message import EmailMessage
 
 import pytest
