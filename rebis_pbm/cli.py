@@ -107,10 +107,28 @@ def default_views_dir(record_path: Path) -> Path:
 
 
 def load_game(record_path: Path) -> tuple[Record, Replay]:
-    """Read, validate and replay a record with its seed."""
+    """Read, validate, verify and replay a record with its seed (see :func:`load_game_with_seed`)."""
+    record, replay, _ = load_game_with_seed(record_path)
+    return record, replay
+
+
+def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
+    """Read and validate a record, find its seed (revealed, REBIS_PBM_SEED or the secret file)
+    and replay it, checking every digest on the way (docs/audit.md).
+
+    Raises:
+        InputError, SeedError: the record or its seed cannot be read (exit 2).
+        CorruptRecord: the record fails verification (exit 3); the message names the turn.
+    """
     data, source = read_input(str(record_path), kind="record")
     record = parse_record(data, source)
-    return record, replay_record(record, find_seed(record_path, record))
+    seed = find_seed(record_path, record)
+    try:
+        replay = replay_record(record, seed)
+    except CorruptRecord as exc:
+        raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
+                            f"(rebis-pbm verify {source} tells more)", exc.problem) from None
+    return record, replay, seed
 
 
 def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
@@ -287,18 +305,21 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
     Call it holding ``locked(game)``. ``data`` is the move file's bytes and ``source`` its name in
     messages. In order: the strict loader and the move schema, the game id, the sender
     (``author``: a player's name or registered address, see :func:`author_player`; None skips
-    the check), a resubmission of an already recorded move (``duplicate``, nothing written), the
-    rules (R6-R12). Unless ``dry_run``, the record, then the views (in ``views_dir``, default
-    beside GAME) are written.
+    the check), a resubmission of an already recorded move (``duplicate``, nothing written), an
+    abandoned game, the rules (R6-R12). Unless ``dry_run``, the record (the move with its chain
+    link; the seed revealed when the move ends the game, docs/audit.md), then the views (in
+    ``views_dir``, default beside GAME) are written.
 
     Raises:
         Refused: the move is unreadable, schema-invalid, for another game (exit 2), not from its
-            player, or against the rules, stale or late (exit 1). Nothing is written.
-        InputError, SeedError, CorruptRecord, OSError: the record or its seed is at fault.
+            player, or against the rules, stale, late or for an abandoned game (exit 1).
+            Nothing is written.
+        InputError, SeedError, CorruptRecord, OSError: the record or its seed is at fault
+            (a record failing verification included).
     """
     from .schemas import validate
 
-    record, replay = load_game(game)
+    record, replay, seed = load_game_with_seed(game)
     try:
         loaded = load_yaml(data, source=source, kind="move")
         validate(loaded, "move")
@@ -321,11 +342,17 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
     move = Move.from_dict(doc)
     if 1 <= move.turn <= len(record.moves) and record.moves[move.turn - 1] == move:
         return Submitted(record, replay, move, (), duplicate=True)
+    if record.seed is not None and not replay.state.finished:
+        raise Refused(f"{source}: move rejected: game {record.game} was abandoned (its seed "
+                      f"was revealed with rebis-pbm reveal); no more moves can be played",
+                      EXIT_REJECTED)
     try:
         state, events = apply_move(replay.state, move)
     except IllegalMove as exc:
         raise Refused(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
-    new_record = record.with_move(move)
+    new_record = record.with_move(move, state, seed)
+    if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
+        new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
         write_atomic(game, dump_record(new_record, state))
@@ -359,6 +386,9 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
         return
     prefix = "Dry run, nothing written: " if dry_run else ""
     click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(done.events)}")
+    if done.replay.state.finished and not dry_run:
+        click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
+                   f"game with: rebis-pbm verify {game}")
 
 
 def _viewer_option(f):
@@ -460,6 +490,7 @@ def main() -> None:
         sys.exit(130)
 
 
+from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
 from . import cli_mail  # noqa: E402,F401  (registers `rebis-pbm mail`)
 
 if __name__ == "__main__":

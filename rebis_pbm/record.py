@@ -1,9 +1,12 @@
-"""The game record and its secret: what a game is on disk (docs/formats.md).
+"""The game record and its secret: what a game is on disk (docs/formats.md, docs/audit.md).
 
 The record holds the header (format, game id, resolved ruleset, players in seat order, the seed's
-commitment), the accepted moves in order, and a status written for people. Everything else is
-replayed from the seed (R5) by the engine. The seed itself is kept out of the record, in a sidecar
-``<name>.secret.yaml`` (mode 0600), or in the environment variable ``REBIS_PBM_SEED``.
+commitment, the header digest), the accepted moves in order, each with its keyed state digest and
+its chain digest, and a status written for people. Everything else is replayed from the seed (R5)
+by the engine. Until the game ends the seed is kept out of the record, in a sidecar
+``<name>.secret.yaml`` (mode 0600) or in the environment variable ``REBIS_PBM_SEED``; the last
+move's ``apply`` (or ``reveal`` for an abandoned game) writes it into the record, so that anyone
+can then check the whole game (``rebis-pbm verify``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, setup, winners
+from .digests import chain_digest, header_digest, state_digest
+from .engine import Move, Ruleset, State, score_table, winners
 from .engine.state import FINISHED, PLAY, RED_TOKEN
 from .yamlio import InputError, dump_yaml, load_yaml
 
@@ -28,7 +32,17 @@ class SeedError(ValueError):
 
 
 class CorruptRecord(ValueError):
-    """The record parses but does not replay: a recorded move is illegal at its point."""
+    """The record parses but fails verification: a digest does not match, a move is out of turn
+    or illegal at its point, the revealed seed is not the committed one...
+
+    Attributes:
+        problem: the first problem found (a :class:`rebis_pbm.audit.Problem`: which turn and
+            player, what was expected, what was found), or None.
+    """
+
+    def __init__(self, message: str, problem=None):
+        super().__init__(message)
+        self.problem = problem
 
 
 def seed_commitment(seed: str) -> str:
@@ -41,6 +55,19 @@ def seed_commitment(seed: str) -> str:
 
 
 @dataclass(frozen=True)
+class Link:
+    """The digests a move's record entry carries (docs/audit.md).
+
+    Attributes:
+        state_hmac: HMAC-SHA256 keyed by the seed of the full state after the move (hex).
+        chain_sha256: SHA-256 chaining the entry to everything before it (hex).
+    """
+
+    state_hmac: str
+    chain_sha256: str
+
+
+@dataclass(frozen=True)
 class Record:
     """A game record in memory.
 
@@ -50,6 +77,11 @@ class Record:
         players: names in seat order (R5).
         seed_sha256: the seed's commitment (see :func:`seed_commitment`).
         moves: the accepted moves, in order.
+        links: each move's digests, in the same order (as read from the file, or as computed by
+            :meth:`with_move`).
+        header_sha256: the header digest, the chain's first link; computed when not given (a new
+            game), kept as read otherwise (so that an edited header shows).
+        seed: the seed once revealed (game over, or abandoned by ``reveal``); None before.
         addresses: player name -> e-mail address, for the players who gave one (docs/mail.md);
             the mail transport writes to them and ``apply --as`` checks a move's sender with
             them. Players without one play by files.
@@ -61,11 +93,55 @@ class Record:
     players: tuple[str, ...]
     seed_sha256: str
     moves: tuple[Move, ...] = ()
+    links: tuple[Link, ...] = ()
+    header_sha256: str | None = None
+    seed: str | None = None
     addresses: dict[str, str] = field(default_factory=dict, hash=False)
     public_addresses: bool = False
 
-    def with_move(self, move: Move) -> "Record":
-        return replace(self, moves=self.moves + (move,))
+    def __post_init__(self) -> None:
+        if self.header_sha256 is None:
+            object.__setattr__(self, "header_sha256", self.computed_header_sha256())
+        if len(self.links) != len(self.moves):
+            raise ValueError(f"a record needs one link per move ({len(self.moves)} moves, "
+                             f"{len(self.links)} links)")
+
+    def computed_header_sha256(self) -> str:
+        """The header digest of the header as it now is (compare with :attr:`header_sha256`)."""
+        return header_digest(FORMAT, self.game, self.ruleset, self.players, self.seed_sha256)
+
+    def prev_digest(self, index: int) -> str:
+        """The ``prev`` of move ``index`` (0-based): the previous chain digest, or the header's."""
+        return self.header_sha256 if index == 0 else self.links[index - 1].chain_sha256
+
+    def entry(self, index: int) -> dict:
+        """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest covers."""
+        return {**self.moves[index].as_dict(), "state_hmac": self.links[index].state_hmac}
+
+    def with_move(self, move: Move, state: State, seed: str) -> "Record":
+        """The record with ``move`` appended; ``state`` is the state after it, ``seed`` the
+        game's seed (for the keyed state digest)."""
+        state_hmac = state_digest(state, seed)
+        entry = {**move.as_dict(), "state_hmac": state_hmac}
+        link = Link(state_hmac, chain_digest(self.prev_digest(len(self.moves)), entry))
+        return replace(self, moves=self.moves + (move,), links=self.links + (link,))
+
+    def revealed(self, seed: str) -> "Record":
+        """The record with its seed revealed.
+
+        Raises:
+            SeedError: ``seed`` does not match the commitment.
+        """
+        check_seed(self, seed)
+        return replace(self, seed=seed)
+
+    def status(self, state: State) -> dict:
+        """The ``status`` to write with this record; ``state`` is the state after its last move.
+        A seed revealed before the end marks the game abandoned."""
+        result = status(state)
+        if self.seed is not None and state.phase != FINISHED:
+            result["abandoned"] = True
+        return result
 
     def player_at(self, address: str) -> str | None:
         """The player registered with e-mail ``address`` (compared ignoring case), or None."""
@@ -82,16 +158,21 @@ class Record:
     def to_dict(self, state: State) -> dict:
         """The record as written, keys in file order; ``state`` is the replayed state after the
         last move (it gives the status)."""
-        return {
+        doc: dict = {
             "format": FORMAT,
             "game": self.game,
             "ruleset": self.ruleset.as_dict(),
             "players": list(self.players),
             **self._address_fields(),
             "seed_sha256": self.seed_sha256,
-            "moves": [m.as_dict() for m in self.moves],
-            "status": status(state),
         }
+        if self.seed is not None:
+            doc["seed"] = self.seed
+        doc["header_sha256"] = self.header_sha256
+        doc["moves"] = [{**self.entry(i), "chain_sha256": link.chain_sha256}
+                        for i, link in enumerate(self.links)]
+        doc["status"] = self.status(state)
+        return doc
 
     def _address_fields(self) -> dict:
         # Optional fields, written only when used, so that file-only records stay as they were.
@@ -105,7 +186,7 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Record":
-        """Build a record from a schema-valid document.
+        """Build a record from a schema-valid document (digests kept as read).
 
         Raises:
             ValueError: the ruleset is out of range, or an address is given for a name that is
@@ -122,6 +203,9 @@ class Record:
             players=tuple(data["players"]),
             seed_sha256=data["seed_sha256"],
             moves=tuple(Move.from_dict(m) for m in data["moves"]),
+            links=tuple(Link(m["state_hmac"], m["chain_sha256"]) for m in data["moves"]),
+            header_sha256=data["header_sha256"],
+            seed=data.get("seed"),
             addresses=addresses,
             public_addresses=data.get("public_addresses", False),
         )
@@ -155,23 +239,22 @@ class Replay:
 
 
 def replay_record(record: Record, seed: str) -> Replay:
-    """Deal from ``seed`` and play every recorded move.
+    """Deal from ``seed`` and play every recorded move, checking each move's digests as it goes
+    (the whole check is :func:`rebis_pbm.audit.walk`).
 
     Raises:
         SeedError: ``seed`` does not match the record's commitment.
-        CorruptRecord: a recorded move is illegal at its point (the message names the turn).
+        CorruptRecord: the header or a move fails its digests, a move is out of turn or illegal at
+            its point (the message names the turn), or a revealed seed is not the committed one.
     """
-    check_seed(record, seed)
-    state, setup_events = setup(record.ruleset, record.players, seed)
-    history = []
-    for index, move in enumerate(record.moves):
-        try:
-            state, events = apply_move(state, move)
-        except IllegalMove as exc:
-            raise CorruptRecord(f"recorded move {index + 1} (turn {move.turn}, {move.player}) "
-                                f"does not replay: {exc.message}") from None
-        history.append((move, events))
-    return Replay(state, setup_events, tuple(history))
+    from .audit import walk
+
+    result = walk(record, seed)
+    if result.problem is not None:
+        if result.problem.code == "wrong_seed":
+            check_seed(record, seed)  # raises SeedError: the seed belongs to another game
+        raise CorruptRecord(result.problem.sentence(), result.problem)
+    return result.replay
 
 
 def dump_record(record: Record, state: State) -> str:
@@ -215,26 +298,42 @@ def check_seed(record: Record, seed: str) -> None:
 
 
 def find_seed(record_path: str | os.PathLike, record: Record) -> str:
-    """The game's seed: ``REBIS_PBM_SEED`` if set, else the sidecar secret file.
+    """The game's seed: revealed in the record, else ``REBIS_PBM_SEED`` if set, else the sidecar
+    secret file.
 
     Raises:
         SeedError: no seed reachable, or the secret file is for another game.
         InputError: the secret file cannot be read.
     """
+    if record.seed is not None:
+        return record.seed
     env = os.environ.get(SEED_ENV)
     if env:
         return env
     path = secret_path(record_path)
+    if not path.exists():
+        raise SeedError(f"no seed for game {record.game}: {path} does not exist and {SEED_ENV} is "
+                        f"not set; the referee who created the game keeps it")
+    return read_secret(path, record)
+
+
+def read_secret(path: str | os.PathLike, record: Record) -> str:
+    """The seed in a secret file (``game: ID`` and ``seed: TEXT``) of ``record``'s game.
+
+    Raises:
+        SeedError: the file cannot be read, or is not the secret of this game.
+        InputError: the file is not YAML (one sentence with its position).
+    """
+    path = Path(path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise SeedError(f"no seed for game {record.game}: {path} does not exist and {SEED_ENV} is "
-                        f"not set; the referee who created the game keeps it") from None
+        raise SeedError(f"{path}: there is no such file; give the game's secret file") from None
     except OSError as exc:
         raise SeedError(f"{path}: cannot be read ({exc.strerror})") from None
     loaded = load_yaml(data, source=str(path), kind="secret")
     doc = loaded.data
-    if not isinstance(doc.get("seed"), str) or doc.get("game") != record.game:
+    if not isinstance(doc.get("seed"), str) or not doc["seed"] or doc.get("game") != record.game:
         raise SeedError(f"{path} is not the secret of game {record.game} (it needs game: "
                         f"{record.game} and seed: TEXT)")
     return doc["seed"]

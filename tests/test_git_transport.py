@@ -125,19 +125,22 @@ def test_a_whole_game_through_git_commits(repo):
         assert load_game(repo / "game.yaml")[0].moves == tuple(applied)
         before = git(repo, "rev-parse", "HEAD").strip()
 
-    # The record replays from the seed to the end (`rebis-pbm verify` is not on main yet).
     record, replay = load_game(repo / "game.yaml")
     assert replay.state.finished and record.moves == tuple(applied) and len(applied) == 10
     assert {m.player for m in applied} == set(PLAYERS)
-    score = run("score", repo / "game.yaml")
-    assert score.returncode == 0 and b"Final score" in score.stdout
-    # The public view in the repository is the final one; no commit ever held a secret.
+    # The record as committed verifies on its own: the last move revealed the seed.
+    verified = run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": ""})
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith(b"Verified: game gitgame (") and b", 10 move" in verified.stdout
+    # The public view in the repository is the final one; no commit ever held a private view or
+    # a seed file, and the seed entered the history only with the game's last move.
     assert "The game is over." in (repo / "game.views" / "public.txt").read_text()
     for commit in git(repo, "rev-list", "--all").split():
         assert not {f for f in tracked(repo, commit)
                     if f.endswith(".secret.yaml") or f.startswith("game.views/")
                     and not f.startswith("game.views/public.")}
-    assert SEED not in git(repo, "log", "--all", "-p")
+    revealing = git(repo, "log", "--all", "--format=%H", f"-Sseed: {SEED}").split()
+    assert revealing == [git(repo, "rev-parse", "HEAD").strip()]
 
 
 def test_a_move_sent_twice_is_applied_once(repo):

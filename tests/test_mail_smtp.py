@@ -164,8 +164,11 @@ def test_a_whole_game_by_email_through_a_real_smtp_server(tmp_path, smtp):
         assert all(f"[Rebis mailgame] turn {state.turn + 1}" in m["Subject"] or
                    "the game is over" in m["Subject"] for m in latest.values())
 
-    record, replay = load_game(game)  # the record replays from its seed to the end
+    record, replay = load_game(game)
     assert replay.state.finished and len(record.moves) == 10 and refusals == 2
+    game.with_name("game.secret.yaml").unlink()  # the record revealed its seed at the end
+    verified = run("verify", game, env={"REBIS_PBM_SEED": ""})
+    assert verified.returncode == 0 and verified.stdout.startswith(b"Verified: game mailgame (")
     assert {m.player for m in record.moves} == set(PLAYERS)
     assert any(m.red_token is not None for m in record.moves)
     for msg in latest.values():
