@@ -185,6 +185,8 @@ def _move_text(text: str) -> str:
 # --- writing ---------------------------------------------------------------------------------
 
 def domain_of(address: str) -> str:
+    """``"referee@example.org"`` -> ``"example.org"`` (for Message-IDs); the address must have
+    passed :func:`check_address`."""
     return Address(addr_spec=address).domain
 
 
@@ -306,7 +308,9 @@ def mark_seen(path: Path) -> Path:
     every reader do (a rename: atomic, so a message is in exactly one of the two)."""
     import mailbox
 
-    target = path.parent.parent / "cur" / f"{path.name}{mailbox.Maildir.colon}2,S"
+    colon = mailbox.Maildir.colon
+    base = path.name.split(colon)[0]  # a delivery agent may already have added an info part
+    target = path.parent.parent / "cur" / f"{base}{colon}2,S"
     os.rename(path, target)
     return target
 

@@ -246,6 +246,12 @@ def test_maildir_new_lists_oldest_first_and_mark_seen_moves_to_cur(tmp_path):
     assert [p.name for p in maildir_new(box)] == ["c", "a"]
 
 
+def test_mark_seen_replaces_an_info_part_given_at_delivery(tmp_path):
+    box = make_maildir(tmp_path / "box")
+    (box / "new" / "m1:2,").write_bytes(b"x")
+    assert mark_seen(box / "new" / "m1:2,") == box / "cur" / "m1:2,S"
+
+
 def test_a_folder_that_is_not_a_maildir_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a Maildir"):
         maildir_new(tmp_path)
