@@ -494,4 +494,8 @@ from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
 from . import cli_mail  # noqa: E402,F401  (registers `rebis-pbm mail`)
 
 if __name__ == "__main__":
-    main()
+    # `python -m rebis_pbm.cli` runs this file as __main__, a second copy of the module: the
+    # commands of cli_audit and cli_mail are registered on the package's copy, so run that one.
+    from rebis_pbm.cli import main as package_main
+
+    package_main()

@@ -458,3 +458,18 @@ def test_mail_out_with_an_empty_queue(game):
 def test_mail_out_usage_errors(game, args, words):
     result = invoke("mail", "out", game, *args)
     assert result.exit_code == 2 and words in result.output
+
+
+@pytest.mark.parametrize("module", ["rebis_pbm", "rebis_pbm.cli"])
+def test_python_dash_m_knows_every_command(module):
+    """`python -m rebis_pbm.cli` (used by scripts/) once ran a copy of the command group without
+    the commands registered by cli_mail and cli_audit."""
+    import subprocess
+    import sys
+
+    from transport_support import REPO
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", module, "mail", "in", "--help"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "MESSAGE|-|MAILDIR" in done.stdout, done.stderr
