@@ -2,8 +2,8 @@
 
 :func:`walk` goes through a record once, in order, and stops at the first problem: the header
 digest, the revealed seed against its commitment, then for each move its turn number, its seat
-order, its chain digest and, when the seed is known, its legality (the engine replays it) and its
-keyed state digest. :func:`verify` reads a record's bytes, runs the walk, checks the status and
+order, its chain digest and, when the seed is known, its sealed card (opened), its legality (the
+engine replays it), its keyed state digest and whether exactly the closing plays are sealed. :func:`verify` reads a record's bytes, runs the walk, checks the status and
 returns a :class:`Report` (what was checked, what could not be, the first problem).
 docs/audit.md says what each digest covers and what each check proves.
 """
@@ -18,7 +18,7 @@ from typing import Callable
 from .digests import chain_digest, state_digest
 from .engine import IllegalMove, apply_move, setup
 from .engine.state import FINISHED, PLAY, RED_TOKEN
-from .record import Record, Replay, seed_commitment
+from .record import Record, Replay, SealedMove, closes_shelf, seed_commitment
 from .yamlio import InputError, load_yaml
 
 # Stable problem codes (Problem.code), in the order the checks run.
@@ -33,8 +33,10 @@ CODES = (
     "turn_order",      # a move missing, repeated or out of order
     "seat_order",      # a turn played by the wrong seat (R5, R6)
     "chain_digest",    # the entry, or one before it, edited
+    "seal",            # a closing play's sealed card opens to no card of the deck (R8.1)
     "illegal_move",    # the move breaks the rules at its point (R6-R12)
     "state_digest",    # the state after the move is not the one the referee recorded
+    "sealing",         # a closing play shows its card, or a play that does not close is sealed
     "not_revealed",    # the game is over but the record does not reveal its seed
     "status",          # the status does not follow from the moves
 )
@@ -112,7 +114,9 @@ def walk(record: Record, seed: str | None = None) -> Walk:
 
     Without a seed (none given and none revealed): header digest, turn numbers, seat order and
     chain digests. With one (``seed``, else the record's revealed seed): also the seed against the
-    commitment, each move's legality by replaying it (R5-R12), and each keyed state digest.
+    commitment, each sealed card (it must open), each move's legality by replaying it (R5-R12),
+    each keyed state digest, and that a move's card is sealed exactly when it closes a shelf
+    (R8.1, docs/views.md).
 
     Returns:
         a :class:`Walk`. Never raises for a bad record; the problem says what is wrong.
@@ -144,23 +148,23 @@ def walk(record: Record, seed: str | None = None) -> Walk:
         except ValueError as exc:
             return Walk(Problem("setup", f"the game cannot be dealt: {exc}"), None, 0)
     n = len(record.players)
-    for index, move in enumerate(record.moves):
+    for index, entry in enumerate(record.moves):
         turn = index + 1
-        at = {"turn": turn, "player": move.player}
+        at = {"turn": turn, "player": entry.player}
         if index and _places_red_token(record.moves[index - 1]):
             return Walk(Problem(
                 "after_end", "a move follows the red token, which is the game's last move (R12)",
-                expected="no move after the red token", found=_short(move), **at), None, index)
-        if move.turn != turn:
+                expected="no move after the red token", found=_short(entry), **at), None, index)
+        if entry.turn != turn:
             return Walk(Problem(
-                "turn_order", f"move {turn} of the record says turn {move.turn}: a move is "
+                "turn_order", f"move {turn} of the record says turn {entry.turn}: a move is "
                 "missing, repeated or out of order", expected=f"turn {turn}",
-                found=f"turn {move.turn}", **at), None, index)
-        if not _places_red_token(move) and move.player != record.players[index % n]:
+                found=f"turn {entry.turn}", **at), None, index)
+        if not _places_red_token(entry) and entry.player != record.players[index % n]:
             return Walk(Problem(
                 "seat_order", "this turn is not played in seat order (R5, R6)",
                 expected=f"{record.players[index % n]} to play turn {turn}",
-                found=f"{move.player} playing it", **at), None, index)
+                found=f"{entry.player} playing it", **at), None, index)
         computed = chain_digest(record.prev_digest(index), record.entry(index))
         if computed != record.links[index].chain_sha256:
             return Walk(Problem(
@@ -170,12 +174,20 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                 found=f"chain_sha256 {computed}", **at), None, index)
         if key is None:
             continue
+        sealed = isinstance(entry, SealedMove)
+        move = entry.opened(key, record.game, record.ruleset) if sealed else entry
+        if move is None:
+            return Walk(Problem(
+                "seal", "the sealed card of this closing play opens to no card of the deck: the "
+                "entry was edited", expected="the seal of one of the deck's numbers (R8.1)",
+                found=f"sealed {entry.seal}", **at), None, index)
         try:
             state, events = apply_move(state, move)
         except IllegalMove as exc:
+            # The entry as written, not the opened move: a problem report names no hidden card.
             return Walk(Problem(
                 "illegal_move", f"the move breaks the rules: {exc.message}",
-                expected="a legal move", found=_short(move), **at), None, index)
+                expected="a legal move", found=_short(entry), **at), None, index)
         computed = state_digest(state, key)
         if computed != record.links[index].state_hmac:
             return Walk(Problem(
@@ -183,6 +195,13 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                 "(keyed digest state_hmac): the deal or a move differs from the game played",
                 expected=f"state_hmac {record.links[index].state_hmac}",
                 found=f"state_hmac {computed}", **at), None, index)
+        if closes_shelf(events) != sealed:
+            return Walk(Problem(
+                "sealing", "this play closes a shelf but the record shows its card, which lies "
+                "face down (R8.1)" if not sealed else "this play is sealed but does not close a "
+                "shelf; only a closing play's card is sealed (R8.1)",
+                expected="play.sealed" if not sealed else "play.cards",
+                found="play.cards" if not sealed else "play.sealed", **at), None, index)
         history.append((move, events))
     replay = None if key is None else Replay(state, setup_events, tuple(history))
     return Walk(None, replay, len(record.moves))
@@ -439,7 +458,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
     if result.moves:
         turns = "turn 1" if result.moves == 1 else f"turns 1-{result.moves}"
         report.checked.append(f"{turns}: turn numbers, seat order, chain digests"
-                              + (", legality by replay, keyed state digests" if known else ""))
+                              + (", sealed cards, legality by replay, keyed state digests" if known
+                                 else ""))
     report.problem = result.problem or check_status(record, loaded.data["status"], result.replay)
     if report.problem is not None:
         return report

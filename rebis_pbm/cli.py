@@ -18,12 +18,12 @@ from pathlib import Path
 import click
 
 from . import views as views_mod
-from .engine import IllegalMove, Move, Ruleset, apply_move, legal_moves, score_table, seat_order, setup
+from .engine import IllegalMove, Move, Ruleset, apply_move, score_table, seat_order, setup
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
-from .record import (CorruptRecord, Record, Replay, SeedError, dump_record, dump_secret, find_seed,
-                     parse_record, replay_record, secret_path, seed_commitment)
-from .yamlio import InputError, dump_yaml, load_yaml
+from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
+                     find_seed, parse_record, replay_record, secret_path, seed_commitment)
+from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
 EXIT_CODES = """\b
@@ -131,11 +131,18 @@ def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
     return record, replay, seed
 
 
+def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
+    """``views.build_view`` for a game: every card once the record reveals its seed, the
+    addresses when the game made them public."""
+    return views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
+                                addresses=record.shown_addresses())
+
+
 def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
     """One view per player (YAML and text, mode 0600) and the public view (mode 0644)."""
     views_dir.mkdir(parents=True, exist_ok=True)
     for viewer in (*record.players, None):
-        view = views_mod.build_view(record.game, replay, viewer, record.shown_addresses())
+        view = record_view(record, replay, viewer)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         write_atomic(views_dir / f"{name}.yaml", views_mod.render(view, "yaml"), mode=mode)
@@ -283,6 +290,14 @@ class Submitted:
     duplicate: bool
 
 
+def already_applied(record: Record, move: Move) -> str:
+    """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`)."""
+    entry = record.moves[move.turn - 1]
+    what = ("this closing play (its card is sealed in the record, so the card is not compared)"
+            if isinstance(entry, SealedMove) else "exactly this move")
+    return f"Turn {move.turn} by {move.player} was already applied with {what}; nothing changed."
+
+
 def author_player(record: Record, author: str) -> str | None:
     """The player ``author`` stands for: a player's name, or an address registered with ``new``
     (None when no player registered that address).
@@ -340,7 +355,7 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
                           f"{author if sender == author else f'{author} ({sender})'}; a player "
                           f"can only send their own moves", EXIT_REJECTED)
     move = Move.from_dict(doc)
-    if 1 <= move.turn <= len(record.moves) and record.moves[move.turn - 1] == move:
+    if record.holds(move):
         return Submitted(record, replay, move, (), duplicate=True)
     if record.seed is not None and not replay.state.finished:
         raise Refused(f"{source}: move rejected: game {record.game} was abandoned (its seed "
@@ -350,7 +365,8 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
         state, events = apply_move(replay.state, move)
     except IllegalMove as exc:
         raise Refused(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
-    new_record = record.with_move(move, state, seed)
+    # The seed also seals the card of a closing play in the public record (R8.1).
+    new_record = record.with_move(move, state, seed, events)
     if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
@@ -381,8 +397,7 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
                            dry_run=dry_run)
     move = done.move
     if done.duplicate:
-        click.echo(f"Turn {move.turn} by {move.player} was already applied with exactly this "
-                   f"move; nothing changed.")
+        click.echo(already_applied(done.record, move))
         return
     prefix = "Dry run, nothing written: " if dry_run else ""
     click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(done.events)}")
@@ -409,8 +424,7 @@ def view(game: Path, player, public: bool, fmt: str) -> None:
     if player is not None and player not in record.players:
         raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
                                  f"{', '.join(record.players)})", param_hint="--player")
-    view_doc = views_mod.build_view(record.game, replay, player, record.shown_addresses())
-    click.echo(views_mod.render(view_doc, fmt), nl=False)
+    click.echo(views_mod.render(record_view(record, replay, player), fmt), nl=False)
 
 
 @cli.command()
@@ -432,11 +446,7 @@ def moves(game: Path, player: str, fmt: str) -> None:
         whose = "the game is over" if state.finished else \
             f"turn {state.turn} is {state.player_to_move}'s"
         raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
-    docs = [{"game": record.game, **m.as_dict()} for m in legal_moves(state)]
-    if fmt == "json":
-        click.echo(json.dumps(docs, indent=2))
-    else:
-        click.echo("".join("---\n" + dump_yaml(d) for d in docs), nl=False)
+    click.echo(views_mod.moves_listing(record.game, state, fmt), nl=False)
 
 
 @cli.command()

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import click
 
-from .cli import EXIT_INPUT, Failure, Refused, cli, load_game, submit_move
+from .cli import (EXIT_INPUT, Failure, Refused, already_applied, cli, load_game,
+                  record_view, submit_move)
 from .fileio import locked, write_atomic
 from .record import Record, Replay
 
@@ -91,14 +92,13 @@ def view_messages(record: Record, replay: Replay, referee: str, *, players=None,
         heading, author = f"Turn {move.turn} ({move.player})", move.player
     else:
         events, heading, author = replay.setup_events, "The game begins", None
-    shown = record.shown_addresses()
     readers = [p for p in record.players if p in record.addresses and
                (players is None or p in players)]
     if players is None:
         readers.append(None)
     out = []
     for viewer in readers:
-        view = views.build_view(record.game, replay, viewer, shown)
+        view = record_view(record, replay, viewer)
         news = f"{heading}: {views.account(events, viewer)}"
         if viewer is None and sender:
             news += f"\n(The move came from {sender}.)"
@@ -162,9 +162,8 @@ def _handle(game: Path, data: bytes, label: str, referee: str, queue_dir: Path,
         if done.duplicate:
             queue(queue_dir, [reply_message(
                 game=done.record.game, turn=done.replay.state.turn, original=msg,
-                sender=referee, to=sender, reason=None,
-                headline=f"turn {move.turn} was already applied with exactly this move",
-                status=f"Nothing changed. {_status(done.replay)}")])
+                sender=referee, to=sender, headline=f"turn {move.turn} was already applied",
+                reason=already_applied(done.record, move), status=_status(done.replay))])
             return f"{label} from {sender}: turn {move.turn} was already applied; reply queued"
         messages = view_messages(done.record, done.replay, referee, original=msg, sender=sender)
         queue(queue_dir, messages)

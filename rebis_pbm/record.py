@@ -7,17 +7,23 @@ by the engine. Until the game ends the seed is kept out of the record, in a side
 ``<name>.secret.yaml`` (mode 0600) or in the environment variable ``REBIS_PBM_SEED``; the last
 move's ``apply`` (or ``reveal`` for an abandoned game) writes it into the record, so that anyone
 can then check the whole game (``rebis-pbm verify``).
+
+The record is public: it holds nothing a player may not know. A play that closes a shelf lays its
+card face down (R8.1), so the record keeps that card sealed (:func:`seal_card`): only the seed opens
+the seal (docs/views.md).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .digests import chain_digest, header_digest, state_digest
-from .engine import Move, Ruleset, State, score_table, winners
+from .engine import POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners
+from .engine import events as ev
 from .engine.state import FINISHED, PLAY, RED_TOKEN
 from .yamlio import InputError, dump_yaml, load_yaml
 
@@ -54,6 +60,80 @@ def seed_commitment(seed: str) -> str:
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
+SEAL_DOMAIN = "rebis-pbm/sealed-card/v1"
+
+
+def seal_card(seed: str, game: str, turn: int, card: int) -> str:
+    """The seal that stands for a closing play's card in the public record (R8.1).
+
+    HMAC-SHA256 keyed by the seed's UTF-8 bytes, over the UTF-8 text
+    ``rebis-pbm/sealed-card/v1`` LF game id LF turn LF card (numbers in decimal), as lower-case
+    hex. Without the seed a seal tells nothing about its card; with the seed (the referee during the
+    game, anyone once the seed is revealed) the card is the deck's number whose seal matches.
+
+    >>> seal_card("example", "g", 3, 7)[:16]
+    '4acae1ba089fe4ae'
+    """
+    text = f"{SEAL_DOMAIN}\n{game}\n{turn}\n{card}".encode("utf-8")
+    return hmac.new(seed.encode("utf-8"), text, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class SealedMove:
+    """A move whose play closed a shelf (R8.1), as the public record keeps it: every field of the
+    move, but the card is replaced by its seal (:func:`seal_card`).
+
+    Attributes: as :class:`rebis_pbm.engine.Move`, with ``shelf`` and ``sign`` from its play, and
+    ``seal`` (64 lower-case hex digits) instead of the card.
+    """
+
+    turn: int
+    player: str
+    golden_dust: int
+    shelf: str
+    sign: str
+    gold_token: ShelfRef | None
+    seal: str
+
+    @classmethod
+    def of(cls, move: Move, seal: str) -> "SealedMove":
+        """``move`` (a one-card play) with its card replaced by ``seal``."""
+        return cls(move.turn, move.player, move.golden_dust, move.play.shelf, move.play.sign,
+                   move.gold_token, seal)
+
+    def with_card(self, card: int) -> Move:
+        """The move itself, once the seal is opened."""
+        return Move(self.turn, self.player, self.golden_dust, Play((card,), self.shelf, self.sign),
+                    self.gold_token)
+
+    def as_dict(self) -> dict:
+        """The record's entry: a move's fields, ``play.sealed`` in place of ``play.cards``."""
+        doc = self.with_card(0).as_dict()
+        doc["play"] = {"sealed": self.seal, "shelf": self.shelf, "sign": self.sign}
+        return doc
+
+    def opened(self, seed: str, game: str, ruleset: Ruleset) -> Move | None:
+        """The move with its card, found by trying every number of the deck; None when no number
+        matches (the record was edited, or ``seed`` is not the game's)."""
+        for card in sorted(set(ruleset.cards)):
+            if hmac.compare_digest(seal_card(seed, game, self.turn, card), self.seal):
+                return self.with_card(card)
+        return None
+
+
+def entry_from_dict(doc: dict) -> Move | SealedMove:
+    """One schema-valid record entry: a :class:`Move`, or a :class:`SealedMove` when its play is
+    sealed."""
+    play = doc.get("play")
+    if play is None or "sealed" not in play:
+        return Move.from_dict(doc)
+    gold = doc.get("gold_token")
+    return SealedMove(doc["turn"], doc["player"], doc.get("golden_dust", 0), play["shelf"],
+                      play.get("sign", POSITIVE),
+                      None if gold is None else ShelfRef(gold["player"], gold["shelf"]),
+                      play["sealed"])
+
+
 @dataclass(frozen=True)
 class Link:
     """The digests a move's record entry carries (docs/audit.md).
@@ -76,7 +156,8 @@ class Record:
         ruleset: the resolved ruleset (R1-R4).
         players: names in seat order (R5).
         seed_sha256: the seed's commitment (see :func:`seed_commitment`).
-        moves: the accepted moves, in order.
+        moves: the accepted moves, in order, as the public record shows them: a play that closed a
+            shelf is a :class:`SealedMove` (see :meth:`with_move`).
         links: each move's digests, in the same order (as read from the file, or as computed by
             :meth:`with_move`).
         header_sha256: the header digest, the chain's first link; computed when not given (a new
@@ -92,7 +173,7 @@ class Record:
     ruleset: Ruleset
     players: tuple[str, ...]
     seed_sha256: str
-    moves: tuple[Move, ...] = ()
+    moves: tuple[Move | SealedMove, ...] = ()
     links: tuple[Link, ...] = ()
     header_sha256: str | None = None
     seed: str | None = None
@@ -118,13 +199,28 @@ class Record:
         """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest covers."""
         return {**self.moves[index].as_dict(), "state_hmac": self.links[index].state_hmac}
 
-    def with_move(self, move: Move, state: State, seed: str) -> "Record":
-        """The record with ``move`` appended; ``state`` is the state after it, ``seed`` the
-        game's seed (for the keyed state digest)."""
+    def with_move(self, move: Move, state: State, seed: str, events) -> "Record":
+        """The record with ``move`` appended; ``state`` and ``events`` are what ``apply_move``
+        returned for it, ``seed`` the game's seed (for the keyed state digest, and for the seal of
+        a closing play's card, which lies face down: R8.1, :func:`seal_card`)."""
+        if closes_shelf(events):
+            move = SealedMove.of(move, seal_card(seed, self.game, move.turn, move.play.cards[0]))
         state_hmac = state_digest(state, seed)
         entry = {**move.as_dict(), "state_hmac": state_hmac}
         link = Link(state_hmac, chain_digest(self.prev_digest(len(self.moves)), entry))
         return replace(self, moves=self.moves + (move,), links=self.links + (link,))
+
+    def holds(self, move: Move) -> bool:
+        """Whether the recorded move of ``move.turn`` is ``move``, as far as the public record
+        shows: a sealed card is not compared, since telling whoever resends a closing play whether
+        its card is the one played would open the seal for them (R8.1)."""
+        if not 1 <= move.turn <= len(self.moves):
+            return False
+        entry = self.moves[move.turn - 1]
+        if isinstance(entry, SealedMove):
+            return (move.play is not None and len(move.play.cards) == 1
+                    and SealedMove.of(move, entry.seal) == entry)
+        return entry == move
 
     def revealed(self, seed: str) -> "Record":
         """The record with its seed revealed.
@@ -202,7 +298,7 @@ class Record:
             ruleset=Ruleset.from_dict(data["ruleset"]),
             players=tuple(data["players"]),
             seed_sha256=data["seed_sha256"],
-            moves=tuple(Move.from_dict(m) for m in data["moves"]),
+            moves=tuple(entry_from_dict(m) for m in data["moves"]),
             links=tuple(Link(m["state_hmac"], m["chain_sha256"]) for m in data["moves"]),
             header_sha256=data["header_sha256"],
             seed=data.get("seed"),
@@ -238,6 +334,11 @@ class Replay:
     history: tuple[tuple[Move, tuple], ...] = field(default=())
 
 
+def closes_shelf(events) -> bool:
+    """Whether a move's events include closing a shelf (R8.1)."""
+    return any(isinstance(e, ev.Closed) for e in events)
+
+
 def replay_record(record: Record, seed: str) -> Replay:
     """Deal from ``seed`` and play every recorded move, checking each move's digests as it goes
     (the whole check is :func:`rebis_pbm.audit.walk`).
@@ -245,7 +346,8 @@ def replay_record(record: Record, seed: str) -> Replay:
     Raises:
         SeedError: ``seed`` does not match the record's commitment.
         CorruptRecord: the header or a move fails its digests, a move is out of turn or illegal at
-            its point (the message names the turn), or a revealed seed is not the committed one.
+            its point, a seal opens to no card, a closing play shows its card (the message names
+            the turn), or a revealed seed is not the committed one.
     """
     from .audit import walk
 

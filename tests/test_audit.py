@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rebis_pbm import audit
 from rebis_pbm.digests import canonical, chain_digest, header_digest, state_digest, state_document
 from rebis_pbm.engine import Move, Ruleset, apply_move, setup
-from rebis_pbm.record import FORMAT, HEADER, Record, dump_record, seed_commitment
+from rebis_pbm.record import FORMAT, HEADER, Record, dump_record, entry_from_dict, seed_commitment
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,8 +41,8 @@ def recorded(upto: int) -> str:
     record = Record("example", Ruleset(), PLAYERS, seed_commitment(SEED))
     state, _ = setup(record.ruleset, PLAYERS, SEED)
     for move in MOVES[:upto]:
-        state, _ = apply_move(state, move)
-        record = record.with_move(move, state, SEED)
+        state, events = apply_move(state, move)
+        record = record.with_move(move, state, SEED, events)
         if state.finished:
             record = record.revealed(SEED)
     return dump_record(record, state)
@@ -132,7 +132,7 @@ def test_every_stage_of_the_example_verifies(upto):
 def test_entries_are_written_in_the_one_form_the_chain_covers():
     for raw in data_of(FINISHED)["moves"]:
         hashed = {k: v for k, v in raw.items() if k != "chain_sha256"}
-        assert hashed == {**Move.from_dict(raw).as_dict(), "state_hmac": raw["state_hmac"]}
+        assert hashed == {**entry_from_dict(raw).as_dict(), "state_hmac": raw["state_hmac"]}
 
 
 # ------------------------------------------------------------------ secrets

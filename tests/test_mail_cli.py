@@ -316,7 +316,8 @@ def test_the_same_move_twice_is_recognised(game, tmp_path):
     assert game.read_bytes() == before
     [reply] = queued(game)
     assert to_address(reply) == PLAYERS["alice"]
-    assert "already applied with exactly this move" in reply["Subject"]
+    assert reply["Subject"] == "[Rebis g1] turn 2: turn 1 was already applied"
+    assert "Turn 1 by alice was already applied with exactly this move" in reply.get_content()
 
 
 @pytest.mark.parametrize("headers", [{"Auto_Submitted": "auto-replied"}, {"Precedence": "bulk"},

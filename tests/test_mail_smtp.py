@@ -169,8 +169,9 @@ def test_a_whole_game_by_email_through_a_real_smtp_server(tmp_path, smtp):
     game.with_name("game.secret.yaml").unlink()  # the record revealed its seed at the end
     verified = run("verify", game, env={"REBIS_PBM_SEED": ""})
     assert verified.returncode == 0 and verified.stdout.startswith(b"Verified: game mailgame (")
-    assert {m.player for m in record.moves} == set(PLAYERS)
-    assert any(m.red_token is not None for m in record.moves)
+    moves = [move for move, _ in replay.history]
+    assert {m.player for m in moves} == set(PLAYERS)
+    assert any(m.red_token is not None for m in moves)
     for msg in latest.values():
         assert msg["Subject"] == "[Rebis mailgame] turn 10 was the last: the game is over"
         assert "Score (R13):" in msg.get_body(("plain",)).get_content()
