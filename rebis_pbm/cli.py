@@ -157,14 +157,18 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
                                 addresses=record.shown_addresses())
 
 
-def write_views(views_dir: Path, record: Record, replay: Replay) -> int:
+def write_views(views_dir: Path, record: Record, replay: Replay, *,
+                stale_only: bool = False) -> int:
     """One view per player (YAML and text, mode 0600) and the public view (mode 0644).
 
     A view file that already holds exactly the right bytes and mode is left alone, so writing the
-    views of an unchanged game changes nothing on disk, and writing them again after an
-    interrupted ``apply`` repairs exactly the stale ones. Returns how many files were written.
+    views of an unchanged game changes nothing on disk. With ``stale_only``, only view files that
+    exist but are out of date are rewritten (what an ``apply`` interrupted after writing the
+    record leaves); no file or folder is created. Returns how many files were written.
     Raises OSError when the folder or a file cannot be written.
     """
+    if stale_only and not views_dir.is_dir():
+        return 0
     views_dir.mkdir(parents=True, exist_ok=True)
     written = 0
     for viewer in (*record.players, None):
@@ -173,6 +177,8 @@ def write_views(views_dir: Path, record: Record, replay: Replay) -> int:
         mode = 0o644 if viewer is None else 0o600
         for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
             path = views_dir / f"{name}{suffix}"
+            if stale_only and not path.exists():
+                continue
             data = views_mod.render(view, fmt).encode("utf-8")
             if not _holds(path, data, mode):
                 write_atomic(path, data, mode=mode)
@@ -391,8 +397,8 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
     Call it holding ``locked(game)``. ``data`` is the move file's bytes and ``source`` its name in
     messages. In order: the strict loader and the move schema, the game id, the sender
     (``author``: a player's name or registered address, see :func:`author_player`; None skips
-    the check), a resubmission of an already recorded move (``duplicate``: only view files that
-    are out of date are rewritten, normally none), an abandoned game, the rules (R6-R12). Unless
+    the check), a resubmission of an already recorded move (``duplicate``: only existing view
+    files that are out of date are rewritten, normally none), an abandoned game, the rules (R6-R12). Unless
     ``dry_run``, the record (the move with its chain link; the seed revealed when the move ends
     the game, docs/audit.md), then the views (in ``views_dir``, default beside GAME) are written.
 
@@ -430,9 +436,10 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
     move = Move.from_dict(doc)
     views_dir = views_dir or default_views_dir(game)
     if record.holds(move):
-        # A mail delivered twice. The views are written again only where they are stale (an
-        # earlier apply interrupted after the record was written): normally none.
-        repaired = 0 if dry_run else _views_after_record(game, views_dir, record, replay)
+        # A mail delivered twice. Existing view files are rewritten only where they are stale
+        # (an earlier apply interrupted after the record was written): normally none.
+        repaired = 0 if dry_run else _views_after_record(game, views_dir, record, replay,
+                                                         stale_only=True)
         return Submitted(record, replay, move, (), duplicate=True, repaired=repaired)
     if record.seed is not None and not replay.state.finished:
         raise Refused(f"{source}: move rejected: game {record.game} was abandoned (its seed "
@@ -490,11 +497,12 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
                    f"game with: rebis-pbm verify {game}")
 
 
-def _views_after_record(game: Path, views_dir: Path, record: Record, replay: Replay) -> int:
+def _views_after_record(game: Path, views_dir: Path, record: Record, replay: Replay, *,
+                        stale_only: bool = False) -> int:
     """Write the views once the record holds the move; a failure here must not read as "nothing
     changed", so it says what happened and how to repair it (exit 4: the disk, not the input)."""
     try:
-        return write_views(views_dir, record, replay)
+        return write_views(views_dir, record, replay, stale_only=stale_only)
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         raise Failure(f"the move was recorded in {game}, but the views could not be written "

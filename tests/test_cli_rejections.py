@@ -376,6 +376,11 @@ def test_same_move_twice_is_already_applied(cli, templates, tmp_path):
     again = cli("apply", game, "-", stdin=text.encode())
     assert again.code == 0 and "already applied" in again.out
     assert snapshot(folder) == after_first
+    # With views going elsewhere (a CI job's scratch folder), a duplicate creates nothing there.
+    fresh = tmp_path / "scratch-views"
+    again = cli("apply", game, move, "--views-dir", fresh)
+    assert again.code == 0 and "nothing changed" in again.out
+    assert not fresh.exists() and snapshot(folder) == after_first
 
 
 def test_different_move_for_a_played_turn_is_stale(cli, templates, tmp_path):
