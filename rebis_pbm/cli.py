@@ -140,7 +140,13 @@ def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
         CorruptRecord: the record fails verification (exit 3); the message names the turn.
     """
     data, source = read_input(str(record_path), kind="record")
+    from .audit import check_header
+
     record = parse_record(data, source)
+    header = check_header(record)  # before the seed lookup relies on the game id
+    if header is not None:
+        raise CorruptRecord(f"{source} fails verification at {header.sentence()}; nothing was "
+                            f"written (rebis-pbm verify {source} tells more)", header)
     seed = find_seed(record_path, record)
     try:
         replay = replay_record(record, seed)
@@ -270,11 +276,13 @@ def new(game: Path, players, public_addresses, seed, zero, rules, game_id, rando
             raise click.BadParameter(f"{name!r} is not a valid name: a letter, then letters, "
                                      f"digits, '_' or '-', at most 32 characters",
                                      param_hint="--player")
-        if name == views_mod.PUBLIC:
+        if name.casefold() == views_mod.PUBLIC:
             raise click.BadParameter("'public' is the spectator view's name; choose another",
                                      param_hint="--player")
-    if len(set(players)) != len(players):
-        raise click.BadParameter("each player needs a different name", param_hint="--player")
+    if len({name.casefold() for name in players}) != len(players):
+        # Names become view file names: alice.txt and Alice.txt are one file on many disks.
+        raise click.BadParameter("each player needs a different name, and names that differ only "
+                                 "in upper/lower case count as the same", param_hint="--player")
     ruleset = _ruleset(zero, rules)
     secret = secret_path(game)
     if not game.parent.is_dir():

@@ -163,6 +163,8 @@ class Record:
         header_sha256: the header digest, the chain's first link; computed when not given (a new
             game), kept as read otherwise (so that an edited header shows).
         seed: the seed once revealed (game over, or abandoned by ``reveal``); None before.
+        written_status: the ``status`` as read from a file (checked on replay), None for a record
+            built in memory.
         addresses: player name -> e-mail address, for the players who gave one (docs/mail.md);
             the mail transport writes to them and ``apply --as`` checks a move's sender with
             them. Players without one play by files.
@@ -179,6 +181,7 @@ class Record:
     seed: str | None = None
     addresses: dict[str, str] = field(default_factory=dict, hash=False)
     public_addresses: bool = False
+    written_status: dict | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if self.header_sha256 is None:
@@ -304,6 +307,7 @@ class Record:
             seed=data.get("seed"),
             addresses=addresses,
             public_addresses=data.get("public_addresses", False),
+            written_status=data["status"],
         )
 
 
@@ -347,15 +351,19 @@ def replay_record(record: Record, seed: str) -> Replay:
         SeedError: ``seed`` does not match the record's commitment.
         CorruptRecord: the header or a move fails its digests, a move is out of turn or illegal at
             its point, a seal opens to no card, a closing play shows its card (the message names
-            the turn), or a revealed seed is not the committed one.
+            the turn), a revealed seed is not the committed one, or the written status is not the
+            one the moves give.
     """
-    from .audit import walk
+    from .audit import check_status, walk
 
     result = walk(record, seed)
-    if result.problem is not None:
-        if result.problem.code == "wrong_seed":
+    problem = result.problem
+    if problem is None and record.written_status is not None:
+        problem = check_status(record, record.written_status, result.replay)
+    if problem is not None:
+        if problem.code == "wrong_seed":
             check_seed(record, seed)  # raises SeedError: the seed belongs to another game
-        raise CorruptRecord(result.problem.sentence(), result.problem)
+        raise CorruptRecord(problem.sentence(), problem)
     return result.replay
 
 
