@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from .engine import events as ev
-from .engine import burdens, legal_moves, score_table, winners
+from .engine import burdens, information_set, legal_moves, score_table, winners
 from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
 from .record import Replay
@@ -110,8 +110,9 @@ def build_view(game: str, replay: Replay, viewer: str | None) -> dict:
 
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
-    state = replay.state
-    viewer_seat = None if viewer is None else state.seat(viewer)
+    viewer_seat = None if viewer is None else replay.state.seat(viewer)
+    # Built from the viewer's information set only: no hidden card is even within reach.
+    state = information_set(replay.state, viewer_seat)
     scores = {p.player: p for p in score_table(state)}
     players = []
     for seat, name in enumerate(state.seats):

@@ -7,7 +7,7 @@ On a shelf a card also has a face (up or down), a sign, and the seat of the play
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 POSITIVE = "positive"
 NEGATIVE = "negative"
@@ -19,6 +19,7 @@ RED = "red"
 TOKEN_KINDS = (GOLDEN_DUST, GOLD, RED)
 
 DEALT = -1  # ``placed_by`` of the face-down card dealt at setup: nobody placed it (R5).
+HIDDEN = -1  # the number of a card its viewer may not know (see ``information_set``); no card has it
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,10 @@ class ShelfCard:
 class Shelf:
     """One shelf: its cards (bottom first) and the tokens on it (kinds, in order placed).
 
+    ``weight`` (sum of the numbers of the face-up cards, R7/R8) and ``value`` (sum of their
+    signed numbers) are computed once, when the shelf is built: legality checks read them for
+    every candidate card, and a shelf never changes (a play builds a new one).
+
     >>> s = Shelf((ShelfCard(5, 0, DEALT), ShelfCard(7, 1, 0), ShelfCard(3, -1, 1)), (GOLD,))
     >>> s.weight, s.value
     (10, 4)
@@ -62,16 +67,17 @@ class Shelf:
 
     cards: tuple[ShelfCard, ...] = ()
     tokens: tuple[str, ...] = ()
+    weight: int = field(init=False, repr=False, compare=False)
+    value: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def weight(self) -> int:
-        """Sum of the numbers of the face-up cards."""
-        return sum(c.number for c in self.cards if c.sign)
-
-    @property
-    def value(self) -> int:
-        """Sum of the signed numbers of the face-up cards."""
-        return sum(c.number * c.sign for c in self.cards)
+    def __post_init__(self) -> None:
+        weight = value = 0
+        for card in self.cards:
+            if card.sign:
+                weight += card.number
+                value += card.number * card.sign
+        object.__setattr__(self, "weight", weight)
+        object.__setattr__(self, "value", value)
 
     def with_card(self, card: ShelfCard) -> "Shelf":
         return Shelf(self.cards + (card,), self.tokens)

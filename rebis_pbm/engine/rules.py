@@ -7,7 +7,7 @@ the mover; the sentence never mentions a card the mover may not know.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Sequence
 from typing import Iterable
 
 from . import events as ev
@@ -200,6 +200,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
     mover = state.to_move
     name = seats[mover]
     order = state.order
+    deck_end = len(order)
     pos = state.deck_pos
     hands = list(state.hands)
     shelves = list(state.shelves)
@@ -209,7 +210,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
 
     def draw(seat: int, cause: str) -> None:
         nonlocal pos
-        if pos < len(order):  # R9: an empty deck draws nothing
+        if pos < deck_end:  # R9: an empty deck draws nothing
             card = order[pos]
             pos += 1
             hands[seat] = tuple(sorted(hands[seat] + (card,)))
@@ -243,6 +244,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
     for card in play.cards:
         hand.remove(card)
     hands[mover] = tuple(hand)
+    card = play.cards[0]
     row = shelves[target]
     if target == mover:  # R7
         shelf = row[-1]
@@ -250,28 +252,26 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
             shelf = shelf.with_card(ShelfCard(card, 1, mover))
         shelves[target] = row[:-1] + (shelf,)
         out.append(ev.Played(name, play.shelf, len(row), play.cards, POSITIVE))
-    else:
-        card = play.cards[0]
-        if _closes(state, target, card):  # R8.1
-            shelves[target] = row + (Shelf((ShelfCard(card, 0, mover),)),)
-            out.append(ev.Closed(name, play.shelf, len(row), card, len(row) + 1))
-            if gd:
-                gd -= 1
-                reserves[mover] += 1
-                out.append(ev.TokenTaken(name, GOLDEN_DUST))
-            elif gold:
-                gold -= 1
-                out.append(ev.TokenTaken(name, GOLD))
-                place_token(GOLD, move.gold_token)
-            else:
-                out.append(ev.TokenTaken(name, None))
-            draw(target, ev.CLOSED_DRAW)
-        else:  # R8.2
-            sign = 1 if play.sign == POSITIVE else -1
-            shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, sign, mover)),)
-            out.append(ev.Played(name, play.shelf, len(row), (card,), play.sign))
-            if sign < 0:
-                draw(mover, ev.NEGATIVE_DRAW)
+    elif _closes(state, target, card):  # R8.1
+        shelves[target] = row + (Shelf((ShelfCard(card, 0, mover),)),)
+        out.append(ev.Closed(name, play.shelf, len(row), card, len(row) + 1))
+        if gd:
+            gd -= 1
+            reserves[mover] += 1
+            out.append(ev.TokenTaken(name, GOLDEN_DUST))
+        elif gold:
+            gold -= 1
+            out.append(ev.TokenTaken(name, GOLD))
+            place_token(GOLD, move.gold_token)
+        else:
+            out.append(ev.TokenTaken(name, None))
+        draw(target, ev.CLOSED_DRAW)
+    else:  # R8.2
+        sign = 1 if play.sign == POSITIVE else -1
+        shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, sign, mover)),)
+        out.append(ev.Played(name, play.shelf, len(row), play.cards, play.sign))
+        if sign < 0:
+            draw(mover, ev.NEGATIVE_DRAW)
 
     # R11: end-of-turn check.
     reason = None
@@ -279,7 +279,9 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
         reason = ev.DECK_EMPTY
     elif gd == 0 and gold == 0:
         reason = ev.TOKENS_EXHAUSTED
-    supply = Supply(gd, gold, red)
+    # Most turns take no token: keep the supply object rather than build an equal one.
+    supply = state.supply if (gd, gold) == (state.supply.golden_dust, state.supply.gold) \
+        else Supply(gd, gold, red)
     turn = state.turn + 1
     if reason is None:
         nxt = (mover + 1) % len(seats)
@@ -310,47 +312,107 @@ def shelves_in_play(state: State, new_shelf_of: int | None = None) -> list[Shelf
     return refs
 
 
-def legal_moves(state: State) -> list[Move]:
+_ONE = tuple((c,) for c in range(100))  # a single card (c,), shared: card numbers are 0-99 (R1)
+
+
+class LegalMoves(Sequence):
+    """The legal moves of one position: an immutable sequence of :class:`Move`, built on demand.
+
+    A position often has hundreds of legal moves (every card, target, sign and golden dust
+    count); a caller that picks one (``rng.choice``) or looks at the first should not pay for
+    building them all. Indexing and iteration build each ``Move`` when asked. It equals a list
+    or tuple of the same moves in the same order (``legal_moves(s) == []`` works), and is
+    unhashable like a list.
+    """
+
+    __slots__ = ("_turn", "_player", "_dust", "_actions", "_red")
+
+    def __init__(self, turn: int, player: str, dust: int, actions: list, red: bool):
+        self._turn = turn
+        self._player = player
+        self._dust = dust          # golden dust in the mover's reserve: 0..dust may be placed
+        self._actions = actions    # (cards, owner, sign, gold ShelfRef | None) or, red: ShelfRef
+        self._red = red
+
+    def __len__(self) -> int:
+        return len(self._actions) * (self._dust + 1)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("legal move index out of range")
+        if self._red:
+            return Move(self._turn, self._player, red_token=self._actions[index])
+        dust, k = divmod(index, len(self._actions))
+        cards, owner, sign, gold = self._actions[k]
+        return Move(self._turn, self._player, dust, Play(cards, owner, sign), gold)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, LegalMoves | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LegalMoves({list(self)!r})"
+
+
+def legal_moves(state: State) -> LegalMoves:
     """Every legal move for the player to move, each complete (``apply_move`` accepts it as is).
+
+    Returns a :class:`LegalMoves` sequence (empty when the game is finished). It depends only on
+    what the mover knows (their hand, the public shelves, supply and reserves), so it gives the
+    same moves on :func:`~rebis_pbm.engine.state.information_set` of the mover.
 
     Order: red-token placements by shelf; otherwise by golden dust placed (0 upwards), then own
     shelf (single cards, then pairs, by number), then each other player in seat order from the
     mover (card numbers ascending, positive before negative, gold placements by shelf). A closing
     play is listed once, with sign positive (its sign does not matter, R8.1).
     """
-    if state.phase == FINISHED:
-        return []
     mover = state.to_move
+    if state.phase == FINISHED:
+        return LegalMoves(state.turn, "", 0, [], False)
     name = state.seats[mover]
-    turn = state.turn
-    if state.phase == RED_TOKEN:
-        return [Move(turn, name, red_token=ref) for ref in shelves_in_play(state)]
-    counts = Counter(state.hands[mover])
-    numbers = sorted(counts)
+    if state.phase == RED_TOKEN:  # R12
+        return LegalMoves(state.turn, name, 0, shelves_in_play(state), True)
+    hand = state.hands[mover]
+    numbers = sorted(set(hand))
     limit = state.ruleset.shelf_limit
-    own = state.active_shelf(mover)
-    actions: list[tuple[Play, ShelfRef | None]] = []
-    actions += [(Play((c,), name, POSITIVE), None) for c in numbers if own.weight + c <= limit]
-    actions += [(Play((c, c), name, POSITIVE), None) for c in numbers
-                if counts[c] >= 2 and own.weight + 2 * c <= limit]
+    room = limit - state.shelves[mover][-1].weight
+    actions: list = [(_ONE[c], name, POSITIVE, None) for c in numbers if c <= room]  # R7
+    actions += [((c, c), name, POSITIVE, None) for c in numbers
+                if 2 * c <= room and hand.count(c) >= 2]
+    gold_due = _gold_due(state.supply)
     n = len(state.seats)
-    for step in range(1, n):
+    for step in range(1, n):  # R8
         target = (mover + step) % n
         owner = state.seats[target]
-        shelf = state.active_shelf(target)
+        shelf = state.shelves[target][-1]
+        room = limit - shelf.weight
+        value = shelf.value
+        refs = None
         for c in numbers:
-            if shelf.weight + c > limit:
-                if _gold_due(state.supply):
-                    actions += [(Play((c,), owner, POSITIVE), ref)
-                                for ref in shelves_in_play(state, target)]
+            cards = _ONE[c]
+            if c > room:  # R8.1: the card closes the shelf
+                if gold_due:
+                    if refs is None:
+                        refs = shelves_in_play(state, target)
+                    actions += [(cards, owner, POSITIVE, ref) for ref in refs]
                 else:
-                    actions.append((Play((c,), owner, POSITIVE), None))
+                    actions.append((cards, owner, POSITIVE, None))
                 continue
-            actions.append((Play((c,), owner, POSITIVE), None))
-            if c != 0 and shelf.value - c >= 0:
-                actions.append((Play((c,), owner, NEGATIVE), None))
-    return [Move(turn, name, dust, play, gold) for dust in range(state.reserves[mover] + 1)
-            for play, gold in actions]
+            actions.append((cards, owner, POSITIVE, None))
+            if c and value >= c:  # R8.2 (value stays >= 0), R8.3 (no -0)
+                actions.append((cards, owner, NEGATIVE, None))
+    return LegalMoves(state.turn, name, state.reserves[mover], actions, False)
 
 
 def replay(ruleset: Ruleset, seats: Iterable[str], seed: str, moves: Iterable[Move]) -> State:
