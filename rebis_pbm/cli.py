@@ -350,5 +350,7 @@ def main() -> None:
         sys.exit(130)
 
 
+from . import cli_bots  # noqa: E402,F401  registers bot and simulate
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,5 @@
+"""``python -m rebis_pbm``: the same as the ``rebis-pbm`` command (every command registered)."""
+
+from .cli import main
+
+main()
