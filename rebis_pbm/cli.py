@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import sys
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from .engine import IllegalMove, Move, Ruleset, apply_move, legal_moves, score_t
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
 from .record import (CorruptRecord, Record, Replay, SeedError, dump_record, dump_secret, find_seed,
-                     parse_record, replay_record, secret_path, seed_commitment)
+                     read_game, secret_path, seed_commitment)
 from .yamlio import InputError, dump_yaml, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
@@ -99,8 +98,7 @@ def default_views_dir(record_path: Path) -> Path:
 def load_game(record_path: Path) -> tuple[Record, Replay]:
     """Read, validate and replay a record with its seed."""
     data, source = read_input(str(record_path), kind="record")
-    record = parse_record(data, source)
-    return record, replay_record(record, find_seed(record_path, record))
+    return read_game(data, source, lambda record: find_seed(record_path, record))
 
 
 def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
@@ -110,8 +108,11 @@ def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
         view = views_mod.build_view(record.game, replay, viewer)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
-        write_atomic(views_dir / f"{name}.yaml", views_mod.render(view, "yaml"), mode=mode)
-        write_atomic(views_dir / f"{name}.txt", views_mod.render(view, "text"), mode=mode)
+        # Views are derived from the record and rewritten on every apply: atomic, not fsynced.
+        write_atomic(views_dir / f"{name}.yaml", views_mod.render(view, "yaml"), mode=mode,
+                     durable=False)
+        write_atomic(views_dir / f"{name}.txt", views_mod.render(view, "text"), mode=mode,
+                     durable=False)
 
 
 def _player_pattern() -> re.Pattern:
@@ -182,6 +183,8 @@ def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir
             raise Failure(f"{path} already exists; choose another file name (nothing was "
                           f"written)", EXIT_INPUT)
     if seed is None:
+        import secrets
+
         seed = secrets.token_hex(16)
     elif seed == "":
         raise click.BadParameter("the seed cannot be empty", param_hint="--seed")

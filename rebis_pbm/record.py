@@ -76,16 +76,17 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Record":
-        """Build a record from a schema-valid document.
+        """Build a record from a schema-valid document (names taken with ``str``, numbers with
+        ``int``, as :meth:`Move.from_dict` does).
 
         Raises:
             ValueError: the ruleset is out of range.
         """
         return cls(
-            game=data["game"],
+            game=str(data["game"]),
             ruleset=Ruleset.from_dict(data["ruleset"]),
-            players=tuple(data["players"]),
-            seed_sha256=data["seed_sha256"],
+            players=tuple(str(p) for p in data["players"]),
+            seed_sha256=str(data["seed_sha256"]),
             moves=tuple(Move.from_dict(m) for m in data["moves"]),
         )
 
@@ -135,6 +136,53 @@ def replay_record(record: Record, seed: str) -> Replay:
                                 f"does not replay: {exc.message}") from None
         history.append((move, events))
     return Replay(state, setup_events, tuple(history))
+
+
+def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay]:
+    """Parse, check and replay a record's bytes; ``seed_for(record)`` returns its seed (e.g.
+    ``lambda r: find_seed(path, r)``).
+
+    A record as rebis-pbm writes it is accepted without the JSON Schema, whose import and checks
+    cost more than all the rest of a command: when the strict YAML reader reads it, its integers
+    are plainly spelled, the game id and every name have the schema's form, the seed matches,
+    every move replays (the rules check each one) and the data is exactly, types included, what
+    the writer gives for those moves (:meth:`Record.to_dict` of the replayed state), then the
+    schema holds too. Anything else goes through :func:`parse_record` (the schema, with a
+    positioned message) and :func:`replay_record`, as before; the outcome is the same.
+
+    Raises:
+        InputError, SeedError, CorruptRecord: as :func:`parse_record`, ``seed_for`` and
+            :func:`replay_record`.
+    """
+    found = _read_as_written(data, source, seed_for)
+    if found is not None:
+        return found
+    record = parse_record(data, source)
+    return record, replay_record(record, seed_for(record))
+
+
+def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay] | None:
+    """The fast path of :func:`read_game`; None sends the record down the checked path."""
+    import json
+
+    from .schemas import check_integer_spelling, defined_pattern
+
+    try:
+        loaded = load_yaml(data, source=source, kind="record")
+        check_integer_spelling(loaded)
+        doc = loaded.data
+        record = Record.from_dict(doc)
+        if not defined_pattern("move", "game").fullmatch(record.game):
+            return None
+        player = defined_pattern("move", "player")
+        if not all(player.fullmatch(name) for name in record.players):
+            return None  # names become file names: never trust them unchecked
+        replay = replay_record(record, seed_for(record))
+        if json.dumps(doc) != json.dumps(record.to_dict(replay.state)):
+            return None  # json tells 1 from true and "1", and keeps key order
+    except Exception:  # whatever is wrong, the checked path finds it and words it
+        return None
+    return record, replay
 
 
 def dump_record(record: Record, state: State) -> str:

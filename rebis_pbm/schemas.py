@@ -14,7 +14,6 @@ forms (``1:30`` is 90). It does so for every integer scalar, whatever the schema
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
@@ -32,7 +31,8 @@ from .yamlio import (
     format_path,
 )
 
-__all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate"]
+__all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate",
+           "defined_pattern", "check_integer_spelling"]
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -44,6 +44,9 @@ class SchemaProblem(ValueError):
 
 def _schema_dir():
     """The folder holding the schema files: the installed package, else the source checkout."""
+    installed = Path(__file__).resolve().parent / "_schemas"
+    if installed.is_dir():  # a plain install; importlib.resources costs milliseconds to import
+        return installed
     from importlib.resources import files
 
     try:
@@ -81,6 +84,16 @@ def load_schema(name: str) -> dict:
         raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
     _check_schema(schema, f"{name}.schema.json")
     return schema
+
+
+@functools.lru_cache(maxsize=None)
+def defined_pattern(schema: str, definition: str) -> re.Pattern:
+    """The compiled ``pattern`` of ``$defs/<definition>`` in the shipped schema ``schema``, read
+    without importing jsonschema (e.g. ``defined_pattern("move", "player")`` for player names).
+
+    Raises :class:`SchemaProblem` for an unknown schema; KeyError if it has no such pattern.
+    """
+    return re.compile(json.loads(schema_text(schema))["$defs"][definition]["pattern"])
 
 
 def _check_schema(schema, label: str) -> None:
@@ -145,7 +158,7 @@ def validate(loaded: Loaded, schema: str | dict) -> None:
                             "references are never fetched from the network") from None
     if error is not None:
         raise _to_input_error(loaded, error)
-    _check_integer_spelling(loaded)
+    check_integer_spelling(loaded)
 
 
 # ---------------------------------------------------------------------------------- wording
@@ -281,6 +294,7 @@ def _hint(loaded: Loaded, path: tuple, error) -> str:
 
 def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     """(path to report, message, report at the key position?) for one jsonschema error."""
+    import difflib  # here: only a rejected input needs it, and start-up time counts
     path = tuple(error.absolute_path)
     v, vv, inst, sch = error.validator, error.validator_value, error.instance, error.schema
     subject = f"field {format_path(path)}: " if path else "the top level: "
@@ -393,7 +407,9 @@ def _odd_int_advice(text: str, value) -> str:
     return f"YAML reads {text} as the octal number {_show(value)}: write {sign}{digits}, without the leading zero"
 
 
-def _check_integer_spelling(loaded: Loaded) -> None:
+def check_integer_spelling(loaded: Loaded) -> None:
+    """Raise :class:`InputError` at the first integer written with a leading zero, a 0x/0b
+    prefix or in base 60 (see the module docstring); part of :func:`validate`."""
     for path, (text, tag) in loaded.scalars.items():
         if tag == TAG_INT and _odd_int(text):
             value = _lookup(loaded.data, path)

@@ -398,15 +398,23 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
 class _RebisDumper(Dumper):
     """Safe dumper; short lists of plain integers go on one line ([1, 2, 3])."""
 
+    def ignore_aliases(self, data) -> bool:
+        # Never write anchors or aliases (load_yaml refuses them): a value used twice is
+        # written twice. Also spares the per-node bookkeeping of shared objects.
+        return True
+
 
 def _represent_list(dumper, data):
     flow = 0 < len(data) <= 16 and all(type(x) is int for x in data)
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
 
 
+_LINE_BREAK_CHARS = re.compile("[\r\x85\u2028\u2029]")
+
+
 def _represent_str(dumper, data):
     # YAML readers treat these characters as line breaks; only double quotes keep them exact.
-    if any(c in data for c in "\r\x85\u2028\u2029"):
+    if _LINE_BREAK_CHARS.search(data):
         style = '"'
     elif "\n" in data:
         style = "|"  # readable multi-line text; the emitter falls back to quotes when it must
