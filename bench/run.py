@@ -7,9 +7,11 @@
 4. engine speed: turns per second of games whose every move is drawn uniformly from the legal
    moves, on one core, and the same through ``rebis-pbm simulate``.
 
-Only public tools: ``time.perf_counter`` for wall time, ``os.wait4`` (the child's own
-``ru_maxrss``) for peak RSS. Each command runs ``--repeat`` times (default 15) after one warm-up
-run; the median is reported, with the fastest run beside it. Run with the Python of the
+Only public tools: ``time.perf_counter`` for wall time, ``os.wait4`` for the child's own CPU
+time (user + system) and peak RSS (``ru_maxrss``). Each command runs ``--repeat`` times (default
+15) after one warm-up run; medians are reported, with the fastest wall time beside it. Ratios
+are given for wall time and for CPU time: on a shared machine, other processes stretch wall
+times, while CPU times stay put. Run with the Python of the
 environment to measure (``make bench`` uses .venv/bin/python, where rebis-pbm is installed).
 """
 
@@ -46,30 +48,37 @@ def rebis_pbm() -> list[str]:
                                                   f"{sys.executable}: run `make bench`")]
 
 
-def run_once(cmd: list[str], cwd: Path) -> tuple[float, int, int]:
-    """(wall seconds, peak RSS in KiB, exit code) of one run of ``cmd``."""
+def run_once(cmd: list[str], cwd: Path) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds, peak RSS in KiB, exit code) of one run of ``cmd``."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss, proc.returncode
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode
 
 
 def measure(cmd: list[str], cwd: Path, repeat: int, prepare=None) -> dict:
     """Median and fastest wall time and the largest peak RSS over ``repeat`` runs (+1 warm-up).
     ``prepare()`` runs before each run, outside the timing (e.g. restore a record)."""
-    walls, rss, codes = [], [], set()
+    walls, cpus, rss, codes = [], [], [], set()
     for i in range(repeat + 1):
         if prepare:
             prepare()
-        wall, peak, code = run_once(cmd, cwd)
+        wall, cpu, peak, code = run_once(cmd, cwd)
         codes.add(code)
         if i:
             walls.append(wall)
+            cpus.append(cpu)
             rss.append(peak)
     return {"median": statistics.median(walls), "min": min(walls), "rss": max(rss),
-            "exit": sorted(codes)}
+            "cpu": statistics.median(cpus), "exit": sorted(codes)}
+
+
+def figures(m: dict, floor: dict) -> str:
+    """One command's figures: wall median (fastest) x ratio, CPU median x ratio."""
+    wall = f"{m['median'] * 1000:6.1f} ms ({m['min'] * 1000:5.1f}) x{m['median'] / floor['median']:.2f}"
+    return f"{wall}  cpu {m['cpu'] * 1000:6.1f} ms x{m['cpu'] / floor['cpu']:.2f}"
 
 
 def bot_game(ruleset: Ruleset, seed: str, stop: int | None = None):
@@ -101,18 +110,19 @@ def move_file(folder: Path, game_id: str, move) -> Path:
     return path
 
 
-def engine_turns_per_second(games: int, players: int, seed: int = 1) -> float:
-    """Turns/s of uniformly random games played by the engine alone (one core)."""
+def engine_turns_per_second(games: int, players: int, seed: int = 1) -> tuple[float, float]:
+    """(turns per CPU second, turns per wall second) of uniformly random games played by the
+    engine alone, in this process (one core): setup, legal_moves, a uniform choice, apply_move."""
     rng = random.Random(seed)
     ruleset = Ruleset()
     turns = 0
-    start = time.perf_counter()
+    cpu, wall = time.process_time(), time.perf_counter()
     for g in range(games):
         state, _ = setup(ruleset, PLAYERS[:players], f"engine/{g}")
         while not state.finished:
             state, _ = apply_move(state, rng.choice(legal_moves(state)))
             turns += 1
-    return turns / (time.perf_counter() - start)
+    return turns / (time.process_time() - cpu), turns / (time.perf_counter() - wall)
 
 
 def main() -> None:
@@ -128,8 +138,8 @@ def main() -> None:
         root = Path(tmp)
         floor = measure(FLOOR, root, args.repeat)
         print(f"\nImport floor (python -c 'import yaml, jsonschema, click'): "
-              f"{floor['median'] * 1000:.1f} ms ({floor['min'] * 1000:.1f}), "
-              f"peak RSS {floor['rss'] / 1024:.1f} MiB")
+              f"wall {floor['median'] * 1000:.1f} ms ({floor['min'] * 1000:.1f}), "
+              f"cpu {floor['cpu'] * 1000:.1f} ms, peak RSS {floor['rss'] / 1024:.1f} MiB")
 
         # A finished 4-player game; apply plays its last move on the record of all the others.
         moves = bot_game(Ruleset(), "bench")
@@ -151,8 +161,8 @@ def main() -> None:
              [*exe, "moves", str(before), "--player", to_move], restore),
             ("verify", [*exe, "verify", str(finished)], None),
         ]
-        print(f"\nCommands on a 4-player game of {len(moves)} moves (ratio = median / floor "
-              f"median):")
+        print(f"\nCommands on a 4-player game of {len(moves)} moves: wall median (fastest) "
+              f"x ratio to the floor, cpu median x ratio, peak RSS x ratio:")
         for label, cmd, prepare in rows:
             if cmd[len(exe)] == "verify" and subprocess.run(
                     [*exe, "verify", "--help"], capture_output=True).returncode != 0:
@@ -160,8 +170,7 @@ def main() -> None:
                 continue
             m = measure(cmd, root, args.repeat, prepare)
             status = "" if m["exit"] == [0] else f"  (exit {m['exit']})"
-            print(f"  {label:48s} {m['median'] * 1000:6.1f} ms ({m['min'] * 1000:5.1f})  "
-                  f"x{m['median'] / floor['median']:.2f}  peak RSS {m['rss'] / 1024:5.1f} MiB "
+            print(f"  {label:44s} {figures(m, floor)}  RSS {m['rss'] / 1024:4.1f} MiB "
                   f"x{m['rss'] / floor['rss']:.2f}{status}")
 
         print("\napply against record length (larger deck and token supply so that a game lasts "
@@ -174,14 +183,14 @@ def main() -> None:
             nxt = move_file(folder, "long", long_moves[length])
             m = measure([*exe, "apply", str(path), str(nxt)], folder, args.repeat,
                         lambda p=path, d=data: p.write_bytes(d))
-            print(f"  {length:3d} recorded moves: {m['median'] * 1000:6.1f} ms "
-                  f"({m['min'] * 1000:5.1f})  x{m['median'] / floor['median']:.2f}")
+            print(f"  {length:3d} recorded moves: {figures(m, floor)}")
 
     print("\nEngine, uniformly random legal moves, one core (best of 3 runs of "
           f"{args.games} games):")
     for players in (2, 3, 4):
-        best = max(engine_turns_per_second(args.games, players) for _ in range(3))
-        print(f"  {players} players: {best:9,.0f} turns/s")
+        runs = [engine_turns_per_second(args.games, players) for _ in range(3)]
+        print(f"  {players} players: {max(r[0] for r in runs):9,.0f} turns per CPU second, "
+              f"{max(r[1] for r in runs):9,.0f} per wall second")
     sim = subprocess.run([*exe, "simulate", "--games", str(args.games), "--players", "4",
                           "--seed", "bench", "--format", "json"], capture_output=True, text=True)
     if sim.returncode == 0:

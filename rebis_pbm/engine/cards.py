@@ -80,7 +80,14 @@ class Shelf:
         object.__setattr__(self, "value", value)
 
     def with_card(self, card: ShelfCard) -> "Shelf":
-        return Shelf(self.cards + (card,), self.tokens)
+        # The hottest path of a game: add the card's weight and value instead of summing again.
+        shelf = object.__new__(Shelf)
+        _set = object.__setattr__
+        _set(shelf, "cards", self.cards + (card,))
+        _set(shelf, "tokens", self.tokens)
+        _set(shelf, "weight", self.weight + (card.number if card.sign else 0))
+        _set(shelf, "value", self.value + card.number * card.sign)
+        return shelf
 
     def with_tokens(self, *kinds: str) -> "Shelf":
         return Shelf(self.cards, self.tokens + kinds)

@@ -194,6 +194,16 @@ def apply_move(state: State, move: Move) -> tuple[State, tuple]:
     return _play(state, move)
 
 
+def _place_token(shelves: list, seats: tuple, name: str, kind: str, ref: ShelfRef,
+                 out: list) -> None:
+    """``name`` places a token of ``kind`` on the shelf ``ref`` (R8.1 gold, R12 red)."""
+    seat = seats.index(ref.player)
+    row = list(shelves[seat])
+    row[ref.shelf - 1] = row[ref.shelf - 1].with_tokens(kind)
+    shelves[seat] = tuple(row)
+    out.append(ev.TokenPlaced(name, kind, ref.player, ref.shelf))
+
+
 def _play(state: State, move: Move) -> tuple[State, tuple]:
     """Apply a move already checked by :func:`check_move`."""
     seats = state.seats
@@ -218,15 +228,8 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
             card = None
         out.append(ev.Drew(seats[seat], card, cause))
 
-    def place_token(kind: str, ref: ShelfRef) -> None:
-        seat = seats.index(ref.player)
-        row = list(shelves[seat])
-        row[ref.shelf - 1] = row[ref.shelf - 1].with_tokens(kind)
-        shelves[seat] = tuple(row)
-        out.append(ev.TokenPlaced(name, kind, ref.player, ref.shelf))
-
     if state.phase == RED_TOKEN:
-        place_token(RED, move.red_token)
+        _place_token(shelves, seats, name, RED, move.red_token, out)
         out.append(ev.GameFinished())
         return State(state.ruleset, seats, order, pos, state.hands, tuple(shelves),
                      state.reserves, Supply(gd, gold, red - 1), state.turn + 1, FINISHED, None,
@@ -262,7 +265,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
         elif gold:
             gold -= 1
             out.append(ev.TokenTaken(name, GOLD))
-            place_token(GOLD, move.gold_token)
+            _place_token(shelves, seats, name, GOLD, move.gold_token, out)
         else:
             out.append(ev.TokenTaken(name, None))
         draw(target, ev.CLOSED_DRAW)
