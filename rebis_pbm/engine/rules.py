@@ -343,15 +343,16 @@ class LegalMoves(Sequence):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        size = len(self)
+        actions = self._actions
+        size = len(actions) * (self._dust + 1)
         if index < 0:
             index += size
         if not 0 <= index < size:
             raise IndexError("legal move index out of range")
         if self._red:
-            return Move(self._turn, self._player, red_token=self._actions[index])
-        dust, k = divmod(index, len(self._actions))
-        cards, owner, sign, gold = self._actions[k]
+            return Move(self._turn, self._player, red_token=actions[index])
+        dust, k = divmod(index, len(actions))
+        cards, owner, sign, gold = actions[k]
         return Move(self._turn, self._player, dust, Play(cards, owner, sign), gold)
 
     def __iter__(self):
