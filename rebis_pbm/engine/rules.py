@@ -204,29 +204,32 @@ def _place_token(shelves: list, seats: tuple, name: str, kind: str, ref: ShelfRe
     out.append(ev.TokenPlaced(name, kind, ref.player, ref.shelf))
 
 
+def _draw(order: tuple, pos: int, hands: list, seat: int, seats: tuple, cause: str,
+          out: list) -> int:
+    """``seat`` draws the card at ``order[pos]`` (R6, R8.1, R8.2); returns the new deck
+    position. An empty deck draws nothing (R9)."""
+    if pos < len(order):
+        card = order[pos]
+        pos += 1
+        hands[seat] = tuple(sorted(hands[seat] + (card,)))
+    else:
+        card = None
+    out.append(ev.Drew(seats[seat], card, cause))
+    return pos
+
+
 def _play(state: State, move: Move) -> tuple[State, tuple]:
     """Apply a move already checked by :func:`check_move`."""
     seats = state.seats
     mover = state.to_move
     name = seats[mover]
     order = state.order
-    deck_end = len(order)
     pos = state.deck_pos
     hands = list(state.hands)
     shelves = list(state.shelves)
     reserves = list(state.reserves)
     gd, gold, red = state.supply.golden_dust, state.supply.gold, state.supply.red
     out: list = []
-
-    def draw(seat: int, cause: str) -> None:
-        nonlocal pos
-        if pos < deck_end:  # R9: an empty deck draws nothing
-            card = order[pos]
-            pos += 1
-            hands[seat] = tuple(sorted(hands[seat] + (card,)))
-        else:
-            card = None
-        out.append(ev.Drew(seats[seat], card, cause))
 
     if state.phase == RED_TOKEN:
         _place_token(shelves, seats, name, RED, move.red_token, out)
@@ -268,13 +271,13 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
             _place_token(shelves, seats, name, GOLD, move.gold_token, out)
         else:
             out.append(ev.TokenTaken(name, None))
-        draw(target, ev.CLOSED_DRAW)
+        pos = _draw(order, pos, hands, target, seats, ev.CLOSED_DRAW, out)
     else:  # R8.2
         sign = 1 if play.sign == POSITIVE else -1
         shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, sign, mover)),)
         out.append(ev.Played(name, play.shelf, len(row), play.cards, play.sign))
         if sign < 0:
-            draw(mover, ev.NEGATIVE_DRAW)
+            pos = _draw(order, pos, hands, mover, seats, ev.NEGATIVE_DRAW, out)
 
     # R11: end-of-turn check.
     reason = None
@@ -289,7 +292,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
     if reason is None:
         nxt = (mover + 1) % len(seats)
         out.append(ev.TurnBegan(turn, seats[nxt]))
-        draw(nxt, ev.TURN_DRAW)
+        pos = _draw(order, pos, hands, nxt, seats, ev.TURN_DRAW, out)
         drawn = out[-1].card
         return State(state.ruleset, seats, order, pos, tuple(hands), tuple(shelves),
                      tuple(reserves), supply, turn, PLAY, nxt, drawn, mover, None), tuple(out)
