@@ -30,4 +30,7 @@ echo
 echo "== final score"
 rebis-pbm score "$game"
 echo
+echo "== rebis-pbm verify: the finished record reveals its seed, so anyone can check the whole game"
+rebis-pbm verify "$game"
+echo
 echo "Files: $game (record), $out/game.secret.yaml (seed), $out/game.views/ (views)"

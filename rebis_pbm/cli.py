@@ -16,12 +16,12 @@ from pathlib import Path
 import click
 
 from . import views as views_mod
-from .engine import IllegalMove, Move, Ruleset, apply_move, legal_moves, score_table, seat_order, setup
+from .engine import IllegalMove, Move, Ruleset, apply_move, score_table, seat_order, setup
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
-from .record import (CorruptRecord, Record, Replay, SeedError, dump_record, dump_secret, find_seed,
-                     read_game, secret_path, seed_commitment)
-from .yamlio import InputError, dump_yaml, load_yaml
+from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
+                     find_seed, read_game, secret_path, seed_commitment)
+from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
 EXIT_CODES = """\b
@@ -96,16 +96,32 @@ def default_views_dir(record_path: Path) -> Path:
 
 
 def load_game(record_path: Path) -> tuple[Record, Replay]:
-    """Read, validate and replay a record with its seed."""
+    """Read, validate, verify and replay a record with its seed (see :func:`load_game_with_seed`)."""
+    record, replay, _ = load_game_with_seed(record_path)
+    return record, replay
+
+
+def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
+    """Read and validate a record, find its seed (revealed, REBIS_PBM_SEED or the secret file)
+    and replay it, checking every digest on the way (docs/audit.md).
+
+    Raises:
+        InputError, SeedError: the record or its seed cannot be read (exit 2).
+        CorruptRecord: the record fails verification (exit 3); the message names the turn.
+    """
     data, source = read_input(str(record_path), kind="record")
-    return read_game(data, source, lambda record: find_seed(record_path, record))
+    try:
+        return read_game(data, source, lambda record: find_seed(record_path, record))
+    except CorruptRecord as exc:
+        raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
+                            f"(rebis-pbm verify {source} tells more)", exc.problem) from None
 
 
 def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
     """One view per player (YAML and text, mode 0600) and the public view (mode 0644)."""
     views_dir.mkdir(parents=True, exist_ok=True)
     for viewer in (*record.players, None):
-        view = views_mod.build_view(record.game, replay, viewer)
+        view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         # Views are derived from the record and rewritten on every apply: atomic, not fsynced.
@@ -232,27 +248,40 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
     MOVE.yaml may be - to read the move from standard input.
     """
     with locked(game):
-        record, replay = load_game(game)
+        record, replay, seed = load_game_with_seed(game)
         doc, source = _read_move(move_file)
         if doc["game"] != record.game:
             raise Failure(f"{source}: this move is for game {doc['game']}, but {game} is game "
                           f"{record.game}", EXIT_INPUT)
         move = Move.from_dict(doc)
-        if 1 <= move.turn <= len(record.moves) and record.moves[move.turn - 1] == move:
-            click.echo(f"Turn {move.turn} by {move.player} was already applied with exactly this "
-                       f"move; nothing changed.")
+        if record.holds(move):
+            entry = record.moves[move.turn - 1]
+            what = ("this closing play (its card is sealed in the record, so the card is not "
+                    "compared)" if isinstance(entry, SealedMove) else "exactly this move")
+            click.echo(f"Turn {move.turn} by {move.player} was already applied with {what}; "
+                       f"nothing changed.")
             return
+        if record.seed is not None and not replay.state.finished:
+            raise Failure(f"{source}: move rejected: game {record.game} was abandoned (its seed "
+                          f"was revealed with rebis-pbm reveal); no more moves can be played",
+                          EXIT_REJECTED)
         try:
             state, events = apply_move(replay.state, move)
         except IllegalMove as exc:
             raise Failure(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
-        new_record = record.with_move(move)
+        # The seed also seals the card of a closing play in the public record (R8.1).
+        new_record = record.with_move(move, state, seed, events)
+        if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
+            new_record = new_record.revealed(seed)
         new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
         if not dry_run:
             write_atomic(game, dump_record(new_record, state))
             write_views(views_dir or default_views_dir(game), new_record, new_replay)
     prefix = "Dry run, nothing written: " if dry_run else ""
     click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(events)}")
+    if state.finished and not dry_run:
+        click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
+                   f"game with: rebis-pbm verify {game}")
 
 
 def _viewer_option(f):
@@ -273,7 +302,8 @@ def view(game: Path, player, public: bool, fmt: str) -> None:
     if player is not None and player not in record.players:
         raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
                                  f"{', '.join(record.players)})", param_hint="--player")
-    click.echo(views_mod.render(views_mod.build_view(record.game, replay, player), fmt), nl=False)
+    view = views_mod.build_view(record.game, replay, player, revealed=record.seed is not None)
+    click.echo(views_mod.render(view, fmt), nl=False)
 
 
 @cli.command()
@@ -295,11 +325,7 @@ def moves(game: Path, player: str, fmt: str) -> None:
         whose = "the game is over" if state.finished else \
             f"turn {state.turn} is {state.player_to_move}'s"
         raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
-    docs = [{"game": record.game, **m.as_dict()} for m in legal_moves(state)]
-    if fmt == "json":
-        click.echo(json.dumps(docs, indent=2))
-    else:
-        click.echo("".join("---\n" + dump_yaml(d) for d in docs), nl=False)
+    click.echo(views_mod.moves_listing(record.game, state, fmt), nl=False)
 
 
 @cli.command()
@@ -353,6 +379,7 @@ def main() -> None:
         sys.exit(130)
 
 
+from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
 from . import cli_bots  # noqa: E402,F401  registers bot and simulate
 
 if __name__ == "__main__":

@@ -1,19 +1,29 @@
-"""The game record and its secret: what a game is on disk (docs/formats.md).
+"""The game record and its secret: what a game is on disk (docs/formats.md, docs/audit.md).
 
 The record holds the header (format, game id, resolved ruleset, players in seat order, the seed's
-commitment), the accepted moves in order, and a status written for people. Everything else is
-replayed from the seed (R5) by the engine. The seed itself is kept out of the record, in a sidecar
-``<name>.secret.yaml`` (mode 0600), or in the environment variable ``REBIS_PBM_SEED``.
+commitment, the header digest), the accepted moves in order, each with its keyed state digest and
+its chain digest, and a status written for people. Everything else is replayed from the seed (R5)
+by the engine. Until the game ends the seed is kept out of the record, in a sidecar
+``<name>.secret.yaml`` (mode 0600) or in the environment variable ``REBIS_PBM_SEED``; the last
+move's ``apply`` (or ``reveal`` for an abandoned game) writes it into the record, so that anyone
+can then check the whole game (``rebis-pbm verify``).
+
+The record is public: it holds nothing a player may not know. A play that closes a shelf lays its
+card face down (R8.1), so the record keeps that card sealed (:func:`seal_card`): only the seed opens
+the seal (docs/views.md).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, setup, winners
+from .digests import chain_digest, header_digest, state_digest
+from .engine import POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners
+from .engine import events as ev
 from .engine.state import FINISHED, PLAY, RED_TOKEN
 from .yamlio import InputError, dump_yaml, load_yaml
 
@@ -28,7 +38,17 @@ class SeedError(ValueError):
 
 
 class CorruptRecord(ValueError):
-    """The record parses but does not replay: a recorded move is illegal at its point."""
+    """The record parses but fails verification: a digest does not match, a move is out of turn
+    or illegal at its point, the revealed seed is not the committed one...
+
+    Attributes:
+        problem: the first problem found (a :class:`rebis_pbm.audit.Problem`: which turn and
+            player, what was expected, what was found), or None.
+    """
+
+    def __init__(self, message: str, problem=None):
+        super().__init__(message)
+        self.problem = problem
 
 
 def seed_commitment(seed: str) -> str:
@@ -40,6 +60,93 @@ def seed_commitment(seed: str) -> str:
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
 
 
+SEAL_DOMAIN = "rebis-pbm/sealed-card/v1"
+
+
+def seal_card(seed: str, game: str, turn: int, card: int) -> str:
+    """The seal that stands for a closing play's card in the public record (R8.1).
+
+    HMAC-SHA256 keyed by the seed's UTF-8 bytes, over the UTF-8 text
+    ``rebis-pbm/sealed-card/v1`` LF game id LF turn LF card (numbers in decimal), as lower-case
+    hex. Without the seed a seal tells nothing about its card; with the seed (the referee during the
+    game, anyone once the seed is revealed) the card is the deck's number whose seal matches.
+
+    >>> seal_card("example", "g", 3, 7)[:16]
+    '4acae1ba089fe4ae'
+    """
+    text = f"{SEAL_DOMAIN}\n{game}\n{turn}\n{card}".encode("utf-8")
+    return hmac.new(seed.encode("utf-8"), text, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class SealedMove:
+    """A move whose play closed a shelf (R8.1), as the public record keeps it: every field of the
+    move, but the card is replaced by its seal (:func:`seal_card`).
+
+    Attributes: as :class:`rebis_pbm.engine.Move`, with ``shelf`` and ``sign`` from its play, and
+    ``seal`` (64 lower-case hex digits) instead of the card.
+    """
+
+    turn: int
+    player: str
+    golden_dust: int
+    shelf: str
+    sign: str
+    gold_token: ShelfRef | None
+    seal: str
+
+    @classmethod
+    def of(cls, move: Move, seal: str) -> "SealedMove":
+        """``move`` (a one-card play) with its card replaced by ``seal``."""
+        return cls(move.turn, move.player, move.golden_dust, move.play.shelf, move.play.sign,
+                   move.gold_token, seal)
+
+    def with_card(self, card: int) -> Move:
+        """The move itself, once the seal is opened."""
+        return Move(self.turn, self.player, self.golden_dust, Play((card,), self.shelf, self.sign),
+                    self.gold_token)
+
+    def as_dict(self) -> dict:
+        """The record's entry: a move's fields, ``play.sealed`` in place of ``play.cards``."""
+        doc = self.with_card(0).as_dict()
+        doc["play"] = {"sealed": self.seal, "shelf": self.shelf, "sign": self.sign}
+        return doc
+
+    def opened(self, seed: str, game: str, ruleset: Ruleset) -> Move | None:
+        """The move with its card, found by trying every number of the deck; None when no number
+        matches (the record was edited, or ``seed`` is not the game's)."""
+        for card in sorted(set(ruleset.cards)):
+            if hmac.compare_digest(seal_card(seed, game, self.turn, card), self.seal):
+                return self.with_card(card)
+        return None
+
+
+def entry_from_dict(doc: dict) -> Move | SealedMove:
+    """One schema-valid record entry: a :class:`Move`, or a :class:`SealedMove` when its play is
+    sealed (values taken with ``int`` and ``str`` as in :meth:`Move.from_dict`)."""
+    play = doc.get("play")
+    if play is None or "sealed" not in play:
+        return Move.from_dict(doc)
+    gold = doc.get("gold_token")
+    return SealedMove(int(doc["turn"]), str(doc["player"]), int(doc.get("golden_dust", 0)),
+                      str(play["shelf"]), str(play.get("sign", POSITIVE)),
+                      None if gold is None else ShelfRef(str(gold["player"]), int(gold["shelf"])),
+                      str(play["sealed"]))
+
+
+@dataclass(frozen=True)
+class Link:
+    """The digests a move's record entry carries (docs/audit.md).
+
+    Attributes:
+        state_hmac: HMAC-SHA256 keyed by the seed of the full state after the move (hex).
+        chain_sha256: SHA-256 chaining the entry to everything before it (hex).
+    """
+
+    state_hmac: str
+    chain_sha256: str
+
+
 @dataclass(frozen=True)
 class Record:
     """A game record in memory.
@@ -49,35 +156,107 @@ class Record:
         ruleset: the resolved ruleset (R1-R4).
         players: names in seat order (R5).
         seed_sha256: the seed's commitment (see :func:`seed_commitment`).
-        moves: the accepted moves, in order.
+        moves: the accepted moves, in order, as the public record shows them: a play that closed a
+            shelf is a :class:`SealedMove` (see :meth:`with_move`).
+        links: each move's digests, in the same order (as read from the file, or as computed by
+            :meth:`with_move`).
+        header_sha256: the header digest, the chain's first link; computed when not given (a new
+            game), kept as read otherwise (so that an edited header shows).
+        seed: the seed once revealed (game over, or abandoned by ``reveal``); None before.
     """
 
     game: str
     ruleset: Ruleset
     players: tuple[str, ...]
     seed_sha256: str
-    moves: tuple[Move, ...] = ()
+    moves: tuple[Move | SealedMove, ...] = ()
+    links: tuple[Link, ...] = ()
+    header_sha256: str | None = None
+    seed: str | None = None
 
-    def with_move(self, move: Move) -> "Record":
-        return Record(self.game, self.ruleset, self.players, self.seed_sha256, self.moves + (move,))
+    def __post_init__(self) -> None:
+        if self.header_sha256 is None:
+            object.__setattr__(self, "header_sha256", self.computed_header_sha256())
+        if len(self.links) != len(self.moves):
+            raise ValueError(f"a record needs one link per move ({len(self.moves)} moves, "
+                             f"{len(self.links)} links)")
+
+    def computed_header_sha256(self) -> str:
+        """The header digest of the header as it now is (compare with :attr:`header_sha256`)."""
+        return header_digest(FORMAT, self.game, self.ruleset, self.players, self.seed_sha256)
+
+    def prev_digest(self, index: int) -> str:
+        """The ``prev`` of move ``index`` (0-based): the previous chain digest, or the header's."""
+        return self.header_sha256 if index == 0 else self.links[index - 1].chain_sha256
+
+    def entry(self, index: int) -> dict:
+        """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest covers."""
+        return {**self.moves[index].as_dict(), "state_hmac": self.links[index].state_hmac}
+
+    def with_move(self, move: Move, state: State, seed: str, events) -> "Record":
+        """The record with ``move`` appended; ``state`` and ``events`` are what ``apply_move``
+        returned for it, ``seed`` the game's seed (for the keyed state digest, and for the seal of
+        a closing play's card, which lies face down: R8.1, :func:`seal_card`)."""
+        if closes_shelf(events):
+            move = SealedMove.of(move, seal_card(seed, self.game, move.turn, move.play.cards[0]))
+        state_hmac = state_digest(state, seed)
+        entry = {**move.as_dict(), "state_hmac": state_hmac}
+        link = Link(state_hmac, chain_digest(self.prev_digest(len(self.moves)), entry))
+        return replace(self, moves=self.moves + (move,), links=self.links + (link,))
+
+    def holds(self, move: Move) -> bool:
+        """Whether the recorded move of ``move.turn`` is ``move``, as far as the public record
+        shows: a sealed card is not compared, since telling whoever resends a closing play whether
+        its card is the one played would open the seal for them (R8.1)."""
+        if not 1 <= move.turn <= len(self.moves):
+            return False
+        entry = self.moves[move.turn - 1]
+        if isinstance(entry, SealedMove):
+            return (move.play is not None and len(move.play.cards) == 1
+                    and SealedMove.of(move, entry.seal) == entry)
+        return entry == move
+
+    def revealed(self, seed: str) -> "Record":
+        """The record with its seed revealed.
+
+        Raises:
+            SeedError: ``seed`` does not match the commitment.
+        """
+        check_seed(self, seed)
+        return replace(self, seed=seed)
+
+    def status(self, state: State) -> dict:
+        """The ``status`` to write with this record; ``state`` is the state after its last move.
+        A seed revealed before the end marks the game abandoned."""
+        result = status(state)
+        if self.seed is not None and state.phase != FINISHED:
+            result["abandoned"] = True
+        return result
 
     def to_dict(self, state: State) -> dict:
         """The record as written, keys in file order; ``state`` is the replayed state after the
         last move (it gives the status)."""
-        return {
+        doc: dict = {
             "format": FORMAT,
             "game": self.game,
             "ruleset": self.ruleset.as_dict(),
             "players": list(self.players),
             "seed_sha256": self.seed_sha256,
-            "moves": [m.as_dict() for m in self.moves],
-            "status": status(state),
         }
+        if self.seed is not None:
+            doc["seed"] = self.seed
+        doc["header_sha256"] = self.header_sha256
+        doc["moves"] = [{**self.entry(i), "chain_sha256": link.chain_sha256}
+                        for i, link in enumerate(self.links)]
+        doc["status"] = self.status(state)
+        return doc
 
     @classmethod
     def from_dict(cls, data: dict) -> "Record":
-        """Build a record from a schema-valid document (names taken with ``str``, numbers with
-        ``int``, as :meth:`Move.from_dict` does).
+        """Build a record from a schema-valid document (digests kept as read). Names, digests
+        and the seed are taken with ``str``, numbers with ``int``, as :meth:`Move.from_dict`
+        does: a no-op on a valid document, and a document of the wrong types then no longer
+        matches :meth:`to_dict` (which :func:`read_game` relies on).
 
         Raises:
             ValueError: the ruleset is out of range.
@@ -87,7 +266,10 @@ class Record:
             ruleset=Ruleset.from_dict(data["ruleset"]),
             players=tuple(str(p) for p in data["players"]),
             seed_sha256=str(data["seed_sha256"]),
-            moves=tuple(Move.from_dict(m) for m in data["moves"]),
+            moves=tuple(entry_from_dict(m) for m in data["moves"]),
+            links=tuple(Link(str(m["state_hmac"]), str(m["chain_sha256"])) for m in data["moves"]),
+            header_sha256=str(data["header_sha256"]),
+            seed=None if data.get("seed") is None else str(data["seed"]),
         )
 
 
@@ -118,37 +300,42 @@ class Replay:
     history: tuple[tuple[Move, tuple], ...] = field(default=())
 
 
+def closes_shelf(events) -> bool:
+    """Whether a move's events include closing a shelf (R8.1)."""
+    return any(isinstance(e, ev.Closed) for e in events)
+
+
 def replay_record(record: Record, seed: str) -> Replay:
-    """Deal from ``seed`` and play every recorded move.
+    """Deal from ``seed`` and play every recorded move, checking each move's digests as it goes
+    (the whole check is :func:`rebis_pbm.audit.walk`).
 
     Raises:
         SeedError: ``seed`` does not match the record's commitment.
-        CorruptRecord: a recorded move is illegal at its point (the message names the turn).
+        CorruptRecord: the header or a move fails its digests, a move is out of turn or illegal at
+            its point, a seal opens to no card, a closing play shows its card (the message names
+            the turn), or a revealed seed is not the committed one.
     """
-    check_seed(record, seed)
-    state, setup_events = setup(record.ruleset, record.players, seed)
-    history = []
-    for index, move in enumerate(record.moves):
-        try:
-            state, events = apply_move(state, move)
-        except IllegalMove as exc:
-            raise CorruptRecord(f"recorded move {index + 1} (turn {move.turn}, {move.player}) "
-                                f"does not replay: {exc.message}") from None
-        history.append((move, events))
-    return Replay(state, setup_events, tuple(history))
+    from .audit import walk
+
+    result = walk(record, seed)
+    if result.problem is not None:
+        if result.problem.code == "wrong_seed":
+            check_seed(record, seed)  # raises SeedError: the seed belongs to another game
+        raise CorruptRecord(result.problem.sentence(), result.problem)
+    return result.replay
 
 
-def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay]:
-    """Parse, check and replay a record's bytes; ``seed_for(record)`` returns its seed (e.g.
-    ``lambda r: find_seed(path, r)``).
+def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
+    """Parse, check and replay a record's bytes: ``(record, replay, seed)``. ``seed_for(record)``
+    returns the seed (e.g. ``lambda r: find_seed(path, r)``).
 
     A record as rebis-pbm writes it is accepted without the JSON Schema, whose import and checks
     cost more than all the rest of a command: when the strict YAML reader reads it, its integers
-    are plainly spelled, the game id and every name have the schema's form, the seed matches,
-    every move replays (the rules check each one) and the data is exactly, types included, what
-    the writer gives for those moves (:meth:`Record.to_dict` of the replayed state), then the
-    schema holds too. Anything else goes through :func:`parse_record` (the schema, with a
-    positioned message) and :func:`replay_record`, as before; the outcome is the same.
+    are plainly spelled, the game id and every name have the schema's form, the record replays
+    (:func:`replay_record`: every digest and every move checked) and its data is exactly, types
+    included, what the writer gives for it (:meth:`Record.to_dict` of the replayed state), then
+    the schema holds too. Anything else goes through :func:`parse_record` (the schema, with a
+    positioned message) and :func:`replay_record`, as before: the outcome is the same.
 
     Raises:
         InputError, SeedError, CorruptRecord: as :func:`parse_record`, ``seed_for`` and
@@ -158,10 +345,11 @@ def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay]:
     if found is not None:
         return found
     record = parse_record(data, source)
-    return record, replay_record(record, seed_for(record))
+    seed = seed_for(record)
+    return record, replay_record(record, seed), seed
 
 
-def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay] | None:
+def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str] | None:
     """The fast path of :func:`read_game`; None sends the record down the checked path."""
     import json
 
@@ -177,12 +365,13 @@ def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay
         player = defined_pattern("move", "player")
         if not all(player.fullmatch(name) for name in record.players):
             return None  # names become file names: never trust them unchecked
-        replay = replay_record(record, seed_for(record))
+        seed = seed_for(record)
+        replay = replay_record(record, seed)
         if json.dumps(doc) != json.dumps(record.to_dict(replay.state)):
             return None  # json tells 1 from true and "1", and keeps key order
     except Exception:  # whatever is wrong, the checked path finds it and words it
         return None
-    return record, replay
+    return record, replay, seed
 
 
 def dump_record(record: Record, state: State) -> str:
@@ -203,7 +392,7 @@ def parse_record(data: bytes, source: str) -> Record:
     try:
         return Record.from_dict(loaded.data)
     except ValueError as exc:
-        raise InputError(f"{source}: {exc}") from None
+        raise InputError(str(exc), source=source) from None
 
 
 def secret_path(record_path: str | os.PathLike) -> Path:
@@ -226,26 +415,42 @@ def check_seed(record: Record, seed: str) -> None:
 
 
 def find_seed(record_path: str | os.PathLike, record: Record) -> str:
-    """The game's seed: ``REBIS_PBM_SEED`` if set, else the sidecar secret file.
+    """The game's seed: revealed in the record, else ``REBIS_PBM_SEED`` if set, else the sidecar
+    secret file.
 
     Raises:
         SeedError: no seed reachable, or the secret file is for another game.
         InputError: the secret file cannot be read.
     """
+    if record.seed is not None:
+        return record.seed
     env = os.environ.get(SEED_ENV)
     if env:
         return env
     path = secret_path(record_path)
+    if not path.exists():
+        raise SeedError(f"no seed for game {record.game}: {path} does not exist and {SEED_ENV} is "
+                        f"not set; the referee who created the game keeps it")
+    return read_secret(path, record)
+
+
+def read_secret(path: str | os.PathLike, record: Record) -> str:
+    """The seed in a secret file (``game: ID`` and ``seed: TEXT``) of ``record``'s game.
+
+    Raises:
+        SeedError: the file cannot be read, or is not the secret of this game.
+        InputError: the file is not YAML (one sentence with its position).
+    """
+    path = Path(path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise SeedError(f"no seed for game {record.game}: {path} does not exist and {SEED_ENV} is "
-                        f"not set; the referee who created the game keeps it") from None
+        raise SeedError(f"{path}: there is no such file; give the game's secret file") from None
     except OSError as exc:
         raise SeedError(f"{path}: cannot be read ({exc.strerror})") from None
     loaded = load_yaml(data, source=str(path), kind="secret")
     doc = loaded.data
-    if not isinstance(doc.get("seed"), str) or doc.get("game") != record.game:
+    if not isinstance(doc.get("seed"), str) or not doc["seed"] or doc.get("game") != record.game:
         raise SeedError(f"{path} is not the secret of game {record.game} (it needs game: "
                         f"{record.game} and seed: TEXT)")
     return doc["seed"]

@@ -4,7 +4,8 @@ A view is built from the replayed state and history, cut down to the viewer's in
 their own hand and draws, everything face up, hand sizes, the face-down cards they placed
 themselves, the supply and reserves, and the public history. Never another player's hand, the deck
 order, a face-down card the viewer did not place (the cards dealt face down at setup are hidden from
-everyone, owner included, R5), or the seed.
+everyone, owner included, R5), or the seed. Once the record reveals the seed (docs/audit.md),
+anyone can compute every card, and views show every face-down card.
 """
 
 from __future__ import annotations
@@ -91,28 +92,34 @@ def account(events, viewer: str | None = None) -> str:
     return "; ".join(sentences) + "." if sentences else ""
 
 
-def _card(card, seat: int, viewer_seat: int | None, seats) -> dict:
+def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = False) -> dict:
     out: dict = {}
     if card.sign:
         out["number"] = card.number
         out["sign"] = POSITIVE if card.sign > 0 else NEGATIVE
     else:
         out["face"] = "down"
-        if viewer_seat is not None and card.placed_by == viewer_seat:
-            out["number"] = card.number  # the viewer placed it: they know it
+        if revealed or (viewer_seat is not None and card.placed_by == viewer_seat):
+            out["number"] = card.number  # the viewer placed it, or the seed is public
     if card.placed_by != DEALT:
         out["by"] = seats[card.placed_by]
     return out
 
 
-def build_view(game: str, replay: Replay, viewer: str | None) -> dict:
+def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool = False) -> dict:
     """The view of ``viewer`` (a player's name, or None for the public spectator view).
+
+    ``revealed``: the record reveals the seed (the game is over, or abandoned), so anyone can
+    compute every card; the view then shows every face-down card's number and says so
+    (``seed_revealed``). Before that, a face-down card shows its number only to the player who
+    laid it, and a card dealt face down at setup to nobody (R5, R8.1).
 
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
     viewer_seat = None if viewer is None else replay.state.seat(viewer)
-    # Built from the viewer's information set only: no hidden card is even within reach.
-    state = information_set(replay.state, viewer_seat)
+    # Built from the viewer's information set only: no hidden card is even within reach (once
+    # the seed is revealed, every face-down card is public and the full state is shown).
+    state = replay.state if revealed else information_set(replay.state, viewer_seat)
     scores = {p.player: p for p in score_table(state)}
     players = []
     for seat, name in enumerate(state.seats):
@@ -125,7 +132,8 @@ def build_view(game: str, replay: Replay, viewer: str | None) -> dict:
                 "value": shelf.value,
                 "tokens": list(shelf.tokens),
                 "score": scores[name].shelves[number - 1].score,
-                "cards": [_card(c, seat, viewer_seat, state.seats) for c in shelf.cards],
+                "cards": [_card(c, seat, viewer_seat, state.seats, revealed)
+                          for c in shelf.cards],
             })
         players.append({
             "name": name,
@@ -144,6 +152,8 @@ def build_view(game: str, replay: Replay, viewer: str | None) -> dict:
     }
     if state.phase != FINISHED:
         view["to_move"] = state.player_to_move
+    if revealed:
+        view["seed_revealed"] = True
     view["deck"] = state.deck_size
     view["supply"] = {"golden_dust": state.supply.golden_dust, "gold": state.supply.gold,
                       "red": state.supply.red}
@@ -204,6 +214,20 @@ def move_template(game: str, state: State) -> str:
                  "# gold_token: {player, shelf} only when your card closes a shelf and the supply\n"
                  "#   has no golden dust left (R8.1).\n")
     return notes + dump_yaml(doc)
+
+
+def moves_listing(game: str, state: State, fmt: str) -> str:
+    """Every legal move of the player to move, each a complete move file that ``apply`` accepts.
+
+    ``yaml``: one document per move, each after a ``---`` line; ``json``: a list of documents.
+    It shows that player's hand, so it is for them alone (docs/views.md).
+    """
+    docs = [{"game": game, **m.as_dict()} for m in legal_moves(state)]
+    if fmt == "json":
+        return json.dumps(docs, indent=2) + "\n"
+    if fmt == "yaml":
+        return "".join("---\n" + dump_yaml(d) for d in docs)
+    raise ValueError(f"unknown format {fmt!r}: use yaml or json")
 
 
 def render(view: dict, fmt: str) -> str:
@@ -278,6 +302,10 @@ def render_text(view: dict) -> str:
         lines.append("Your move (save as a file and send it):")
         lines.append(view["move_template"].rstrip("\n"))
     lines.append("")
-    lines.append("Cards: +n / -n face up with their sign; [?] face down; [n] face down, placed by "
-                 "you.")
+    if view.get("seed_revealed"):
+        lines.append("Cards: +n / -n face up with their sign; [n] face down (the record reveals "
+                     "the seed, so every card shows).")
+    else:
+        lines.append("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
+                     "placed by you.")
     return "\n".join(lines) + "\n"

@@ -72,7 +72,10 @@ def check_move(state: State, move: Move) -> None:
     """Raise :class:`IllegalMove` unless ``move`` is legal in ``state``; return None otherwise.
 
     Checks, in order: game over; the mover exists; the turn number (stale or not yet started); whose
-    turn it is; then the phase's rules: R12 (red token) or R6 step 2 and R7/R8 (a play).
+    turn it is; then the phase's rules: R12 (red token) or R6 step 2 and R7/R8 (a play), whether
+    the hand holds the cards coming last. Every check before that last one reads public information
+    only, so a rejected move says nothing about the mover's hand beyond "it does not hold these
+    cards", which the move's acceptance would also have shown (docs/views.md).
     """
     if state.phase == FINISHED:
         raise IllegalMove("game_over", "the game is over; no more moves can be played")
@@ -126,13 +129,21 @@ def check_move(state: State, move: Move) -> None:
         if cards[0] != cards[1]:
             raise IllegalMove("pair_not_equal", f"two cards played together must have the same "
                               f"number (R7); {cards[0]} and {cards[1]} differ")
-    have = state.hands[mover].count(cards[0])
-    if have < len(cards):
-        if have == 0:
+    _check_action(state, move, mover, target)
+    # Last, so that no other reason can tell whether the hand holds the cards: a move made in
+    # someone else's name learns only what its acceptance would show.
+    if state.hands[mover].count(cards[0]) < len(cards):
+        if len(cards) == 1:
             raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} in your hand")
-        raise IllegalMove("card_not_in_hand", f"you have only one {cards[0]} in your hand; a pair "
-                          "needs two")
+        # The same words for none and for one: the answer tells only that the pair is not there.
+        raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} or only one {cards[0]} in "
+                          f"your hand, and a pair needs two (R7)")
 
+
+def _check_action(state: State, move: Move, mover: int, target: int) -> None:
+    """The checks of R7/R8 that depend on public information only (shelves, supply, the move)."""
+    play = move.play
+    cards = play.cards
     shelf = state.active_shelf(target)
     limit = state.ruleset.shelf_limit
     if target == mover:

@@ -129,7 +129,20 @@ def setup(ruleset: Ruleset, seats: tuple[str, ...] | list[str], seed: str) -> tu
             f"a deck of {ruleset.deck_size} cards cannot deal {len(seats)} players "
             f"1 + {ruleset.hand_size} cards each and a first draw; it needs at least {needed}"
         )
-    order = shuffled(ruleset.cards, seed)
+    return deal(ruleset, seats, shuffled(ruleset.cards, seed))
+
+
+def deal(ruleset: Ruleset, seats: tuple[str, ...], order: tuple[int, ...]) -> tuple[State, tuple]:
+    """Deal from a deck already in ``order`` (top first) and begin turn 1 with its draw (R5, R6).
+
+    :func:`setup` deals from the seed's shuffle; a test deals from an order it chose (e.g. to change
+    only cards some player has not seen). ``order`` must hold at least one face-down card, a hand
+    and the first draw per player (``setup`` checks this); it is not checked against the ruleset.
+
+    Returns:
+        ``(state, events)`` as :func:`setup`.
+    """
+    seats, order = tuple(seats), tuple(order)
     n = len(seats)
     first_shelves = tuple((Shelf((ShelfCard(order[i], 0, DEALT),)),) for i in range(n))
     pos = n

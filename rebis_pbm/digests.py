@@ -1,0 +1,147 @@
+"""The record's digests: canonical form, header digest, chain digests, keyed state digests.
+
+Everything here is specified in docs/audit.md, precisely enough for another implementation to
+recompute it, with test vectors that the tests read from that page.
+
+* :func:`canonical` turns plain data into bytes: JSON with keys sorted, no whitespace, UTF-8,
+  integers only (the RFC 8785 form, restricted to the data a record holds).
+* :func:`header_digest`: SHA-256 of the canonical header (format, game id, ruleset, players in
+  seat order, seed commitment). It is the chain's first link, stored as ``header_sha256``.
+* :func:`chain_digest`: SHA-256 of ``{"entry": ENTRY, "prev": PREVIOUS}``; ``ENTRY`` is the move's
+  entry as the record holds it, keyed state digest included, without its own ``chain_sha256``.
+* :func:`state_digest`: HMAC-SHA256 keyed by the seed over the canonical :func:`state_document`
+  (every hidden card included). Without the seed nobody can compute it, so it tells players
+  nothing about hands or the deck; a plain hash of the state would let them try every hand.
+
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+
+from .engine import Ruleset, State
+
+# RFC 8785 writes numbers as IEEE doubles; integers in this range print the same in both.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def canonical(value) -> bytes:
+    """The canonical serialisation of ``value`` (docs/audit.md, "Canonical form").
+
+    ``value`` is made of dicts with ASCII text keys, lists or tuples, text, integers
+    (|n| <= 2**53 - 1), booleans and None. Output: UTF-8 JSON, object keys sorted, no whitespace,
+    text escaped as RFC 8785 does (only ``"``, ``\\`` and control characters).
+
+    Raises:
+        ValueError: a float, a non-ASCII or non-text key, an integer out of range, another type,
+            or text that is not valid Unicode (a lone surrogate).
+
+    >>> canonical({"b": [1, True, None], "a": "é"})
+    b'{"a":"\\xc3\\xa9","b":[1,true,null]}'
+    """
+    _check(value)
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                      allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("canonical form: text must be valid Unicode (no lone surrogates)") from None
+
+
+def _check(value) -> None:
+    # Iterative walk: records are shallow, but no input should reach the recursion limit.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (bool, str)):
+            continue
+        if isinstance(item, int):
+            if abs(item) > MAX_SAFE_INTEGER:
+                raise ValueError(f"canonical form: integer {item} is out of range (at most 2**53-1)")
+        elif isinstance(item, dict):
+            for key in item:
+                if not isinstance(key, str) or not key.isascii():
+                    raise ValueError(f"canonical form: object key {key!r} is not ASCII text")
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            raise ValueError(f"canonical form: {type(item).__name__} values are not allowed "
+                             f"(only objects, lists, text, integers, true, false and null)")
+
+
+def sha256_hex(data: bytes) -> str:
+    """Lower-case hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def header_document(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str) -> dict:
+    """The record's header as the header digest covers it: the same fields and values as the
+    record's ``format``, ``game``, ``ruleset``, ``players`` and ``seed_sha256``."""
+    return {"format": fmt, "game": game, "ruleset": ruleset.as_dict(), "players": list(players),
+            "seed_sha256": seed_sha256}
+
+
+def header_digest(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str) -> str:
+    """``header_sha256``: SHA-256 (hex) of the canonical :func:`header_document`; the chain's
+    first link (the ``prev`` of the first move)."""
+    return sha256_hex(canonical(header_document(fmt, game, ruleset, players, seed_sha256)))
+
+
+def chain_digest(prev: str, entry: dict) -> str:
+    """``chain_sha256`` of one move: SHA-256 (hex) of ``canonical({"entry": entry, "prev": prev})``.
+
+    Args:
+        prev: the previous move's ``chain_sha256``, or ``header_sha256`` for the first move.
+        entry: the move's record entry without ``chain_sha256`` (``state_hmac`` included).
+    """
+    return sha256_hex(canonical({"entry": entry, "prev": prev}))
+
+
+def state_document(state: State) -> dict:
+    """The full engine state as the keyed digest covers it (docs/audit.md, "State document").
+
+    Hidden cards included: the deck still to draw (top first), every hand, face-down cards. Players
+    are named; seats are their order in ``players``.
+    """
+    seats = state.seats
+
+    def name(seat):
+        return None if seat is None or seat < 0 else seats[seat]
+
+    players = []
+    for seat, player in enumerate(seats):
+        players.append({
+            "name": player,
+            "hand": list(state.hands[seat]),
+            "reserve": state.reserves[seat],
+            "shelves": [{"cards": [{"number": c.number, "sign": c.sign, "placed_by": name(c.placed_by)}
+                                   for c in shelf.cards],
+                         "tokens": list(shelf.tokens)} for shelf in state.shelves[seat]],
+        })
+    return {
+        "ruleset": state.ruleset.as_dict(),
+        "deck": list(state.deck),
+        "players": players,
+        "supply": {"golden_dust": state.supply.golden_dust, "gold": state.supply.gold,
+                   "red": state.supply.red},
+        "turn": state.turn,
+        "phase": state.phase,
+        "to_move": name(state.to_move),
+        "drawn": state.drawn,
+        "last_mover": name(state.last_mover),
+        "end": state.end_reason,
+    }
+
+
+def keyed_digest(seed: str, document) -> str:
+    """HMAC-SHA256 (hex) keyed by the seed's UTF-8 bytes over ``canonical(document)``."""
+    return hmac.new(seed.encode("utf-8"), canonical(document), hashlib.sha256).hexdigest()
+
+
+def state_digest(state: State, seed: str) -> str:
+    """``state_hmac``: the keyed digest of :func:`state_document` of ``state``."""
+    return keyed_digest(seed, state_document(state))
