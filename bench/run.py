@@ -30,8 +30,7 @@ import time
 from pathlib import Path
 
 from rebis_pbm.bots import make_bot
-from rebis_pbm.engine import (Ruleset, apply_move, information_set, legal_moves, replay,
-                              setup)
+from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, setup
 from rebis_pbm.record import Record, dump_record, dump_secret, seed_commitment
 from rebis_pbm.yamlio import dump_yaml
 
@@ -97,8 +96,13 @@ def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str) -
     """A record of ``moves`` with its seed sidecar and views, as `new` + `apply` leave them."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "game.yaml"
-    state = replay(ruleset, PLAYERS, seed, moves)
-    record = Record(game_id, ruleset, PLAYERS, seed_commitment(seed), tuple(moves))
+    state, _ = setup(ruleset, PLAYERS, seed)
+    record = Record(game_id, ruleset, PLAYERS, seed_commitment(seed))
+    for move in moves:  # as apply does: digests, seals, and the seed revealed at the end
+        state, events = apply_move(state, move)
+        record = record.with_move(move, state, seed, events)
+    if state.finished:
+        record = record.revealed(seed)
     path.write_text(dump_record(record, state))
     (folder / "game.secret.yaml").write_text(dump_secret(game_id, seed))
     return path
