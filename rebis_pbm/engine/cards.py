@@ -81,13 +81,25 @@ class Shelf:
 
     def with_card(self, card: ShelfCard) -> "Shelf":
         # The hottest path of a game: add the card's weight and value instead of summing again.
-        shelf = object.__new__(Shelf)
-        _set = object.__setattr__
-        _set(shelf, "cards", self.cards + (card,))
-        _set(shelf, "tokens", self.tokens)
-        _set(shelf, "weight", self.weight + (card.number if card.sign else 0))
-        _set(shelf, "value", self.value + card.number * card.sign)
-        return shelf
+        return _known(self.cards + (card,), self.tokens,
+                      self.weight + (card.number if card.sign else 0),
+                      self.value + card.number * card.sign)
+
+    def with_face_down(self, cards: tuple[ShelfCard, ...]) -> "Shelf":
+        """This shelf with ``cards`` in place of its cards, which differ from them only in the
+        numbers of face-down cards (weight and value stay: face-down cards count for nothing)."""
+        return _known(cards, self.tokens, self.weight, self.value)
 
     def with_tokens(self, *kinds: str) -> "Shelf":
         return Shelf(self.cards, self.tokens + kinds)
+
+
+def _known(cards: tuple[ShelfCard, ...], tokens: tuple[str, ...], weight: int, value: int) -> Shelf:
+    """A shelf whose weight and value the caller already knows (they must be its cards' own)."""
+    shelf = object.__new__(Shelf)
+    _set = object.__setattr__
+    _set(shelf, "cards", cards)
+    _set(shelf, "tokens", tokens)
+    _set(shelf, "weight", weight)
+    _set(shelf, "value", value)
+    return shelf

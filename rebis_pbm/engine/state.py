@@ -214,5 +214,17 @@ def _shelf_seen_by(shelf: Shelf, seat: int | None) -> Shelf:
     cards = shelf.cards
     if all(card.sign or (card.placed_by == seat and seat is not None) for card in cards):
         return shelf
-    return Shelf(tuple(card if card.sign or (card.placed_by == seat and seat is not None)
-                       else ShelfCard(HIDDEN, 0, card.placed_by) for card in cards), shelf.tokens)
+    return shelf.with_face_down(tuple(
+        card if card.sign or (card.placed_by == seat and seat is not None)
+        else _hidden(card.placed_by) for card in cards))
+
+
+_HIDDEN_CARDS: dict[int, ShelfCard] = {}
+
+
+def _hidden(placed_by: int) -> ShelfCard:
+    """The face-down card of unknown number placed by ``placed_by`` (one object per seat)."""
+    card = _HIDDEN_CARDS.get(placed_by)
+    if card is None:
+        card = _HIDDEN_CARDS[placed_by] = ShelfCard(HIDDEN, 0, placed_by)
+    return card
