@@ -1,6 +1,6 @@
-"""``python -m rebis_pbm``: the same as the ``rebis-pbm`` command (every command registered)."""
+"""``python -m rebis_pbm``: the same as the ``rebis-pbm`` command."""
 
 from .cli import main
 
-if __name__ == "__main__":
+if __name__ == "__main__":  # importing the module (doctest collection) runs nothing
     main()

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -43,6 +44,15 @@ class Failure(click.ClickException):
 
     def show(self, file=None) -> None:
         click.echo(f"rebis-pbm: {self.format_message()}", err=True)
+
+
+class Refused(Failure):
+    """A move refused for a reason its sender can fix: exit 1 (against the rules, stale, game
+    over, or not the sender's own move) or 2 (unreadable, schema-invalid, another game).
+
+    The message names the move's source and says nothing the move's player may not know, so the
+    mail transport sends it back to them as it is.
+    """
 
 
 def _failure(exc: BaseException) -> Failure | None:
@@ -117,11 +127,18 @@ def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
                             f"(rebis-pbm verify {source} tells more)", exc.problem) from None
 
 
+def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
+    """``views.build_view`` for a game: every card once the record reveals its seed, the
+    addresses when the game made them public."""
+    return views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
+                                addresses=record.shown_addresses())
+
+
 def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
     """One view per player (YAML and text, mode 0600) and the public view (mode 0644)."""
     views_dir.mkdir(parents=True, exist_ok=True)
     for viewer in (*record.players, None):
-        view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None)
+        view = record_view(record, replay, viewer)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         # Views are derived from the record and rewritten on every apply: atomic, not fsynced.
@@ -164,8 +181,12 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
 
 @cli.command()
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--player", "players", multiple=True, metavar="NAME",
-              help="A player, in seat order (2 to 4 times); the first plays first (R5).")
+@click.option("--player", "players", multiple=True, metavar="NAME[=ADDRESS]",
+              help="A player, in seat order (2 to 4 times); the first plays first (R5). "
+              "NAME=ADDRESS also registers the player's e-mail address, for play by e-mail and "
+              "the sender check of `apply --as` (docs/mail.md).")
+@click.option("--public-addresses", is_flag=True, help="Show the players' addresses in every "
+              "view, the public one included (by default only the record holds them).")
 @click.option("--seed", help="The seed to shuffle from (default: a fresh random one). Anyone who "
               "can guess it can compute every hand: use it only for tests and examples.")
 @click.option("--zero", is_flag=True, help="Play with the Rebis: Zero option (R2).")
@@ -176,8 +197,10 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the views (default: GAME's name with .views, beside it).")
-def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir) -> None:
+def new(game: Path, players, public_addresses, seed, zero, rules, game_id, random_seats,
+        views_dir) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
+    players, addresses = _players_and_addresses(players)
     if not 2 <= len(players) <= 4:
         raise click.BadParameter(f"Rebis is played by 2 to 4 players; give --player 2 to 4 "
                                  f"times (got {len(players)})", param_hint="--player")
@@ -215,7 +238,8 @@ def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir
         state, setup_events = setup(ruleset, seats, seed)
     except ValueError as exc:
         raise Failure(str(exc), EXIT_INPUT) from None
-    record = Record(game_id, ruleset, seats, commitment)
+    record = Record(game_id, ruleset, seats, commitment, addresses=addresses,
+                    public_addresses=public_addresses)
     write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
     write_atomic(game, dump_record(record, state))
     views_dir = views_dir or default_views_dir(game)
@@ -226,13 +250,131 @@ def new(game: Path, players, seed, zero, rules, game_id, random_seats, views_dir
     click.echo(f"Turn 1: {seats[0]} to move.")
 
 
-def _read_move(source_arg: str) -> tuple[dict, str]:
+def _players_and_addresses(items) -> tuple[tuple[str, ...], dict[str, str]]:
+    """``("alice=alice@example.org", "bob")`` -> ``(("alice", "bob"), {"alice": "alice@..."})``."""
+    from .mail import check_address
+
+    names, addresses = [], {}
+    for item in items:
+        name, sep, address = item.partition("=")
+        names.append(name)
+        if sep:
+            try:
+                addresses[name] = check_address(address)
+            except ValueError as exc:
+                raise click.BadParameter(f"{item!r}: {exc}", param_hint="--player") from None
+    taken: dict[str, str] = {}
+    for name, address in addresses.items():
+        if address.casefold() in taken:
+            raise click.BadParameter(f"{taken[address.casefold()]} and {name} have the same "
+                                     f"address {address}; each player needs their own, so that "
+                                     f"a move's sender tells who sent it", param_hint="--player")
+        taken[address.casefold()] = name
+    return tuple(names), addresses
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What :func:`submit_move` did.
+
+    Attributes:
+        record, replay: the game after the move (as before it when ``duplicate``).
+        move: the move submitted.
+        events: the move's events (``()`` when ``duplicate``).
+        duplicate: the move was already in the record, exactly so; nothing changed.
+    """
+
+    record: Record
+    replay: Replay
+    move: Move
+    events: tuple
+    duplicate: bool
+
+
+def already_applied(record: Record, move: Move) -> str:
+    """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`)."""
+    entry = record.moves[move.turn - 1]
+    what = ("this closing play (its card is sealed in the record, so the card is not compared)"
+            if isinstance(entry, SealedMove) else "exactly this move")
+    return f"Turn {move.turn} by {move.player} was already applied with {what}; nothing changed."
+
+
+def author_player(record: Record, author: str) -> str | None:
+    """The player ``author`` stands for: a player's name, or an address registered with ``new``
+    (None when no player registered that address).
+
+    Raises:
+        click.BadParameter: a name that is not a player's.
+    """
+    if "@" in author:  # player names cannot contain '@' (move schema), so this is an address
+        return record.player_at(author)
+    if author not in record.players:
+        raise click.BadParameter(f"no player {author!r} in game {record.game} (players: "
+                                 f"{', '.join(record.players)})", param_hint="--as")
+    return author
+
+
+def submit_move(game: Path, data: bytes, source: str, *, author: str | None = None,
+                views_dir: Path | None = None, dry_run: bool = False) -> Submitted:
+    """The one way a move enters a game (``apply``, ``mail in``): check it, append it, write views.
+
+    Call it holding ``locked(game)``. ``data`` is the move file's bytes and ``source`` its name in
+    messages. In order: the strict loader and the move schema, the game id, the sender
+    (``author``: a player's name or registered address, see :func:`author_player`; None skips
+    the check), a resubmission of an already recorded move (``duplicate``, nothing written), an
+    abandoned game, the rules (R6-R12). Unless ``dry_run``, the record (the move with its chain
+    link; the seed revealed when the move ends the game, docs/audit.md), then the views (in
+    ``views_dir``, default beside GAME) are written.
+
+    Raises:
+        Refused: the move is unreadable, schema-invalid, for another game (exit 2), not from its
+            player, or against the rules, stale, late or for an abandoned game (exit 1).
+            Nothing is written.
+        InputError, SeedError, CorruptRecord, OSError: the record or its seed is at fault
+            (a record failing verification included).
+    """
     from .schemas import validate
 
-    data, source = read_input(source_arg, kind="move")
-    loaded = load_yaml(data, source=source, kind="move")
-    validate(loaded, "move")
-    return loaded.data, source
+    record, replay, seed = load_game_with_seed(game)
+    try:
+        loaded = load_yaml(data, source=source, kind="move")
+        validate(loaded, "move")
+    except InputError as exc:
+        raise Refused(str(exc), EXIT_INPUT) from None
+    doc = loaded.data
+    if doc["game"] != record.game:
+        raise Refused(f"{source}: this move is for game {doc['game']}, but {game} is game "
+                      f"{record.game}", EXIT_INPUT)
+    if author is not None:
+        sender = author_player(record, author)
+        if sender is None:
+            raise Refused(f"{source}: {author} is not the address of any player of game "
+                          f"{record.game}; a player's address is registered when the game is "
+                          f"created", EXIT_REJECTED)
+        if sender != doc["player"]:
+            raise Refused(f"{source}: this move is for {doc['player']}, but it comes from "
+                          f"{author if sender == author else f'{author} ({sender})'}; a player "
+                          f"can only send their own moves", EXIT_REJECTED)
+    move = Move.from_dict(doc)
+    if record.holds(move):
+        return Submitted(record, replay, move, (), duplicate=True)
+    if record.seed is not None and not replay.state.finished:
+        raise Refused(f"{source}: move rejected: game {record.game} was abandoned (its seed "
+                      f"was revealed with rebis-pbm reveal); no more moves can be played",
+                      EXIT_REJECTED)
+    try:
+        state, events = apply_move(replay.state, move)
+    except IllegalMove as exc:
+        raise Refused(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
+    # The seed also seals the card of a closing play in the public record (R8.1).
+    new_record = record.with_move(move, state, seed, events)
+    if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
+        new_record = new_record.revealed(seed)
+    new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
+    if not dry_run:
+        write_atomic(game, dump_record(new_record, state))
+        write_views(views_dir or default_views_dir(game), new_record, new_replay)
+    return Submitted(new_record, new_replay, move, events, duplicate=False)
 
 
 @cli.command()
@@ -242,44 +384,25 @@ def _read_move(source_arg: str) -> tuple[dict, str]:
               help="Where to write the views (default: GAME's name with .views, beside it).")
 @click.option("--dry-run", is_flag=True, help="Check the move and tell what it would do; write "
               "nothing.")
-def apply(game: Path, move_file: str, views_dir, dry_run: bool) -> None:
+@click.option("--as", "author", metavar="PLAYER|ADDRESS",
+              help="Who sent the move (a player's name or registered address, e.g. a commit's "
+              "author): refuse it unless it is that player's own move (exit 1).")
+def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input.
     """
+    data, source = read_input(move_file, kind="move")
     with locked(game):
-        record, replay, seed = load_game_with_seed(game)
-        doc, source = _read_move(move_file)
-        if doc["game"] != record.game:
-            raise Failure(f"{source}: this move is for game {doc['game']}, but {game} is game "
-                          f"{record.game}", EXIT_INPUT)
-        move = Move.from_dict(doc)
-        if record.holds(move):
-            entry = record.moves[move.turn - 1]
-            what = ("this closing play (its card is sealed in the record, so the card is not "
-                    "compared)" if isinstance(entry, SealedMove) else "exactly this move")
-            click.echo(f"Turn {move.turn} by {move.player} was already applied with {what}; "
-                       f"nothing changed.")
-            return
-        if record.seed is not None and not replay.state.finished:
-            raise Failure(f"{source}: move rejected: game {record.game} was abandoned (its seed "
-                          f"was revealed with rebis-pbm reveal); no more moves can be played",
-                          EXIT_REJECTED)
-        try:
-            state, events = apply_move(replay.state, move)
-        except IllegalMove as exc:
-            raise Failure(f"{source}: move rejected: {exc.message}", EXIT_REJECTED) from None
-        # The seed also seals the card of a closing play in the public record (R8.1).
-        new_record = record.with_move(move, state, seed, events)
-        if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
-            new_record = new_record.revealed(seed)
-        new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
-        if not dry_run:
-            write_atomic(game, dump_record(new_record, state))
-            write_views(views_dir or default_views_dir(game), new_record, new_replay)
+        done = submit_move(game, data, source, author=author, views_dir=views_dir,
+                           dry_run=dry_run)
+    move = done.move
+    if done.duplicate:
+        click.echo(already_applied(done.record, move))
+        return
     prefix = "Dry run, nothing written: " if dry_run else ""
-    click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(events)}")
-    if state.finished and not dry_run:
+    click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(done.events)}")
+    if done.replay.state.finished and not dry_run:
         click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
                    f"game with: rebis-pbm verify {game}")
 
@@ -302,8 +425,7 @@ def view(game: Path, player, public: bool, fmt: str) -> None:
     if player is not None and player not in record.players:
         raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
                                  f"{', '.join(record.players)})", param_hint="--player")
-    view = views_mod.build_view(record.game, replay, player, revealed=record.seed is not None)
-    click.echo(views_mod.render(view, fmt), nl=False)
+    click.echo(views_mod.render(record_view(record, replay, player), fmt), nl=False)
 
 
 @cli.command()
@@ -380,7 +502,12 @@ def main() -> None:
 
 
 from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
-from . import cli_bots  # noqa: E402,F401  registers bot and simulate
+from . import cli_bots  # noqa: E402,F401  (registers bot and simulate)
+from . import cli_mail  # noqa: E402,F401  (registers `rebis-pbm mail`)
 
 if __name__ == "__main__":
-    main()
+    # `python -m rebis_pbm.cli` runs this file as __main__, a second copy of the module: the
+    # commands of cli_audit and cli_mail are registered on the package's copy, so run that one.
+    from rebis_pbm.cli import main as package_main
+
+    package_main()

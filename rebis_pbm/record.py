@@ -163,6 +163,10 @@ class Record:
         header_sha256: the header digest, the chain's first link; computed when not given (a new
             game), kept as read otherwise (so that an edited header shows).
         seed: the seed once revealed (game over, or abandoned by ``reveal``); None before.
+        addresses: player name -> e-mail address, for the players who gave one (docs/mail.md);
+            the mail transport writes to them and ``apply --as`` checks a move's sender with
+            them. Players without one play by files.
+        public_addresses: whether views show the addresses (``new --public-addresses``).
     """
 
     game: str
@@ -173,6 +177,8 @@ class Record:
     links: tuple[Link, ...] = ()
     header_sha256: str | None = None
     seed: str | None = None
+    addresses: dict[str, str] = field(default_factory=dict, hash=False)
+    public_addresses: bool = False
 
     def __post_init__(self) -> None:
         if self.header_sha256 is None:
@@ -233,6 +239,18 @@ class Record:
             result["abandoned"] = True
         return result
 
+    def player_at(self, address: str) -> str | None:
+        """The player registered with e-mail ``address`` (compared ignoring case), or None."""
+        wanted = address.strip().casefold()
+        for player, registered in self.addresses.items():
+            if registered.casefold() == wanted:
+                return player
+        return None
+
+    def shown_addresses(self) -> dict[str, str]:
+        """The addresses views may show: all of them with ``public_addresses``, else none."""
+        return dict(self.addresses) if self.public_addresses else {}
+
     def to_dict(self, state: State) -> dict:
         """The record as written, keys in file order; ``state`` is the replayed state after the
         last move (it gives the status)."""
@@ -241,6 +259,7 @@ class Record:
             "game": self.game,
             "ruleset": self.ruleset.as_dict(),
             "players": list(self.players),
+            **self._address_fields(),
             "seed_sha256": self.seed_sha256,
         }
         if self.seed is not None:
@@ -251,6 +270,16 @@ class Record:
         doc["status"] = self.status(state)
         return doc
 
+    def _address_fields(self) -> dict:
+        # Optional fields, written only when used, so that file-only records stay as they were.
+        fields: dict = {}
+        if self.addresses:
+            fields["addresses"] = {p: self.addresses[p] for p in self.players
+                                   if p in self.addresses}
+        if self.public_addresses:
+            fields["public_addresses"] = True
+        return fields
+
     @classmethod
     def from_dict(cls, data: dict) -> "Record":
         """Build a record from a schema-valid document (digests kept as read). Names, digests
@@ -259,8 +288,14 @@ class Record:
         matches :meth:`to_dict` (which :func:`read_game` relies on).
 
         Raises:
-            ValueError: the ruleset is out of range.
+            ValueError: the ruleset is out of range, or an address is given for a name that is
+                not a player.
         """
+        addresses = dict(data.get("addresses", {}))
+        strangers = [name for name in addresses if name not in data["players"]]
+        if strangers:
+            raise ValueError(f"addresses: {', '.join(strangers)} is not a player of this game "
+                             f"(players: {', '.join(data['players'])})")
         return cls(
             game=str(data["game"]),
             ruleset=Ruleset.from_dict(data["ruleset"]),
@@ -270,6 +305,8 @@ class Record:
             links=tuple(Link(str(m["state_hmac"]), str(m["chain_sha256"])) for m in data["moves"]),
             header_sha256=str(data["header_sha256"]),
             seed=None if data.get("seed") is None else str(data["seed"]),
+            addresses=addresses,
+            public_addresses=data.get("public_addresses", False),
         )
 
 
@@ -331,7 +368,8 @@ def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
 
     A record as rebis-pbm writes it is accepted without the JSON Schema, whose import and checks
     cost more than all the rest of a command: when the strict YAML reader reads it, its integers
-    are plainly spelled, the game id and every name have the schema's form, the record replays
+    are plainly spelled, it holds no e-mail addresses (their format is the schema's to check),
+    the game id and every name have the schema's form, the record replays
     (:func:`replay_record`: every digest and every move checked) and its data is exactly, types
     included, what the writer gives for it (:meth:`Record.to_dict` of the replayed state), then
     the schema holds too. Anything else goes through :func:`parse_record` (the schema, with a
@@ -359,6 +397,8 @@ def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay
         loaded = load_yaml(data, source=source, kind="record")
         check_integer_spelling(loaded)
         doc = loaded.data
+        if "addresses" in doc:
+            return None  # e-mail addresses have a format only the schema checks
         record = Record.from_dict(doc)
         if not defined_pattern("move", "game").fullmatch(record.game):
             return None

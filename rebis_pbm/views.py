@@ -106,7 +106,8 @@ def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = Fals
     return out
 
 
-def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool = False) -> dict:
+def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool = False,
+               addresses: dict[str, str] | None = None) -> dict:
     """The view of ``viewer`` (a player's name, or None for the public spectator view).
 
     ``revealed``: the record reveals the seed (the game is over, or abandoned), so anyone can
@@ -114,8 +115,12 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     (``seed_revealed``). Before that, a face-down card shows its number only to the player who
     laid it, and a card dealt face down at setup to nobody (R5, R8.1).
 
+    ``addresses`` (player -> e-mail address) are shown in every player's entry; pass
+    ``Record.shown_addresses()``, which is empty unless the game made them public.
+
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
+    addresses = addresses or {}
     viewer_seat = None if viewer is None else replay.state.seat(viewer)
     # Built from the viewer's information set only: no hidden card is even within reach (once
     # the seed is revealed, every face-down card is public and the full state is shown).
@@ -137,6 +142,7 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
             })
         players.append({
             "name": name,
+            **({"address": addresses[name]} if name in addresses else {}),
             "seat": seat + 1,
             "hand": len(state.hands[seat]),
             "reserve": state.reserves[seat],
@@ -271,8 +277,10 @@ def render_text(view: dict) -> str:
             lines.append(f"This turn you drew {drawn}.")
     lines.append("")
     for player in view["players"]:
-        lines.append(f"{player['name']} (seat {player['seat']}): {player['hand']} cards in hand, "
-                     f"{player['reserve']} golden dust in reserve, score {player['score']}")
+        address = f" <{player['address']}>" if "address" in player else ""
+        lines.append(f"{player['name']}{address} (seat {player['seat']}): {player['hand']} "
+                     f"cards in hand, {player['reserve']} golden dust in reserve, "
+                     f"score {player['score']}")
         for shelf in player["shelves"]:
             tag = "active" if shelf["active"] else "closed"
             cards = " ".join(_card_text(c) for c in shelf["cards"])

@@ -1,0 +1,382 @@
+"""E-mail for rebis-pbm: take a move out of a message, and compose the messages a game sends.
+
+Built on the standard library only (``email`` with ``email.policy.default``, ``mailbox``,
+``smtplib``); nothing here parses mail by hand. The command line around it is
+``rebis_pbm.cli_mail``; docs/mail.md is the page for players and referees.
+
+Secrecy: a message to a player carries that player's own view (``views.build_view`` for them),
+the account of the last move as told to them, and, if they are to move, their move template;
+nothing else about the game. A refusal goes to the address in the refused message's From, never
+to its Reply-To: a forger who set Reply-To could otherwise read a reason meant for the player.
+Every message sent is marked ``Auto-Submitted`` and automatic messages are never answered
+(RFC 3834), so two robots cannot answer each other forever.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email import policy
+from email.errors import HeaderParseError, MessageError
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.parser import BytesParser
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
+YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
+YAML_SUFFIXES = (".yaml", ".yml")
+SIGNATURE = re.compile(r"--[ \t]*")       # the signature separator line "-- " (RFC 3676 4.3)
+QUOTED = re.compile(r"[ \t]*>")           # a quoted line of the message replied to
+START = re.compile(r"---(?:[ \t].*)?")    # YAML's document start marker ...
+END = re.compile(r"\.\.\.[ \t]*")         # ... and its document end marker
+
+_parser = BytesParser(policy=policy.default)
+
+
+class MailError(ValueError):
+    """No move can be taken out of a message; ``str(e)`` is one sentence for its sender."""
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+def check_address(text: str) -> str:
+    """``text`` as a bare e-mail address (``name@example.org``), surrounding spaces removed.
+
+    Raises:
+        ValueError: not a single address with a local part and a domain (a display name or
+            angle brackets count as wrong: write only the address).
+    """
+    text = text.strip()
+    try:
+        address = Address(addr_spec=text)
+    except (ValueError, IndexError, HeaderParseError):
+        address = None
+    if address is None or address.addr_spec != text or not address.username \
+            or not address.domain:
+        raise ValueError(f"{text!r} is not an e-mail address; write it as name@example.org")
+    return text
+
+
+def parse_message(data: bytes, *, headers_only: bool = False) -> EmailMessage:
+    """An RFC 5322 message from its bytes (``email.policy.default``; never raises for junk:
+    the parser records defects instead)."""
+    return _parser.parsebytes(data, headersonly=headers_only)
+
+
+def sender_address(msg: EmailMessage) -> str:
+    """The single address of the message's From header.
+
+    Raises:
+        MailError: no From, an unreadable one, or several addresses in it.
+    """
+    try:
+        header = msg["From"]
+        addresses = header.addresses if header is not None else ()
+    except (MessageError, ValueError, IndexError):
+        addresses = ()
+    specs = [a.addr_spec for a in addresses if a.username and a.domain]
+    if len(specs) != 1:
+        raise MailError("the message has no single sender address in its From header")
+    return specs[0]
+
+
+def is_automatic(msg: EmailMessage) -> bool:
+    """True for a message no person wrote (RFC 3834 ``Auto-Submitted``, a bounce, a mailing
+    list's ``Precedence``), which must never be answered."""
+    auto = str(msg.get("Auto-Submitted", "no")).split(";")[0].strip().lower()
+    precedence = str(msg.get("Precedence", "")).strip().lower()
+    return (auto != "no" or precedence in ("bulk", "junk", "list")
+            or str(msg.get("Return-Path", "")).strip() == "<>"
+            or msg.get_content_type() == "multipart/report")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """A move file taken out of a message: ``data`` (UTF-8 bytes, for the strict loader) and
+    ``source`` (its name in messages, e.g. ``"the attachment move.yaml"``)."""
+
+    data: bytes
+    source: str
+
+
+def _is_yaml_part(part: EmailMessage) -> bool:
+    name = (part.get_filename() or "").lower()
+    return name.endswith(YAML_SUFFIXES) or part.get_content_type() in YAML_TYPES
+
+
+def extract_move(msg: EmailMessage) -> Extracted:
+    """The move file in ``msg``, by the rule of docs/mail.md:
+
+    1. A YAML attachment (a file named ``*.yaml`` or ``*.yml``, or of a YAML content type) is
+       the move; two or more are refused.
+    2. Otherwise the plain-text body: the signature (from a line ``-- `` on) and quoted lines
+       (starting with ``>``) are dropped; if a line ``---`` remains, the move is the block
+       from it to the next ``...`` or ``---`` line (or the end) and text outside is ignored,
+       two such blocks are refused; without ``---`` the whole remaining body is the move.
+       Dropped lines are kept as empty lines, so that line numbers in an error are body lines.
+       No-break spaces (which some mail clients put in indentation) become spaces.
+
+    Raises:
+        MailError: several YAML attachments, an HTML-only message, several move blocks, or no
+            move at all; an attachment that cannot be decoded.
+    """
+    candidates = [part for part in msg.walk()
+                  if not part.is_multipart() and _is_yaml_part(part)]
+    if len(candidates) > 1:
+        names = ", ".join(p.get_filename() or p.get_content_type() for p in candidates)
+        raise MailError(f"the message has {len(candidates)} YAML attachments ({names}); attach "
+                        f"only your move")
+    if candidates:
+        part = candidates[0]
+        source = f"the attachment {part.get_filename() or part.get_content_type()}"
+        try:
+            content = part.get_content()
+        except (LookupError, ValueError, MessageError) as exc:
+            raise MailError(f"{source} cannot be decoded ({exc})") from None
+        return Extracted(content.encode("utf-8") if isinstance(content, str) else content, source)
+    body = msg.get_body(preferencelist=("plain",))
+    if body is None:
+        if msg.get_body(preferencelist=("html",)) is not None:
+            raise MailError("the message has only an HTML part; send it as plain text, or attach "
+                            "the move file")
+        raise MailError("the message has no text and no YAML attachment; attach your move file "
+                        "or write the move in the message")
+    try:
+        text = body.get_content()
+    except (LookupError, ValueError, MessageError) as exc:
+        raise MailError(f"the message's text cannot be decoded ({exc})") from None
+    return Extracted(_move_text(text).encode("utf-8"), "the message's text")
+
+
+def _move_text(text: str) -> str:
+    lines = text.replace("\u00a0", " ").splitlines()
+    for index, line in enumerate(lines):
+        if SIGNATURE.fullmatch(line):
+            lines = lines[:index]
+            break
+    lines = ["" if QUOTED.match(line) else line for line in lines]
+    blocks: list[list[int]] = []   # line indexes of each --- block
+    inside = False
+    for index, line in enumerate(lines):
+        if START.fullmatch(line):
+            blocks.append([])
+            inside = True
+        elif END.fullmatch(line):
+            inside = False
+        elif inside:
+            blocks[-1].append(index)
+    if blocks:
+        blocks = [b for b in blocks if any(lines[i].strip() for i in b)]
+        if len(blocks) > 1:
+            raise MailError(f"the message's text has {len(blocks)} blocks starting with a line "
+                            f"'---'; send one move per message")
+        keep = set(blocks[0]) if blocks else set()
+        lines = [line if i in keep else "" for i, line in enumerate(lines)]
+    if not any(line.strip() for line in lines):
+        raise MailError("no move found in the message: attach your move file, or write it in "
+                        "the text between a line '---' and a line '...'")
+    return "\n".join(lines) + "\n"
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+def domain_of(address: str) -> str:
+    """``"referee@example.org"`` -> ``"example.org"`` (for Message-IDs); the address must have
+    passed :func:`check_address`."""
+    return Address(addr_spec=address).domain
+
+
+def thread_id(game: str, domain: str) -> str:
+    """The Message-ID every message of ``game`` refers to, so that mail clients thread them."""
+    return f"<rebis-pbm.{re.sub(r'[.]+', '.', game).strip('.')}@{domain}>"
+
+
+def _message(sender: str, to: str, display: str, subject: str, *, auto: str) -> EmailMessage:
+    msg = EmailMessage()
+    msg["From"] = Address("Rebis referee", addr_spec=sender)
+    msg["To"] = Address(display, addr_spec=to)
+    msg["Subject"] = subject
+    # The date is for people's mail clients only; no replay depends on it.
+    msg["Date"] = format_datetime(datetime.now(timezone.utc))
+    msg["Message-ID"] = make_msgid("rebis-pbm", domain=domain_of(sender))
+    msg["Auto-Submitted"] = auto
+    return msg
+
+
+def _thread(msg: EmailMessage, game: str, sender: str, original: EmailMessage | None) -> None:
+    references = [thread_id(game, domain_of(sender))]
+    if original is not None:
+        earlier = str(original.get("References", "")).split()
+        references += [r for r in earlier if r not in references]
+        original_id = str(original.get("Message-ID", "")).strip()
+        if original_id:
+            msg["In-Reply-To"] = original_id
+            references.append(original_id)
+    msg["References"] = " ".join(references)
+
+
+def subject(game: str, view: dict) -> str:
+    """``[Rebis GAME] turn N: ...``: the game id and the turn awaited, for threading."""
+    viewer, turn, phase = view["viewer"], view["turn"], view["phase"]
+    if phase == "finished":
+        return f"[Rebis {game}] turn {turn - 1} was the last: the game is over"
+    mover = view["to_move"]
+    if phase == "red_token":
+        what = "you place" if mover == viewer else f"{mover} places"
+        return f"[Rebis {game}] turn {turn}: {what} the red token"
+    return f"[Rebis {game}] turn {turn}: {'your move' if mover == viewer else f'{mover} to move'}"
+
+
+HOW_TO_MOVE = ("To move, reply with the attached {template} edited (or attach your own move "
+               "file), or write the move in your reply between a line '---' and a line '...'. "
+               "Quoted lines (starting with '>') and your signature are ignored.")
+
+
+def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news: str | None,
+                 sender: str, to: str, original: EmailMessage | None = None) -> EmailMessage:
+    """One view by mail: to a player (``view["viewer"]`` is their name) or to the referee (the
+    public view).
+
+    Body: ``news`` (the last move told to this viewer), the view as text, and for the player to
+    move how to answer. Attachments: the view as YAML, and the move template for the player to
+    move. ``original`` (the message of an accepted move, for its sender) makes it a reply.
+    """
+    viewer = view["viewer"]
+    display = "Rebis referee" if viewer == "public" else viewer
+    msg = _message(sender, to, display, subject(game, view), auto="auto-generated")
+    _thread(msg, game, sender, original)
+    turn = view["turn"]
+    template_name = f"move-turn-{turn:03d}-{viewer}.yaml"
+    parts = [news] if news else []
+    parts.append(view_text.rstrip("\n"))
+    if "move_template" in view:
+        parts.append(HOW_TO_MOVE.format(template=template_name))
+    msg.set_content("\n\n".join(parts) + "\n")
+    msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
+                       filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
+    if "move_template" in view:
+        msg.add_attachment(view["move_template"].encode("utf-8"), maintype="application",
+                           subtype="yaml", filename=template_name)
+    return msg
+
+
+def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, to: str,
+                  headline: str, reason: str | None, status: str) -> EmailMessage:
+    """A reply to ``original``'s sender alone: ``headline``, the ``reason`` quoted, ``status``.
+
+    Used for a refused move (and a move sent twice). Its subject carries the game and the turn
+    awaited; ``In-Reply-To`` and ``References`` point at ``original``. Only public facts and a
+    reason meant for this sender go in.
+    """
+    msg = _message(sender, to, "", f"[Rebis {game}] turn {turn}: {headline}",
+                   auto="auto-replied")
+    _thread(msg, game, sender, original)
+    asked = str(original.get("Subject", "")).strip()
+    about = f' "{asked}"' if asked else ""
+    lines = [f"Your message{about} about game {game}: {headline}."]
+    if reason:
+        lines += ["", "    " + reason.replace("\n", "\n    ")]
+    lines += ["", status, "", "Moves are read from a YAML attachment (*.yaml), or from the "
+              "message's text between a line '---' and a line '...'; quoted lines and your "
+              "signature are ignored."]
+    msg.set_content("\n".join(lines) + "\n")
+    return msg
+
+
+# --- Maildir folders: incoming mail, and the queue of mail to send ------------------------------
+
+def maildir_new(folder: str | os.PathLike) -> list[Path]:
+    """The messages waiting in a Maildir's ``new/``, oldest first (delivery time, then name).
+
+    Raises:
+        ValueError: ``folder`` has no ``new/`` and ``cur/``: it is not a Maildir.
+    """
+    folder = Path(folder)
+    if not (folder / "new").is_dir() or not (folder / "cur").is_dir():
+        raise ValueError(f"{folder} is a folder but not a Maildir (it needs new/ and cur/ inside)")
+    entries = [e for e in os.scandir(folder / "new") if e.is_file() and not e.name.startswith(".")]
+    entries.sort(key=lambda e: (e.stat().st_mtime_ns, e.name))
+    return [Path(e.path) for e in entries]
+
+
+def mark_seen(path: Path) -> Path:
+    """Move a message from ``new/`` to ``cur/`` with the Seen flag, as the Maildir format has
+    every reader do (a rename: atomic, so a message is in exactly one of the two)."""
+    import mailbox
+
+    colon = mailbox.Maildir.colon
+    base = path.name.split(colon)[0]  # a delivery agent may already have added an info part
+    target = path.parent.parent / "cur" / f"{base}{colon}2,S"
+    os.rename(path, target)
+    return target
+
+
+def queue(folder: str | os.PathLike, messages: list[EmailMessage]) -> None:
+    """Add ``messages``, in order, to the Maildir ``folder`` (created if missing): the queue
+    ``mail out`` sends from. Each file appears in ``new/`` whole (written in ``tmp/`` first)."""
+    import mailbox
+
+    box = mailbox.Maildir(os.fspath(folder), create=True)
+    for msg in messages:
+        box.add(msg)
+
+
+# --- sending ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SmtpServer:
+    """Where ``mail out --smtp`` sends: ``host``, ``port``, whether to STARTTLS first, and the
+    login (``user``, ``password``; no login when ``user`` is None)."""
+
+    host: str
+    port: int = 25
+    starttls: bool = False
+    user: str | None = None
+    password: str | None = None
+    timeout: float = 60.0
+
+
+def parse_server(text: str) -> tuple[str, int]:
+    """``HOST[:PORT]`` (``[::1]:25`` for IPv6) -> ``(host, port)``; the port defaults to 25.
+
+    Raises:
+        ValueError: an empty host, or a port that is not a number from 1 to 65535.
+    """
+    host, port = text, "25"
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        if rest:
+            port = rest.removeprefix(":")
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ValueError(f"{text!r}: write HOST or HOST:PORT, e.g. smtp.example.org:587")
+    return host, int(port)
+
+
+def send_smtp(server: SmtpServer, paths: list[Path], sent) -> None:
+    """Send the message files ``paths`` in order through one SMTP session; after each one the
+    server accepted, call ``sent(path)``.
+
+    Raises:
+        smtplib.SMTPException, ssl.SSLError, OSError: the server could not be reached or
+            refused (the messages not yet passed to ``sent`` are not sent).
+    """
+    import smtplib
+    import socket
+    import ssl
+
+    # local_hostname: our own name for EHLO, without the DNS look-up smtplib would make.
+    with smtplib.SMTP(server.host, server.port, timeout=server.timeout,
+                      local_hostname=socket.gethostname() or "localhost") as smtp:
+        if server.starttls:
+            smtp.starttls(context=ssl.create_default_context())
+        if server.user is not None:
+            smtp.login(server.user, server.password or "")
+        for path in paths:
+            smtp.send_message(parse_message(path.read_bytes()))
+            sent(path)
