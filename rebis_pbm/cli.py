@@ -2,7 +2,8 @@
 
 Exit codes (docs/cli.md): 0 done; 1 move rejected by the rules (illegal, out of turn, stale,
 game over); 2 unreadable or schema-invalid input, or bad usage; 3 the record fails verification;
-4 an internal error (a bug: please report it). On 1, 2 and 3 nothing on disk changes.
+4 an internal error (a bug: please report it), or a move recorded whose views could not be
+written; 130 interrupted. On 1, 2 and 3 nothing on disk changes.
 """
 
 from __future__ import annotations
@@ -25,25 +26,38 @@ from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_
 from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # the shell's convention for Ctrl-C
 EXIT_CODES = """\b
 Exit codes:
   0  done
   1  move rejected by the rules (illegal, out of turn, stale, game over)
   2  unreadable or schema-invalid input, or bad usage
   3  the game record fails verification
-  4  internal error (a bug; please report it)
+  4  internal error (a bug; please report it), or a move recorded
+     whose views could not be written (the message says how to repair)
+  130 interrupted (Ctrl-C): run the same command again
 On 1, 2 and 3 nothing on disk changes."""
 
 
 class Failure(click.ClickException):
-    """An error for the user: one sentence, an exit code, no traceback."""
+    """An error for the user: one sentence, an exit code, no traceback.
+
+    Characters that are not printable (line breaks, control characters quoted from a file)
+    are shown as escapes such as ``\\n``, so the message stays one line of plain text.
+    """
 
     def __init__(self, message: str, exit_code: int):
-        super().__init__(message)
+        super().__init__(_printable(message))
         self.exit_code = exit_code
 
     def show(self, file=None) -> None:
         click.echo(f"rebis-pbm: {self.format_message()}", err=True)
+
+
+def _printable(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 class Refused(Failure):
@@ -78,6 +92,11 @@ class Group(click.Group):
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:
+            # click would report "Aborted!" with exit 1, which reads as "move rejected".
+            raise Failure("interrupted; every file is either fully written or untouched, so run "
+                          "the same command again to finish (apply then says if the move was "
+                          "already applied)", EXIT_INTERRUPTED) from None
         except Exception as exc:  # the last line of defence: no traceback reaches a user
             failure = _failure(exc)
             if failure is None:
@@ -134,18 +153,57 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
                                 addresses=record.shown_addresses())
 
 
-def write_views(views_dir: Path, record: Record, replay: Replay) -> None:
-    """One view per player (YAML and text, mode 0600) and the public view (mode 0644)."""
+def write_views(views_dir: Path, record: Record, replay: Replay, *,
+                stale_only: bool = False) -> int:
+    """One view per player (YAML and text, mode 0600) and the public view (mode 0644).
+
+    A view file that already holds exactly the right bytes and mode is left alone, so writing the
+    views of an unchanged game changes nothing on disk. With ``stale_only``, only view files that
+    exist but are out of date are rewritten (what an ``apply`` interrupted after writing the
+    record leaves); no file or folder is created. Returns how many files were written.
+    Raises OSError when the folder or a file cannot be written.
+    """
+    if stale_only and not views_dir.is_dir():
+        return 0
     views_dir.mkdir(parents=True, exist_ok=True)
+    written = 0
     for viewer in (*record.players, None):
         view = record_view(record, replay, viewer)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
-        # Views are derived from the record and rewritten on every apply: atomic, not fsynced.
-        write_atomic(views_dir / f"{name}.yaml", views_mod.render(view, "yaml"), mode=mode,
-                     durable=False)
-        write_atomic(views_dir / f"{name}.txt", views_mod.render(view, "text"), mode=mode,
-                     durable=False)
+        for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
+            path = views_dir / f"{name}{suffix}"
+            if stale_only and not path.exists():
+                continue
+            data = views_mod.render(view, fmt).encode("utf-8")
+            if not _holds(path, data, mode):
+                # Views are derived from the record and rewritten on every apply: atomic, but
+                # not fsynced (the record is).
+                write_atomic(path, data, mode=mode, durable=False)
+                written += 1
+    return written
+
+
+def _holds(path: Path, data: bytes, mode: int) -> bool:
+    """Does ``path`` already hold exactly ``data`` with permission bits ``mode``?"""
+    try:
+        return (path.stat().st_mode & 0o7777) == mode and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def require_record(game: Path) -> None:
+    """Refuse a GAME that is not an existing file before anything else happens (in particular
+    before its lock file ``.GAME.lock`` would be created beside it).
+
+    Raises InputError (exit 2) for a missing path or a folder.
+    """
+    if game.is_dir():
+        raise InputError("this is a folder, not a game record; give the path of the record "
+                         "(e.g. game.yaml) inside it", source=str(game))
+    if not game.exists():
+        raise InputError("there is no such game record; check the name and the folder "
+                         "(`rebis-pbm new` creates a game)", source=str(game))
 
 
 def _player_pattern() -> re.Pattern:
@@ -179,7 +237,7 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
 
 # --- commands -------------------------------------------------------------------------------
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--player", "players", multiple=True, metavar="NAME[=ADDRESS]",
               help="A player, in seat order (2 to 4 times); the first plays first (R5). "
@@ -217,10 +275,9 @@ def new(game: Path, players, public_addresses, seed, zero, rules, game_id, rando
         raise click.BadParameter("each player needs a different name", param_hint="--player")
     ruleset = _ruleset(zero, rules)
     secret = secret_path(game)
-    for path in (game, secret):
-        if path.exists():
-            raise Failure(f"{path} already exists; choose another file name (nothing was "
-                          f"written)", EXIT_INPUT)
+    if not game.parent.is_dir():
+        raise Failure(f"{game.parent}: there is no such folder; create it first (nothing was "
+                      f"written)", EXIT_INPUT)
     if seed is None:
         import secrets
 
@@ -240,10 +297,22 @@ def new(game: Path, players, public_addresses, seed, zero, rules, game_id, rando
         raise Failure(str(exc), EXIT_INPUT) from None
     record = Record(game_id, ruleset, seats, commitment, addresses=addresses,
                     public_addresses=public_addresses)
-    write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
-    write_atomic(game, dump_record(record, state))
     views_dir = views_dir or default_views_dir(game)
-    write_views(views_dir, record, Replay(state, setup_events))
+    # Under the record's lock (which creates the lock file `apply` will use), so that two `new`
+    # for the same file name cannot both write; a failed `new` removes what it wrote.
+    with locked(game):
+        for path in (game, secret):
+            if path.exists():
+                raise Failure(f"{path} already exists; choose another file name (nothing was "
+                              f"written)", EXIT_INPUT)
+        try:
+            write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
+            write_atomic(game, dump_record(record, state))
+            write_views(views_dir, record, Replay(state, setup_events))
+        except BaseException:
+            for path in (game, secret):
+                path.unlink(missing_ok=True)
+            raise
     click.echo(f"Created game {game_id}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {secret} (keep it from the players until the end). "
                f"Views: {views_dir}/.")
@@ -281,7 +350,9 @@ class Submitted:
         record, replay: the game after the move (as before it when ``duplicate``).
         move: the move submitted.
         events: the move's events (``()`` when ``duplicate``).
-        duplicate: the move was already in the record, exactly so; nothing changed.
+        duplicate: the move was already in the record (see :meth:`Record.holds`).
+        repaired: when ``duplicate``, how many stale view files were rewritten (an earlier
+            ``apply`` interrupted after writing the record); normally 0: nothing changed.
     """
 
     record: Record
@@ -289,14 +360,19 @@ class Submitted:
     move: Move
     events: tuple
     duplicate: bool
+    repaired: int = 0
 
 
-def already_applied(record: Record, move: Move) -> str:
-    """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`)."""
+def already_applied(record: Record, move: Move, repaired: int = 0,
+                    views_dir: Path | None = None) -> str:
+    """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`);
+    ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`)."""
     entry = record.moves[move.turn - 1]
     what = ("this closing play (its card is sealed in the record, so the card is not compared)"
             if isinstance(entry, SealedMove) else "exactly this move")
-    return f"Turn {move.turn} by {move.player} was already applied with {what}; nothing changed."
+    extra = (f" (rewrote {repaired} stale view file(s) in {views_dir}/)" if repaired
+             else "; nothing changed")
+    return f"Turn {move.turn} by {move.player} was already applied with {what}{extra}."
 
 
 def author_player(record: Record, author: str) -> str | None:
@@ -321,17 +397,19 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
     Call it holding ``locked(game)``. ``data`` is the move file's bytes and ``source`` its name in
     messages. In order: the strict loader and the move schema, the game id, the sender
     (``author``: a player's name or registered address, see :func:`author_player`; None skips
-    the check), a resubmission of an already recorded move (``duplicate``, nothing written), an
-    abandoned game, the rules (R6-R12). Unless ``dry_run``, the record (the move with its chain
-    link; the seed revealed when the move ends the game, docs/audit.md), then the views (in
-    ``views_dir``, default beside GAME) are written.
+    the check), a resubmission of an already recorded move (``duplicate``: only existing view
+    files that are out of date are rewritten, normally none), an abandoned game, the rules (R6-R12). Unless
+    ``dry_run``, the record (the move with its chain link; the seed revealed when the move ends
+    the game, docs/audit.md), then the views (in ``views_dir``, default beside GAME) are written.
 
     Raises:
         Refused: the move is unreadable, schema-invalid, for another game (exit 2), not from its
             player, or against the rules, stale, late or for an abandoned game (exit 1).
             Nothing is written.
+        Failure: the views folder cannot be created (exit 2, nothing written), or the record was
+            written but a view could not be (exit 4; the same call again repairs the views).
         InputError, SeedError, CorruptRecord, OSError: the record or its seed is at fault
-            (a record failing verification included).
+            (a record failing verification included), or the record cannot be written.
     """
     from .schemas import validate
 
@@ -356,8 +434,13 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
                           f"{author if sender == author else f'{author} ({sender})'}; a player "
                           f"can only send their own moves", EXIT_REJECTED)
     move = Move.from_dict(doc)
+    views_dir = views_dir or default_views_dir(game)
     if record.holds(move):
-        return Submitted(record, replay, move, (), duplicate=True)
+        # A mail delivered twice. Existing view files are rewritten only where they are stale
+        # (an earlier apply interrupted after the record was written): normally none.
+        repaired = 0 if dry_run else _views_after_record(game, views_dir, record, replay,
+                                                         stale_only=True)
+        return Submitted(record, replay, move, (), duplicate=True, repaired=repaired)
     if record.seed is not None and not replay.state.finished:
         raise Refused(f"{source}: move rejected: game {record.game} was abandoned (its seed "
                       f"was revealed with rebis-pbm reveal); no more moves can be played",
@@ -372,12 +455,17 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
+        try:
+            views_dir.mkdir(parents=True, exist_ok=True)  # fail before the record changes
+        except OSError as exc:
+            raise Failure(f"{views_dir}: the views folder cannot be created "
+                          f"({exc.strerror or exc}); nothing was written", EXIT_INPUT) from None
         write_atomic(game, dump_record(new_record, state))
-        write_views(views_dir or default_views_dir(game), new_record, new_replay)
+        _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, events, duplicate=False)
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("move_file", metavar="MOVE.yaml|-")
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -392,13 +480,15 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
 
     MOVE.yaml may be - to read the move from standard input.
     """
+    require_record(game)
     data, source = read_input(move_file, kind="move")
     with locked(game):
         done = submit_move(game, data, source, author=author, views_dir=views_dir,
                            dry_run=dry_run)
     move = done.move
     if done.duplicate:
-        click.echo(already_applied(done.record, move))
+        click.echo(already_applied(done.record, move, done.repaired, views_dir or
+                                   default_views_dir(game)))
         return
     prefix = "Dry run, nothing written: " if dry_run else ""
     click.echo(f"{prefix}Turn {move.turn}: {views_mod.account(done.events)}")
@@ -407,12 +497,25 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
                    f"game with: rebis-pbm verify {game}")
 
 
+def _views_after_record(game: Path, views_dir: Path, record: Record, replay: Replay, *,
+                        stale_only: bool = False) -> int:
+    """Write the views once the record holds the move; a failure here must not read as "nothing
+    changed", so it says what happened and how to repair it (exit 4: the disk, not the input)."""
+    try:
+        return write_views(views_dir, record, replay, stale_only=stale_only)
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise Failure(f"the move was recorded in {game}, but the views could not be written "
+                      f"({where}{exc.strerror or exc}); fix that, then run the same apply again "
+                      f"to rewrite them", EXIT_BUG) from None
+
+
 def _viewer_option(f):
     f = click.option("--public", is_flag=True, help="The spectator view (no hidden card).")(f)
     return click.option("--player", metavar="NAME", help="Whose view.")(f)
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, exists=False, path_type=Path))
 @_viewer_option
 @click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json"]), default="text",
@@ -428,7 +531,7 @@ def view(game: Path, player, public: bool, fmt: str) -> None:
     click.echo(views_mod.render(record_view(record, replay, player), fmt), nl=False)
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--player", metavar="NAME", required=True, help="The player to move.")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
@@ -450,7 +553,7 @@ def moves(game: Path, player: str, fmt: str) -> None:
     click.echo(views_mod.moves_listing(record.game, state, fmt), nl=False)
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
@@ -483,7 +586,7 @@ def score(game: Path, fmt: str) -> None:
         click.echo(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won))
 
 
-@cli.command()
+@cli.command(epilog=EXIT_CODES)
 @click.argument("name", type=click.Choice(["move", "record", "view"]))
 def schema(name: str) -> None:
     """Print the JSON Schema of a move file, a game record or a view."""
@@ -497,8 +600,8 @@ def main() -> None:
     try:
         cli.main(prog_name="rebis-pbm")
     except KeyboardInterrupt:
-        click.echo("rebis-pbm: interrupted; nothing was written", err=True)
-        sys.exit(130)
+        click.echo("rebis-pbm: interrupted; run the same command again", err=True)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)

@@ -120,11 +120,28 @@ def _retrieve(uri: str):
                         "references are never fetched from the network")
 
 
+def _registry():
+    """A registry holding the tool's own schemas, already crawled. Without them, a validation
+    retrieves and crawls them again for every ``$ref`` it follows (most of a command's time on a
+    long record). A schema that cannot be loaded is left out and reported by :func:`_retrieve`
+    if something refers to it; anything else is refused there too."""
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
+    own = []
+    for name in SCHEMA_NAMES:
+        try:
+            own.append((f"{name}.schema.json",
+                        Resource.from_contents(load_schema(name), default_specification=DRAFT202012)))
+        except SchemaProblem:
+            continue
+    return Registry(retrieve=_retrieve).with_resources(own).crawl()
+
+
 def _validator(schema: dict):
     from jsonschema import Draft202012Validator
-    from referencing import Registry
 
-    return Draft202012Validator(schema, registry=Registry(retrieve=_retrieve),
+    return Draft202012Validator(schema, registry=_registry(),
                                 format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
@@ -334,7 +351,10 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
         if isinstance(inst, str):
             close = difflib.get_close_matches(inst, [x for x in vv if isinstance(x, str)], n=1)
             if close:
-                msg += f"; did you mean '{close[0]}'?"
+                return path, msg + f"; did you mean '{close[0]}'?", False
+        desc = sch.get("description") if isinstance(sch, dict) else None
+        if desc:
+            msg += f"; {str(desc).rstrip('.')}"
         return path, msg, False
     if v == "const":
         return path, f"{subject}must be {_show(vv)}, not {shown}", False

@@ -186,6 +186,7 @@ _PLAIN_PROBLEMS = [
     ("expected ',' or '}'", "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
     # libyaml's own depth guard can fire before ours (its scanner reads ahead of the events).
     ("exceeded maximum nesting depth", f"lists and mappings are nested more than {MAX_DEPTH} levels deep; a Rebis file never needs that"),
+    ("block sequence entries are not allowed", "a '-' here starts a list item, which cannot follow a field name on the same line; start the list on the next line, or put the text in quotes (a card's sign is the word negative or positive)"),
     ("found undefined alias", "aliases ('*name') are not allowed; write the value out"),
 ]
 
