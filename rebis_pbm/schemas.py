@@ -120,16 +120,16 @@ def _retrieve(uri: str):
                         "references are never fetched from the network")
 
 
-def _registry():
-    """A registry holding the tool's own schemas, already crawled. Without them, a validation
-    retrieves and crawls them again for every ``$ref`` it follows (most of a command's time on a
-    long record). A schema that cannot be loaded is left out and reported by :func:`_retrieve`
-    if something refers to it; anything else is refused there too."""
+def _registry(names=SCHEMA_NAMES):
+    """A registry holding the tool's own schemas ``names``, already crawled. Without them, a
+    validation retrieves and crawls them again for every ``$ref`` it follows (most of a command's
+    time on a long record). A schema that cannot be loaded is left out and reported by
+    :func:`_retrieve` if something refers to it; anything else is refused there too."""
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
 
     own = []
-    for name in SCHEMA_NAMES:
+    for name in names:
         try:
             own.append((f"{name}.schema.json",
                         Resource.from_contents(load_schema(name), default_specification=DRAFT202012)))
@@ -138,16 +138,28 @@ def _registry():
     return Registry(retrieve=_retrieve).with_resources(own).crawl()
 
 
-def _validator(schema: dict):
+def _referenced(name: str) -> tuple[str, ...]:
+    """``name`` and the tool's schemas it refers to, directly or not (``"move.schema.json#..."``
+    in its text): all a validator for ``name`` can reach. Loading only these spares checking the
+    others against the meta-schema (a move needs the move schema alone)."""
+    found = [name]
+    for current in found:
+        text = schema_text(current)
+        found += [other for other in SCHEMA_NAMES
+                  if other not in found and f"{other}.schema.json" in text]
+    return tuple(found)
+
+
+def _validator(schema: dict, names=SCHEMA_NAMES):
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema, registry=_registry(),
+    return Draft202012Validator(schema, registry=_registry(names),
                                 format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 @functools.lru_cache(maxsize=None)
 def _named_validator(name: str):
-    return _validator(load_schema(name))
+    return _validator(load_schema(name), _referenced(name))
 
 
 def validate(loaded: Loaded, schema: str | dict) -> None:
