@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from .engine import IllegalMove, Move, Ruleset, apply_move, score_table, seat_or
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
 from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
-                     find_seed, parse_record, replay_record, secret_path, seed_commitment)
+                     find_seed, read_game, secret_path, seed_commitment)
 from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
@@ -140,20 +139,11 @@ def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
         CorruptRecord: the record fails verification (exit 3); the message names the turn.
     """
     data, source = read_input(str(record_path), kind="record")
-    from .audit import check_header
-
-    record = parse_record(data, source)
-    header = check_header(record)  # before the seed lookup relies on the game id
-    if header is not None:
-        raise CorruptRecord(f"{source} fails verification at {header.sentence()}; nothing was "
-                            f"written (rebis-pbm verify {source} tells more)", header)
-    seed = find_seed(record_path, record)
     try:
-        replay = replay_record(record, seed)
+        return read_game(data, source, lambda record: find_seed(record_path, record))
     except CorruptRecord as exc:
         raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
                             f"(rebis-pbm verify {source} tells more)", exc.problem) from None
-    return record, replay, seed
 
 
 def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
@@ -187,7 +177,9 @@ def write_views(views_dir: Path, record: Record, replay: Replay, *,
                 continue
             data = views_mod.render(view, fmt).encode("utf-8")
             if not _holds(path, data, mode):
-                write_atomic(path, data, mode=mode)
+                # Views are derived from the record and rewritten on every apply: atomic, but
+                # not fsynced (the record is).
+                write_atomic(path, data, mode=mode, durable=False)
                 written += 1
     return written
 
@@ -289,6 +281,8 @@ def new(game: Path, players, public_addresses, seed, zero, rules, game_id, rando
         raise Failure(f"{game.parent}: there is no such folder; create it first (nothing was "
                       f"written)", EXIT_INPUT)
     if seed is None:
+        import secrets
+
         seed = secrets.token_hex(16)
     elif seed == "":
         raise click.BadParameter("the seed cannot be empty", param_hint="--seed")
@@ -613,6 +607,7 @@ def main() -> None:
 
 
 from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
+from . import cli_bots  # noqa: E402,F401  (registers bot and simulate)
 from . import cli_mail  # noqa: E402,F401  (registers `rebis-pbm mail`)
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from .engine import events as ev
-from .engine import burdens, legal_moves, score_table, winners
+from .engine import burdens, information_set, legal_moves, score_table, winners
 from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
 from .record import Replay
@@ -140,8 +140,10 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
     addresses = addresses or {}
-    state = replay.state
-    viewer_seat = None if viewer is None else state.seat(viewer)
+    viewer_seat = None if viewer is None else replay.state.seat(viewer)
+    # Built from the viewer's information set only: no hidden card is even within reach (once
+    # the seed is revealed, every face-down card is public and the full state is shown).
+    state = replay.state if revealed else information_set(replay.state, viewer_seat)
     scores = {p.player: p for p in score_table(state)}
     players = []
     for seat, name in enumerate(state.seats):
