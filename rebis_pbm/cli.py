@@ -84,8 +84,34 @@ def _failure(exc: BaseException) -> Failure | None:
     return None
 
 
+# click >= 8.2 reports a bare command group as this usage error; older versions print the help.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class Group(click.Group):
     """Turns the project's errors into one sentence and an exit code (never a traceback)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        # click prints a usage error as three lines (usage, hint, error); ours are one sentence.
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            if not standalone_mode:
+                raise
+            if isinstance(exc, _NO_ARGS_IS_HELP):  # bare `rebis-pbm`: the help is the message
+                click.echo(exc.format_message(), err=True)
+                sys.exit(EXIT_INPUT)
+            hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
+            click.echo(f"rebis-pbm: {exc.format_message().rstrip('.')}{hint}", err=True)
+            sys.exit(EXIT_INPUT)
+        except click.ClickException as exc:
+            if not standalone_mode:
+                raise
+            exc.show()
+            sys.exit(exc.exit_code)
+        if standalone_mode:
+            sys.exit(code if isinstance(code, int) else EXIT_OK)
+        return code
 
     def invoke(self, ctx):
         try:
