@@ -9,7 +9,6 @@ written; 130 interrupted. On 1, 2 and 3 nothing on disk changes.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 import click
 
 from . import views as views_mod
-from .engine import IllegalMove, Move, Ruleset, apply_move, score_table, seat_order, setup
+from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, seat_order, setup
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
 from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
@@ -170,6 +169,25 @@ def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
     except CorruptRecord as exc:
         raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
                             f"(rebis-pbm verify {source} tells more)", exc.problem) from None
+
+
+def load_for_mover(game: Path, player: str) -> tuple[Record, State]:
+    """:func:`load_game` for a command that acts for ``player``, who must be the one to move.
+
+    Raises:
+        click.BadParameter: ``player`` is not in the game (exit 2).
+        Failure: it is not ``player``'s move, or the game is over (exit 1).
+    """
+    record, replay = load_game(game)
+    state = replay.state
+    if player not in record.players:
+        raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
+                                 f"{', '.join(record.players)})", param_hint="--player")
+    if state.player_to_move != player:
+        whose = "the game is over" if state.finished else \
+            f"turn {state.turn} is {state.player_to_move}'s"
+        raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
+    return record, state
 
 
 def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
@@ -569,15 +587,7 @@ def moves(game: Path, player: str, fmt: str) -> None:
 
     YAML: one document per move (separated by ---); JSON: a list of documents.
     """
-    record, replay = load_game(game)
-    state = replay.state
-    if player not in record.players:
-        raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
-                                 f"{', '.join(record.players)})", param_hint="--player")
-    if state.player_to_move != player:
-        whose = "the game is over" if state.finished else \
-            f"turn {state.turn} is {state.player_to_move}'s"
-        raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
+    record, state = load_for_mover(game, player)
     click.echo(views_mod.moves_listing(record.game, state, fmt), nl=False)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from .bots import STRATEGIES
-from .cli import EXIT_BUG, EXIT_INPUT, EXIT_REJECTED, Failure, cli, load_game
+from .cli import EXIT_BUG, EXIT_INPUT, Failure, cli, load_for_mover
 
 
 @cli.command()
@@ -35,15 +35,7 @@ def bot(game: Path, player: str, strategy: str, seed: str | None) -> None:
     from .engine import information_set
     from .yamlio import dump_yaml
 
-    record, replay = load_game(game)
-    state = replay.state
-    if player not in record.players:
-        raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
-                                 f"{', '.join(record.players)})", param_hint="--player")
-    if state.player_to_move != player:
-        whose = "the game is over" if state.finished else \
-            f"turn {state.turn} is {state.player_to_move}'s"
-        raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
+    record, state = load_for_mover(game, player)
     if seed is None:
         import secrets
 

@@ -64,23 +64,16 @@ def _check(value) -> None:
     while stack:
         item = stack.pop()
         kind = type(item)
-        if kind is dict:
-            try:  # all keys text and ASCII, tested in one pass (join refuses non-text keys)
-                keys_ok = "".join(item).isascii()
-            except TypeError:
-                keys_ok = False
-            if not keys_ok:
-                for key in item:
-                    _check_key(key)
-            for sub in item.values():
-                if type(sub) is int:
-                    if -MAX_SAFE_INTEGER <= sub <= MAX_SAFE_INTEGER:
-                        continue
-                elif sub is None or type(sub) is str or type(sub) is bool:
-                    continue
-                stack.append(sub)
-        elif kind is list or kind is tuple:
-            for sub in item:
+        if kind is dict or kind is list or kind is tuple:
+            if kind is dict:
+                try:  # all keys text and ASCII, tested in one pass (join refuses non-text keys)
+                    keys_ok = "".join(item).isascii()
+                except TypeError:
+                    keys_ok = False
+                if not keys_ok:
+                    for key in item:
+                        _check_key(key)
+            for sub in item.values() if kind is dict else item:
                 if type(sub) is int:
                     if -MAX_SAFE_INTEGER <= sub <= MAX_SAFE_INTEGER:
                         continue
