@@ -88,7 +88,22 @@ _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
 class Group(click.Group):
-    """Turns the project's errors into one sentence and an exit code (never a traceback)."""
+    """Turns the project's errors into one sentence and an exit code (never a traceback).
+
+    Commands defined in other modules (:data:`LAZY_COMMANDS`) are imported only when one of them
+    is run or listed (click's "lazily loading subcommands" pattern), so that ``view`` does not
+    pay for the mail, audit and bot modules.
+    """
+
+    def list_commands(self, ctx) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            import importlib
+
+            importlib.import_module(LAZY_COMMANDS[cmd_name], __package__)  # registers it
+        return super().get_command(ctx, cmd_name)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         # click prints a usage error as three lines (usage, hint, error); ours are one sentence.
@@ -642,13 +657,19 @@ def main() -> None:
         sys.exit(EXIT_INTERRUPTED)
 
 
-from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
-from . import cli_bots  # noqa: E402,F401  (registers bot and simulate)
-from . import cli_mail  # noqa: E402,F401  (registers `rebis-pbm mail`)
+# Commands registered by their own modules (`@cli.command()`), imported when first needed:
+# command name -> module (see Group). One line per command.
+LAZY_COMMANDS = {
+    "verify": ".cli_audit",
+    "reveal": ".cli_audit",
+    "bot": ".cli_bots",
+    "simulate": ".cli_bots",
+    "mail": ".cli_mail",
+}
 
 if __name__ == "__main__":
     # `python -m rebis_pbm.cli` runs this file as __main__, a second copy of the module: the
-    # commands of cli_audit and cli_mail are registered on the package's copy, so run that one.
+    # commands of cli_audit and cli_mail register on the package's copy, so run that one.
     from rebis_pbm.cli import main as package_main
 
     package_main()
