@@ -2,11 +2,15 @@
 
 Events carry everything, hidden cards included (a ``Drew`` knows the card); ``rebis_pbm.views``
 decides who may read what. Players are named, shelves numbered from 1 per player.
+
+Events are immutable named tuples: several are made at every move, and a ``NamedTuple`` costs
+half a frozen dataclass to create and a seventh to define (at every command's start). Tell them
+apart by type (``isinstance``, ``match``), as the views do, not by comparing them to tuples.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Why a card was drawn.
 TURN_DRAW = "turn"          # R6 step 1
@@ -17,22 +21,19 @@ DECK_EMPTY = "deck_empty"            # R11
 TOKENS_EXHAUSTED = "tokens_exhausted"  # R11
 
 
-@dataclass(frozen=True, slots=True)
-class Dealt:
+class Dealt(NamedTuple):
     """Setup (R5): every player got one face-down card on shelf 1 and ``hand_size`` cards."""
 
     players: tuple[str, ...]
     hand_size: int
 
 
-@dataclass(frozen=True, slots=True)
-class TurnBegan:
+class TurnBegan(NamedTuple):
     turn: int
     player: str
 
 
-@dataclass(frozen=True, slots=True)
-class Drew:
+class Drew(NamedTuple):
     """``player`` drew ``card`` (None: the deck was empty, R9) because of ``cause``."""
 
     player: str
@@ -40,8 +41,7 @@ class Drew:
     cause: str
 
 
-@dataclass(frozen=True, slots=True)
-class DustPlaced:
+class DustPlaced(NamedTuple):
     """R6 step 2: ``count`` golden dust tokens from the reserve onto the own active shelf."""
 
     player: str
@@ -49,8 +49,7 @@ class DustPlaced:
     shelf: int
 
 
-@dataclass(frozen=True, slots=True)
-class Played:
+class Played(NamedTuple):
     """Cards laid face up with ``sign`` on ``owner``'s shelf number ``shelf`` (R7, R8.2)."""
 
     player: str
@@ -60,8 +59,7 @@ class Played:
     sign: str
 
 
-@dataclass(frozen=True, slots=True)
-class Closed:
+class Closed(NamedTuple):
     """R8.1: ``player`` closed ``owner``'s shelf ``shelf``; ``card`` went face down and started
     shelf ``new_shelf``. Only ``player`` may see ``card``."""
 
@@ -72,16 +70,14 @@ class Closed:
     new_shelf: int
 
 
-@dataclass(frozen=True, slots=True)
-class TokenTaken:
+class TokenTaken(NamedTuple):
     """R8.1: the closer took ``kind`` from the supply (None: the supply had neither)."""
 
     player: str
     kind: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class TokenPlaced:
+class TokenPlaced(NamedTuple):
     """A gold (R8.1) or red (R12) token placed on ``owner``'s shelf number ``shelf``."""
 
     player: str
@@ -90,22 +86,19 @@ class TokenPlaced:
     shelf: int
 
 
-@dataclass(frozen=True, slots=True)
-class GameEnded:
+class GameEnded(NamedTuple):
     """R11: the end-of-turn check ended the game (``reason``: deck_empty or tokens_exhausted)."""
 
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
-class RedTokenAwarded:
+class RedTokenAwarded(NamedTuple):
     """R12: ``player`` has the highest burden and must place the red token (the last move)."""
 
     player: str
 
 
-@dataclass(frozen=True, slots=True)
-class GameFinished:
+class GameFinished(NamedTuple):
     """The game is over; the score table (R13) is final."""
 
 

@@ -1,14 +1,17 @@
-"""Burden and the red token (R12); score and winners (R13)."""
+"""Burden and the red token (R12); score and winners (R13).
+
+The rows of a score table are immutable named tuples (cheaper to define than dataclasses, at
+every command's start); read them by field name.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .state import State
 
 
-@dataclass(frozen=True, slots=True)
-class ShelfScore:
+class ShelfScore(NamedTuple):
     """One shelf's part of a score (R13): ``score = value * multiplier``."""
 
     shelf: int        # number, from 1
@@ -20,15 +23,13 @@ class ShelfScore:
     score: int
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerScore:
+class PlayerScore(NamedTuple):
     player: str
     shelves: tuple[ShelfScore, ...]
     total: int
 
 
-@dataclass(frozen=True, slots=True)
-class Burden:
+class Burden(NamedTuple):
     """R12: ``negative`` = sum of the numbers of the face-up - cards on the player's shelves;
     ``hand`` = cards in hand; ``total`` = their sum."""
 
