@@ -312,3 +312,26 @@ def test_python_loader_fallback_behaves_the_same(monkeypatch):
     assert load("a: [1, {b: no}]\n").data == {"a": [1, {"b": False}]}
     assert "appears twice" in reject("a: 1\na: 2\n").message
     assert "nested" in reject("a: " + "[" * 10_000, kind="record").message
+
+
+def _representer_dump(data) -> str:
+    """What dump_yaml wrote before it built the nodes itself: PyYAML's representer."""
+    return yaml.dump(data, Dumper=yamlio._RebisDumper, sort_keys=False, default_flow_style=False,
+                     allow_unicode=True, width=1 << 20)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(json_data | st.floats(allow_nan=False) | st.lists(st.floats(allow_nan=False), max_size=3))
+def test_dump_writes_what_the_representer_writes(data):
+    """dump_yaml builds the nodes of plain data itself (faster); the text must not change."""
+    assert dump_yaml(data) == _representer_dump(data)
+
+
+def test_dump_of_every_example_file_is_unchanged():
+    from pathlib import Path
+
+    files = sorted((Path(__file__).resolve().parent.parent / "examples").rglob("*.yaml"))
+    assert len(files) > 10
+    for path in files:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert dump_yaml(data) == _representer_dump(data), path
