@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from .digests import chain_digest, state_digest
 from .engine import IllegalMove, apply_move, setup
@@ -43,8 +43,7 @@ CODES = (
 )
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """The first thing wrong with a record.
 
     Attributes:
@@ -84,8 +83,7 @@ class Problem:
                 "message": self.message, "expected": self.expected, "found": self.found}
 
 
-@dataclass(frozen=True)
-class Walk:
+class Walk(NamedTuple):
     """The result of :func:`walk`.
 
     Attributes:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 
@@ -403,8 +403,7 @@ def _players_and_addresses(items) -> tuple[tuple[str, ...], dict[str, str]]:
     return tuple(names), addresses
 
 
-@dataclass(frozen=True)
-class Submitted:
+class Submitted(NamedTuple):
     """What :func:`submit_move` did.
 
     Attributes:

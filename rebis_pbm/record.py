@@ -20,6 +20,7 @@ import hmac
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from .digests import chain_digest, header_digest, state_digest
 from .engine import POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners
@@ -134,8 +135,7 @@ def entry_from_dict(doc: dict) -> Move | SealedMove:
                       str(play["sealed"]))
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(NamedTuple):
     """The digests a move's record entry carries (docs/audit.md).
 
     Attributes:
@@ -326,8 +326,7 @@ def status(state: State) -> dict:
     }
 
 
-@dataclass(frozen=True)
-class Replay:
+class Replay(NamedTuple):
     """A record played through from its seed.
 
     Attributes:
@@ -338,7 +337,7 @@ class Replay:
 
     state: State
     setup_events: tuple
-    history: tuple[tuple[Move, tuple], ...] = field(default=())
+    history: tuple[tuple[Move, tuple], ...] = ()
 
 
 def closes_shelf(events) -> bool:
