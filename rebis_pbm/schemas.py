@@ -204,7 +204,11 @@ def plain_move(doc) -> bool:
     valid or not, answers False and goes through the schema, which words the problem
     (tests/test_move_fast_path.py compares the two on thousands of documents).
     """
-    player = defined_pattern("move", "player").fullmatch
+    try:
+        player = defined_pattern("move", "player").fullmatch
+        game = defined_pattern("move", "game").fullmatch
+    except (KeyError, TypeError, ValueError):  # not the schema this mirrors: let it decide
+        return False
 
     def number(value, low: int, high: int) -> bool:
         return type(value) is int and low <= value <= high
@@ -230,8 +234,7 @@ def plain_move(doc) -> bool:
 
     return (type(doc) is dict and {"game", "turn", "player"} <= doc.keys() <= _MOVE_FIELDS
             and ("play" in doc or "red_token" in doc)
-            and type(doc["game"]) is str and defined_pattern("move", "game").fullmatch(doc["game"])
-            is not None
+            and type(doc["game"]) is str and game(doc["game"]) is not None
             and number(doc["turn"], 1, 100000) and name(doc["player"])
             and number(doc.get("golden_dust", 0), 0, 99)
             and ("play" not in doc or play(doc["play"]))

@@ -241,6 +241,8 @@ def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mar
     if tag == TAG_BOOL:
         return _constructor.construct_yaml_bool(yaml.ScalarNode(tag, value))
     if tag == TAG_INT:
+        if value.isascii() and value.isdigit() and value[0] != "0" and len(value) <= MAX_INT_DIGITS:
+            return int(value)  # the common case, plain decimal digits: what PyYAML gives
         digits = re.sub(r"^[-+]?(0[xXbB])?", "", value).replace("_", "").replace(":", "")
         if len(digits) > MAX_INT_DIGITS:
             fail(f"the number {value if len(value) <= 20 else value[:20] + '...'} has {len(digits)} digits; at most {MAX_INT_DIGITS} are allowed")
@@ -342,7 +344,7 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                      "(put the value in quotes if it must be text)", event.start_mark)
             in_key_slot = bool(stack) and isinstance(stack[-1][0], dict) and stack[-1][2] is None
             if etype is yaml.ScalarEvent:
-                tag = _resolver.resolve(yaml.ScalarNode, event.value, event.implicit) \
+                tag = _resolve_scalar(event.value, *event.implicit) \
                     if event.implicit[0] else TAG_STR
                 if in_key_slot:
                     frame = stack[-1]
