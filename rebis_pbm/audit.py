@@ -19,6 +19,7 @@ from .digests import chain_digest, state_digest
 from .engine import IllegalMove, apply_move, setup
 from .engine.state import FINISHED, PLAY, RED_TOKEN
 from .record import Record, Replay, SealedMove, closes_shelf, seed_commitment
+from .views import counted
 from .yamlio import InputError, load_yaml
 
 # Stable problem codes (Problem.code), in the order the checks run.
@@ -109,6 +110,18 @@ def _places_red_token(entry) -> bool:
     return getattr(entry, "red_token", None) is not None
 
 
+def check_header(record: Record) -> Problem | None:
+    """The header digest (the chain's first link) against the header as it now is: an edited game
+    id, ruleset, seat order or seed commitment shows here, before anything relies on them."""
+    if record.computed_header_sha256() == record.header_sha256:
+        return None
+    return Problem(
+        "header_digest", "the header (game id, ruleset, players in seat order, seed "
+        "commitment) does not match its header_sha256: it was edited after the game was "
+        "created", expected=f"header_sha256 {record.header_sha256}",
+        found=f"header_sha256 {record.computed_header_sha256()}")
+
+
 def walk(record: Record, seed: str | None = None) -> Walk:
     """Check ``record`` from its header to its last move; stop at the first problem.
 
@@ -121,12 +134,9 @@ def walk(record: Record, seed: str | None = None) -> Walk:
     Returns:
         a :class:`Walk`. Never raises for a bad record; the problem says what is wrong.
     """
-    if record.computed_header_sha256() != record.header_sha256:
-        return Walk(Problem(
-            "header_digest", "the header (game id, ruleset, players in seat order, seed "
-            "commitment) does not match its header_sha256: it was edited after the game was "
-            "created", expected=f"header_sha256 {record.header_sha256}",
-            found=f"header_sha256 {record.computed_header_sha256()}"), None, 0)
+    problem = check_header(record)
+    if problem is not None:
+        return Walk(problem, None, 0)
     if record.seed is not None and seed_commitment(record.seed) != record.seed_sha256:
         return Walk(Problem(
             "seed_mismatch", "the seed revealed in the record does not match the commitment made "
@@ -324,7 +334,7 @@ class Report:
                 lines.append("Checked before this problem: " + "; ".join(self.checked) + ".")
             return "\n".join(lines) + "\n"
         head = "Verified" if self.complete else "Verified as far as possible without the seed"
-        lines.append(f"{head}: game {self.game} ({self.source}), {self.moves} moves, "
+        lines.append(f"{head}: game {self.game} ({self.source}), {counted(self.moves, 'move')}, "
                      f"{_status_words(self.status)}.")
         lines.append("Checked: " + "; ".join(self.checked) + ".")
         if self.not_checked:

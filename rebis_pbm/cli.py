@@ -9,9 +9,7 @@ written; 130 interrupted. On 1, 2 and 3 nothing on disk changes.
 from __future__ import annotations
 
 import json
-import os
 import re
-import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,11 +17,11 @@ from pathlib import Path
 import click
 
 from . import views as views_mod
-from .engine import IllegalMove, Move, Ruleset, apply_move, score_table, seat_order, setup
+from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, seat_order, setup
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
 from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
-                     find_seed, parse_record, replay_record, secret_path, seed_commitment)
+                     find_seed, parse_record, read_game, secret_path, seed_commitment)
 from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
@@ -85,8 +83,34 @@ def _failure(exc: BaseException) -> Failure | None:
     return None
 
 
+# click >= 8.2 reports a bare command group as this usage error; older versions print the help.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
 class Group(click.Group):
     """Turns the project's errors into one sentence and an exit code (never a traceback)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        # click prints a usage error as three lines (usage, hint, error); ours are one sentence.
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            if not standalone_mode:
+                raise
+            if isinstance(exc, _NO_ARGS_IS_HELP):  # bare `rebis-pbm`: the help is the message
+                click.echo(exc.format_message(), err=True)
+                sys.exit(EXIT_INPUT)
+            hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
+            click.echo(f"rebis-pbm: {exc.format_message().rstrip('.')}{hint}", err=True)
+            sys.exit(EXIT_INPUT)
+        except click.ClickException as exc:
+            if not standalone_mode:
+                raise
+            exc.show()
+            sys.exit(exc.exit_code)
+        if standalone_mode:
+            sys.exit(code if isinstance(code, int) else EXIT_OK)
+        return code
 
     def invoke(self, ctx):
         try:
@@ -150,14 +174,31 @@ def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
         InputError, SeedError: the record or its seed cannot be read (exit 2).
         CorruptRecord: the record fails verification (exit 3); the message names the turn.
     """
-    record = read_record(record_path)
-    seed = find_seed(record_path, record)
+    data, source = read_input(str(record_path), kind="record")
     try:
-        replay = replay_record(record, seed)
+        return read_game(data, source, lambda record: find_seed(record_path, record))
     except CorruptRecord as exc:
-        raise CorruptRecord(f"{record_path} fails verification at {exc}; nothing was written "
-                            f"(rebis-pbm verify {record_path} tells more)", exc.problem) from None
-    return record, replay, seed
+        raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
+                            f"(rebis-pbm verify {source} tells more)", exc.problem) from None
+
+
+def load_for_mover(game: Path, player: str) -> tuple[Record, State]:
+    """:func:`load_game` for a command that acts for ``player``, who must be the one to move.
+
+    Raises:
+        click.BadParameter: ``player`` is not in the game (exit 2).
+        Failure: it is not ``player``'s move, or the game is over (exit 1).
+    """
+    record, replay = load_game(game)
+    state = replay.state
+    if player not in record.players:
+        raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
+                                 f"{', '.join(record.players)})", param_hint="--player")
+    if state.player_to_move != player:
+        whose = "the game is over" if state.finished else \
+            f"turn {state.turn} is {state.player_to_move}'s"
+        raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
+    return record, state
 
 
 def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
@@ -191,7 +232,9 @@ def write_views(views_dir: Path, record: Record, replay: Replay, *,
                 continue
             data = views_mod.render(view, fmt).encode("utf-8")
             if not _holds(path, data, mode):
-                write_atomic(path, data, mode=mode)
+                # Views are derived from the record and rewritten on every apply: atomic, but
+                # not fsynced (the record is).
+                write_atomic(path, data, mode=mode, durable=False)
                 written += 1
     return written
 
@@ -280,17 +323,21 @@ def new(game: Path, players, public_addresses, seed, zero, rules, game_id, rando
             raise click.BadParameter(f"{name!r} is not a valid name: a letter, then letters, "
                                      f"digits, '_' or '-', at most 32 characters",
                                      param_hint="--player")
-        if name == views_mod.PUBLIC:
+        if name.casefold() == views_mod.PUBLIC:
             raise click.BadParameter("'public' is the spectator view's name; choose another",
                                      param_hint="--player")
-    if len(set(players)) != len(players):
-        raise click.BadParameter("each player needs a different name", param_hint="--player")
+    if len({name.casefold() for name in players}) != len(players):
+        # Names become view file names: alice.txt and Alice.txt are one file on many disks.
+        raise click.BadParameter("each player needs a different name, and names that differ only "
+                                 "in upper/lower case count as the same", param_hint="--player")
     ruleset = _ruleset(zero, rules)
     secret = secret_path(game)
     if not game.parent.is_dir():
         raise Failure(f"{game.parent}: there is no such folder; create it first (nothing was "
                       f"written)", EXIT_INPUT)
     if seed is None:
+        import secrets
+
         seed = secrets.token_hex(16)
     elif seed == "":
         raise click.BadParameter("the seed cannot be empty", param_hint="--seed")
@@ -596,15 +643,7 @@ def moves(game: Path, player: str, fmt: str) -> None:
 
     YAML: one document per move (separated by ---); JSON: a list of documents.
     """
-    record, replay = load_game(game)
-    state = replay.state
-    if player not in record.players:
-        raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
-                                 f"{', '.join(record.players)})", param_hint="--player")
-    if state.player_to_move != player:
-        whose = "the game is over" if state.finished else \
-            f"turn {state.turn} is {state.player_to_move}'s"
-        raise Failure(f"{player} has no move to make: {whose}", EXIT_REJECTED)
+    record, state = load_for_mover(game, player)
     click.echo(views_mod.moves_listing(record.game, state, fmt), nl=False)
 
 
@@ -660,6 +699,7 @@ def main() -> None:
 
 
 from . import cli_audit  # noqa: E402,F401  (registers verify and reveal)
+from . import cli_bots  # noqa: E402,F401  (registers bot and simulate)
 from . import cli_mail  # noqa: E402,F401  (registers `rebis-pbm mail`)
 from . import cli_check  # noqa: E402,F401  (registers `rebis-pbm check`)
 

@@ -43,6 +43,11 @@ def canonical(value) -> bytes:
     b'{"a":"\\xc3\\xa9","b":[1,true,null]}'
     """
     _check(value)
+    return _encode(value)
+
+
+def _encode(value) -> bytes:
+    """The JSON text of :func:`canonical`, for a value already known to be of the allowed types."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
                       allow_nan=False)
     try:
@@ -52,25 +57,48 @@ def canonical(value) -> bytes:
 
 
 def _check(value) -> None:
-    # Iterative walk: records are shallow, but no input should reach the recursion limit.
+    # Iterative walk: records are shallow, but no input should reach the recursion limit. The
+    # exact built-in types are tested first (a state document has hundreds of values per move);
+    # anything else, subclasses included, takes the general isinstance path below.
     stack = [value]
     while stack:
         item = stack.pop()
-        if item is None or isinstance(item, (bool, str)):
+        kind = type(item)
+        if kind is dict or kind is list or kind is tuple:
+            if kind is dict:
+                try:  # all keys text and ASCII, tested in one pass (join refuses non-text keys)
+                    keys_ok = "".join(item).isascii()
+                except TypeError:
+                    keys_ok = False
+                if not keys_ok:
+                    for key in item:
+                        _check_key(key)
+            for sub in item.values() if kind is dict else item:
+                if type(sub) is int:
+                    if -MAX_SAFE_INTEGER <= sub <= MAX_SAFE_INTEGER:
+                        continue
+                elif sub is None or type(sub) is str or type(sub) is bool:
+                    continue
+                stack.append(sub)
+        elif item is None or isinstance(item, (bool, str)):
             continue
-        if isinstance(item, int):
+        elif isinstance(item, int):
             if abs(item) > MAX_SAFE_INTEGER:
                 raise ValueError(f"canonical form: integer {item} is out of range (at most 2**53-1)")
         elif isinstance(item, dict):
             for key in item:
-                if not isinstance(key, str) or not key.isascii():
-                    raise ValueError(f"canonical form: object key {key!r} is not ASCII text")
+                _check_key(key)
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
         else:
             raise ValueError(f"canonical form: {type(item).__name__} values are not allowed "
                              f"(only objects, lists, text, integers, true, false and null)")
+
+
+def _check_key(key) -> None:
+    if not isinstance(key, str) or not key.isascii():
+        raise ValueError(f"canonical form: object key {key!r} is not ASCII text")
 
 
 def sha256_hex(data: bytes) -> str:
@@ -144,4 +172,8 @@ def keyed_digest(seed: str, document) -> str:
 
 def state_digest(state: State, seed: str) -> str:
     """``state_hmac``: the keyed digest of :func:`state_document` of ``state``."""
-    return keyed_digest(seed, state_document(state))
+    # The same bytes as keyed_digest(seed, state_document(state)), without walking the document
+    # to check its types: state_document builds it from the engine's numbers, names and None
+    # (every record read computes this once per move, so the walk was most of a replay's time).
+    return hmac.new(seed.encode("utf-8"), _encode(state_document(state)),
+                    hashlib.sha256).hexdigest()

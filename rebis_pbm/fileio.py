@@ -15,7 +15,6 @@ import errno
 import fcntl
 import os
 import sys
-import tempfile
 import time
 from typing import Callable, Iterator, Union
 
@@ -82,12 +81,16 @@ def _fsync_dir(folder: str) -> None:
         os.close(fd)
 
 
-def write_atomic(path: PathLike, data: bytes | str, *, mode: int | None = None) -> None:
+def write_atomic(path: PathLike, data: bytes | str, *, mode: int | None = None,
+                 durable: bool = True) -> None:
     """Replace ``path`` with ``data`` (str is written as UTF-8) atomically and durably.
 
     Writes a temporary file in the same folder, flushes and fsyncs it, sets its permission
     bits (``mode`` if given, e.g. 0o600 for secrets; else the existing file's; else 0o644),
-    renames it over ``path`` with os.replace and fsyncs the folder. On any failure the
+    renames it over ``path`` with os.replace and fsyncs the folder. ``durable=False`` skips
+    both fsyncs (still atomic: a reader sees the old or the new file, never a mix) for files
+    derived from others, such as views, which a power cut may leave stale but which are
+    rewritten from the record. On any failure the
     temporary file is removed and the exception (OSError usually) propagates; ``path`` is then
     untouched. A symlink at ``path`` is replaced by a regular file.
     """
@@ -100,6 +103,8 @@ def write_atomic(path: PathLike, data: bytes | str, *, mode: int | None = None) 
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
+    import tempfile  # here: commands that write nothing do not pay for its import
+
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
         _step("created")
@@ -108,7 +113,8 @@ def write_atomic(path: PathLike, data: bytes | str, *, mode: int | None = None) 
             f.write(data)
             _step("written")
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
             _step("synced")
             os.fchmod(f.fileno(), mode)
             _step("mode")
@@ -120,7 +126,8 @@ def write_atomic(path: PathLike, data: bytes | str, *, mode: int | None = None) 
             os.unlink(tmp)
         raise
     _step("replaced")
-    _fsync_dir(folder)
+    if durable:
+        _fsync_dir(folder)
 
 
 def write_many_atomic(items: list[tuple[PathLike, bytes | str]], *, mode: int | None = None) -> None:

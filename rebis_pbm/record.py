@@ -123,15 +123,15 @@ class SealedMove:
 
 def entry_from_dict(doc: dict) -> Move | SealedMove:
     """One schema-valid record entry: a :class:`Move`, or a :class:`SealedMove` when its play is
-    sealed."""
+    sealed (values taken with ``int`` and ``str`` as in :meth:`Move.from_dict`)."""
     play = doc.get("play")
     if play is None or "sealed" not in play:
         return Move.from_dict(doc)
     gold = doc.get("gold_token")
-    return SealedMove(doc["turn"], doc["player"], doc.get("golden_dust", 0), play["shelf"],
-                      play.get("sign", POSITIVE),
-                      None if gold is None else ShelfRef(gold["player"], gold["shelf"]),
-                      play["sealed"])
+    return SealedMove(int(doc["turn"]), str(doc["player"]), int(doc.get("golden_dust", 0)),
+                      str(play["shelf"]), str(play.get("sign", POSITIVE)),
+                      None if gold is None else ShelfRef(str(gold["player"]), int(gold["shelf"])),
+                      str(play["sealed"]))
 
 
 @dataclass(frozen=True)
@@ -163,6 +163,8 @@ class Record:
         header_sha256: the header digest, the chain's first link; computed when not given (a new
             game), kept as read otherwise (so that an edited header shows).
         seed: the seed once revealed (game over, or abandoned by ``reveal``); None before.
+        written_status: the ``status`` as read from a file (checked on replay), None for a record
+            built in memory.
         addresses: player name -> e-mail address, for the players who gave one (docs/mail.md);
             the mail transport writes to them and ``apply --as`` checks a move's sender with
             them. Players without one play by files.
@@ -179,6 +181,7 @@ class Record:
     seed: str | None = None
     addresses: dict[str, str] = field(default_factory=dict, hash=False)
     public_addresses: bool = False
+    written_status: dict | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if self.header_sha256 is None:
@@ -282,7 +285,10 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Record":
-        """Build a record from a schema-valid document (digests kept as read).
+        """Build a record from a schema-valid document (digests kept as read). Names, digests
+        and the seed are taken with ``str``, numbers with ``int``, as :meth:`Move.from_dict`
+        does: a no-op on a valid document, and a document of the wrong types then no longer
+        matches :meth:`to_dict` (which :func:`read_game` relies on).
 
         Raises:
             ValueError: the ruleset is out of range, or an address is given for a name that is
@@ -294,16 +300,17 @@ class Record:
             raise ValueError(f"addresses: {', '.join(strangers)} is not a player of this game "
                              f"(players: {', '.join(data['players'])})")
         return cls(
-            game=data["game"],
+            game=str(data["game"]),
             ruleset=Ruleset.from_dict(data["ruleset"]),
-            players=tuple(data["players"]),
-            seed_sha256=data["seed_sha256"],
+            players=tuple(str(p) for p in data["players"]),
+            seed_sha256=str(data["seed_sha256"]),
             moves=tuple(entry_from_dict(m) for m in data["moves"]),
-            links=tuple(Link(m["state_hmac"], m["chain_sha256"]) for m in data["moves"]),
-            header_sha256=data["header_sha256"],
-            seed=data.get("seed"),
+            links=tuple(Link(str(m["state_hmac"]), str(m["chain_sha256"])) for m in data["moves"]),
+            header_sha256=str(data["header_sha256"]),
+            seed=None if data.get("seed") is None else str(data["seed"]),
             addresses=addresses,
             public_addresses=data.get("public_addresses", False),
+            written_status=data["status"],
         )
 
 
@@ -347,16 +354,77 @@ def replay_record(record: Record, seed: str) -> Replay:
         SeedError: ``seed`` does not match the record's commitment.
         CorruptRecord: the header or a move fails its digests, a move is out of turn or illegal at
             its point, a seal opens to no card, a closing play shows its card (the message names
-            the turn), or a revealed seed is not the committed one.
+            the turn), a revealed seed is not the committed one, or the written status is not the
+            one the moves give.
     """
-    from .audit import walk
+    from .audit import check_status, walk
 
     result = walk(record, seed)
-    if result.problem is not None:
-        if result.problem.code == "wrong_seed":
+    problem = result.problem
+    if problem is None and record.written_status is not None:
+        problem = check_status(record, record.written_status, result.replay)
+    if problem is not None:
+        if problem.code == "wrong_seed":
             check_seed(record, seed)  # raises SeedError: the seed belongs to another game
-        raise CorruptRecord(result.problem.sentence(), result.problem)
+        raise CorruptRecord(problem.sentence(), problem)
     return result.replay
+
+
+def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
+    """Parse, check and replay a record's bytes: ``(record, replay, seed)``. ``seed_for(record)``
+    returns the seed (e.g. ``lambda r: find_seed(path, r)``).
+
+    A record as rebis-pbm writes it is accepted without the JSON Schema, whose import and checks
+    cost more than all the rest of a command: when the strict YAML reader reads it, its integers
+    are plainly spelled, it holds no e-mail addresses (their format is the schema's to check),
+    the game id and every name have the schema's form, the record replays
+    (:func:`replay_record`: every digest and every move checked) and its data is exactly, types
+    included, what the writer gives for it (:meth:`Record.to_dict` of the replayed state), then
+    the schema holds too. Anything else goes through :func:`parse_record` (the schema, with a
+    positioned message) and :func:`replay_record`, as before: the outcome is the same.
+
+    Raises:
+        InputError, SeedError, CorruptRecord: as :func:`parse_record`, ``seed_for`` and
+            :func:`replay_record`.
+    """
+    found = _read_as_written(data, source, seed_for)
+    if found is not None:
+        return found
+    from .audit import check_header
+
+    record = parse_record(data, source)
+    header = check_header(record)  # before seed_for relies on the game id
+    if header is not None:
+        raise CorruptRecord(header.sentence(), header)
+    seed = seed_for(record)
+    return record, replay_record(record, seed), seed
+
+
+def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str] | None:
+    """The fast path of :func:`read_game`; None sends the record down the checked path."""
+    import json
+
+    from .schemas import check_integer_spelling, defined_pattern
+
+    try:
+        loaded = load_yaml(data, source=source, kind="record")
+        check_integer_spelling(loaded)
+        doc = loaded.data
+        if "addresses" in doc:
+            return None  # e-mail addresses have a format only the schema checks
+        record = Record.from_dict(doc)
+        if not defined_pattern("move", "game").fullmatch(record.game):
+            return None
+        player = defined_pattern("move", "player")
+        if not all(player.fullmatch(name) for name in record.players):
+            return None  # names become file names: never trust them unchecked
+        seed = seed_for(record)
+        replay = replay_record(record, seed)
+        if json.dumps(doc) != json.dumps(record.to_dict(replay.state)):
+            return None  # json tells 1 from true and "1", and keeps key order
+    except Exception:  # whatever is wrong, the checked path finds it and words it
+        return None
+    return record, replay, seed
 
 
 def dump_record(record: Record, state: State) -> str:

@@ -14,7 +14,6 @@ forms (``1:30`` is 90). It does so for every integer scalar, whatever the schema
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
@@ -32,7 +31,8 @@ from .yamlio import (
     format_path,
 )
 
-__all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate"]
+__all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate",
+           "defined_pattern", "check_integer_spelling"]
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -44,6 +44,9 @@ class SchemaProblem(ValueError):
 
 def _schema_dir():
     """The folder holding the schema files: the installed package, else the source checkout."""
+    installed = Path(__file__).resolve().parent / "_schemas"
+    if installed.is_dir():  # a plain install; importlib.resources costs milliseconds to import
+        return installed
     from importlib.resources import files
 
     try:
@@ -83,6 +86,16 @@ def load_schema(name: str) -> dict:
     return schema
 
 
+@functools.lru_cache(maxsize=None)
+def defined_pattern(schema: str, definition: str) -> re.Pattern:
+    """The compiled ``pattern`` of ``$defs/<definition>`` in the shipped schema ``schema``, read
+    without importing jsonschema (e.g. ``defined_pattern("move", "player")`` for player names).
+
+    Raises :class:`SchemaProblem` for an unknown schema; KeyError if it has no such pattern.
+    """
+    return re.compile(json.loads(schema_text(schema))["$defs"][definition]["pattern"])
+
+
 def _check_schema(schema, label: str) -> None:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
@@ -107,16 +120,16 @@ def _retrieve(uri: str):
                         "references are never fetched from the network")
 
 
-def _registry():
-    """A registry holding the tool's own schemas, already crawled. Without them, a validation
-    retrieves and crawls them again for every ``$ref`` it follows (most of a command's time on a
-    long record). A schema that cannot be loaded is left out and reported by :func:`_retrieve`
-    if something refers to it; anything else is refused there too."""
+def _registry(names=SCHEMA_NAMES):
+    """A registry holding the tool's own schemas ``names``, already crawled. Without them, a
+    validation retrieves and crawls them again for every ``$ref`` it follows (most of a command's
+    time on a long record). A schema that cannot be loaded is left out and reported by
+    :func:`_retrieve` if something refers to it; anything else is refused there too."""
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
 
     own = []
-    for name in SCHEMA_NAMES:
+    for name in names:
         try:
             own.append((f"{name}.schema.json",
                         Resource.from_contents(load_schema(name), default_specification=DRAFT202012)))
@@ -125,16 +138,28 @@ def _registry():
     return Registry(retrieve=_retrieve).with_resources(own).crawl()
 
 
-def _validator(schema: dict):
+def _referenced(name: str) -> tuple[str, ...]:
+    """``name`` and the tool's schemas it refers to, directly or not (``"move.schema.json#..."``
+    in its text): all a validator for ``name`` can reach. Loading only these spares checking the
+    others against the meta-schema (a move needs the move schema alone)."""
+    found = [name]
+    for current in found:
+        text = schema_text(current)
+        found += [other for other in SCHEMA_NAMES
+                  if other not in found and f"{other}.schema.json" in text]
+    return tuple(found)
+
+
+def _validator(schema: dict, names=SCHEMA_NAMES):
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema, registry=_registry(),
+    return Draft202012Validator(schema, registry=_registry(names),
                                 format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 @functools.lru_cache(maxsize=None)
 def _named_validator(name: str):
-    return _validator(load_schema(name))
+    return _validator(load_schema(name), _referenced(name))
 
 
 def validate(loaded: Loaded, schema: str | dict) -> None:
@@ -162,7 +187,7 @@ def validate(loaded: Loaded, schema: str | dict) -> None:
                             "references are never fetched from the network") from None
     if error is not None:
         raise _to_input_error(loaded, error)
-    _check_integer_spelling(loaded)
+    check_integer_spelling(loaded)
 
 
 # ---------------------------------------------------------------------------------- wording
@@ -298,6 +323,7 @@ def _hint(loaded: Loaded, path: tuple, error) -> str:
 
 def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     """(path to report, message, report at the key position?) for one jsonschema error."""
+    import difflib  # here: only a rejected input needs it, and start-up time counts
     path = tuple(error.absolute_path)
     v, vv, inst, sch = error.validator, error.validator_value, error.instance, error.schema
     subject = f"field {format_path(path)}: " if path else "the top level: "
@@ -413,7 +439,9 @@ def _odd_int_advice(text: str, value) -> str:
     return f"YAML reads {text} as the octal number {_show(value)}: write {sign}{digits}, without the leading zero"
 
 
-def _check_integer_spelling(loaded: Loaded) -> None:
+def check_integer_spelling(loaded: Loaded) -> None:
+    """Raise :class:`InputError` at the first integer written with a leading zero, a 0x/0b
+    prefix or in base 60 (see the module docstring); part of :func:`validate`."""
     for path, (text, tag) in loaded.scalars.items():
         if tag == TAG_INT and _odd_int(text):
             value = _lookup(loaded.data, path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from .engine import events as ev
-from .engine import burdens, legal_moves, score_table, winners
+from .engine import burdens, information_set, legal_moves, score_table, winners
 from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
 from .record import Replay
@@ -26,6 +26,25 @@ RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-
 _TOKEN_WORDS = {GOLDEN_DUST: "golden dust", GOLD: "gold", RED: "red"}
 _END_WORDS = {ev.DECK_EMPTY: "the deck is empty", ev.TOKENS_EXHAUSTED:
               "no golden dust and no gold token is left in the supply"}
+
+
+def a_card(number: int) -> str:
+    """"a 7", "an 8", "an 11": a card's number with its article, for sentences.
+
+    >>> a_card(7), a_card(8), a_card(11), a_card(18), a_card(80)
+    ('a 7', 'an 8', 'an 11', 'an 18', 'an 80')
+    """
+    spoken_with_vowel = number in (8, 11, 18) or 80 <= number <= 89
+    return f"{'an' if spoken_with_vowel else 'a'} {number}"
+
+
+def counted(count: int, word: str) -> str:
+    """"1 card", "2 cards": a count with its noun (regular plural).
+
+    >>> counted(1, "card"), counted(0, "move"), counted(3, "move")
+    ('1 card', '0 moves', '3 moves')
+    """
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _who(player: str, viewer: str | None) -> str:
@@ -54,7 +73,7 @@ def describe(event, viewer: str | None) -> str | None:
         if event.card is None:
             return f"{_who(event.player, viewer)} drew nothing{why}: the deck is empty"
         if event.player == viewer:
-            return f"you drew a {event.card}{why}"
+            return f"you drew {a_card(event.card)}{why}"
         return f"{event.player} drew 1 card{why}"
     if isinstance(event, ev.DustPlaced):
         return (f"{_who(event.player, viewer)} placed {event.count} golden dust from the reserve "
@@ -121,8 +140,10 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
     addresses = addresses or {}
-    state = replay.state
-    viewer_seat = None if viewer is None else state.seat(viewer)
+    viewer_seat = None if viewer is None else replay.state.seat(viewer)
+    # Built from the viewer's information set only: no hidden card is even within reach (once
+    # the seed is revealed, every face-down card is public and the full state is shown).
+    state = replay.state if revealed else information_set(replay.state, viewer_seat)
     scores = {p.player: p for p in score_table(state)}
     players = []
     for seat, name in enumerate(state.seats):
@@ -271,13 +292,14 @@ def render_text(view: dict) -> str:
         hand = " ".join(str(c) for c in you["hand"]) or "(empty)"
         lines.append(f"Your hand: {hand}. Your reserve: {you['reserve']} golden dust.")
         if "drawn" in you:
-            drawn = "nothing (the deck is empty)" if you["drawn"] is None else f"a {you['drawn']}"
+            drawn = "nothing (the deck is empty)" if you["drawn"] is None else a_card(you["drawn"])
             lines.append(f"This turn you drew {drawn}.")
     lines.append("")
     for player in view["players"]:
         address = f" <{player['address']}>" if "address" in player else ""
-        lines.append(f"{player['name']}{address} (seat {player['seat']}): {player['hand']} "
-                     f"cards in hand, {player['reserve']} golden dust in reserve, "
+        lines.append(f"{player['name']}{address} (seat {player['seat']}): "
+                     f"{counted(player['hand'], 'card')} in hand, {player['reserve']} golden dust "
+                     f"in reserve, "
                      f"score {player['score']}")
         for shelf in player["shelves"]:
             tag = "active" if shelf["active"] else "closed"

@@ -25,6 +25,7 @@ position is known and a deeply nested input cannot exhaust the Python stack.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
@@ -399,23 +400,46 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
 class _RebisDumper(Dumper):
     """Safe dumper; short lists of plain integers go on one line ([1, 2, 3])."""
 
+    def ignore_aliases(self, data) -> bool:
+        # Never write anchors or aliases (load_yaml refuses them): a value used twice is
+        # written twice. Also spares the per-node bookkeeping of shared objects.
+        return True
+
+    def resolve(self, kind, value, implicit):
+        # The emitter asks this for every scalar; the answer depends on the text alone, and a
+        # view repeats the same few texts (numbers, signs, names) thousands of times.
+        if kind is yaml.ScalarNode:
+            return _resolve_scalar(value, *implicit)
+        return super().resolve(kind, value, implicit)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve_scalar(value: str, plain: bool, quoted: bool) -> str:
+    return _resolver.resolve(yaml.ScalarNode, value, (plain, quoted))
+
 
 def _represent_list(dumper, data):
     flow = 0 < len(data) <= 16 and all(type(x) is int for x in data)
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
 
 
-def _represent_str(dumper, data):
+_LINE_BREAK_CHARS = re.compile("[\r\x85\u2028\u2029]")
+
+
+@functools.lru_cache(maxsize=4096)
+def _str_style(data: str) -> str | None:
     # YAML readers treat these characters as line breaks; only double quotes keep them exact.
-    if any(c in data for c in "\r\x85\u2028\u2029"):
-        style = '"'
-    elif "\n" in data:
-        style = "|"  # readable multi-line text; the emitter falls back to quotes when it must
-    elif _NUMBER_LIKE.fullmatch(data):
-        style = "'"
-    else:
-        style = None
-    return dumper.represent_scalar(TAG_STR, data, style=style)
+    if _LINE_BREAK_CHARS.search(data):
+        return '"'
+    if "\n" in data:
+        return "|"  # readable multi-line text; the emitter falls back to quotes when it must
+    if _NUMBER_LIKE.fullmatch(data):
+        return "'"
+    return None
+
+
+def _represent_str(dumper, data):
+    return dumper.represent_scalar(TAG_STR, data, style=_str_style(data))
 
 
 _RebisDumper.add_representer(list, _represent_list)

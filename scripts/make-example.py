@@ -1,7 +1,7 @@
 """Regenerate examples/: a complete 3-player game (Zero off) played through the CLI.
 
-Moves are chosen by a simple one-ply heuristic (own score gain minus the others' gain); each is
-written as a move file in examples/moves/ and applied with `rebis-pbm apply`, exactly as a referee
+Moves are chosen by the greedy bot (rebis_pbm.bots: one ply, own score minus the others'), from
+each mover's information set; each is written as a move file in examples/moves/ and applied with `rebis-pbm apply`, exactly as a referee
 would. Run from the repository root: python scripts/make-example.py
 """
 
@@ -12,22 +12,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rebis_pbm.bots import GreedyBot
 from rebis_pbm.cli import load_game
-from rebis_pbm.engine import apply_move, legal_moves, score_table
+from rebis_pbm.engine import information_set
 from rebis_pbm.yamlio import dump_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 SEED = "rebis-pbm example game"
 PLAYERS = ("alice", "bob", "carol")
-
-
-def choose(state, mover):
-    def gain(move):
-        after, _ = apply_move(state, move)
-        totals = [p.total for p in score_table(after)]
-        return 2 * totals[mover] - sum(totals)
-    return max(legal_moves(state), key=gain)
 
 
 def main() -> None:
@@ -46,7 +39,7 @@ def main() -> None:
         state = replay.state
         if state.finished:
             break
-        move = choose(state, state.to_move)
+        move = GreedyBot().choose(information_set(state, state.to_move))
         path = EXAMPLES / "moves" / f"turn-{move.turn:03d}-{move.player}.yaml"
         path.write_text(dump_yaml({"game": record.game, **move.as_dict()}))
         subprocess.run([*cli, "apply", str(game), str(path)], check=True, stdout=subprocess.DEVNULL)

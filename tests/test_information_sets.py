@@ -23,6 +23,7 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
+from dataclasses import replace as dc_replace
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -33,7 +34,7 @@ from rebis_pbm import record as record_mod
 from rebis_pbm import views
 from rebis_pbm.engine import IllegalMove, Ruleset, apply_move, shuffled
 from rebis_pbm.engine import rules as rules_mod
-from rebis_pbm.engine.cards import DEALT
+from rebis_pbm.engine.cards import DEALT, Shelf
 from rebis_pbm.record import Record, dump_record
 
 GAME = "secrecy"
@@ -199,15 +200,29 @@ def test_what_a_player_receives_depends_only_on_their_information_set():
 # --- the test of the test: a leak must be caught ----------------------------------------------
 
 def _leak_dealt_card(monkeypatch):
-    """The owner sees the face-down card dealt on their shelf 1 (R5 hides it from everyone)."""
-    real = views._card
+    """The owner sees the face-down card dealt on their shelf 1 (R5 hides it from everyone).
 
-    def leaky(card, seat, viewer_seat, seats, revealed=False):
-        out = real(card, seat, viewer_seat, seats, revealed)
+    Views are built from engine.information_set, where that card is HIDDEN: the leak has to
+    let it through there and show it in the view."""
+    real_set, real_card = views.information_set, views._card
+
+    def leaky_set(state, seat):
+        seen = real_set(state, seat)
+        if seat is None:
+            return seen
+        shelves = list(seen.shelves)
+        first = shelves[seat][0]
+        dealt = state.shelves[seat][0].cards[0]
+        shelves[seat] = (Shelf((dealt,) + first.cards[1:], first.tokens),) + shelves[seat][1:]
+        return dc_replace(seen, shelves=tuple(shelves))
+
+    def leaky_card(card, seat, viewer_seat, seats, revealed=False):
+        out = real_card(card, seat, viewer_seat, seats, revealed)
         if card.placed_by == DEALT and seat == viewer_seat:
             out["number"] = card.number
         return out
-    monkeypatch.setattr(views, "_card", leaky)
+    monkeypatch.setattr(views, "information_set", leaky_set)
+    monkeypatch.setattr(views, "_card", leaky_card)
 
 
 def _leak_others_draws(monkeypatch):

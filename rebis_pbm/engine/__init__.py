@@ -9,19 +9,22 @@
 'bob'
 """
 
-from .cards import (DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, SIGNS, TOKEN_KINDS, Shelf,
-                    ShelfCard)
+from .cards import (DEALT, GOLD, GOLDEN_DUST, HIDDEN, NEGATIVE, POSITIVE, RED, SIGNS, TOKEN_KINDS,
+                    Shelf, ShelfCard)
 from .moves import Move, Play, ShelfRef
-from .rules import IllegalMove, REASONS, apply_move, check_move, legal_moves, replay, shelves_in_play
+from .rules import (IllegalMove, LegalMoves, REASONS, apply_move, check_move, legal_moves, replay,
+                    shelves_in_play)
 from .ruleset import Ruleset
-from .scoring import Burden, PlayerScore, ShelfScore, burdens, red_token_holder, score_table, winners
+from .scoring import (Burden, PlayerScore, ShelfScore, burdens, red_token_holder, score_table, scores,
+                      winners)
 from .shuffle import seat_order, shuffled
-from .state import FINISHED, PLAY, RED_TOKEN, State, Supply, setup
+from .state import FINISHED, PLAY, RED_TOKEN, State, Supply, information_set, setup
 
 __all__ = [
-    "DEALT", "GOLD", "GOLDEN_DUST", "NEGATIVE", "POSITIVE", "RED", "SIGNS", "TOKEN_KINDS", "Shelf",
-    "ShelfCard", "Move", "Play", "ShelfRef", "IllegalMove", "REASONS", "apply_move", "check_move",
-    "legal_moves", "replay", "shelves_in_play", "Ruleset", "Burden", "PlayerScore", "ShelfScore",
-    "burdens", "red_token_holder", "score_table", "winners", "seat_order", "shuffled", "FINISHED",
-    "PLAY", "RED_TOKEN", "State", "Supply", "setup",
+    "DEALT", "GOLD", "GOLDEN_DUST", "HIDDEN", "NEGATIVE", "POSITIVE", "RED", "SIGNS", "TOKEN_KINDS",
+    "Shelf", "ShelfCard", "Move", "Play", "ShelfRef", "IllegalMove", "LegalMoves", "REASONS",
+    "apply_move", "check_move", "legal_moves", "replay", "shelves_in_play", "Ruleset", "Burden",
+    "PlayerScore", "ShelfScore", "burdens", "red_token_holder", "score_table", "scores", "winners",
+    "seat_order", "shuffled", "FINISHED", "PLAY", "RED_TOKEN", "State", "Supply", "information_set",
+    "setup",
 ]

@@ -7,7 +7,7 @@ On a shelf a card also has a face (up or down), a sign, and the seat of the play
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 POSITIVE = "positive"
 NEGATIVE = "negative"
@@ -19,6 +19,7 @@ RED = "red"
 TOKEN_KINDS = (GOLDEN_DUST, GOLD, RED)
 
 DEALT = -1  # ``placed_by`` of the face-down card dealt at setup: nobody placed it (R5).
+HIDDEN = -1  # the number of a card its viewer may not know (see ``information_set``); no card has it
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,10 @@ class ShelfCard:
 class Shelf:
     """One shelf: its cards (bottom first) and the tokens on it (kinds, in order placed).
 
+    ``weight`` (sum of the numbers of the face-up cards, R7/R8) and ``value`` (sum of their
+    signed numbers) are computed once, when the shelf is built: legality checks read them for
+    every candidate card, and a shelf never changes (a play builds a new one).
+
     >>> s = Shelf((ShelfCard(5, 0, DEALT), ShelfCard(7, 1, 0), ShelfCard(3, -1, 1)), (GOLD,))
     >>> s.weight, s.value
     (10, 4)
@@ -62,19 +67,39 @@ class Shelf:
 
     cards: tuple[ShelfCard, ...] = ()
     tokens: tuple[str, ...] = ()
+    weight: int = field(init=False, repr=False, compare=False)
+    value: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def weight(self) -> int:
-        """Sum of the numbers of the face-up cards."""
-        return sum(c.number for c in self.cards if c.sign)
-
-    @property
-    def value(self) -> int:
-        """Sum of the signed numbers of the face-up cards."""
-        return sum(c.number * c.sign for c in self.cards)
+    def __post_init__(self) -> None:
+        weight = value = 0
+        for card in self.cards:
+            if card.sign:
+                weight += card.number
+                value += card.number * card.sign
+        object.__setattr__(self, "weight", weight)
+        object.__setattr__(self, "value", value)
 
     def with_card(self, card: ShelfCard) -> "Shelf":
-        return Shelf(self.cards + (card,), self.tokens)
+        # The hottest path of a game: add the card's weight and value instead of summing again.
+        return _known(self.cards + (card,), self.tokens,
+                      self.weight + (card.number if card.sign else 0),
+                      self.value + card.number * card.sign)
+
+    def with_face_down(self, cards: tuple[ShelfCard, ...]) -> "Shelf":
+        """This shelf with ``cards`` in place of its cards, which differ from them only in the
+        numbers of face-down cards (weight and value stay: face-down cards count for nothing)."""
+        return _known(cards, self.tokens, self.weight, self.value)
 
     def with_tokens(self, *kinds: str) -> "Shelf":
         return Shelf(self.cards, self.tokens + kinds)
+
+
+def _known(cards: tuple[ShelfCard, ...], tokens: tuple[str, ...], weight: int, value: int) -> Shelf:
+    """A shelf whose weight and value the caller already knows (they must be its cards' own)."""
+    shelf = object.__new__(Shelf)
+    _set = object.__setattr__
+    _set(shelf, "cards", cards)
+    _set(shelf, "tokens", tokens)
+    _set(shelf, "weight", weight)
+    _set(shelf, "value", value)
+    return shelf

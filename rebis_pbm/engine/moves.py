@@ -79,8 +79,13 @@ class Move:
     def from_dict(cls, doc: dict) -> "Move":
         """Build a move from a schema-valid move document (``game`` is ignored here).
 
+        Numbers are taken with ``int`` and names with ``str``, a no-op on a valid document; on a
+        document of the wrong types (``turn: true``) the move then differs from the document,
+        which :meth:`as_dict` shows (the record reader relies on it).
+
         Raises:
-            KeyError, TypeError: when ``doc`` was not validated against the move schema first.
+            KeyError, TypeError, ValueError: when ``doc`` was not validated against the move
+                schema first.
         """
         play = doc.get("play")
         gold = doc.get("gold_token")
@@ -88,14 +93,15 @@ class Move:
         cards = None
         if play is not None:
             cards = play["cards"]
-            cards = (cards,) if isinstance(cards, int) else tuple(cards)
+            cards = (int(cards),) if isinstance(cards, int) else tuple(int(c) for c in cards)
         return cls(
-            turn=doc["turn"],
-            player=doc["player"],
-            golden_dust=doc.get("golden_dust", 0),
-            play=None if play is None else Play(cards, play["shelf"], play.get("sign", POSITIVE)),
-            gold_token=None if gold is None else ShelfRef(gold["player"], gold["shelf"]),
-            red_token=None if red is None else ShelfRef(red["player"], red["shelf"]),
+            turn=int(doc["turn"]),
+            player=str(doc["player"]),
+            golden_dust=int(doc.get("golden_dust", 0)),
+            play=None if play is None else Play(cards, str(play["shelf"]),
+                                                str(play.get("sign", POSITIVE))),
+            gold_token=None if gold is None else ShelfRef(str(gold["player"]), int(gold["shelf"])),
+            red_token=None if red is None else ShelfRef(str(red["player"]), int(red["shelf"])),
         )
 
 

@@ -7,7 +7,7 @@ the mover; the sentence never mentions a card the mover may not know.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Sequence
 from typing import Iterable
 
 from . import events as ev
@@ -205,6 +205,30 @@ def apply_move(state: State, move: Move) -> tuple[State, tuple]:
     return _play(state, move)
 
 
+def _place_token(shelves: list, seats: tuple, name: str, kind: str, ref: ShelfRef,
+                 out: list) -> None:
+    """``name`` places a token of ``kind`` on the shelf ``ref`` (R8.1 gold, R12 red)."""
+    seat = seats.index(ref.player)
+    row = list(shelves[seat])
+    row[ref.shelf - 1] = row[ref.shelf - 1].with_tokens(kind)
+    shelves[seat] = tuple(row)
+    out.append(ev.TokenPlaced(name, kind, ref.player, ref.shelf))
+
+
+def _draw(order: tuple, pos: int, hands: list, seat: int, seats: tuple, cause: str,
+          out: list) -> int:
+    """``seat`` draws the card at ``order[pos]`` (R6, R8.1, R8.2); returns the new deck
+    position. An empty deck draws nothing (R9)."""
+    if pos < len(order):
+        card = order[pos]
+        pos += 1
+        hands[seat] = tuple(sorted(hands[seat] + (card,)))
+    else:
+        card = None
+    out.append(ev.Drew(seats[seat], card, cause))
+    return pos
+
+
 def _play(state: State, move: Move) -> tuple[State, tuple]:
     """Apply a move already checked by :func:`check_move`."""
     seats = state.seats
@@ -218,25 +242,8 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
     gd, gold, red = state.supply.golden_dust, state.supply.gold, state.supply.red
     out: list = []
 
-    def draw(seat: int, cause: str) -> None:
-        nonlocal pos
-        if pos < len(order):  # R9: an empty deck draws nothing
-            card = order[pos]
-            pos += 1
-            hands[seat] = tuple(sorted(hands[seat] + (card,)))
-        else:
-            card = None
-        out.append(ev.Drew(seats[seat], card, cause))
-
-    def place_token(kind: str, ref: ShelfRef) -> None:
-        seat = seats.index(ref.player)
-        row = list(shelves[seat])
-        row[ref.shelf - 1] = row[ref.shelf - 1].with_tokens(kind)
-        shelves[seat] = tuple(row)
-        out.append(ev.TokenPlaced(name, kind, ref.player, ref.shelf))
-
     if state.phase == RED_TOKEN:
-        place_token(RED, move.red_token)
+        _place_token(shelves, seats, name, RED, move.red_token, out)
         out.append(ev.GameFinished())
         return State(state.ruleset, seats, order, pos, state.hands, tuple(shelves),
                      state.reserves, Supply(gd, gold, red - 1), state.turn + 1, FINISHED, None,
@@ -254,6 +261,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
     for card in play.cards:
         hand.remove(card)
     hands[mover] = tuple(hand)
+    card = play.cards[0]
     row = shelves[target]
     if target == mover:  # R7
         shelf = row[-1]
@@ -261,28 +269,26 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
             shelf = shelf.with_card(ShelfCard(card, 1, mover))
         shelves[target] = row[:-1] + (shelf,)
         out.append(ev.Played(name, play.shelf, len(row), play.cards, POSITIVE))
-    else:
-        card = play.cards[0]
-        if _closes(state, target, card):  # R8.1
-            shelves[target] = row + (Shelf((ShelfCard(card, 0, mover),)),)
-            out.append(ev.Closed(name, play.shelf, len(row), card, len(row) + 1))
-            if gd:
-                gd -= 1
-                reserves[mover] += 1
-                out.append(ev.TokenTaken(name, GOLDEN_DUST))
-            elif gold:
-                gold -= 1
-                out.append(ev.TokenTaken(name, GOLD))
-                place_token(GOLD, move.gold_token)
-            else:
-                out.append(ev.TokenTaken(name, None))
-            draw(target, ev.CLOSED_DRAW)
-        else:  # R8.2
-            sign = 1 if play.sign == POSITIVE else -1
-            shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, sign, mover)),)
-            out.append(ev.Played(name, play.shelf, len(row), (card,), play.sign))
-            if sign < 0:
-                draw(mover, ev.NEGATIVE_DRAW)
+    elif _closes(state, target, card):  # R8.1
+        shelves[target] = row + (Shelf((ShelfCard(card, 0, mover),)),)
+        out.append(ev.Closed(name, play.shelf, len(row), card, len(row) + 1))
+        if gd:
+            gd -= 1
+            reserves[mover] += 1
+            out.append(ev.TokenTaken(name, GOLDEN_DUST))
+        elif gold:
+            gold -= 1
+            out.append(ev.TokenTaken(name, GOLD))
+            _place_token(shelves, seats, name, GOLD, move.gold_token, out)
+        else:
+            out.append(ev.TokenTaken(name, None))
+        pos = _draw(order, pos, hands, target, seats, ev.CLOSED_DRAW, out)
+    else:  # R8.2
+        sign = 1 if play.sign == POSITIVE else -1
+        shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, sign, mover)),)
+        out.append(ev.Played(name, play.shelf, len(row), play.cards, play.sign))
+        if sign < 0:
+            pos = _draw(order, pos, hands, mover, seats, ev.NEGATIVE_DRAW, out)
 
     # R11: end-of-turn check.
     reason = None
@@ -290,12 +296,14 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
         reason = ev.DECK_EMPTY
     elif gd == 0 and gold == 0:
         reason = ev.TOKENS_EXHAUSTED
-    supply = Supply(gd, gold, red)
+    # Most turns take no token: keep the supply object rather than build an equal one.
+    supply = state.supply if (gd, gold) == (state.supply.golden_dust, state.supply.gold) \
+        else Supply(gd, gold, red)
     turn = state.turn + 1
     if reason is None:
         nxt = (mover + 1) % len(seats)
         out.append(ev.TurnBegan(turn, seats[nxt]))
-        draw(nxt, ev.TURN_DRAW)
+        pos = _draw(order, pos, hands, nxt, seats, ev.TURN_DRAW, out)
         drawn = out[-1].card
         return State(state.ruleset, seats, order, pos, tuple(hands), tuple(shelves),
                      tuple(reserves), supply, turn, PLAY, nxt, drawn, mover, None), tuple(out)
@@ -321,47 +329,108 @@ def shelves_in_play(state: State, new_shelf_of: int | None = None) -> list[Shelf
     return refs
 
 
-def legal_moves(state: State) -> list[Move]:
+_ONE = tuple((c,) for c in range(100))  # a single card (c,), shared: card numbers are 0-99 (R1)
+
+
+class LegalMoves(Sequence):
+    """The legal moves of one position: an immutable sequence of :class:`Move`, built on demand.
+
+    A position often has hundreds of legal moves (every card, target, sign and golden dust
+    count); a caller that picks one (``rng.choice``) or looks at the first should not pay for
+    building them all. Indexing and iteration build each ``Move`` when asked. It equals a list
+    or tuple of the same moves in the same order (``legal_moves(s) == []`` works), and is
+    unhashable like a list.
+    """
+
+    __slots__ = ("_turn", "_player", "_dust", "_actions", "_red")
+
+    def __init__(self, turn: int, player: str, dust: int, actions: list, red: bool):
+        self._turn = turn
+        self._player = player
+        self._dust = dust          # golden dust in the mover's reserve: 0..dust may be placed
+        self._actions = actions    # (cards, owner, sign, gold ShelfRef | None) or, red: ShelfRef
+        self._red = red
+
+    def __len__(self) -> int:
+        return len(self._actions) * (self._dust + 1)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        actions = self._actions
+        size = len(actions) * (self._dust + 1)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("legal move index out of range")
+        if self._red:
+            return Move(self._turn, self._player, red_token=actions[index])
+        dust, k = divmod(index, len(actions))
+        cards, owner, sign, gold = actions[k]
+        return Move(self._turn, self._player, dust, Play(cards, owner, sign), gold)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, LegalMoves | list | tuple):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"LegalMoves({list(self)!r})"
+
+
+def legal_moves(state: State) -> LegalMoves:
     """Every legal move for the player to move, each complete (``apply_move`` accepts it as is).
+
+    Returns a :class:`LegalMoves` sequence (empty when the game is finished). It depends only on
+    what the mover knows (their hand, the public shelves, supply and reserves), so it gives the
+    same moves on :func:`~rebis_pbm.engine.state.information_set` of the mover.
 
     Order: red-token placements by shelf; otherwise by golden dust placed (0 upwards), then own
     shelf (single cards, then pairs, by number), then each other player in seat order from the
     mover (card numbers ascending, positive before negative, gold placements by shelf). A closing
     play is listed once, with sign positive (its sign does not matter, R8.1).
     """
-    if state.phase == FINISHED:
-        return []
     mover = state.to_move
+    if state.phase == FINISHED:
+        return LegalMoves(state.turn, "", 0, [], False)
     name = state.seats[mover]
-    turn = state.turn
-    if state.phase == RED_TOKEN:
-        return [Move(turn, name, red_token=ref) for ref in shelves_in_play(state)]
-    counts = Counter(state.hands[mover])
-    numbers = sorted(counts)
+    if state.phase == RED_TOKEN:  # R12
+        return LegalMoves(state.turn, name, 0, shelves_in_play(state), True)
+    hand = state.hands[mover]
+    numbers = sorted(set(hand))
     limit = state.ruleset.shelf_limit
-    own = state.active_shelf(mover)
-    actions: list[tuple[Play, ShelfRef | None]] = []
-    actions += [(Play((c,), name, POSITIVE), None) for c in numbers if own.weight + c <= limit]
-    actions += [(Play((c, c), name, POSITIVE), None) for c in numbers
-                if counts[c] >= 2 and own.weight + 2 * c <= limit]
+    room = limit - state.shelves[mover][-1].weight
+    actions: list = [(_ONE[c], name, POSITIVE, None) for c in numbers if c <= room]  # R7
+    actions += [((c, c), name, POSITIVE, None) for c in numbers
+                if 2 * c <= room and hand.count(c) >= 2]
+    gold_due = _gold_due(state.supply)
     n = len(state.seats)
-    for step in range(1, n):
+    for step in range(1, n):  # R8
         target = (mover + step) % n
         owner = state.seats[target]
-        shelf = state.active_shelf(target)
+        shelf = state.shelves[target][-1]
+        room = limit - shelf.weight
+        value = shelf.value
+        refs = None
         for c in numbers:
-            if shelf.weight + c > limit:
-                if _gold_due(state.supply):
-                    actions += [(Play((c,), owner, POSITIVE), ref)
-                                for ref in shelves_in_play(state, target)]
+            cards = _ONE[c]
+            if c > room:  # R8.1: the card closes the shelf
+                if gold_due:
+                    if refs is None:
+                        refs = shelves_in_play(state, target)
+                    actions += [(cards, owner, POSITIVE, ref) for ref in refs]
                 else:
-                    actions.append((Play((c,), owner, POSITIVE), None))
+                    actions.append((cards, owner, POSITIVE, None))
                 continue
-            actions.append((Play((c,), owner, POSITIVE), None))
-            if c != 0 and shelf.value - c >= 0:
-                actions.append((Play((c,), owner, NEGATIVE), None))
-    return [Move(turn, name, dust, play, gold) for dust in range(state.reserves[mover] + 1)
-            for play, gold in actions]
+            actions.append((cards, owner, POSITIVE, None))
+            if c and value >= c:  # R8.2 (value stays >= 0), R8.3 (no -0)
+                actions.append((cards, owner, NEGATIVE, None))
+    return LegalMoves(state.turn, name, state.reserves[mover], actions, False)
 
 
 def replay(ruleset: Ruleset, seats: Iterable[str], seed: str, moves: Iterable[Move]) -> State:

@@ -56,6 +56,14 @@ def score_table(state: State) -> tuple[PlayerScore, ...]:
     return tuple(table)
 
 
+def scores(state: State) -> tuple[int, ...]:
+    """Every player's total score in seat order: the totals of :func:`score_table`, computed
+    without building the table (a bot's look-ahead asks for them after every candidate move)."""
+    multiplier = state.ruleset.token_multiplier
+    return tuple(sum(shelf.value * multiplier(len(shelf.tokens)) for shelf in row)
+                 for row in state.shelves)
+
+
 def winners(state: State) -> tuple[str, ...]:
     """The players with the highest score, in seat order; several share the win (R13)."""
     table = score_table(state)

@@ -15,6 +15,7 @@ sampling: no index is favoured) and returns it modulo ``n``. Durstenfeld's Fishe
 from __future__ import annotations
 
 import hashlib
+import struct
 from typing import Iterator, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -23,14 +24,15 @@ DECK_DOMAIN = b"rebis-pbm/shuffle/v1"
 SEATS_DOMAIN = b"rebis-pbm/seats/v1"
 
 
+_BLOCK_WORDS = struct.Struct(">8I")  # one SHA-256 block = eight big-endian uint32 words
+
+
 def _words(domain: bytes, seed: str) -> Iterator[int]:
     key = seed.encode("utf-8")
     prefix = domain + len(key).to_bytes(4, "big") + key
     counter = 0
     while True:
-        block = hashlib.sha256(prefix + counter.to_bytes(8, "big")).digest()
-        for offset in range(0, 32, 4):
-            yield int.from_bytes(block[offset:offset + 4], "big")
+        yield from _BLOCK_WORDS.unpack(hashlib.sha256(prefix + counter.to_bytes(8, "big")).digest())
         counter += 1
 
 

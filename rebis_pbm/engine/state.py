@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import events as ev
-from .cards import DEALT, GOLD, GOLDEN_DUST, RED, Shelf, ShelfCard
+from .cards import DEALT, GOLD, GOLDEN_DUST, HIDDEN, RED, Shelf, ShelfCard
 from .ruleset import Ruleset
 from .shuffle import shuffled
 
@@ -176,3 +176,55 @@ def deal(ruleset: Ruleset, seats: tuple[str, ...], order: tuple[int, ...]) -> tu
         ev.Drew(seats[0], drawn, ev.TURN_DRAW),
     )
     return state, events
+
+
+def information_set(state: State, seat: int | None) -> State:
+    """The state as the player in ``seat`` may know it (``seat`` None: a spectator).
+
+    This is the one definition of a player's information set, shared by the views and the bots:
+    their own hand and the card they drew this turn, every face-up card, the number of cards in
+    each hand and in the deck, the face-down cards they placed themselves, the supply, reserves
+    and tokens. Every other card keeps its place but its number becomes ``HIDDEN``: other hands,
+    the whole deck order, the card another player drew, and face-down cards placed by others or
+    dealt at setup (hidden from everyone, owner included, R5).
+
+    The result is a valid :class:`State`: engine functions that depend only on what the mover
+    knows give the same answers on it (``legal_moves``, ``check_move`` for the mover, scores,
+    burdens), and ``apply_move`` plays on it, drawing ``HIDDEN`` cards; a look-ahead on it can
+    learn nothing the viewer may not know.
+
+    Raises:
+        IndexError: ``seat`` is not a seat of this game.
+    """
+    if seat is not None:
+        state.seats[seat]  # an unknown seat is an error, not a spectator
+    shelves = tuple(tuple(_shelf_seen_by(shelf, seat) for shelf in row) for row in state.shelves)
+    hands = tuple(hand if i == seat else (HIDDEN,) * len(hand) for i, hand in enumerate(state.hands))
+    drawn = state.drawn
+    if drawn is not None and state.to_move != seat:
+        drawn = HIDDEN
+    return State(state.ruleset, state.seats, (HIDDEN,) * len(state.order), state.deck_pos, hands,
+                 shelves, state.reserves, state.supply, state.turn, state.phase, state.to_move,
+                 drawn, state.last_mover, state.end_reason)
+
+
+def _shelf_seen_by(shelf: Shelf, seat: int | None) -> Shelf:
+    """``shelf`` with the face-down cards ``seat`` did not place turned ``HIDDEN`` (the same
+    object when there is none, which is the common case of a shelf seen by its closer)."""
+    cards = shelf.cards
+    if all(card.sign or (card.placed_by == seat and seat is not None) for card in cards):
+        return shelf
+    return shelf.with_face_down(tuple(
+        card if card.sign or (card.placed_by == seat and seat is not None)
+        else _hidden(card.placed_by) for card in cards))
+
+
+_HIDDEN_CARDS: dict[int, ShelfCard] = {}
+
+
+def _hidden(placed_by: int) -> ShelfCard:
+    """The face-down card of unknown number placed by ``placed_by`` (one object per seat)."""
+    card = _HIDDEN_CARDS.get(placed_by)
+    if card is None:
+        card = _HIDDEN_CARDS[placed_by] = ShelfCard(HIDDEN, 0, placed_by)
+    return card
