@@ -21,7 +21,7 @@ from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, 
 from .engine import burdens, winners
 from .fileio import LockTimeout, locked, read_input, write_atomic
 from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
-                     find_seed, read_game, secret_path, seed_commitment)
+                     find_seed, parse_record, read_game, secret_path, seed_commitment)
 from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
@@ -168,6 +168,17 @@ def load_game(record_path: Path) -> tuple[Record, Replay]:
     """Read, validate, verify and replay a record with its seed (see :func:`load_game_with_seed`)."""
     record, replay, _ = load_game_with_seed(record_path)
     return record, replay
+
+
+def read_record(record_path: Path) -> Record:
+    """Read and validate a record without its seed and without replaying it: what anyone can
+    know of a game (its id, players, addresses, the moves as recorded).
+
+    Raises:
+        InputError: the record cannot be read or is not a valid record (exit 2).
+    """
+    data, source = read_input(str(record_path), kind="record")
+    return parse_record(data, source)
 
 
 def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
@@ -450,30 +461,26 @@ def author_player(record: Record, author: str) -> str | None:
     return author
 
 
-def submit_move(game: Path, data: bytes, source: str, *, author: str | None = None,
-                views_dir: Path | None = None, dry_run: bool = False) -> Submitted:
-    """The one way a move enters a game (``apply``, ``mail in``): check it, append it, write views.
+def move_file_name(turn: int, player: str) -> str:
+    """The name of the file that holds ``player``'s move for ``turn`` in a game played through
+    git (docs/git.md): ``turn-007-alice.yaml``, the turn with at least three digits."""
+    return f"turn-{turn:03d}-{player}.yaml"
 
-    Call it holding ``locked(game)``. ``data`` is the move file's bytes and ``source`` its name in
-    messages. In order: the strict loader and the move schema, the game id, the sender
-    (``author``: a player's name or registered address, see :func:`author_player`; None skips
-    the check), a resubmission of an already recorded move (``duplicate``: only existing view
-    files that are out of date are rewritten, normally none), an abandoned game, the rules (R6-R12). Unless
-    ``dry_run``, the record (the move with its chain link; the seed revealed when the move ends
-    the game, docs/audit.md), then the views (in ``views_dir``, default beside GAME) are written.
+
+def read_move(record: Record, game: Path, data: bytes, source: str, *,
+              author: str | None = None, file_name: str | None = None) -> Move:
+    """The move in a move file, checked for everything that needs no seed: the strict loader
+    and the move schema, the game id, the file's name (``file_name``, when given, must be
+    :func:`move_file_name` of the move's turn and player) and the sender (``author``, when
+    given: a player's name or registered address, see :func:`author_player`). Not the rules.
 
     Raises:
-        Refused: the move is unreadable, schema-invalid, for another game (exit 2), not from its
-            player, or against the rules, stale, late or for an abandoned game (exit 1).
-            Nothing is written.
-        Failure: the views folder cannot be created (exit 2, nothing written), or the record was
-            written but a view could not be (exit 4; the same call again repairs the views).
-        InputError, SeedError, CorruptRecord, OSError: the record or its seed is at fault
-            (a record failing verification included), or the record cannot be written.
+        Refused: unreadable, schema-invalid, for another game or misnamed (exit 2); not from
+            its player, or from an address no player registered (exit 1).
+        click.BadParameter: ``author`` is a name that is not a player's.
     """
     from .schemas import validate
 
-    record, replay, seed = load_game_with_seed(game)
     try:
         loaded = load_yaml(data, source=source, kind="move")
         validate(loaded, "move")
@@ -483,6 +490,12 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
     if doc["game"] != record.game:
         raise Refused(f"{source}: this move is for game {doc['game']}, but {game} is game "
                       f"{record.game}", EXIT_INPUT)
+    if file_name is not None:
+        expected = move_file_name(doc["turn"], doc["player"])
+        if file_name != expected:
+            raise Refused(f"{source}: this file holds the move of turn {doc['turn']} by "
+                          f"{doc['player']}, so it must be named {expected}; rename the file, "
+                          f"or correct the turn and player in it", EXIT_INPUT)
     if author is not None:
         sender = author_player(record, author)
         if sender is None:
@@ -493,7 +506,33 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
             raise Refused(f"{source}: this move is for {doc['player']}, but it comes from "
                           f"{author if sender == author else f'{author} ({sender})'}; a player "
                           f"can only send their own moves", EXIT_REJECTED)
-    move = Move.from_dict(doc)
+    return Move.from_dict(doc)
+
+
+def submit_move(game: Path, data: bytes, source: str, *, author: str | None = None,
+                views_dir: Path | None = None, dry_run: bool = False,
+                file_name: str | None = None) -> Submitted:
+    """The one way a move enters a game (``apply``, ``mail in``): check it, append it, write views.
+
+    Call it holding ``locked(game)``. ``data`` is the move file's bytes and ``source`` its name in
+    messages. In order: what :func:`read_move` checks (the strict loader and the move schema,
+    the game id, the file's name when ``file_name`` is given, the sender when ``author`` is
+    given), a resubmission of an already recorded move (``duplicate``: only existing view
+    files that are out of date are rewritten, normally none), an abandoned game, the rules (R6-R12). Unless
+    ``dry_run``, the record (the move with its chain link; the seed revealed when the move ends
+    the game, docs/audit.md), then the views (in ``views_dir``, default beside GAME) are written.
+
+    Raises:
+        Refused: the move is unreadable, schema-invalid, for another game, misnamed (exit 2),
+            not from its player, or against the rules, stale, late or for an abandoned game (exit 1).
+            Nothing is written.
+        Failure: the views folder cannot be created (exit 2, nothing written), or the record was
+            written but a view could not be (exit 4; the same call again repairs the views).
+        InputError, SeedError, CorruptRecord, OSError: the record or its seed is at fault
+            (a record failing verification included), or the record cannot be written.
+    """
+    record, replay, seed = load_game_with_seed(game)
+    move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = views_dir or default_views_dir(game)
     if record.holds(move):
         # A mail delivered twice. Existing view files are rewritten only where they are stale
@@ -535,16 +574,20 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
 @click.option("--as", "author", metavar="PLAYER|ADDRESS",
               help="Who sent the move (a player's name or registered address, e.g. a commit's "
               "author): refuse it unless it is that player's own move (exit 1).")
-def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
+@click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
+              "named turn-NNN-PLAYER.yaml after the turn and player in it, as in the moves/ "
+              "folder of a game played through git.")
+def apply(game: Path, move_file: str, views_dir, dry_run: bool, author, check_name: bool) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input.
     """
+    file_name = checked_name(move_file, check_name)
     require_record(game)
     data, source = read_input(move_file, kind="move")
     with locked(game):
         done = submit_move(game, data, source, author=author, views_dir=views_dir,
-                           dry_run=dry_run)
+                           dry_run=dry_run, file_name=file_name)
     move = done.move
     if done.duplicate:
         click.echo(already_applied(done.record, move, done.repaired, views_dir or
@@ -555,6 +598,19 @@ def apply(game: Path, move_file: str, views_dir, dry_run: bool, author) -> None:
     if done.replay.state.finished and not dry_run:
         click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
                    f"game with: rebis-pbm verify {game}")
+
+
+def checked_name(move_file: str, check_name: bool) -> str | None:
+    """The file name ``--check-name`` compares with the move (None without the option).
+
+    Raises:
+        click.UsageError: ``--check-name`` with ``-`` (standard input has no name).
+    """
+    if not check_name:
+        return None
+    if move_file == "-":
+        raise click.UsageError("--check-name needs a move file: standard input has no name")
+    return Path(move_file).name
 
 
 def _views_after_record(game: Path, views_dir: Path, record: Record, replay: Replay, *,
@@ -664,6 +720,7 @@ LAZY_COMMANDS = {
     "bot": ".cli_bots",
     "simulate": ".cli_bots",
     "mail": ".cli_mail",
+    "check": ".cli_check",
 }
 
 if __name__ == "__main__":

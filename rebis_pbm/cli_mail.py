@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from .cli import (EXIT_INPUT, Failure, Refused, already_applied, cli, load_game,
-                  record_view, submit_move)
+                  read_record, record_view, submit_move)
 from .fileio import locked, write_atomic
 from .record import Record, Replay
 
@@ -123,11 +123,15 @@ def _read_capped(stream) -> bytes:
 
 
 def _handle(game: Path, data: bytes, label: str, referee: str, queue_dir: Path,
-            views_dir: Path | None) -> str:
-    """Handle one message; returns the line that tells what was done.
+            views_dir: Path | None) -> tuple[str, bool]:
+    """Handle one message; returns the line that tells what was done, and whether that line is
+    for the referee's attention (standard error) rather than the usual log (standard output).
 
-    A sender's mistake is answered and counts as handled. Raises only for the referee's side
-    (record, seed, lock, disk): then nothing was applied and nothing queued.
+    A registered player's mistake is answered and counts as handled. A message from an address
+    no player registered is not answered at all (it would tell a stranger, or a spammer, that
+    the game exists and where it stands): it counts as handled, and the line says so on
+    standard error. Raises only for the referee's side (record, seed, lock, disk): then nothing
+    was applied and nothing queued.
     """
     from .mail import (MAIL_MAX_BYTES, MailError, extract_move, is_automatic, parse_message,
                        queue, reply_message, sender_address)
@@ -135,12 +139,17 @@ def _handle(game: Path, data: bytes, label: str, referee: str, queue_dir: Path,
     too_big = len(data) > MAIL_MAX_BYTES
     msg = parse_message(data[:MAIL_MAX_BYTES], headers_only=too_big)
     if is_automatic(msg):
-        return f"{label}: ignored: an automatic message (a bounce, an auto-reply or a list)"
+        return f"{label}: ignored: an automatic message (a bounce, an auto-reply or a list)", False
     try:
         sender = sender_address(msg)
     except MailError as exc:
-        return f"{label}: ignored: {exc}, so there is no one to answer"
+        return f"{label}: ignored: {exc}, so there is no one to answer", False
     with locked(game):
+        record = read_record(game)
+        if record.player_at(sender) is None:
+            return (f"{label}: ignored, not answered: {sender} is not the address of any player "
+                    f"of game {record.game} (a player writing from another address must use "
+                    f"the registered one)"), True
         try:
             if too_big:
                 raise Refused(f"the message is larger than {MAIL_MAX_BYTES >> 20} MiB; send the "
@@ -157,18 +166,20 @@ def _handle(game: Path, data: bytes, label: str, referee: str, queue_dir: Path,
                 game=record.game, turn=replay.state.turn, original=msg, sender=referee,
                 to=sender, headline="your move was not applied", reason=exc.format_message(),
                 status=f"Nothing in the game changed. {_status(replay)}")])
-            return f"{label} from {sender}: refused ({exc.format_message()}); reply queued"
+            return (f"{label} from {sender}: refused ({exc.format_message()}); reply queued",
+                    False)
         move = done.move
         if done.duplicate:
             queue(queue_dir, [reply_message(
                 game=done.record.game, turn=done.replay.state.turn, original=msg,
                 sender=referee, to=sender, headline=f"turn {move.turn} was already applied",
                 reason=already_applied(done.record, move), status=_status(done.replay))])
-            return f"{label} from {sender}: turn {move.turn} was already applied; reply queued"
+            return (f"{label} from {sender}: turn {move.turn} was already applied; reply queued",
+                    False)
         messages = view_messages(done.record, done.replay, referee, original=msg, sender=sender)
         queue(queue_dir, messages)
         return (f"{label} from {sender}: turn {move.turn} applied ({move.player}); "
-                f"{len(messages)} messages queued")
+                f"{len(messages)} messages queued"), False
 
 
 @mail.command("in")
@@ -187,23 +198,26 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
 
     The move is a YAML attachment, or the message's text (docs/mail.md). It must come from the
     address registered for the move's player. An accepted move sends every player their own
-    view and the referee the public one; a refused one, a reply to its sender only. Exit 0 when
-    every message was handled, refused ones included (the reply is the answer); otherwise the
-    referee's side failed (record, seed, lock, disk), and that message and the later ones stay
-    where they are, untouched.
+    view and the referee the public one; a refused one, a reply to its sender only. A message
+    from an address no player registered gets no reply: it is reported on standard error (and
+    moved to cur/ like every handled message). Exit 0 when every message was handled, refused
+    and unanswered ones included; otherwise the referee's side failed (record, seed, lock,
+    disk), and that message and the later ones stay where they are, untouched.
     """
     from .mail import maildir_new, mark_seen
 
     queue_dir = queue or default_queue(game)
     if source == "-":
-        click.echo(_handle(game, _read_capped(sys.stdin.buffer), "<stdin>", referee, queue_dir,
-                           views_dir))
+        line, notice = _handle(game, _read_capped(sys.stdin.buffer), "<stdin>", referee,
+                               queue_dir, views_dir)
+        click.echo(line, err=notice)
         return
     path = Path(source)
     if not path.is_dir():
         with open(path, "rb") as f:
             data = _read_capped(f)
-        click.echo(_handle(game, data, str(path), referee, queue_dir, views_dir))
+        line, notice = _handle(game, data, str(path), referee, queue_dir, views_dir)
+        click.echo(line, err=notice)
         return
     try:
         pending = maildir_new(path)
@@ -212,14 +226,16 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
     for message in pending:
         try:
             with open(message, "rb") as f:
-                line = _handle(game, _read_capped(f), message.name, referee, queue_dir,
-                               views_dir)
+                line, notice = _handle(game, _read_capped(f), message.name, referee, queue_dir,
+                                       views_dir)
         except BaseException:
             click.echo(f"rebis-pbm: {message.name} was not handled; it stays in "
                        f"{message.parent}", err=True)
             raise
-        mark_seen(message)
-        click.echo(line)
+        seen = mark_seen(message)
+        if notice:
+            line += f"; the message is kept in {seen.parent}/ as {seen.name}"
+        click.echo(line, err=notice)
     if not pending:
         click.echo(f"No new message in {path}.")
 

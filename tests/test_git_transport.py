@@ -14,7 +14,7 @@ from rebis_pbm.cli import load_game
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.yamlio import dump_yaml
 
-from transport_support import PLAYERS, REPO, exe, new_args, pick_move, run
+from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run
 
 SEED = "git-game"
 REFEREE = ("Rebis referee", "referee@example.org")
@@ -29,12 +29,15 @@ def git(repo: Path, *args, author: tuple[str, str] | None = None) -> str:
     return done.stdout
 
 
-def job(repo: Path, *args) -> subprocess.CompletedProcess:
-    """The CI job as the workflow runs it: plain shell, the seed from the CI secret."""
+def job(repo: Path, *args, seed: bool = True) -> subprocess.CompletedProcess:
+    """The CI job as the workflow runs it: plain shell; the seed from the environment's secret
+    (the referee job), or no seed at all (``seed=False``: a pull request's check)."""
     env = {**os.environ, "HOME": str(repo.parent), "GIT_CONFIG_NOSYSTEM": "1",
            "REBIS_PBM_SEED": SEED, "REBIS_REFEREE_NAME": REFEREE[0],
            "REBIS_REFEREE_EMAIL": REFEREE[1],
            "PATH": f"{Path(exe()).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    if not seed:
+        del env["REBIS_PBM_SEED"]
     return subprocess.run(["sh", "rebis-job.sh", *args], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=120)
 
@@ -77,8 +80,9 @@ def commit_move(repo: Path, player: str, move, message: str, *, as_player: str |
 
 
 def test_the_repository_holds_the_record_and_public_view_only(repo):
-    assert tracked(repo) == {".github/workflows/rebis-referee.yml", ".gitignore", "README.md",
-                             "rebis-job.sh", "moves/.gitkeep", "game.yaml",
+    assert tracked(repo) == {".github/workflows/rebis-referee.yml", ".github/CODEOWNERS",
+                             ".gitignore", "README.md", "rebis-job.sh", "moves/.gitkeep",
+                             "game.yaml",
                              "game.views/public.yaml", "game.views/public.txt"}
     # The private views `new` wrote beside the record are ignored, as a seed file would be.
     assert (repo / "game.views" / "alice.yaml").exists()
@@ -109,12 +113,13 @@ def test_a_whole_game_through_git_commits(repo):
             assert git(repo, "log", "-1", "--format=%ae").strip() == PLAYERS["carol"]
             before = git(repo, "rev-parse", "HEAD").strip()
         if state.turn == 3:
-            # A pull request's check: the move is tried on a scratch copy, nothing committed.
+            # A pull request's check, without the seed: nothing is written or committed.
             commit_move(repo, mover, move, "my move (for review)")
             head, record_before = git(repo, "rev-parse", "HEAD"), (repo / "game.yaml").read_bytes()
-            checked = job(repo, "--check", "HEAD")
+            checked = job(repo, "--check", "HEAD", seed=False)
             assert checked.returncode == 0, checked.stderr
-            assert "1 move(s) checked; nothing committed" in checked.stdout
+            assert "1 move file(s) checked" in checked.stdout
+            assert "nothing committed" in checked.stdout
             assert git(repo, "rev-parse", "HEAD") == head
             assert (repo / "game.yaml").read_bytes() == record_before
         else:
@@ -122,6 +127,7 @@ def test_a_whole_game_through_git_commits(repo):
         done = job(repo, f"{before}..HEAD")
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"turn-{move.turn:03d}-{mover}.yaml" in done.stdout
+        assert "rebis-job: 1 move(s) applied, 0 already applied" in done.stdout
         applied.append(move)
         # The job committed the record and the public view, as the referee, and nothing else.
         assert git(repo, "log", "-1", "--format=%an <%ae>").strip() == "%s <%s>" % REFEREE
@@ -153,18 +159,22 @@ def test_a_move_sent_twice_is_applied_once(repo):
     commit_move(repo, "alice", pick_move(state), "turn 1")
     assert job(repo, "HEAD").returncode == 0
     head = git(repo, "rev-parse", "HEAD")
-    # The same commit again (a re-run of the CI job): nothing changes, nothing is committed.
+    # The same commit again (a re-run of the CI job): nothing changes, nothing is committed,
+    # and the job does not count it as applied.
     again = job(repo, "HEAD~1")
-    assert again.returncode == 0 and "already applied" in again.stdout
+    assert again.returncode == 0, again.stderr
+    assert "Turn 1 by alice was already applied" in again.stdout
+    assert "rebis-job: 0 move(s) applied, 1 already applied (nothing changed)" in again.stdout
     assert git(repo, "rev-parse", "HEAD") == head
 
 
-def test_an_illegal_move_fails_the_check_with_the_reason(repo):
+def test_an_illegal_move_fails_the_job_with_the_reason(repo):
     state = load_game(repo / "game.yaml")[1].state
     move = pick_move(state)
     path = repo / "moves" / "turn-001-alice.yaml"
     text = dump_yaml({"game": "gitgame", **move.as_dict()})
-    path.write_text(text.replace("turn: 1", "turn: 2"))
+    path.write_text(text.replace(f"cards: {move.play.cards[0]}",
+                                 f"cards: {illegal_card(state)}"))
     git(repo, "add", "moves")
     git(repo, "commit", "--quiet", "-m", "oops", author=("alice", PLAYERS["alice"]))
     record_before = (repo / "game.yaml").read_bytes()
@@ -187,18 +197,227 @@ def test_a_bad_revision_is_a_usage_error(repo):
     assert result.returncode == 2 and "give a commit, or a range OLD..NEW" in result.stderr
 
 
-def test_the_workflow_runs_the_job_on_moves_with_the_seed_secret():
+def commit_file(repo: Path, name: str, text: str, author: str = "alice") -> None:
+    """Commit ``text`` as ``moves/NAME`` (any name, spaces and line breaks included)."""
+    path = repo / "moves" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    git(repo, "add", "--", str(path.relative_to(repo)))
+    git(repo, "commit", "--quiet", "-m", "a move", author=(author, PLAYERS[author]))
+
+
+def first_move_text(repo: Path) -> str:
+    return dump_yaml({"game": "gitgame", **pick_move(load_game(repo / "game.yaml")[1].state)
+                      .as_dict()})
+
+
+@pytest.mark.parametrize("name, words", [
+    ("turn 001 alice.yaml", "its name holds a space or another character"),
+    ("turn-001-alice.yaml\nnotes", "its name holds a space or another character"),
+    ("notes.txt", "this is not a move file's name"),
+    ("turn-001-alice.yml", "this is not a move file's name"),
+    ("old/turn-001-alice.yaml", "it is in a folder inside moves/"),
+])
+def test_a_file_in_moves_that_is_not_named_as_a_move_stops_the_job_clearly(repo, name, words):
+    commit_file(repo, name, first_move_text(repo))
+    head, record_before = git(repo, "rev-parse", "HEAD"), (repo / "game.yaml").read_bytes()
+    for args, seed in (((f"HEAD~1..HEAD",), True), (("--check", "HEAD"), False)):
+        result = job(repo, *args, seed=seed)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert words in result.stderr
+        assert "each named moves/turn-NNN-PLAYER.yaml" in result.stderr
+        assert "fatal:" not in result.stderr  # git never got a broken-up name
+        assert (repo / "game.yaml").read_bytes() == record_before
+        assert git(repo, "rev-parse", "HEAD") == head
+
+
+@pytest.mark.parametrize("name", ["turn-002-alice.yaml", "turn-001-bob.yaml", "turn-01-alice.yaml"])
+def test_a_move_file_named_for_another_turn_or_player_is_refused(repo, name):
+    commit_file(repo, name, first_move_text(repo))  # turn 1 by alice, whatever the name says
+    record_before = (repo / "game.yaml").read_bytes()
+    for args, seed in ((("HEAD",), True), (("--check", "HEAD"), False)):
+        result = job(repo, *args, seed=seed)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert (f"moves/{name}: this file holds the move of turn 1 by alice, so it must be "
+                f"named turn-001-alice.yaml") in result.stderr
+        assert (repo / "game.yaml").read_bytes() == record_before
+
+
+def test_the_first_push_of_a_branch_takes_every_commit_from_the_first(repo):
+    """CI gives 40 zeros as the "before" of a branch's first push."""
+    commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
+    done = job(repo, f"{'0' * 40}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "rebis-job: 1 move(s) applied, 0 already applied" in done.stdout
+    assert len(played(repo / "game.yaml")) == 1
+    assert git(repo, "log", "-1", "--format=%s").strip() == \
+        "Apply moves/turn-001-alice.yaml from alice@example.org"
+    # The same push seen again from the start: nothing more to apply.
+    again = job(repo, f"{'0' * 40}..HEAD")
+    assert again.returncode == 0 and "0 move(s) applied, 1 already applied" in again.stdout
+
+
+def test_a_merged_pull_request_is_applied_as_its_commits_author(repo):
+    """The documented flow: alice's move on a branch, merged into main with a merge commit by
+    someone else; the job attributes the move to alice's commit, not to the merge."""
+    start = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "switch", "--quiet", "-c", "alice-turn-1")
+    commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
+    checked = job(repo, "--check", f"{start}..HEAD", seed=False)
+    assert checked.returncode == 0 and "1 move file(s) checked" in checked.stdout
+    git(repo, "switch", "--quiet", "main")
+    git(repo, "merge", "--quiet", "--no-ff", "-m", "Merge alice's move", "alice-turn-1",
+        author=("bob", PLAYERS["bob"]))
+    done = job(repo, f"{start}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "moves/turn-001-alice.yaml" in done.stdout and "alice@example.org" in done.stdout
+    assert "1 move(s) applied" in done.stdout and len(played(repo / "game.yaml")) == 1
+
+
+def test_a_pull_request_counts_as_its_files_stand_at_its_last_commit(repo):
+    """A pull request whose first commit misnamed the move and whose second renamed it: the
+    merged push holds only the right name, and that is what the job applies."""
+    start = git(repo, "rev-parse", "HEAD").strip()
+    commit_file(repo, "turn 001 alice.yaml", first_move_text(repo))
+    git(repo, "mv", "moves/turn 001 alice.yaml", "moves/turn-001-alice.yaml")
+    git(repo, "commit", "--quiet", "-m", "rename", author=("alice", PLAYERS["alice"]))
+    done = job(repo, f"{start}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 move(s) applied" in done.stdout and len(played(repo / "game.yaml")) == 1
+
+
+def test_the_moves_of_one_push_are_applied_in_turn_order(repo):
+    from rebis_pbm.engine import apply_move
+
+    start = git(repo, "rev-parse", "HEAD").strip()
+    state = load_game(repo / "game.yaml")[1].state
+    first = pick_move(state)
+    second = pick_move(apply_move(state, first)[0])
+    commit_move(repo, "bob", second, "bob's move, pushed first")
+    commit_move(repo, "alice", first, "alice's move, pushed second")
+    done = job(repo, f"{start}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.index("turn-001-alice") < done.stdout.index("turn-002-bob")
+    assert played(repo / "game.yaml") == [first, second]
+    assert "2 move(s) applied, 0 already applied" in done.stdout
+
+
+def test_the_check_of_a_pull_request_refuses_to_run_with_the_seed(repo):
+    commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
+    result = job(repo, "--check", "HEAD", seed=True)
+    assert result.returncode == 2
+    assert "--check runs without the seed, but REBIS_PBM_SEED is set" in result.stderr
+
+
+def test_the_check_of_a_pull_request_needs_no_seed_and_checks_the_author(repo):
+    commit_file(repo, "turn-001-alice.yaml", first_move_text(repo), author="carol")
+    result = job(repo, "--check", "HEAD", seed=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "this move is for alice, but it comes from carol@example.org (carol)" in result.stderr
+    assert "would be refused" in result.stderr
+
+
+# --- the workflow: only code from the protected main branch ever gets the seed ---------------
+
+WORKFLOW = REPO / "examples/git/.github/workflows/rebis-referee.yml"
+
+
+def workflow() -> dict:
     import yaml
 
-    flow = yaml.safe_load((REPO / "examples/git/.github/workflows/rebis-referee.yml").read_text())
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def test_the_workflow_runs_the_referee_for_pushes_to_main_and_checks_pull_requests():
+    flow = workflow()
     triggers = flow[True]  # PyYAML reads the key `on` as true (YAML 1.1)
-    assert triggers["push"] == {"branches": ["main"], "paths": ["moves/**"]}
-    assert triggers["pull_request"] == {"paths": ["moves/**"]}
-    assert flow["concurrency"]["cancel-in-progress"] is False  # moves are applied in order
+    # pull_request_target and workflow_run would run from main with a pull request's content.
+    assert triggers == {"push": {"branches": ["main"], "paths": ["moves/**"]},
+                        "pull_request": {"paths": ["moves/**"]}}
+    assert flow["permissions"] == {"contents": "read"}
     referee = flow["jobs"]["referee"]
-    assert referee["env"]["REBIS_PBM_SEED"] == "${{ secrets.REBIS_PBM_SEED }}"
+    assert referee["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
+    assert referee["concurrency"]["cancel-in-progress"] is False  # moves are applied in order
     runs = {s.get("name"): s.get("run", "") for s in referee["steps"]}
-    assert 'sh rebis-job.sh --check "$BASE..$HEAD"' in \
-        runs["Check the pull request's moves (nothing is committed)"]
     publish = runs["Apply the new moves and publish the record"]
     assert 'sh rebis-job.sh "$BEFORE..$GITHUB_SHA"' in publish and "git push" in publish
+    check = flow["jobs"]["check"]
+    assert check["if"] == "github.event_name == 'pull_request'"
+    assert 'sh rebis-job.sh --check "$BASE..$HEAD"' in \
+        {s.get("name"): s.get("run", "") for s in check["steps"]}[
+            "Check the pull request's move files (without the seed; nothing is committed)"]
+
+
+def test_only_the_referee_job_sees_secrets_and_only_through_the_main_only_environment():
+    import yaml
+
+    flow = workflow()
+    referee, check = flow["jobs"]["referee"], flow["jobs"]["check"]
+    # The environment's deployment branches are main only (docs/git.md): its secrets reach no
+    # run from another branch, a pull request or a fork.
+    assert referee["environment"] == "rebis-referee"
+    assert referee["env"]["REBIS_PBM_SEED"] == "${{ secrets.REBIS_PBM_SEED }}"
+    assert "secrets." not in yaml.safe_dump(check) and "environment" not in check
+    assert "REBIS_PBM_SEED" not in yaml.safe_dump(check)
+    checkout = next(s for s in check["steps"] if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["persist-credentials"] is False
+    outside = {k: v for k, v in flow.items() if k != "jobs"}
+    assert "secrets." not in yaml.safe_dump(outside)
+
+
+def install_steps() -> list[str]:
+    flow = workflow()
+    return [s["run"] for job_ in flow["jobs"].values() for s in job_["steps"]
+            if "pip install" in s.get("run", "")]
+
+
+def run_install(tmp_path, commit: str) -> tuple[subprocess.CompletedProcess, str]:
+    """The install step as CI runs it, with a stand-in ``python`` that records its arguments."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    log = tmp_path / "python-args"
+    (bin_dir / "python").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{log}"\n')
+    (bin_dir / "python").chmod(0o755)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+           "REBIS_PBM_GIT": "https://git.example.org/rebis-pbm.git", "REBIS_PBM_COMMIT": commit}
+    done = subprocess.run(["sh", "-e", "-c", install_steps()[0]], env=env, capture_output=True,
+                          text=True, timeout=60)
+    return done, log.read_text() if log.exists() else ""
+
+
+def test_rebis_pbm_is_installed_from_git_at_one_commit_never_by_name_from_an_index(tmp_path):
+    steps = install_steps()
+    assert len(steps) == 2 and steps[0] == steps[1]  # the check job and the referee job
+    assert workflow()["env"]["REBIS_PBM_COMMIT"] == "0" * 40  # to be set by the referee
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    done, args = run_install(tmp_path, commit)
+    assert done.returncode == 0, done.stderr
+    assert args.splitlines() == [
+        "-m", "pip", "install", f"rebis-pbm @ git+https://git.example.org/rebis-pbm.git@{commit}"]
+
+
+@pytest.mark.parametrize("commit", ["0" * 40, "", "main", "v0.1.0", "0123456789abcdef",
+                                    "0123456789ABCDEF0123456789ABCDEF01234567",
+                                    "0123456789abcdef0123456789abcdef012345678"])
+def test_the_install_step_refuses_anything_but_a_full_commit_id(tmp_path, commit):
+    done, args = run_install(tmp_path, commit)
+    assert done.returncode == 2 and args == ""
+    assert "must be the full 40-hex id of the rebis-pbm commit to install" in done.stderr
+
+
+def test_code_owners_review_every_change_but_move_files():
+    rules = [line.split() for line in
+             (REPO / "examples/git/.github/CODEOWNERS").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    # The last matching pattern wins: moves/ has no owner, everything else is the referee's.
+    assert rules == [["*", "@REFEREE"], ["/moves/"]]
+
+
+def test_the_guide_names_the_workflows_environment_and_has_players_push_branches_not_main():
+    import re
+
+    guide = (REPO / "docs" / "git.md").read_text()
+    assert f"`{workflow()['jobs']['referee']['environment']}`" in guide
+    steps = re.search(r"## What a player does each turn\n\n```sh\n(.*?)```", guide, re.S).group(1)
+    pushes = [line.split("#")[0] for line in steps.splitlines() if line.startswith("git push")]
+    assert pushes and not any(re.search(r"\bmain\b", line) for line in pushes)

@@ -273,10 +273,42 @@ def test_reply_to_is_ignored_so_a_forger_never_reads_the_answer(game, tmp_path):
                 PLAYERS["alice"], "move rejected:")
 
 
-def test_an_unknown_sender_is_refused(game, tmp_path):
-    move = pick_move(state_of(game))
-    refused_one(game, tmp_path, incoming("mallory@example.net", move_doc(move)),
-                "mallory@example.net", "mallory@example.net is not the address of any player")
+@pytest.mark.parametrize("body", ["move", "nonsense", "too big"])
+def test_a_stranger_gets_no_reply_and_the_referee_is_told(game, tmp_path, monkeypatch, body):
+    """An answer would tell an address no player registered (a stranger, a spammer) that the
+    game exists, its turn and who is to move: nothing is queued, whatever the message holds."""
+    text = {"move": move_doc(pick_move(state_of(game))), "nonsense": "Cheap watches!",
+            "too big": "#" * 3000}[body]
+    monkeypatch.setattr(mail_mod, "MAIL_MAX_BYTES", 2000)
+    before = game.read_bytes()
+    result = mail_in(game, incoming("Mallory <mallory@example.net>", text), tmp_path)
+    assert result.exit_code == 0, result.output
+    assert queued(game) == [] and game.read_bytes() == before
+    assert result.stdout == ""
+    assert result.stderr == (f"{tmp_path / 'msg.eml'}: ignored, not answered: mallory@example.net "
+                             f"is not the address of any player of game g1 (a player writing "
+                             f"from another address must use the registered one)\n")
+
+
+def test_a_strangers_message_in_a_maildir_is_kept_in_cur_and_reported_on_stderr(game, tmp_path):
+    box = maildir(tmp_path / "inbox")
+    (box / "new" / "1-stranger").write_bytes(
+        incoming("mallory@example.net", move_doc(pick_move(state_of(game))), msgid="<m@x.org>"))
+    os.utime(box / "new" / "1-stranger", (1_000_000, 1_000_000))
+    (box / "new" / "2-alice").write_bytes(
+        incoming("alice@example.org", move_doc(pick_move(state_of(game))), msgid="<a@x.org>"))
+    os.utime(box / "new" / "2-alice", (2_000_000, 2_000_000))
+    result = run("mail", "in", game, box, env={"REBIS_PBM_REFEREE": REFEREE})
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.decode() == (
+        "1-stranger: ignored, not answered: mallory@example.net is not the address of any player "
+        "of game g1 (a player writing from another address must use the registered one); the "
+        f"message is kept in {box / 'cur'}/ as 1-stranger:2,S\n")
+    assert result.stdout.decode().startswith("2-alice from alice@example.org: turn 1 applied")
+    assert sorted(p.name for p in (box / "cur").iterdir()) == ["1-stranger:2,S", "2-alice:2,S"]
+    # Only the registered player's move produced mail: the views of the three players and the
+    # referee's, none to the stranger.
+    assert sorted(to_address(m) for m in queued(game)) == sorted([*PLAYERS.values(), REFEREE])
 
 
 @pytest.mark.parametrize("make, words", [
@@ -402,6 +434,28 @@ def test_mail_in_needs_the_referee_address(game, tmp_path):
     assert result.exit_code == 2 and "--referee" in result.output
     bad = invoke("mail", "in", game, tmp_path / "m", "--referee", "nobody")
     assert bad.exit_code == 2 and "is not an e-mail address" in bad.output
+
+
+def test_the_readme_mail_in_line_works_as_written(game, tmp_path, monkeypatch):
+    """README.md's `mail in` example, run as written (its game and Maildir put in place), with
+    no REBIS_PBM_REFEREE in the environment."""
+    import re
+    import shlex
+
+    from transport_support import REPO
+
+    readme = (REPO / "README.md").read_text()
+    [line] = [" ".join(m.split()) for m in re.findall(r"`(rebis-pbm mail in [^`]*)`", readme)]
+    args = shlex.split(line)[1:]
+    assert args[:3] == ["mail", "in", "game.yaml"] and args[3].startswith("~/Maildir/")
+    monkeypatch.delenv("REBIS_PBM_REFEREE", raising=False)
+    box = maildir(tmp_path / "Maildir" / args[3].removeprefix("~/Maildir/"))
+    (box / "new" / "m1").write_bytes(incoming("alice@example.org",
+                                              move_doc(pick_move(state_of(game)))))
+    # The shell would expand ~ to the referee's home: here, tmp_path.
+    result = run(*[str(box) if a == args[3] else a for a in args], cwd=game.parent)
+    assert result.returncode == 0, result.stderr
+    assert b"m1 from alice@example.org: turn 1 applied (alice)" in result.stdout
 
 
 # --- mail views and mail out --outbox ------------------------------------------------------------

@@ -1,0 +1,39 @@
+"""``rebis-pbm check``: check a move file without the seed (docs/cli.md).
+
+Anyone may run it: a player before sending a move, or the check of a pull request in a game
+played through git (docs/git.md), which must never see the seed. It checks what
+:func:`rebis_pbm.cli.read_move` checks (form, game, file name, sender), not the rules: they
+depend on the hidden cards, so only ``apply`` (with the seed) can check them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .cli import (EXIT_CODES, checked_name, cli, read_input, read_move, read_record,
+                  require_record)
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("move_file", metavar="MOVE.yaml|-")
+@click.option("--as", "author", metavar="PLAYER|ADDRESS",
+              help="Who sends the move (a player's name or registered address): refuse it "
+              "unless it is that player's own move (exit 1).")
+@click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
+              "named turn-NNN-PLAYER.yaml after the turn and player in it.")
+def check(game: Path, move_file: str, author, check_name: bool) -> None:
+    """Check a move file without the seed: its form, its game, its name and its sender.
+
+    Not the rules (the cards in hand, whose turn it is): they need the seed, and `apply`
+    checks them. Reads GAME without replaying it; writes nothing.
+    """
+    file_name = checked_name(move_file, check_name)
+    require_record(game)
+    record = read_record(game)
+    data, source = read_input(move_file, kind="move")
+    move = read_move(record, game, data, source, author=author, file_name=file_name)
+    click.echo(f"{source}: a well-formed move of turn {move.turn} by {move.player} for game "
+               f"{record.game}; the rules are checked when it is applied.")
