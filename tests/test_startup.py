@@ -1,0 +1,49 @@
+"""Start-up: commands defined in other modules load only when run or listed (cli.LAZY_COMMANDS),
+so reading a view imports neither the mail, audit, bot and check commands nor jsonschema."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from rebis_pbm.cli import LAZY_COMMANDS, cli
+
+REPO = Path(__file__).resolve().parent.parent
+HEAVY = ("rebis_pbm.cli_audit", "rebis_pbm.cli_bots", "rebis_pbm.cli_mail", "rebis_pbm.cli_check",
+         "rebis_pbm.bots", "rebis_pbm.mail", "email.message", "smtplib", "jsonschema")
+
+
+def test_help_lists_every_command_including_the_lazy_ones():
+    result = CliRunner().invoke(cli, ["--help"])
+    assert result.exit_code == 0
+    listed = {line.split()[0] for line in result.output.split("Commands:")[1].splitlines()
+              if line.startswith("  ") and line.split()}
+    assert set(LAZY_COMMANDS) <= listed
+    assert {"new", "apply", "view", "moves", "score", "schema"} <= listed
+
+
+@pytest.mark.parametrize("name", sorted(LAZY_COMMANDS))
+def test_every_lazy_command_is_registered_by_its_module(name):
+    result = CliRunner().invoke(cli, [name, "--help"])
+    assert result.exit_code == 0, result.output
+    assert f"Usage: cli {name}" in result.output
+
+
+def test_view_imports_no_other_command_module(tmp_path: Path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                    os.environ.get("PYTHONPATH")])))
+    subprocess.run([sys.executable, "-m", "rebis_pbm", "new", "game.yaml", "--player", "ann",
+                    "--player", "bo", "--seed", "s"], cwd=tmp_path, env=env, check=True,
+                   capture_output=True, timeout=120)
+    code = ("import sys; from rebis_pbm.cli import main; sys.argv = ['rebis-pbm', 'view', "
+            "'game.yaml', '--player', 'ann']\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            f"print([m for m in {HEAVY!r} if m in sys.modules], file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert "Your hand:" in out.stdout
+    assert out.stderr.strip() == "[]"
