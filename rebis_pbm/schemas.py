@@ -32,7 +32,7 @@ from .yamlio import (
 )
 
 __all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate",
-           "defined_pattern", "check_integer_spelling", "plain_move"]
+           "defined_pattern", "check_integer_spelling"]
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -171,11 +171,7 @@ def validate(loaded: Loaded, schema: str | dict) -> None:
     ``str(e)`` reads ``SOURCE:LINE:COL: field PATH: sentence``. Also raises InputError for an
     integer written with a leading zero, a 0x/0b prefix or in base 60 (see module docstring).
     Raises :class:`SchemaProblem` if the schema is invalid or refers to a non-local ``$ref``.
-    A move that :func:`plain_move` accepts is not given to jsonschema (same outcome, faster).
     """
-    if schema == "move" and plain_move(loaded.data):
-        check_integer_spelling(loaded)  # what the schema path does after a valid document
-        return
     from jsonschema.exceptions import _RefResolutionError, best_match
     from referencing.exceptions import Unresolvable
 
@@ -192,57 +188,6 @@ def validate(loaded: Loaded, schema: str | dict) -> None:
     if error is not None:
         raise _to_input_error(loaded, error)
     check_integer_spelling(loaded)
-
-
-def plain_move(doc) -> bool:
-    """Is ``doc`` a move document that plainly satisfies ``move.schema.json``?
-
-    Checked field by field as the schema says, without jsonschema: a move file is validated by
-    every ``apply``, and importing jsonschema and building its validator took a third of the
-    command's time. Only answers True for documents the schema accepts (the types are exact:
-    no ``true`` for 1, no 1.0; names must match the schema's patterns in full); anything else,
-    valid or not, answers False and goes through the schema, which words the problem
-    (tests/test_move_fast_path.py compares the two on thousands of documents).
-    """
-    try:
-        player = defined_pattern("move", "player").fullmatch
-        game = defined_pattern("move", "game").fullmatch
-    except (KeyError, TypeError, ValueError):  # not the schema this mirrors: let it decide
-        return False
-
-    def number(value, low: int, high: int) -> bool:
-        return type(value) is int and low <= value <= high
-
-    def name(value) -> bool:
-        return type(value) is str and player(value) is not None
-
-    def shelf_ref(value) -> bool:
-        return (type(value) is dict and value.keys() == {"player", "shelf"}
-                and name(value["player"]) and number(value["shelf"], 1, 999))
-
-    def play(value) -> bool:
-        if type(value) is not dict or not {"cards", "shelf"} <= value.keys() <= _PLAY_FIELDS:
-            return False
-        cards = value["cards"]
-        if type(cards) is list:
-            if not 1 <= len(cards) <= 2 or not all(number(c, 0, 99) for c in cards):
-                return False
-        elif not number(cards, 0, 99):
-            return False
-        sign = value.get("sign", "positive")
-        return name(value["shelf"]) and type(sign) is str and sign in ("positive", "negative")
-
-    return (type(doc) is dict and {"game", "turn", "player"} <= doc.keys() <= _MOVE_FIELDS
-            and ("play" in doc or "red_token" in doc)
-            and type(doc["game"]) is str and game(doc["game"]) is not None
-            and number(doc["turn"], 1, 100000) and name(doc["player"])
-            and number(doc.get("golden_dust", 0), 0, 99)
-            and ("play" not in doc or play(doc["play"]))
-            and all(shelf_ref(doc[key]) for key in ("gold_token", "red_token") if key in doc))
-
-
-_MOVE_FIELDS = {"game", "turn", "player", "golden_dust", "play", "gold_token", "red_token"}
-_PLAY_FIELDS = {"cards", "shelf", "sign"}
 
 
 # ---------------------------------------------------------------------------------- wording
