@@ -9,6 +9,7 @@ written; 130 interrupted. On 1, 2 and 3 nothing on disk changes.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -26,6 +27,7 @@ from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # the shell's convention for Ctrl-C
+DEBUG_ENV = "REBIS_PBM_DEBUG"  # set: an internal error shows its traceback (for the referee)
 EXIT_CODES = """\b
 Exit codes:
   0  done
@@ -140,9 +142,12 @@ class Group(click.Group):
         except Exception as exc:  # the last line of defence: no traceback reaches a user
             failure = _failure(exc)
             if failure is None:
-                failure = Failure(f"internal error ({type(exc).__name__}: {exc}); this is a bug "
-                                  f"in rebis-pbm, please report it with the command you ran",
-                                  EXIT_BUG)
+                if os.environ.get(DEBUG_ENV):
+                    raise  # the referee asked for the traceback
+                # The exception's text could quote game state (a hand, the deck): not shown.
+                failure = Failure(f"internal error ({type(exc).__name__}); this is a bug in "
+                                  f"rebis-pbm, please report it with the command you ran (set "
+                                  f"{DEBUG_ENV}=1 to see the details)", EXIT_BUG)
             raise failure from None
 
 
