@@ -214,6 +214,9 @@ def load_for_mover(game: Path, player: str) -> tuple[Record, State]:
     if player not in record.players:
         raise click.BadParameter(f"no player {player!r} in game {record.game} (players: "
                                  f"{', '.join(record.players)})", param_hint="--player")
+    if record.abandoned(state):
+        raise Failure(f"{player} has no move to make: game {record.game} was abandoned (its "
+                      f"seed was revealed with rebis-pbm reveal)", EXIT_REJECTED)
     if state.player_to_move != player:
         whose = "the game is over" if state.finished else \
             f"turn {state.turn} is {state.player_to_move}'s"
@@ -225,6 +228,7 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
     addresses when the game made them public."""
     return views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
+                                abandoned=record.abandoned(replay.state),
                                 addresses=record.shown_addresses())
 
 
@@ -240,7 +244,7 @@ def write_views(views_dir: Path, record: Record, replay: Replay, *,
     """
     if stale_only and not views_dir.is_dir():
         return 0
-    views_dir.mkdir(parents=True, exist_ok=True)
+    views_dir.mkdir(exist_ok=True)  # its parent must exist: a typo must not create a tree
     written = 0
     for viewer in (*record.players, None):
         view = record_view(record, replay, viewer)
@@ -545,7 +549,7 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
         repaired = 0 if dry_run else _views_after_record(game, views_dir, record, replay,
                                                          stale_only=True)
         return Submitted(record, replay, move, (), duplicate=True, repaired=repaired)
-    if record.seed is not None and not replay.state.finished:
+    if record.abandoned(replay.state):
         raise Refused(f"{source}: move rejected: game {record.game} was abandoned (its seed "
                       f"was revealed with rebis-pbm reveal); no more moves can be played",
                       EXIT_REJECTED)
@@ -560,10 +564,11 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
         try:
-            views_dir.mkdir(parents=True, exist_ok=True)  # fail before the record changes
+            views_dir.mkdir(exist_ok=True)  # fail before the record changes
         except OSError as exc:
             raise Failure(f"{views_dir}: the views folder cannot be created "
-                          f"({exc.strerror or exc}); nothing was written", EXIT_INPUT) from None
+                          f"({exc.strerror or exc}; its parent folder must exist); nothing was "
+                          f"written", EXIT_INPUT) from None
         write_atomic(game, dump_record(new_record, state))
         _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, events, duplicate=False)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from .cli import EXIT_INPUT, EXIT_VERIFY, Failure, cli, load_game_with_seed
+from .cli import (EXIT_INPUT, EXIT_VERIFY, Failure, cli, default_views_dir, load_game_with_seed,
+                  write_views)
 from .fileio import locked, read_input, write_atomic
 from .record import SEED_ENV, Record, dump_record, read_secret, secret_path
 
@@ -70,7 +71,9 @@ def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str) -> 
 @cli.command()
 @click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--yes", is_flag=True, help="Confirm: reveal the seed, ending the game for good.")
-def reveal(game: Path, yes: bool) -> None:
+@click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where the views are (default: GAME's name with .views, beside it).")
+def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
     """Write the seed of an abandoned game into GAME, so that anyone can verify it.
 
     \b
@@ -94,7 +97,10 @@ def reveal(game: Path, yes: bool) -> None:
                           f"hand, the deck and every face-down card become known and the game "
                           f"ends for good at turn {state.turn} ({state.player_to_move} to move); "
                           f"nothing was written. Run again with --yes to do it", EXIT_INPUT)
-        write_atomic(game, dump_record(record.revealed(seed), state))
+        revealed = record.revealed(seed)
+        write_atomic(game, dump_record(revealed, state))
+        # The views now say "abandoned" and show every card, like the record.
+        write_views(views_dir or default_views_dir(game), revealed, replay)
     click.echo(f"Revealed the seed of game {record.game} in {game}: the game is abandoned at turn "
                f"{state.turn} and no more moves can be played. Anyone can now check it with: "
                f"rebis-pbm verify {game}")

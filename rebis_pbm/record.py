@@ -234,11 +234,16 @@ class Record:
         check_seed(self, seed)
         return replace(self, seed=seed)
 
+    def abandoned(self, state: State) -> bool:
+        """Whether the game was abandoned: its seed revealed (``reveal``) before the end.
+        ``state`` is the state after the record's last move. No move can be played any more."""
+        return self.seed is not None and state.phase != FINISHED
+
     def status(self, state: State) -> dict:
         """The ``status`` to write with this record; ``state`` is the state after its last move.
         A seed revealed before the end marks the game abandoned."""
         result = status(state)
-        if self.seed is not None and state.phase != FINISHED:
+        if self.abandoned(state):
             result["abandoned"] = True
         return result
 

@@ -126,13 +126,16 @@ def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = Fals
 
 
 def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool = False,
-               addresses: dict[str, str] | None = None) -> dict:
+               abandoned: bool = False, addresses: dict[str, str] | None = None) -> dict:
     """The view of ``viewer`` (a player's name, or None for the public spectator view).
 
     ``revealed``: the record reveals the seed (the game is over, or abandoned), so anyone can
     compute every card; the view then shows every face-down card's number and says so
     (``seed_revealed``). Before that, a face-down card shows its number only to the player who
     laid it, and a card dealt face down at setup to nobody (R5, R8.1).
+
+    ``abandoned``: the seed was revealed before the end (``Record.abandoned``): nobody is to
+    move any more, so the view has no ``to_move``, no draw and no move template.
 
     ``addresses`` (player -> e-mail address) are shown in every player's entry; pass
     ``Record.shown_addresses()``, which is empty unless the game made them public.
@@ -175,7 +178,9 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
         "phase": state.phase,
         "turn": state.turn,
     }
-    if state.phase != FINISHED:
+    if abandoned:
+        view["abandoned"] = True
+    elif state.phase != FINISHED:
         view["to_move"] = state.player_to_move
     if revealed:
         view["seed_revealed"] = True
@@ -184,14 +189,14 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
                       "red": state.supply.red}
     if viewer_seat is not None:
         you: dict = {"hand": list(state.hands[viewer_seat]), "reserve": state.reserves[viewer_seat]}
-        if state.phase == PLAY and state.to_move == viewer_seat:
+        if state.phase == PLAY and state.to_move == viewer_seat and not abandoned:
             you["drawn"] = state.drawn
         view["you"] = you
     view["players"] = players
     view["history"] = _history(replay, viewer)
     if state.phase in (RED_TOKEN, FINISHED):
         view["end"] = _end(state)
-    if viewer_seat is not None and state.to_move == viewer_seat:
+    if viewer_seat is not None and state.to_move == viewer_seat and not abandoned:
         view["move_template"] = move_template(game, state)
     return view
 
@@ -277,7 +282,10 @@ def render_text(view: dict) -> str:
     lines = []
     who = "spectator view" if view["viewer"] == PUBLIC else f"view of {view['viewer']}"
     lines.append(f"Rebis game {view['game']} - {who}")
-    if view["phase"] == FINISHED:
+    if view.get("abandoned"):
+        lines.append(f"The game was abandoned at turn {view['turn']} (its seed was revealed): no "
+                     f"more moves can be played.")
+    elif view["phase"] == FINISHED:
         lines.append("The game is over.")
     elif view["phase"] == RED_TOKEN:
         lines.append(f"The game has ended; {view['to_move']} places the red token (turn "
@@ -333,6 +341,8 @@ def render_text(view: dict) -> str:
     if view.get("seed_revealed"):
         lines.append("Cards: +n / -n face up with their sign; [n] face down (the record reveals "
                      "the seed, so every card shows).")
+    elif view["viewer"] == PUBLIC:
+        lines.append("Cards: +n / -n face up with their sign; [?] face down.")
     else:
         lines.append("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
                      "placed by you.")

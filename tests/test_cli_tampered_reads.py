@@ -63,3 +63,30 @@ def test_new_refuses_names_that_would_share_a_view_file(cli, tmp_path, names):
     assert outcome.code == 2
     assert "case" in outcome.err or "public" in outcome.err
     assert not any(tmp_path.iterdir())
+
+
+def test_an_abandoned_game_offers_no_move_to_anyone(cli, tmp_path):
+    game = example_game(tmp_path / "g", upto_turn=5)
+    assert cli("reveal", game, "--yes").code == 0
+    views = game.with_name("game.views")
+    for name in ("alice", "bob", "carol", "public"):
+        text = (views / f"{name}.txt").read_text()
+        status_line = text.splitlines()[1]
+        assert "abandoned" in status_line and "Your move" not in text
+        assert "abandoned: true" in (views / f"{name}.yaml").read_text()
+        assert "move_template" not in (views / f"{name}.yaml").read_text()
+    before = snapshot(tmp_path)
+    for command in ("moves", "bot"):
+        outcome = cli(command, game, "--player", "alice")
+        assert outcome.code == 1 and "abandoned" in outcome.one_error_line()
+    assert snapshot(tmp_path) == before
+
+
+def test_a_views_folder_whose_parent_is_missing_is_refused_before_anything_is_written(cli,
+                                                                                       tmp_path):
+    game = example_game(tmp_path / "g", upto_turn=3)
+    move = next(EXAMPLES.glob("moves/turn-004-*.yaml"))
+    before = snapshot(tmp_path)
+    outcome = cli("apply", game, move, "--views-dir", tmp_path / "no" / "such" / "views")
+    assert outcome.code == 2 and "parent folder must exist" in outcome.one_error_line()
+    assert snapshot(tmp_path) == before and not (tmp_path / "no").exists()
