@@ -163,8 +163,8 @@ class Record:
         header_sha256: the header digest, the chain's first link; computed when not given (a new
             game), kept as read otherwise (so that an edited header shows).
         seed: the seed once revealed (game over, or abandoned by ``reveal``); None before.
-        written_status: the ``status`` as read from a file (checked on replay), None for a record
-            built in memory.
+        written_status: the ``status`` as read from a file (checked by :func:`read_game`), None
+            for a record built in memory.
         addresses: player name -> e-mail address, for the players who gave one (docs/mail.md);
             the mail transport writes to them and ``apply --as`` checks a move's sender with
             them. Players without one play by files.
@@ -358,19 +358,15 @@ def replay_record(record: Record, seed: str) -> Replay:
         SeedError: ``seed`` does not match the record's commitment.
         CorruptRecord: the header or a move fails its digests, a move is out of turn or illegal at
             its point, a seal opens to no card, a closing play shows its card (the message names
-            the turn), a revealed seed is not the committed one, or the written status is not the
-            one the moves give.
+            the turn), or a revealed seed is not the committed one.
     """
-    from .audit import check_status, walk
+    from .audit import walk
 
     result = walk(record, seed)
-    problem = result.problem
-    if problem is None and record.written_status is not None:
-        problem = check_status(record, record.written_status, result.replay)
-    if problem is not None:
-        if problem.code == "wrong_seed":
+    if result.problem is not None:
+        if result.problem.code == "wrong_seed":
             check_seed(record, seed)  # raises SeedError: the seed belongs to another game
-        raise CorruptRecord(problem.sentence(), problem)
+        raise CorruptRecord(result.problem.sentence(), result.problem)
     return result.replay
 
 
@@ -384,24 +380,38 @@ def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
     the game id and every name have the schema's form, the record replays
     (:func:`replay_record`: every digest and every move checked) and its data is exactly, types
     included, what the writer gives for it (:meth:`Record.to_dict` of the replayed state), then
-    the schema holds too. Anything else goes through :func:`parse_record` (the schema, with a
-    positioned message) and :func:`replay_record`, as before: the outcome is the same.
+    the schema holds too (and so does the written status). Anything else goes through
+    :func:`parse_record` (the schema, with a positioned message), the header digest before the
+    seed is looked up, :func:`replay_record`, and the written status against the one the moves
+    give: the outcome is the same.
 
     Raises:
         InputError, SeedError, CorruptRecord: as :func:`parse_record`, ``seed_for`` and
-            :func:`replay_record`.
+            :func:`replay_record`; CorruptRecord also for an edited header or status.
     """
     found = _read_as_written(data, source, seed_for)
-    if found is not None:
-        return found
-    from .audit import check_header
+    return found if found is not None else read_checked(data, source, seed_for)
+
+
+def read_checked(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
+    """The checked path of :func:`read_game`, for any record: the schema, the header digest
+    before ``seed_for`` relies on the game id, the replay with every digest, and the written
+    status against the one the moves give.
+
+    Raises:
+        InputError, SeedError, CorruptRecord: as :func:`read_game`.
+    """
+    from .audit import check_header, check_status
 
     record = parse_record(data, source)
-    header = check_header(record)  # before seed_for relies on the game id
-    if header is not None:
-        raise CorruptRecord(header.sentence(), header)
-    seed = seed_for(record)
-    return record, replay_record(record, seed), seed
+    problem = check_header(record)  # before seed_for relies on the game id
+    if problem is None:
+        seed = seed_for(record)
+        replay = replay_record(record, seed)
+        problem = check_status(record, record.written_status, replay)
+        if problem is None:
+            return record, replay, seed
+    raise CorruptRecord(problem.sentence(), problem)
 
 
 def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str] | None:

@@ -1,5 +1,5 @@
 """record.read_game: a record as rebis-pbm writes it is read without the JSON Schema, and every
-record gets exactly the outcome of the schema-checked path (parse_record + replay_record)."""
+record gets exactly the outcome of the schema-checked path (record.read_checked)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
-from rebis_pbm.record import (Record, dump_record, parse_record, read_game, replay_record,
-                              seed_commitment)
+from rebis_pbm.record import Record, dump_record, read_checked, read_game, seed_commitment
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = "fast-path"
@@ -43,8 +42,7 @@ def outcome(read):
 
 
 def checked_path(data: bytes):
-    record = parse_record(data, "game.yaml")
-    return record, replay_record(record, SEED)
+    return read_checked(data, "game.yaml", lambda record: SEED)[:2]
 
 
 def both(data: bytes):
