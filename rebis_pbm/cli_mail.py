@@ -67,14 +67,12 @@ def mail() -> None:
 
 # --- composing the answers -------------------------------------------------------------------
 
-def _status(replay: Replay) -> str:
+def _status(record: Record, replay: Replay) -> str:
     """What anyone may know of where the game stands (for a refused sender)."""
+    from .views import standing
+
     state = replay.state
-    if state.finished:
-        return "The game is over."
-    if state.phase == "red_token":
-        return f"The game awaits turn {state.turn}: {state.player_to_move} places the red token."
-    return f"The game awaits turn {state.turn}: {state.player_to_move} to move."
+    return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state))
 
 
 def view_messages(record: Record, replay: Replay, referee: str, *, players=None,
@@ -165,7 +163,7 @@ def _handle(game: Path, data: bytes, label: str, referee: str, queue_dir: Path,
             queue(queue_dir, [reply_message(
                 game=record.game, turn=replay.state.turn, original=msg, sender=referee,
                 to=sender, headline="your move was not applied", reason=exc.format_message(),
-                status=f"Nothing in the game changed. {_status(replay)}")])
+                status=f"Nothing in the game changed. {_status(record, replay)}")])
             return (f"{label} from {sender}: refused ({exc.format_message()}); reply queued",
                     False)
         move = done.move
@@ -173,7 +171,7 @@ def _handle(game: Path, data: bytes, label: str, referee: str, queue_dir: Path,
             queue(queue_dir, [reply_message(
                 game=done.record.game, turn=done.replay.state.turn, original=msg,
                 sender=referee, to=sender, headline=f"turn {move.turn} was already applied",
-                reason=already_applied(done.record, move), status=_status(done.replay))])
+                reason=already_applied(done.record, move), status=_status(done.record, done.replay))])
             return (f"{label} from {sender}: turn {move.turn} was already applied; reply queued",
                     False)
         messages = view_messages(done.record, done.replay, referee, original=msg, sender=sender)

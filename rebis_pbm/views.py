@@ -277,21 +277,29 @@ def _card_text(card: dict) -> str:
     return ("+" if card["sign"] == POSITIVE else "-") + str(card["number"])
 
 
+def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False) -> str:
+    """Where a game stands, in one sentence anyone may read (``to_move``: a player's name).
+
+    >>> standing("play", 7, "bob")
+    'The game awaits turn 7: bob to move.'
+    """
+    if abandoned:
+        return f"The game was abandoned at turn {turn} (its seed was revealed): no more moves " \
+               f"can be played."
+    if phase == FINISHED:
+        return "The game is over."
+    if phase == RED_TOKEN:
+        return f"The game has ended; {to_move} places the red token (turn {turn})."
+    return f"The game awaits turn {turn}: {to_move} to move."
+
+
 def render_text(view: dict) -> str:
     """The view as text for a person (an e-mail body, a terminal)."""
     lines = []
     who = "spectator view" if view["viewer"] == PUBLIC else f"view of {view['viewer']}"
     lines.append(f"Rebis game {view['game']} - {who}")
-    if view.get("abandoned"):
-        lines.append(f"The game was abandoned at turn {view['turn']} (its seed was revealed): no "
-                     f"more moves can be played.")
-    elif view["phase"] == FINISHED:
-        lines.append("The game is over.")
-    elif view["phase"] == RED_TOKEN:
-        lines.append(f"The game has ended; {view['to_move']} places the red token (turn "
-                     f"{view['turn']}).")
-    else:
-        lines.append(f"Turn {view['turn']}: {view['to_move']} to move.")
+    lines.append(standing(view["phase"], view["turn"], view.get("to_move"),
+                          view.get("abandoned", False)))
     supply = view["supply"]
     lines.append(f"Deck: {view['deck']} cards. Supply: {supply['golden_dust']} golden dust, "
                  f"{supply['gold']} gold, {supply['red']} red.")
