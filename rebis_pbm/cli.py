@@ -8,11 +8,11 @@ written; 130 interrupted. On 1, 2 and 3 nothing on disk changes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sys
-from pathlib import Path
 from typing import NamedTuple
 
 import click
@@ -20,7 +20,7 @@ import click
 from . import views as views_mod
 from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, seat_order, setup
 from .engine import burdens, winners
-from .fileio import LockTimeout, locked, read_input, write_atomic
+from .fileio import LockTimeout, PathLike, locked, read_input, write_atomic
 from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
                      find_seed, parse_record, read_game, secret_path, seed_commitment)
 from .yamlio import InputError, load_yaml
@@ -163,30 +163,31 @@ def cli() -> None:
 
 # --- shared steps ---------------------------------------------------------------------------
 
-def default_views_dir(record_path: Path) -> Path:
+def default_views_dir(record_path: PathLike) -> str:
     """``game.yaml`` -> ``game.views/`` beside it."""
-    stem = record_path.name[:-5] if record_path.name.endswith(".yaml") else record_path.name
-    return record_path.with_name(stem + ".views")
+    folder, name = os.path.split(os.fspath(record_path))
+    stem = name[:-5] if name.endswith(".yaml") else name
+    return os.path.join(folder, stem + ".views")
 
 
-def load_game(record_path: Path) -> tuple[Record, Replay]:
+def load_game(record_path: PathLike) -> tuple[Record, Replay]:
     """Read, validate, verify and replay a record with its seed (see :func:`load_game_with_seed`)."""
     record, replay, _ = load_game_with_seed(record_path)
     return record, replay
 
 
-def read_record(record_path: Path) -> Record:
+def read_record(record_path: PathLike) -> Record:
     """Read and validate a record without its seed and without replaying it: what anyone can
     know of a game (its id, players, addresses, the moves as recorded).
 
     Raises:
         InputError: the record cannot be read or is not a valid record (exit 2).
     """
-    data, source = read_input(str(record_path), kind="record")
+    data, source = read_input(os.fspath(record_path), kind="record")
     return parse_record(data, source)
 
 
-def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
+def load_game_with_seed(record_path: PathLike) -> tuple[Record, Replay, str]:
     """Read and validate a record, find its seed (revealed, REBIS_PBM_SEED or the secret file)
     and replay it, checking every digest on the way (docs/audit.md).
 
@@ -194,7 +195,7 @@ def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
         InputError, SeedError: the record or its seed cannot be read (exit 2).
         CorruptRecord: the record fails verification (exit 3); the message names the turn.
     """
-    data, source = read_input(str(record_path), kind="record")
+    data, source = read_input(os.fspath(record_path), kind="record")
     try:
         return read_game(data, source, lambda record: find_seed(record_path, record))
     except CorruptRecord as exc:
@@ -202,7 +203,7 @@ def load_game_with_seed(record_path: Path) -> tuple[Record, Replay, str]:
                             f"(rebis-pbm verify {source} tells more)", exc.problem) from None
 
 
-def load_for_mover(game: Path, player: str) -> tuple[Record, State]:
+def load_for_mover(game: PathLike, player: str) -> tuple[Record, State]:
     """:func:`load_game` for a command that acts for ``player``, who must be the one to move.
 
     Raises:
@@ -232,7 +233,7 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
                                 addresses=record.shown_addresses())
 
 
-def write_views(views_dir: Path, record: Record, replay: Replay, *,
+def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
                 stale_only: bool = False) -> int:
     """One view per player (YAML and text, mode 0600) and the public view (mode 0644).
 
@@ -242,17 +243,18 @@ def write_views(views_dir: Path, record: Record, replay: Replay, *,
     record leaves); no file or folder is created. Returns how many files were written.
     Raises OSError when the folder or a file cannot be written.
     """
-    if stale_only and not views_dir.is_dir():
-        return 0
-    views_dir.mkdir(exist_ok=True)  # its parent must exist: a typo must not create a tree
+    if not os.path.isdir(views_dir):
+        if stale_only:
+            return 0
+        os.mkdir(views_dir)  # its parent must exist: a typo must not create a tree
     written = 0
     for viewer in (*record.players, None):
         view = record_view(record, replay, viewer)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
-            path = views_dir / f"{name}{suffix}"
-            if stale_only and not path.exists():
+            path = os.path.join(views_dir, f"{name}{suffix}")
+            if stale_only and not os.path.exists(path):
                 continue
             data = views_mod.render(view, fmt).encode("utf-8")
             if not _holds(path, data, mode):
@@ -263,26 +265,29 @@ def write_views(views_dir: Path, record: Record, replay: Replay, *,
     return written
 
 
-def _holds(path: Path, data: bytes, mode: int) -> bool:
+def _holds(path: str, data: bytes, mode: int) -> bool:
     """Does ``path`` already hold exactly ``data`` with permission bits ``mode``?"""
     try:
-        return (path.stat().st_mode & 0o7777) == mode and path.read_bytes() == data
+        if (os.stat(path).st_mode & 0o7777) != mode:
+            return False
+        with open(path, "rb") as f:
+            return f.read() == data
     except OSError:
         return False
 
 
-def require_record(game: Path) -> None:
+def require_record(game: PathLike) -> None:
     """Refuse a GAME that is not an existing file before anything else happens (in particular
     before its lock file ``.GAME.lock`` would be created beside it).
 
     Raises InputError (exit 2) for a missing path or a folder.
     """
-    if game.is_dir():
+    if os.path.isdir(game):
         raise InputError("this is a folder, not a game record; give the path of the record "
-                         "(e.g. game.yaml) inside it", source=str(game))
-    if not game.exists():
+                         "(e.g. game.yaml) inside it", source=os.fspath(game))
+    if not os.path.exists(game):
         raise InputError("there is no such game record; check the name and the folder "
-                         "(`rebis-pbm new` creates a game)", source=str(game))
+                         "(`rebis-pbm new` creates a game)", source=os.fspath(game))
 
 
 def _player_pattern() -> re.Pattern:
@@ -317,7 +322,7 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
 # --- commands -------------------------------------------------------------------------------
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False))
 @click.option("--player", "players", multiple=True, metavar="NAME[=ADDRESS]",
               help="A player, in seat order (2 to 4 times); the first plays first (R5). "
               "NAME=ADDRESS also registers the player's e-mail address, for play by e-mail and "
@@ -332,9 +337,9 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
               "hand_size, multiplier.")
 @click.option("--game-id", help="The game's id (default: derived from the seed's commitment).")
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
-@click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--views-dir", type=click.Path(file_okay=False),
               help="Where to write the views (default: GAME's name with .views, beside it).")
-def new(game: Path, players, public_addresses, seed, zero, rules, game_id, random_seats,
+def new(game: str, players, public_addresses, seed, zero, rules, game_id, random_seats,
         views_dir) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
     players, addresses = _players_and_addresses(players)
@@ -356,8 +361,9 @@ def new(game: Path, players, public_addresses, seed, zero, rules, game_id, rando
                                  "in upper/lower case count as the same", param_hint="--player")
     ruleset = _ruleset(zero, rules)
     secret = secret_path(game)
-    if not game.parent.is_dir():
-        raise Failure(f"{game.parent}: there is no such folder; create it first (nothing was "
+    folder = os.path.dirname(game) or "."
+    if not os.path.isdir(folder):
+        raise Failure(f"{folder}: there is no such folder; create it first (nothing was "
                       f"written)", EXIT_INPUT)
     if seed is None:
         import secrets
@@ -383,7 +389,7 @@ def new(game: Path, players, public_addresses, seed, zero, rules, game_id, rando
     # for the same file name cannot both write; a failed `new` removes what it wrote.
     with locked(game):
         for path in (game, secret):
-            if path.exists():
+            if os.path.exists(path):
                 raise Failure(f"{path} already exists; choose another file name (nothing was "
                               f"written)", EXIT_INPUT)
         try:
@@ -392,7 +398,8 @@ def new(game: Path, players, public_addresses, seed, zero, rules, game_id, rando
             write_views(views_dir, record, Replay(state, setup_events))
         except BaseException:
             for path in (game, secret):
-                path.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
             raise
     click.echo(f"Created game {game_id}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {secret} (keep it from the players until the end). "
@@ -444,7 +451,7 @@ class Submitted(NamedTuple):
 
 
 def already_applied(record: Record, move: Move, repaired: int = 0,
-                    views_dir: Path | None = None) -> str:
+                    views_dir: PathLike | None = None) -> str:
     """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`);
     ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`)."""
     entry = record.moves[move.turn - 1]
@@ -476,7 +483,7 @@ def move_file_name(turn: int, player: str) -> str:
     return f"turn-{turn:03d}-{player}.yaml"
 
 
-def read_move(record: Record, game: Path, data: bytes, source: str, *,
+def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
               author: str | None = None, file_name: str | None = None) -> Move:
     """The move in a move file, checked for everything that needs no seed: the strict loader
     and the move schema, the game id, the file's name (``file_name``, when given, must be
@@ -518,8 +525,8 @@ def read_move(record: Record, game: Path, data: bytes, source: str, *,
     return Move.from_dict(doc)
 
 
-def submit_move(game: Path, data: bytes, source: str, *, author: str | None = None,
-                views_dir: Path | None = None, dry_run: bool = False,
+def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
+                views_dir: PathLike | None = None, dry_run: bool = False,
                 file_name: str | None = None) -> Submitted:
     """The one way a move enters a game (``apply``, ``mail in``): check it, append it, write views.
 
@@ -564,7 +571,8 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
         try:
-            views_dir.mkdir(exist_ok=True)  # fail before the record changes
+            if not os.path.isdir(views_dir):
+                os.mkdir(views_dir)  # fail before the record changes
         except OSError as exc:
             raise Failure(f"{views_dir}: the views folder cannot be created "
                           f"({exc.strerror or exc}; its parent folder must exist); nothing was "
@@ -575,9 +583,9 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False))
 @click.argument("move_file", metavar="MOVE.yaml|-")
-@click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--views-dir", type=click.Path(file_okay=False),
               help="Where to write the views (default: GAME's name with .views, beside it).")
 @click.option("--dry-run", is_flag=True, help="Check the move and tell what it would do; write "
               "nothing.")
@@ -587,7 +595,7 @@ def submit_move(game: Path, data: bytes, source: str, *, author: str | None = No
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it, as in the moves/ "
               "folder of a game played through git.")
-def apply(game: Path, move_file: str, views_dir, dry_run: bool, author, check_name: bool) -> None:
+def apply(game: str, move_file: str, views_dir, dry_run: bool, author, check_name: bool) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input.
@@ -620,10 +628,10 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
         return None
     if move_file == "-":
         raise click.UsageError("--check-name needs a move file: standard input has no name")
-    return Path(move_file).name
+    return os.path.basename(move_file)
 
 
-def _views_after_record(game: Path, views_dir: Path, record: Record, replay: Replay, *,
+def _views_after_record(game: PathLike, views_dir: PathLike, record: Record, replay: Replay, *,
                         stale_only: bool = False) -> int:
     """Write the views once the record holds the move; a failure here must not read as "nothing
     changed", so it says what happened and how to repair it (exit 4: the disk, not the input)."""
@@ -642,11 +650,11 @@ def _viewer_option(f):
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, exists=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False, exists=False))
 @_viewer_option
 @click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json"]), default="text",
               show_default=True)
-def view(game: Path, player, public: bool, fmt: str) -> None:
+def view(game: str, player, public: bool, fmt: str) -> None:
     """Print one player's view of GAME (or, with --public, the spectator view)."""
     if bool(player) == public:
         raise click.UsageError("give exactly one of --player NAME or --public")
@@ -658,11 +666,11 @@ def view(game: Path, player, public: bool, fmt: str) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False))
 @click.option("--player", metavar="NAME", required=True, help="The player to move.")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True)
-def moves(game: Path, player: str, fmt: str) -> None:
+def moves(game: str, player: str, fmt: str) -> None:
     """List every legal move for the player to move, each a complete move file for `apply`.
 
     YAML: one document per move (separated by ---); JSON: a list of documents.
@@ -672,10 +680,10 @@ def moves(game: Path, player: str, fmt: str) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-def score(game: Path, fmt: str) -> None:
+def score(game: str, fmt: str) -> None:
     """Print the score of GAME shelf by shelf (R13) and the burdens (R12)."""
     record, replay = load_game(game)
     state = replay.state

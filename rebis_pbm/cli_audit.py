@@ -55,7 +55,7 @@ def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str) -> 
         if os.environ.get(SEED_ENV):
             return os.environ[SEED_ENV], SEED_ENV
         sidecar = secret_path(game)
-        if sidecar.exists():
+        if os.path.exists(sidecar):
             return read_secret(sidecar, record), str(sidecar)
         return None
 

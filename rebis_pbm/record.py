@@ -19,7 +19,6 @@ import hashlib
 import hmac
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import NamedTuple
 
 from .digests import chain_digest, header_digest, state_digest
@@ -462,11 +461,11 @@ def parse_record(data: bytes, source: str) -> Record:
         raise InputError(str(exc), source=source) from None
 
 
-def secret_path(record_path: str | os.PathLike) -> Path:
+def secret_path(record_path: str | os.PathLike) -> str:
     """Where ``new`` keeps the seed: ``game.yaml`` -> ``game.secret.yaml``."""
-    path = Path(record_path)
-    stem = path.name[:-5] if path.name.endswith(".yaml") else path.name
-    return path.with_name(stem + ".secret.yaml")
+    folder, name = os.path.split(os.fspath(record_path))
+    stem = name[:-5] if name.endswith(".yaml") else name
+    return os.path.join(folder, stem + ".secret.yaml")
 
 
 def dump_secret(game: str, seed: str) -> str:
@@ -495,7 +494,7 @@ def find_seed(record_path: str | os.PathLike, record: Record) -> str:
     if env:
         return env
     path = secret_path(record_path)
-    if not path.exists():
+    if not os.path.exists(path):
         raise SeedError(f"no seed for game {record.game}: {path} does not exist and {SEED_ENV} is "
                         f"not set; the referee who created the game keeps it")
     return read_secret(path, record)
@@ -508,14 +507,15 @@ def read_secret(path: str | os.PathLike, record: Record) -> str:
         SeedError: the file cannot be read, or is not the secret of this game.
         InputError: the file is not YAML (one sentence with its position).
     """
-    path = Path(path)
+    path = os.fspath(path)
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise SeedError(f"{path}: there is no such file; give the game's secret file") from None
     except OSError as exc:
         raise SeedError(f"{path}: cannot be read ({exc.strerror})") from None
-    loaded = load_yaml(data, source=str(path), kind="secret")
+    loaded = load_yaml(data, source=path, kind="secret")
     doc = loaded.data
     if not isinstance(doc.get("seed"), str) or not doc["seed"] or doc.get("game") != record.game:
         raise SeedError(f"{path} is not the secret of game {record.game} (it needs game: "

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
-from pathlib import Path
 
 from .yamlio import (
     TAG_BOOL,
@@ -43,9 +43,11 @@ class SchemaProblem(ValueError):
 
 
 def _schema_dir():
-    """The folder holding the schema files: the installed package, else the source checkout."""
-    installed = Path(__file__).resolve().parent / "_schemas"
-    if installed.is_dir():  # a plain install; importlib.resources costs milliseconds to import
+    """The folder holding the schema files: the installed package, else the source checkout
+    (a path as text), or what importlib.resources finds (e.g. a Traversable in a zip)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    installed = os.path.join(here, "_schemas")
+    if os.path.isdir(installed):  # a plain install; importlib.resources costs milliseconds to import
         return installed
     from importlib.resources import files
 
@@ -54,7 +56,7 @@ def _schema_dir():
     except ModuleNotFoundError:
         # Running from a checkout (e.g. `python -m pytest` puts the source tree first), where
         # the package-dir mapping of pyproject.toml does not apply: use ../schemas directly.
-        return Path(__file__).resolve().parent.parent / "schemas"
+        return os.path.join(os.path.dirname(here), "schemas")
 
 
 def schema_text(name: str) -> str:
@@ -65,8 +67,12 @@ def schema_text(name: str) -> str:
     """
     if name not in SCHEMA_NAMES:
         raise SchemaProblem(f"unknown schema {name!r}; the schemas are {', '.join(SCHEMA_NAMES)}")
+    folder, file = _schema_dir(), f"{name}.schema.json"
     try:
-        return (_schema_dir() / f"{name}.schema.json").read_text(encoding="utf-8")
+        if isinstance(folder, (str, os.PathLike)):
+            with open(os.path.join(folder, file), encoding="utf-8") as f:
+                return f.read()
+        return folder.joinpath(file).read_text(encoding="utf-8")  # importlib.resources (a zip)
     except (FileNotFoundError, NotADirectoryError):
         raise SchemaProblem(f"the schema file {name}.schema.json is missing from the installation") from None
 
