@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -123,9 +123,8 @@ class InputError(ValueError):
         return f"{where}: {self.message}"
 
 
-@dataclass(frozen=True)
-class Loaded:
-    """A YAML file read by :func:`load_yaml`.
+class Loaded(NamedTuple):
+    """A YAML file read by :func:`load_yaml` (a NamedTuple: built only there, read by field).
 
     ``data``: plain Python values: dict (str keys, in file order), list, str, int, bool, None,
     and float only outside move files.
@@ -144,10 +143,10 @@ class Loaded:
     """
 
     data: object
-    positions: dict = field(default_factory=dict)
-    scalars: dict = field(default_factory=dict)
-    source: str = "<input>"
-    key_positions: dict = field(default_factory=dict)
+    positions: dict
+    scalars: dict
+    source: str
+    key_positions: dict
 
 
 def format_path(path: tuple) -> str:
