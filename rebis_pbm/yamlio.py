@@ -71,10 +71,12 @@ TAG_SEQ = "tag:yaml.org,2002:seq"
 _BOM = b"\xef\xbb\xbf"
 # The characters PyYAML's reader refuses; checked up front to report line:column.
 _NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
-_LINE_BREAKS = re.compile(rb"\r\n|\r|\n")
+# The patterns below are kept as text: re compiles each on first use (and caches it), so that a
+# command that writes no YAML, or reads no faulty file, does not compile them at start-up.
+_LINE_BREAKS = rb"\r\n|\r|\n"
 # YAML 1.2 readers take these as numbers even where PyYAML (YAML 1.1) sees text; quote them.
-_NUMBER_LIKE = re.compile(r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+"
-                          r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
+_NUMBER_LIKE = (r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+"
+                r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
 _KIND_EXAMPLE = {
     "move": "a move file is a YAML mapping of fields, one 'name: value' per line, such as 'turn: 3'",
     "record": "a game record is a YAML mapping written by rebis-pbm",
@@ -209,7 +211,7 @@ def _decode(data: bytes, source: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         bad = e.start + offset
-        line = len(_LINE_BREAKS.findall(data[:e.start])) + 1
+        line = len(re.findall(_LINE_BREAKS, data[:e.start])) + 1
         raise InputError(
             f"byte {bad} (counting from 0, value 0x{data[e.start]:02X}) is not valid UTF-8; "
             "save the file as UTF-8", source=source, line=line) from None
@@ -430,17 +432,17 @@ def _represent_list(dumper, data):
     return dumper.represent_sequence(TAG_SEQ, data, flow_style=_flow(data))
 
 
-_LINE_BREAK_CHARS = re.compile("[\r\x85\u2028\u2029]")
+_LINE_BREAK_CHARS = "[\r\x85\u2028\u2029]"  # compiled on first use, as _NUMBER_LIKE
 
 
 @functools.lru_cache(maxsize=4096)
 def _str_style(data: str) -> str | None:
     # YAML readers treat these characters as line breaks; only double quotes keep them exact.
-    if _LINE_BREAK_CHARS.search(data):
+    if re.search(_LINE_BREAK_CHARS, data):
         return '"'
     if "\n" in data:
         return "|"  # readable multi-line text; the emitter falls back to quotes when it must
-    if _NUMBER_LIKE.fullmatch(data):
+    if re.fullmatch(_NUMBER_LIKE, data):
         return "'"
     return None
 
