@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import sys
 import time
@@ -170,6 +169,8 @@ def locked(record_path: PathLike, *, timeout: float | None = DEFAULT_LOCK_TIMEOU
     again inside the block waits for itself until the timeout. OSError if the folder does not
     allow creating the lock file.
     """
+    import fcntl  # here: only commands that change a record take its lock (not view or moves)
+
     record = os.fspath(record_path)
     lock_file = lock_path(record)
     fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
