@@ -43,20 +43,22 @@ class SchemaProblem(ValueError):
 
 
 def _schema_dir():
-    """The folder holding the schema files: the installed package, else the source checkout
-    (a path as text), or what importlib.resources finds (e.g. a Traversable in a zip)."""
+    """The folder holding the schema files, as a path (text): the installed package, else the
+    source checkout; else what importlib.resources finds (a Traversable, e.g. in a zip)."""
     here = os.path.dirname(os.path.realpath(__file__))
     installed = os.path.join(here, "_schemas")
-    if os.path.isdir(installed):  # a plain install; importlib.resources costs milliseconds to import
-        return installed
+    # A checkout (e.g. `python -m pytest` puts the source tree first) or an editable install,
+    # where the package-dir mapping of pyproject.toml does not apply: ../schemas directly.
+    checkout = os.path.join(os.path.dirname(here), "schemas")
+    for folder in (installed, checkout):
+        if os.path.isdir(folder):  # importlib.resources (and pathlib) cost milliseconds to import
+            return folder
     from importlib.resources import files
 
     try:
         return files("rebis_pbm._schemas")
     except ModuleNotFoundError:
-        # Running from a checkout (e.g. `python -m pytest` puts the source tree first), where
-        # the package-dir mapping of pyproject.toml does not apply: use ../schemas directly.
-        return os.path.join(os.path.dirname(here), "schemas")
+        return installed  # not there: reading a schema says it is missing from the installation
 
 
 def schema_text(name: str) -> str:

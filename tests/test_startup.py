@@ -1,5 +1,6 @@
 """Start-up: commands defined in other modules load only when run or listed (cli.LAZY_COMMANDS),
-so reading a view imports neither the mail, audit, bot and check commands nor jsonschema."""
+so reading a view imports neither the mail, audit, bot and check commands nor jsonschema; and
+view and moves import neither pathlib nor the verify machinery (docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ from rebis_pbm.cli import LAZY_COMMANDS, cli
 REPO = Path(__file__).resolve().parent.parent
 HEAVY = ("rebis_pbm.cli_audit", "rebis_pbm.cli_bots", "rebis_pbm.cli_mail", "rebis_pbm.cli_check",
          "rebis_pbm.bots", "rebis_pbm.mail", "email.message", "smtplib", "jsonschema")
+# What view and moves were freed of (docs/performance.md): pathlib with what it imports (they work
+# with os.path), the verify-only part of the audit (reading a record needs record.walk alone),
+# and fcntl (they take no lock).
+NOT_ON_READ_PATH = ("pathlib", "urllib.parse", "ipaddress", "fnmatch", "rebis_pbm.audit", "fcntl")
 
 
 def test_help_lists_every_command_including_the_lazy_ones():
@@ -46,4 +51,23 @@ def test_view_imports_no_other_command_module(tmp_path: Path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, env=env, timeout=120)
     assert "Your hand:" in out.stdout
+    assert out.stderr.strip() == "[]"
+
+
+@pytest.mark.parametrize("command", [["view", "game.yaml", "--player", "ann"],
+                                     ["view", "game.yaml", "--public", "--format", "yaml"],
+                                     ["moves", "game.yaml", "--player", "ann"]])
+def test_view_and_moves_import_neither_pathlib_nor_the_verify_machinery(tmp_path: Path, command):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                    os.environ.get("PYTHONPATH")])))
+    subprocess.run([sys.executable, "-m", "rebis_pbm", "new", "game.yaml", "--player", "ann",
+                    "--player", "bo", "--seed", "s"], cwd=tmp_path, env=env, check=True,
+                   capture_output=True, timeout=120)
+    code = (f"import sys; from rebis_pbm.cli import main; sys.argv = ['rebis-pbm', *{command!r}]"
+            "\ntry:\n    main()\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
+            f"print([m for m in {HEAVY + NOT_ON_READ_PATH!r} if m in sys.modules], file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "game: rebis-" in out.stdout or "Your hand:" in out.stdout  # the command did its work
     assert out.stderr.strip() == "[]"
