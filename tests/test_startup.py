@@ -71,3 +71,29 @@ def test_view_and_moves_import_neither_pathlib_nor_the_verify_machinery(tmp_path
     assert out.returncode == 0, out.stderr
     assert "game: rebis-" in out.stdout or "Your hand:" in out.stdout  # the command did its work
     assert out.stderr.strip() == "[]"
+
+
+def test_shared_steps_take_a_path_as_text_or_as_a_path_object(tmp_path: Path):
+    """cli_mail, cli_audit and cli_check pass pathlib paths to the steps that view, moves and
+    apply call with text: both name the same files."""
+    from rebis_pbm.cli import default_views_dir, load_for_mover, load_game, write_views
+    from rebis_pbm.record import secret_path
+
+    game = tmp_path / "game.yaml"
+    result = CliRunner().invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo",
+                                      "--seed", "s"])
+    assert result.exit_code == 0, result.output
+    views = tmp_path / "game.views"
+    loaded = [load_game(where) for where in (game, str(game))]
+    assert loaded[0] == loaded[1]
+    for where in (game, str(game)):
+        assert default_views_dir(where) == str(views)
+        assert secret_path(where) == str(tmp_path / "game.secret.yaml")
+        assert load_for_mover(where, "ann")[1] == loaded[0][1].state
+    # `new` wrote every view: writing them again, into either form of the folder, writes none.
+    assert write_views(views, *loaded[0]) == 0
+    assert write_views(str(views), *loaded[0]) == 0
+    (views / "bo.txt").unlink()
+    assert write_views(views, *loaded[0], stale_only=True) == 0  # only existing files are redone
+    assert write_views(str(views), *loaded[0]) == 1
+    assert (views / "bo.txt").exists()
