@@ -466,6 +466,11 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
         extra = f": {str(desc).rstrip('.')}" if desc else ""
         return path, f"{subject}{shown} is not a valid {vv}{extra}", False
     if v in ("oneOf", "anyOf"):
+        alternatives = _required_alternatives(vv, inst)
+        if alternatives:
+            fields = " or ".join(f"field '{format_path(path + (name,))}'" + (f" ({desc})" if desc else "")
+                                 for name, desc in alternatives)
+            return path, f"{fields} is missing; add one of them", False
         if v == "oneOf" and not error.context:
             return path, f"{subject}matches more than one of the allowed forms; make it match exactly one", False
         forms = "; or ".join(_describe(s) for s in vv)
@@ -477,6 +482,20 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     if v == "dependentRequired":
         return path, f"{subject}{error.message}", False
     return path, f"{subject}{error.message}", False
+
+
+def _required_alternatives(alternatives, inst) -> list[tuple[str, str]]:
+    """For a oneOf/anyOf whose forms each only require one field that ``inst`` lacks (a move
+    needs ``play`` or ``red_token``): (field, description) of each form; otherwise []."""
+    found = []
+    for form in alternatives:
+        if not (isinstance(form, dict) and isinstance(inst, dict)
+                and set(form) <= {"required", "description"}
+                and isinstance(form.get("required"), list) and len(form["required"]) == 1
+                and form["required"][0] not in inst):
+            return []
+        found.append((form["required"][0], str(form.get("description", "")).rstrip(".")))
+    return found
 
 
 def _to_input_error(loaded: Loaded, error) -> InputError:
