@@ -518,7 +518,8 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
             raise Refused(f"{source}: {author} is not the address of any player of game "
                           f"{record.game}; a player's address is registered when the game is "
                           f"created", EXIT_REJECTED)
-        if sender != doc["player"]:
+        # A name that is no player's is left to the rules, which say so and list the players.
+        if sender != doc["player"] and doc["player"] in record.players:
             raise Refused(f"{source}: this move is for {doc['player']}, but it comes from "
                           f"{author if sender == author else f'{author} ({sender})'}; a player "
                           f"can only send their own moves", EXIT_REJECTED)

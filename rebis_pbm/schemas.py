@@ -7,6 +7,14 @@ that validate nothing do not pay its import time.
 References (``$ref``) are resolved only against the tool's own schema files (by file name,
 e.g. ``"move.schema.json#/$defs/card"``); nothing is ever fetched from the network.
 
+Two libraries read the same schema file. fastjsonschema compiles a schema that refers to
+nothing outside itself (the move schema) into a quick yes/no check, so that ``apply`` accepts a
+valid move file without importing jsonschema (about half of the command's start-up). jsonschema
+is the authority: every document fastjsonschema refuses, and every document of the other
+schemas, goes through jsonschema, which decides and gives the error worded for the player. So
+a refusal always reads the same, and the two can only disagree to jsonschema's benefit; tests
+check that fastjsonschema accepts nothing jsonschema refuses (tests/test_schemas_fast.py).
+
 Beyond the schema, :func:`validate` rejects integers whose YAML 1.1 reading differs from
 what a person means: leading zeros (``010`` is octal 8), ``0x``/``0b`` prefixes and base-60
 forms (``1:30`` is 90). It does so for every integer scalar, whatever the schema says.
@@ -32,7 +40,7 @@ from .yamlio import (
 )
 
 __all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate",
-           "defined_pattern", "check_integer_spelling"]
+           "quickly_accepted", "defined_pattern", "check_integer_spelling"]
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -80,16 +88,22 @@ def schema_text(name: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
+def _parsed(name: str) -> dict:
+    """The JSON of ``schemas/<name>.schema.json``, not yet checked against the meta-schema."""
+    try:
+        return json.loads(schema_text(name))
+    except json.JSONDecodeError as e:
+        raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+
+
+@functools.lru_cache(maxsize=None)
 def load_schema(name: str) -> dict:
     """The parsed schema ``name`` (cached; do not modify the returned dict).
 
     Raises :class:`SchemaProblem` for an unknown name, a missing file, invalid JSON or a
     document that is not a valid draft 2020-12 schema.
     """
-    try:
-        schema = json.loads(schema_text(name))
-    except json.JSONDecodeError as e:
-        raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+    schema = _parsed(name)
     _check_schema(schema, f"{name}.schema.json")
     return schema
 
@@ -170,6 +184,54 @@ def _named_validator(name: str):
     return _validator(load_schema(name), _referenced(name))
 
 
+def _refs(node):
+    """Every ``$ref`` value in a schema, at any depth."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value
+            else:
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+@functools.lru_cache(maxsize=None)
+def _quick_check(name: str):
+    """fastjsonschema's compiled check of the shipped schema ``name``: a function that returns
+    on a valid document and raises ``fastjsonschema.JsonSchemaException`` otherwise. None for a
+    schema that refers to another file (fastjsonschema would fetch it from the network) or that
+    fastjsonschema cannot compile: such schemas are checked by jsonschema alone."""
+    try:
+        schema = _parsed(name)
+    except SchemaProblem:
+        return None  # jsonschema's path reports it
+    if not all(ref.startswith("#") for ref in _refs(schema)):
+        return None
+    import fastjsonschema
+
+    try:
+        # use_default=False: fastjsonschema would otherwise write defaults into the document.
+        return fastjsonschema.compile(schema, use_default=False, detailed_exceptions=False)
+    except Exception:  # e.g. an unknown type or a bad regex: jsonschema's path reports it
+        return None
+
+
+def quickly_accepted(data, name: str) -> bool:
+    """Does fastjsonschema's compiled check of the shipped schema ``name`` accept ``data``?
+    True means valid (jsonschema agrees); False means "not known to be valid": ask jsonschema.
+    A schema that refers to another file is never checked here (False)."""
+    check = _quick_check(name)
+    if check is None:
+        return False
+    try:
+        check(data)
+    except Exception:  # a refusal, or anything else it cannot decide: jsonschema will
+        return False
+    return True
+
+
 def validate(loaded: Loaded, schema: str | dict) -> None:
     """Check ``loaded.data`` against a schema (a name from :data:`SCHEMA_NAMES` or a dict).
 
@@ -179,7 +241,13 @@ def validate(loaded: Loaded, schema: str | dict) -> None:
     ``str(e)`` reads ``SOURCE:LINE:COL: field PATH: sentence``. Also raises InputError for an
     integer written with a leading zero, a 0x/0b prefix or in base 60 (see module docstring).
     Raises :class:`SchemaProblem` if the schema is invalid or refers to a non-local ``$ref``.
+
+    A document of a shipped schema that :func:`quickly_accepted` accepts is valid without
+    importing jsonschema; any other goes through jsonschema, which decides (module docstring).
     """
+    if isinstance(schema, str) and quickly_accepted(loaded.data, schema):
+        check_integer_spelling(loaded)
+        return
     from jsonschema.exceptions import _RefResolutionError, best_match
     from referencing.exceptions import Unresolvable
 
@@ -406,6 +474,11 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
         extra = f": {str(desc).rstrip('.')}" if desc else ""
         return path, f"{subject}{shown} is not a valid {vv}{extra}", False
     if v in ("oneOf", "anyOf"):
+        alternatives = _required_alternatives(vv, inst)
+        if alternatives:
+            fields = " or ".join(f"field '{format_path(path + (name,))}'" + (f" ({desc})" if desc else "")
+                                 for name, desc in alternatives)
+            return path, f"{fields} is missing; add one of them", False
         if v == "oneOf" and not error.context:
             return path, f"{subject}matches more than one of the allowed forms; make it match exactly one", False
         forms = "; or ".join(_describe(s) for s in vv)
@@ -417,6 +490,20 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     if v == "dependentRequired":
         return path, f"{subject}{error.message}", False
     return path, f"{subject}{error.message}", False
+
+
+def _required_alternatives(alternatives, inst) -> list[tuple[str, str]]:
+    """For a oneOf/anyOf whose forms each only require one field that ``inst`` lacks (a move
+    needs ``play`` or ``red_token``): (field, description) of each form; otherwise []."""
+    found = []
+    for form in alternatives:
+        if not (isinstance(form, dict) and isinstance(inst, dict)
+                and set(form) <= {"required", "description"}
+                and isinstance(form.get("required"), list) and len(form["required"]) == 1
+                and form["required"][0] not in inst):
+            return []
+        found.append((form["required"][0], str(form.get("description", "")).rstrip(".")))
+    return found
 
 
 def _to_input_error(loaded: Loaded, error) -> InputError:

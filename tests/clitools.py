@@ -231,5 +231,15 @@ def game_id_of(game: Path) -> str:
     return load_game(game)[0].game
 
 
+def clear_schema_caches() -> None:
+    """Forget every schema rebis_pbm.schemas has read, parsed or compiled (for tests that serve
+    other schema files)."""
+    from rebis_pbm import schemas
+
+    for cached in (schemas._parsed, schemas.load_schema, schemas._named_validator,
+                   schemas._quick_check):
+        cached.cache_clear()
+
+
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

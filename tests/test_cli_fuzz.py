@@ -7,7 +7,6 @@ Runs in-process (click's CliRunner) for speed; reproducible (derandomized).
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
 
 from clitools import apply_all, move_doc, new_game, restore, run_inproc, snapshot
+from mutations import WORDS, mutate
 
 GAME_ID = "fuzz"
 PLAYERS = ("alice", "bob", "carol")
@@ -43,56 +43,10 @@ DOCS = ([move_doc(m, GAME_ID) for m in legal_moves(STATE)][::3]
         + [{"game": GAME_ID, "turn": STATE.turn, "player": STATE.player_to_move,
             "red_token": {"player": "bob", "shelf": 1}}])
 
-WORDS = ["alice", "bob", "carol", "zed", "positive", "negative", "-", "+", "no", "yes", "off",
-         "010", "0x1F", "2024-05-01", "1:30", "~", "", " ", "fuzz", "é", "\t", "*a", "&a", "!!str",
-         "[", "{", "---", "\ufeff", "1e3", ".inf"]
-VALUES = st.one_of(
-    st.integers(min_value=-3, max_value=15),
-    st.integers(min_value=-(10 ** 30), max_value=10 ** 30),
-    st.sampled_from(WORDS),
-    st.text(max_size=8),
-    st.booleans(),
-    st.none(),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.lists(st.integers(min_value=0, max_value=12), max_size=3),
-    st.dictionaries(st.sampled_from(["player", "shelf", "cards", "sign", "x"]),
-                    st.integers(min_value=0, max_value=12), max_size=3),
-)
-
-
-def _paths(doc, prefix=()):
-    yield prefix
-    if isinstance(doc, dict):
-        for key, value in doc.items():
-            yield from _paths(value, prefix + (key,))
-    elif isinstance(doc, list):
-        for index, value in enumerate(doc):
-            yield from _paths(value, prefix + (index,))
-
-
-def _get(doc, path):
-    for part in path:
-        doc = doc[part]
-    return doc
-
 
 @st.composite
 def mutated_documents(draw) -> bytes:
-    doc = copy.deepcopy(draw(st.sampled_from(DOCS)))
-    for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        paths = [p for p in _paths(doc) if p]
-        action = draw(st.sampled_from(["set", "set", "delete", "add"]))
-        if not paths or not isinstance(doc, dict):
-            break
-        path = draw(st.sampled_from(paths))
-        parent = _get(doc, path[:-1])
-        if action == "set":
-            parent[path[-1]] = draw(VALUES)
-        elif action == "delete":
-            del parent[path[-1]]
-        elif isinstance(parent, dict):
-            parent[draw(st.sampled_from(["turn", "tunr", "golden_dust", "gold_token",
-                                         "red_token", "play", "extra"]))] = draw(VALUES)
+    doc = mutate(draw, draw(st.sampled_from(DOCS)))
     style = draw(st.sampled_from(["block", "flow", "json"]))
     if style == "json":
         return json.dumps(doc).encode()

@@ -239,8 +239,9 @@ def case_missing_field(base):
 
 def case_missing_play(base):
     text = base[:base.index("play:")]
-    return text, ["a turn's move, with play: {cards, shelf, sign}",
-                  "the game's last move, with red_token"]
+    return text, ["field 'play' (a turn's move, with play: {cards, shelf, sign}) or field "
+                  "'red_token' (the game's last move, with red_token: {player, shelf}) is "
+                  "missing; add one of them"]
 
 
 def case_decimal(base):

@@ -163,6 +163,16 @@ def test_apply_as_another_refuses_and_changes_nothing(game, alice_move, author, 
     assert game.read_bytes() == before
 
 
+def test_apply_as_a_player_of_a_move_for_no_player_names_the_players(game, alice_move):
+    alice_move.write_text(alice_move.read_text().replace("player: alice", "player: Alice"))
+    before = game.read_bytes()
+    result = invoke("apply", game, alice_move, "--as", "alice")
+    assert result.exit_code == 1
+    assert "there is no player 'Alice' in this game (players: alice, bob, carol)" in result.output
+    assert "comes from" not in result.output
+    assert game.read_bytes() == before
+
+
 def test_apply_as_through_the_console_script(game, alice_move):
     before = game.read_bytes()
     refused = run("apply", game, alice_move, "--as", "carol@example.org")

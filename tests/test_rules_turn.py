@@ -158,6 +158,27 @@ def test_r7_card_not_in_hand_is_rejected():
     rejected(st, play(st, (6, 6), "ana"), "card_not_in_hand", "no 6")
 
 
+@pytest.mark.parametrize("ruleset, number, numbers", [
+    (Ruleset(), 12, "its cards are numbered 1 to 9"),
+    (Ruleset(), 0, "its cards are numbered 1 to 9"),
+    (Ruleset(zero=True), 10, "its cards are numbered 0 to 9"),
+    (Ruleset(deck=((1, 4), (2, 4), (5, 4))), 3, "its cards are numbered 1, 2, 5"),
+])
+def test_r1_r2_a_card_number_the_deck_does_not_hold_is_refused_as_such(ruleset, number, numbers):
+    st = make_state(ruleset=ruleset, hands=[(1, 2)], deck=(1, 2, 5))
+    rejected(st, play(st, number, "ana"), "no_such_card", f"no card {number} in this game", numbers)
+
+
+def test_r1_r2_a_pair_of_a_number_the_deck_does_not_hold_is_refused_as_such():
+    st = make_state(hands=[(1, 2)], deck=(1, 2, 5))   # no Zero option: no card 0 (R2)
+    rejected(st, play(st, (0, 0), "ana"), "no_such_card", "no card 0", "numbered 1 to 9")
+
+
+def test_r1_no_card_exists_in_a_game_with_an_empty_deck():
+    st = make_state(ruleset=Ruleset(deck=(), hand_size=0), hands=[()], deck=())
+    rejected(st, play(st, 3, "ana"), "no_such_card", "its deck is empty")
+
+
 def test_r7_a_pair_needs_two_copies_in_hand():
     st = make_state(hands=[(4, 5)], deck=(5,))
     rejected(st, play(st, (5, 5), "ana"), "card_not_in_hand", "only one 5", "pair")

@@ -13,6 +13,8 @@ from rebis_pbm import schemas
 from rebis_pbm.schemas import SCHEMA_NAMES, SchemaProblem, load_schema, schema_text, validate
 from rebis_pbm.yamlio import InputError, load_yaml
 
+from clitools import clear_schema_caches
+
 REPO = Path(__file__).resolve().parent.parent
 
 MOVE = {
@@ -212,8 +214,7 @@ def test_schema_names_and_unknown_name():
 def test_schema_files_are_read_from_the_schemas_folder(monkeypatch, tmp_path):
     (tmp_path / "move.schema.json").write_text(json.dumps({"type": "object", "required": ["turn"]}))
     monkeypatch.setattr(schemas, "_schema_dir", lambda: tmp_path)
-    load_schema.cache_clear()
-    schemas._named_validator.cache_clear()
+    clear_schema_caches()
     try:
         assert load_schema("move")["required"] == ["turn"]
         assert "'turn' is missing" in fail("game: g\n", "move").message
@@ -226,8 +227,8 @@ def test_schema_files_are_read_from_the_schemas_folder(monkeypatch, tmp_path):
         schema = {"type": "object", "properties": {"m": {"$ref": "move.schema.json"}}}
         assert "'m.turn' is missing" in fail("m: {a: 1}\n", schema).message
     finally:
-        load_schema.cache_clear()
-        schemas._named_validator.cache_clear()
+        monkeypatch.undo()
+        clear_schema_caches()
 
 
 def test_default_schema_dir_points_at_repo_schemas():

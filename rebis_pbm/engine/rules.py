@@ -35,7 +35,7 @@ class IllegalMove(ValueError):
 REASONS = (
     "game_over", "unknown_player", "stale_turn", "future_turn", "not_your_turn",
     "red_token_expected", "red_token_too_early", "play_missing", "golden_dust_reserve",
-    "card_not_in_hand", "card_count", "pair_not_equal", "pair_on_other_shelf",
+    "card_not_in_hand", "no_such_card", "card_count", "pair_not_equal", "pair_on_other_shelf",
     "negative_on_own_shelf", "over_shelf_limit", "value_below_zero", "zero_negative",
     "gold_token_missing", "gold_token_not_allowed", "no_such_shelf", "bad_sign",
 )
@@ -133,11 +133,25 @@ def check_move(state: State, move: Move) -> None:
     # Last, so that no other reason can tell whether the hand holds the cards: a move made in
     # someone else's name learns only what its acceptance would show.
     if state.hands[mover].count(cards[0]) < len(cards):
+        if cards[0] not in state.ruleset.cards:  # public: the ruleset says which numbers exist
+            raise IllegalMove("no_such_card", f"there is no card {cards[0]} in this game: "
+                              f"{_numbers(state.ruleset)} (R1, R2)")
         if len(cards) == 1:
             raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} in your hand")
         # The same words for none and for one: the answer tells only that the pair is not there.
         raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} or only one {cards[0]} in "
                           f"your hand, and a pair needs two (R7)")
+
+
+def _numbers(ruleset) -> str:
+    """Which card numbers a ruleset's deck holds, as a player reads it: "its cards are numbered
+    1 to 9" (or "1, 2, 5" when they are not consecutive), or "its deck is empty"."""
+    numbers = sorted(set(ruleset.cards))
+    if not numbers:
+        return "its deck is empty"
+    if numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"its cards are numbered {numbers[0]} to {numbers[-1]}"
+    return "its cards are numbered " + ", ".join(map(str, numbers))
 
 
 def _check_action(state: State, move: Move, mover: int, target: int) -> None:

@@ -1,0 +1,195 @@
+"""The quick check of move files (fastjsonschema) and jsonschema, which decides.
+
+`apply` accepts a valid move file with fastjsonschema's compiled check of move.schema.json, so
+that it need not import jsonschema; everything the quick check refuses goes to jsonschema, which
+decides and words the refusal (rebis_pbm/schemas.py). What must hold:
+
+- the quick check accepts nothing that jsonschema refuses (else a bad move would get through);
+- it accepts every move the engine can make (else `apply` loses its speed for real moves);
+- it never fetches a schema from the network nor writes into the document;
+- `apply` of a valid move does not import jsonschema, and a refusal reads as jsonschema words it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from rebis_pbm import schemas
+from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
+from rebis_pbm.schemas import load_schema, quickly_accepted, validate
+from rebis_pbm.yamlio import InputError, load_yaml
+
+from clitools import EXAMPLES, REPO, clear_schema_caches, move_doc, new_game, write_move
+from mutations import VALUES, mutate
+
+MOVE = Draft202012Validator(load_schema("move"))
+SETTINGS = settings(max_examples=400, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def jsonschema_accepts(doc) -> bool:
+    return MOVE.is_valid(doc)
+
+
+@st.composite
+def engine_moves(draw) -> dict:
+    """The move document of a legal move in a position reached by legal moves (2-4 players)."""
+    players = ("alice", "bob", "carol", "dan")[:draw(st.integers(min_value=2, max_value=4))]
+    state, _ = setup(Ruleset(zero=draw(st.booleans())), players, draw(st.text(max_size=6)))
+    for _ in range(draw(st.integers(min_value=0, max_value=60))):
+        if state.finished:
+            break
+        moves = legal_moves(state)
+        state, _ = apply_move(state, moves[draw(st.integers(min_value=0, max_value=len(moves) - 1))])
+    if state.finished:
+        return {"game": "g", "turn": state.turn, "player": players[0],
+                "red_token": {"player": players[-1], "shelf": 1}}
+    moves = legal_moves(state)
+    return move_doc(moves[draw(st.integers(min_value=0, max_value=len(moves) - 1))], "g-1.x")
+
+
+@SETTINGS
+@given(doc=engine_moves())
+def test_the_quick_check_accepts_every_move_the_engine_can_make(doc):
+    assert jsonschema_accepts(doc)
+    assert quickly_accepted(doc, "move")
+
+
+@st.composite
+def mutated_moves(draw) -> dict:
+    return mutate(draw, draw(engine_moves()))
+
+
+@SETTINGS
+@given(doc=mutated_moves())
+def test_the_quick_check_accepts_nothing_that_jsonschema_refuses(doc):
+    if quickly_accepted(doc, "move"):
+        assert jsonschema_accepts(doc), doc
+
+
+ANY_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5) | VALUES,
+                        lambda inner: st.lists(inner, max_size=3)
+                        | st.dictionaries(st.sampled_from(["game", "turn", "player", "play",
+                                                           "cards", "shelf", "sign", "red_token",
+                                                           "gold_token", "golden_dust", "x"]),
+                                          inner, max_size=6),
+                        max_leaves=12)
+
+
+@SETTINGS
+@given(doc=ANY_JSON)
+def test_the_quick_check_accepts_no_arbitrary_document_that_jsonschema_refuses(doc):
+    if quickly_accepted(doc, "move"):
+        assert jsonschema_accepts(doc), doc
+
+
+@pytest.mark.parametrize("doc", [
+    {"game": "g", "turn": 1, "player": "alice"},                                   # no play
+    {"game": "g", "turn": 1, "player": "alice", "play": {"cards": [3, 3, 3], "shelf": "bob"}},
+    {"game": "g", "turn": True, "player": "alice", "play": {"cards": 3, "shelf": "bob"}},
+    {"game": "g", "turn": 1, "player": "alice", "play": {"cards": 3, "shelf": "bob", "sign": "+"}},
+    {"game": "g", "turn": 1, "player": "1alice", "play": {"cards": 3, "shelf": "bob"}},
+    {"game": "g", "turn": 1, "player": "alice", "play": {"cards": 100, "shelf": "bob"}},
+    {"game": "g", "turn": 0, "player": "alice", "play": {"cards": 3, "shelf": "bob"}},
+    {"game": "g", "turn": 1, "player": "alice", "play": {"cards": 3, "shelf": "bob"}, "x": 1},
+    {"game": "g", "turn": 1, "player": "alice", "red_token": {"player": "bob"}},
+    {"game": "g", "turn": 1, "player": "alice", "golden_dust": -1,
+     "play": {"cards": 3, "shelf": "bob"}},
+])
+def test_both_refuse_the_classic_mistakes(doc):
+    assert not jsonschema_accepts(doc)
+    assert not quickly_accepted(doc, "move")
+
+
+def test_a_refusal_is_worded_by_jsonschema_as_before():
+    loaded = load_yaml(b"game: g\nturn: 1\nplayer: alice\nplay: {cards: 3, shelf: bob, sing: negative}\n",
+                       source="m.yaml", kind="move")
+    with pytest.raises(InputError) as info:
+        validate(loaded, "move")
+    # the key 'sing' starts at column 30 of line 4
+    assert str(info.value) == "m.yaml:4:30: unknown field 'play.sing'; did you mean 'sign'?"
+
+
+def test_every_example_move_file_is_quickly_accepted():
+    files = sorted((EXAMPLES / "moves").glob("*.yaml"))
+    assert len(files) > 10
+    for path in files:
+        assert quickly_accepted(load_yaml(path.read_bytes(), source=path.name, kind="move").data,
+                                "move"), path.name
+
+
+def test_schemas_that_refer_to_other_files_are_left_to_jsonschema():
+    record = load_yaml((EXAMPLES / "game.yaml").read_bytes(), source="game.yaml", kind="record")
+    assert schemas._quick_check("record") is None
+    assert not quickly_accepted(record.data, "record")
+    validate(record, "record")   # still valid, through jsonschema
+
+
+@pytest.fixture
+def schema_dir(monkeypatch, tmp_path):
+    """Serve the shipped schemas from ``tmp_path`` (copy them there first), caches emptied."""
+    for name in schemas.SCHEMA_NAMES:
+        (tmp_path / f"{name}.schema.json").write_text(schemas.schema_text(name))
+    monkeypatch.setattr(schemas, "_schema_dir", lambda: tmp_path)
+    clear_schema_caches()
+    yield tmp_path
+    monkeypatch.undo()
+    clear_schema_caches()
+
+
+def test_a_schema_with_a_remote_reference_is_never_compiled(schema_dir, monkeypatch):
+    move = json.loads((schema_dir / "move.schema.json").read_text())
+    move["properties"]["game"] = {"$ref": "https://example.invalid/game.json"}
+    (schema_dir / "move.schema.json").write_text(json.dumps(move))
+    import fastjsonschema
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("fastjsonschema.compile was called")
+    monkeypatch.setattr(fastjsonschema, "compile", no_compile)
+    assert not quickly_accepted({"game": "g", "turn": 1, "player": "a",
+                                 "play": {"cards": 1, "shelf": "a"}}, "move")
+
+
+def test_the_quick_check_never_writes_defaults_into_the_document(schema_dir):
+    move = json.loads((schema_dir / "move.schema.json").read_text())
+    move["properties"]["golden_dust"]["default"] = 0
+    (schema_dir / "move.schema.json").write_text(json.dumps(move))
+    doc = {"game": "g", "turn": 1, "player": "a", "play": {"cards": 1, "shelf": "a"}}
+    assert quickly_accepted(doc, "move")
+    assert "golden_dust" not in doc
+
+
+@pytest.mark.parametrize("game", [{"type": "nonsense"}, {"type": "string", "pattern": "("}])
+def test_a_schema_fastjsonschema_cannot_compile_is_left_to_jsonschema(schema_dir, game):
+    move = json.loads((schema_dir / "move.schema.json").read_text())
+    move["properties"]["game"] = game
+    (schema_dir / "move.schema.json").write_text(json.dumps(move))
+    assert schemas._quick_check("move") is None
+    doc = {"game": "g", "turn": 1, "player": "a", "play": {"cards": 1, "shelf": "a"}}
+    with pytest.raises(schemas.SchemaProblem, match="move.schema.json is not a valid JSON Schema"):
+        validate(load_yaml(json.dumps(doc).encode(), source="m.yaml", kind="move"), "move")
+
+
+def test_apply_of_a_valid_move_does_not_import_jsonschema(tmp_path):
+    game = new_game(tmp_path / "game", ("ann", "bo"), "quick check")
+    state, _ = setup(Ruleset(), ("ann", "bo"), "quick check")
+    game_id = load_yaml(game.read_bytes(), source="game.yaml", kind="record").data["game"]
+    move = write_move(tmp_path / "move.yaml", move_doc(legal_moves(state)[0], game_id))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                    os.environ.get("PYTHONPATH")])))
+    code = ("import sys\nfrom rebis_pbm.cli import main\n"
+            f"sys.argv = ['rebis-pbm', 'apply', {str(game)!r}, {str(move)!r}]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    print('exit', e.code, file=sys.stderr)\n"
+            "print('jsonschema' in sys.modules, 'fastjsonschema' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=120)
+    assert out.stdout.startswith("Turn 1: ann "), out.stdout + out.stderr
+    assert out.stderr.strip().splitlines() == ["exit 0", "False True"]
