@@ -113,9 +113,10 @@ def defined_pattern(schema: str, definition: str) -> re.Pattern:
     """The compiled ``pattern`` of ``$defs/<definition>`` in the shipped schema ``schema``, read
     without importing jsonschema (e.g. ``defined_pattern("move", "player")`` for player names).
 
-    Raises :class:`SchemaProblem` for an unknown schema; KeyError if it has no such pattern.
+    Raises :class:`SchemaProblem` for an unknown schema or a file that is not JSON; KeyError if
+    it has no such pattern.
     """
-    return re.compile(json.loads(schema_text(schema))["$defs"][definition]["pattern"])
+    return re.compile(_parsed(schema)["$defs"][definition]["pattern"])
 
 
 def _check_schema(schema, label: str) -> None:
