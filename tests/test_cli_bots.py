@@ -193,7 +193,7 @@ def test_an_invariant_violation_is_reported_with_the_seed_that_reproduces_it(mon
     assert [p["game"] for p in rep["problems"]] == [1, 2, 3]
     first = rep["problems"][0]
     assert first["seed"] == "cheat/1"
-    assert "illegal move" in first["problem"] and "you have no 99" in first["problem"]
+    assert "illegal move" in first["problem"] and "there is no card 99" in first["problem"]
     assert "invariant violation" in result.stderr
 
 
