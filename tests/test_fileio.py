@@ -1,5 +1,6 @@
 """Tests for rebis_pbm.fileio: capped reads, crash-safe writes, the record lock."""
 
+import errno
 import io
 import os
 import stat
@@ -84,12 +85,46 @@ def test_read_permission_denied(tmp_path):
 
 
 def test_read_permission_denied_simulated(tmp_path, monkeypatch):
-    def deny(*a, **k):
-        raise PermissionError(13, "Permission denied")
+    def deny(path, *a, **k):
+        raise PermissionError(13, "Permission denied", path)
 
-    monkeypatch.setattr("builtins.open", deny)
-    with pytest.raises(InputError, match="permission denied"):
+    monkeypatch.setattr(fileio.os, "open", deny)
+    with pytest.raises(InputError) as info:
         read_input(str(tmp_path / "x.yaml"), kind="move")
+    assert str(info.value) == (f"{tmp_path / 'x.yaml'}: permission denied: this file cannot be "
+                               f"read; check its permissions")
+
+
+def _in_a_thread(function, timeout=10.0):
+    """``function()``'s exception, or a failure if it is still running after ``timeout``."""
+    import threading
+
+    caught = []
+
+    def run():
+        try:
+            function()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            caught.append(exc)
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    assert not worker.is_alive(), f"still waiting after {timeout} s"
+    return caught[0] if caught else None
+
+
+def test_read_refuses_a_named_pipe_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "f.yaml"
+    os.mkfifo(fifo)
+    exc = _in_a_thread(lambda: read_input(str(fifo), kind="move"))
+    assert isinstance(exc, InputError)
+    assert str(exc) == (f"{fifo}: this file is a named pipe (FIFO), not a regular file; give the "
+                        f"path of a file (or - for standard input)")
+
+
+def test_read_refuses_a_device(tmp_path):
+    with pytest.raises(InputError, match="is a device, not a regular file"):
+        read_input("/dev/null", kind="move")
 
 
 # ------------------------------------------------------------------ write_atomic
@@ -206,8 +241,8 @@ def test_lock_survives_record_replacement_and_times_out(tmp_path):
         holder.stdin.close()
         holder.wait(timeout=10)
     with locked(record, timeout=1) as lf:
-        assert lf == lock_path(record)
-    assert (tmp_path / ".game.yaml.lock").exists()
+        assert lf == lock_path(record) and os.path.exists(lf)
+    assert not (tmp_path / ".game.yaml.lock").exists()      # deleted once released
 
 
 COUNTER_WORKER = """
@@ -232,6 +267,7 @@ def test_concurrent_increments_are_exact(tmp_path):
         assert w.wait(timeout=60) == 0
     assert counter.read_text() == str(procs * per)
     assert leftovers(tmp_path) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["counter.txt"]   # no lock file left
 
 
 def test_lock_is_released_on_exception(tmp_path):
@@ -243,3 +279,180 @@ def test_lock_is_released_on_exception(tmp_path):
     with locked(record, timeout=0):
         pass
     assert time.monotonic() - start < 1
+
+
+def test_the_lock_file_exists_only_while_the_lock_is_held(tmp_path):
+    """Deleted at every release, refused or not: no `.game.yaml.lock` is ever left in a game
+    folder or a git repository."""
+    record = tmp_path / "game.yaml"
+    with locked(record) as lf:
+        assert os.path.exists(lf)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(ZeroDivisionError):
+        with locked(record):
+            1 / 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_lock_file_left_by_a_killed_command_is_used_then_deleted(tmp_path):
+    record = tmp_path / "game.yaml"
+    killed = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        import os
+        from rebis_pbm.fileio import locked
+        with locked({str(record)!r}):
+            os._exit(9)
+    """)], cwd=REPO)
+    assert killed.returncode == 9 and os.path.exists(lock_path(record))
+    with locked(record, timeout=0):        # the kernel released the dead command's lock
+        pass
+    assert not os.path.exists(lock_path(record))
+
+
+HOLDER = """
+import sys
+from rebis_pbm.fileio import locked
+with locked(sys.argv[1]):
+    print("locked", flush=True)
+    sys.stdin.read()
+"""
+
+
+def hold_lock(record) -> subprocess.Popen:
+    """Another process holding ``record``'s lock until its standard input is closed."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(record)], cwd=REPO, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert holder.stdout.readline().strip() == "locked"
+    return holder
+
+
+def release(holder: subprocess.Popen) -> None:
+    holder.stdin.close()
+    assert holder.wait(timeout=10) == 0
+
+
+def test_a_waiter_whose_lock_file_was_deleted_waits_for_the_one_the_path_names(tmp_path,
+                                                                                monkeypatch):
+    """The guard that makes deleting the lock file safe. A command has the lock file open when
+    the holder deletes it and releases it, and a third command creates a new one and takes it.
+    The first command's flock on the deleted file then succeeds; it must see that the path names
+    another file and wait for that one, or two commands would hold the record's lock at once."""
+    import fcntl
+
+    record = tmp_path / "game.yaml"
+    lock = tmp_path / ".game.yaml.lock"
+    lock.touch()
+    real_flock = fcntl.flock
+    others: list[subprocess.Popen] = []
+
+    def flock(fd, operation):
+        if not others:  # between this command's open and its flock
+            lock.unlink()                       # the holder deletes the file and releases it
+            others.append(hold_lock(record))    # a third command makes a new one and holds it
+        return real_flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    try:
+        with pytest.raises(LockTimeout):
+            with locked(record, timeout=0.3):
+                pytest.fail("two commands hold the record's lock at once")
+    finally:
+        monkeypatch.undo()
+        for other in others:
+            release(other)
+    assert not lock.exists()
+    with locked(record, timeout=0):
+        assert lock.exists()
+
+
+def test_the_lock_timeout_can_be_set_in_the_environment(tmp_path, monkeypatch):
+    record = tmp_path / "game.yaml"
+    holder = hold_lock(record)
+    try:
+        monkeypatch.setenv(fileio.LOCK_TIMEOUT_ENV, "0.2")
+        start = time.monotonic()
+        with pytest.raises(LockTimeout) as info:
+            with locked(record):
+                pytest.fail("the lock is held by the other process")
+        assert info.value.timeout == 0.2 and time.monotonic() - start < 5
+    finally:
+        release(holder)
+    monkeypatch.delenv(fileio.LOCK_TIMEOUT_ENV)
+    assert fileio.lock_timeout() == fileio.DEFAULT_LOCK_TIMEOUT == 30
+
+
+@pytest.mark.parametrize("text", ["soon", "-1", "nan", "inf"])
+def test_a_lock_timeout_that_is_not_a_number_of_seconds_is_refused(monkeypatch, text):
+    monkeypatch.setenv(fileio.LOCK_TIMEOUT_ENV, text)
+    with pytest.raises(InputError) as info:
+        fileio.lock_timeout()
+    assert str(info.value) == (f"REBIS_PBM_LOCK_TIMEOUT: must be a number of seconds to wait for "
+                               f"a record's lock, such as 30, not {text!r}")
+
+
+# ------------------------------------------------------------------ wording of OS errors
+
+def test_a_folder_that_forbids_writing_is_named_not_the_temporary_file(tmp_path, monkeypatch):
+    import tempfile
+
+    f = tmp_path / "game.yaml"
+    f.write_text("a: 1\n")
+
+    def deny(*, dir, prefix, suffix, **kw):
+        raise PermissionError(errno.EACCES, "Permission denied",
+                              os.path.join(dir, f"{prefix}7e7p1y59{suffix}"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", deny)
+    with pytest.raises(fileio.FileError) as info:
+        write_atomic(f, "a: 2\n")
+    assert info.value.errno == errno.EACCES and info.value.filename == str(f)
+    assert str(info.value) == (f"{f}: permission denied: this file cannot be written, because "
+                               f"its folder {tmp_path} is not writable (the new version is written "
+                               f"beside it, then renamed over it); give write permission on that "
+                               f"folder")
+    assert f.read_text() == "a: 1\n"
+
+
+@pytest.mark.parametrize("exists", [False, True], ids=["folder", "lock file"])
+def test_a_lock_file_that_cannot_be_made_or_opened_is_worded_for_the_record(tmp_path, monkeypatch,
+                                                                            exists):
+    record = tmp_path / "game.yaml"
+    lock = lock_path(record)
+    if exists:
+        Path(lock).touch()
+    real_open = os.open
+
+    def deny(path, flags, *args, **kwargs):
+        if os.fspath(path) == lock:
+            raise PermissionError(errno.EACCES, "Permission denied", path)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(fileio.os, "open", deny)
+    with pytest.raises(fileio.FileError) as info:
+        with locked(record, timeout=0):
+            pytest.fail("locked without a lock file")
+    if exists:
+        expected = (f"{record}: permission denied: its lock file {lock} cannot be opened for "
+                    f"writing; fix that file's permissions, or delete it while no rebis-pbm "
+                    f"command is running")
+    else:
+        expected = (f"{record}: permission denied: its folder {tmp_path} is not writable, and a "
+                    f"command that changes this file first creates its lock file .game.yaml.lock "
+                    f"there; give write permission on that folder")
+    assert str(info.value) == expected
+
+
+@pytest.mark.parametrize("code, doing, words", [
+    (errno.ENOSPC, "write", "g/game.yaml: this file cannot be written (No space left on device); "
+                            "free some space on that disk"),
+    (errno.EROFS, "write", "g/game.yaml: this file cannot be written: its folder g is on a "
+                           "read-only file system; copy the game to a writable folder"),
+    (errno.ENOENT, "write", "g/game.yaml: this file cannot be written: there is no folder g; "
+                            "check the path"),
+    (errno.ENOENT, "folder", "g/game.yaml: this folder cannot be created: its parent folder must "
+                             "exist, and g does not; create it first, or check the path"),
+    (errno.EACCES, "use", "g/game.yaml: permission denied; check the permissions of this file "
+                          "and of its folder"),
+])
+def test_os_errors_are_worded_in_one_place(code, doing, words):
+    exc = OSError(code, os.strerror(code), "g/.game.yaml.x8k2.tmp")
+    assert fileio.os_error_message(exc, "g/game.yaml", doing=doing) == words
