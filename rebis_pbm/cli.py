@@ -3,7 +3,8 @@
 Exit codes (docs/cli.md): 0 done; 1 move rejected by the rules (illegal, out of turn, stale,
 game over); 2 unreadable or schema-invalid input, or bad usage; 3 the record fails verification;
 4 an internal error (a bug: please report it), or a move recorded whose views could not be
-written; 130 interrupted. On 1, 2 and 3 nothing on disk changes.
+written; 75 busy: another command held the record's lock too long (EX_TEMPFAIL of sysexits.h:
+try again later); 130 interrupted. On 1, 2, 3 and 75 nothing on disk changes.
 """
 
 from __future__ import annotations
@@ -20,12 +21,16 @@ import click
 from . import views as views_mod
 from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, seat_order, setup
 from .engine import burdens, winners
-from .fileio import LockTimeout, PathLike, locked, read_input, write_atomic
+from .fileio import (LockTimeout, PathLike, explain_os_error, locked, make_folder, os_error_message,
+                     read_input, write_atomic)
 from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
                      find_seed, parse_record, read_game, secret_path, seed_commitment)
 from .yamlio import InputError, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
+# EX_TEMPFAIL of sysexits.h: "try again later". Mail systems that pipe a message into
+# `mail in -` keep it and deliver it again; not 1, which would blame the move's player.
+EXIT_BUSY = 75
 EXIT_INTERRUPTED = 130  # the shell's convention for Ctrl-C
 DEBUG_ENV = "REBIS_PBM_DEBUG"  # set: an internal error shows its traceback (for the referee)
 EXIT_CODES = """\b
@@ -36,8 +41,10 @@ Exit codes:
   3  the game record fails verification
   4  internal error (a bug; please report it), or a move recorded
      whose views could not be written (the message says how to repair)
+  75 busy: another command held the record's lock for 30 s
+     ($REBIS_PBM_LOCK_TIMEOUT); try again later
   130 interrupted (Ctrl-C): run the same command again
-On 1, 2 and 3 nothing on disk changes."""
+On 1, 2, 3 and 75 nothing on disk changes."""
 
 
 class Failure(click.ClickException):
@@ -71,17 +78,19 @@ class Refused(Failure):
 
 
 def _failure(exc: BaseException) -> Failure | None:
+    """The project's exceptions as a sentence and an exit code (None: a bug). A lock held too
+    long is EXIT_BUSY (the referee's side, try again later), never EXIT_REJECTED (the move's
+    fault); every OSError is worded by :func:`rebis_pbm.fileio.explain_os_error`."""
     if isinstance(exc, IllegalMove):
         return Failure(f"move rejected: {exc.message}", EXIT_REJECTED)
     if isinstance(exc, LockTimeout):
-        return Failure(str(exc), EXIT_REJECTED)
+        return Failure(str(exc), EXIT_BUSY)
     if isinstance(exc, CorruptRecord):
         return Failure(str(exc), EXIT_VERIFY)
     if isinstance(exc, (InputError, SeedError)):
         return Failure(str(exc), EXIT_INPUT)
     if isinstance(exc, OSError):
-        where = f"{exc.filename}: " if exc.filename else ""
-        return Failure(f"{where}{exc.strerror or exc}", EXIT_INPUT)
+        return Failure(os_error_message(exc), EXIT_INPUT)
     return None
 
 
@@ -241,12 +250,13 @@ def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
     views of an unchanged game changes nothing on disk. With ``stale_only``, only view files that
     exist but are out of date are rewritten (what an ``apply`` interrupted after writing the
     record leaves); no file or folder is created. Returns how many files were written.
-    Raises OSError when the folder or a file cannot be written.
+    Raises OSError (a :class:`~rebis_pbm.fileio.FileError`, worded for people) when the folder
+    or a file cannot be written.
     """
     if not os.path.isdir(views_dir):
         if stale_only:
             return 0
-        os.mkdir(views_dir)  # its parent must exist: a typo must not create a tree
+        make_folder(views_dir, what="the views folder")  # its parent must exist
     written = 0
     for viewer in (*record.players, None):
         view = record_view(record, replay, viewer)
@@ -276,9 +286,24 @@ def _holds(path: str, data: bytes, mode: int) -> bool:
         return False
 
 
+def make_views_dir(views_dir: PathLike) -> bool:
+    """Create the views folder unless it exists (its parent must: a typo must not create a
+    tree); True when it was created here.
+
+    Raises:
+        Failure: it cannot be created (exit 2), said before anything is written.
+    """
+    try:
+        return make_folder(views_dir, what="the views folder")
+    except OSError as exc:
+        said = explain_os_error(exc)
+        raise Failure(f"{said.where}: {said.problem}, so nothing was written; {said.fix}",
+                      EXIT_INPUT) from None
+
+
 def require_record(game: PathLike) -> None:
-    """Refuse a GAME that is not an existing file before anything else happens (in particular
-    before its lock file ``.GAME.lock`` would be created beside it).
+    """Refuse a GAME that is not an existing file before anything else happens (before its
+    lock is taken).
 
     Raises InputError (exit 2) for a missing path or a folder.
     """
@@ -322,7 +347,7 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
 # --- commands -------------------------------------------------------------------------------
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False))
 @click.option("--player", "players", multiple=True, metavar="NAME[=ADDRESS]",
               help="A player, in seat order (2 to 4 times); the first plays first (R5). "
               "NAME=ADDRESS also registers the player's e-mail address, for play by e-mail and "
@@ -385,13 +410,14 @@ def new(game: str, players, public_addresses, seed, zero, rules, game_id, random
     record = Record(game_id, ruleset, seats, commitment, addresses=addresses,
                     public_addresses=public_addresses)
     views_dir = views_dir or default_views_dir(game)
-    # Under the record's lock (which creates the lock file `apply` will use), so that two `new`
-    # for the same file name cannot both write; a failed `new` removes what it wrote.
+    # Under the record's lock, so that two `new` for the same file name cannot both write; a
+    # failed `new` removes what it wrote.
     with locked(game):
         for path in (game, secret):
             if os.path.exists(path):
                 raise Failure(f"{path} already exists; choose another file name (nothing was "
                               f"written)", EXIT_INPUT)
+        made = make_views_dir(views_dir)  # before the record: a bad --views-dir writes nothing
         try:
             write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
             write_atomic(game, dump_record(record, state))
@@ -400,6 +426,10 @@ def new(game: str, players, public_addresses, seed, zero, rules, game_id, random
             for path in (game, secret):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
+            if made:
+                import shutil
+
+                shutil.rmtree(views_dir, ignore_errors=True)  # made by this command just now
             raise
     click.echo(f"Created game {game_id}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {secret} (keep it from the players until the end). "
@@ -571,20 +601,14 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
-        try:
-            if not os.path.isdir(views_dir):
-                os.mkdir(views_dir)  # fail before the record changes
-        except OSError as exc:
-            raise Failure(f"{views_dir}: the views folder cannot be created "
-                          f"({exc.strerror or exc}; its parent folder must exist); nothing was "
-                          f"written", EXIT_INPUT) from None
+        make_views_dir(views_dir)  # fail before the record changes
         write_atomic(game, dump_record(new_record, state))
         _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, events, duplicate=False)
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False))
 @click.argument("move_file", metavar="MOVE.yaml|-")
 @click.option("--views-dir", type=click.Path(file_okay=False),
               help="Where to write the views (default: GAME's name with .views, beside it).")
@@ -605,8 +629,11 @@ def apply(game: str, move_file: str, views_dir, dry_run: bool, author, check_nam
     require_record(game)
     data, source = read_input(move_file, kind="move")
     with locked(game):
-        done = submit_move(game, data, source, author=author, views_dir=views_dir,
-                           dry_run=dry_run, file_name=file_name)
+        try:
+            done = submit_move(game, data, source, author=author, views_dir=views_dir,
+                               dry_run=dry_run, file_name=file_name)
+        except InputError as exc:
+            raise swapped_arguments(exc, game, "apply") from None
     move = done.move
     if done.duplicate:
         click.echo(already_applied(done.record, move, done.repaired, views_dir or
@@ -617,6 +644,23 @@ def apply(game: str, move_file: str, views_dir, dry_run: bool, author, check_nam
     if done.replay.state.finished and not dry_run:
         click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
                    f"game with: rebis-pbm verify {game}")
+
+
+def swapped_arguments(exc: InputError, game: PathLike, command: str) -> InputError:
+    """``exc`` (GAME could not be read as a record), or, when GAME reads as a move file, an
+    InputError saying that the arguments look swapped (``rebis-pbm COMMAND GAME.yaml
+    MOVE.yaml``). Anything else about the record is left as ``exc`` says it."""
+    source = os.fspath(game)
+    if exc.source != source:
+        return exc
+    try:
+        doc = load_yaml(read_input(source, kind="record")[0], source=source, kind="move").data
+    except InputError:
+        return exc
+    if isinstance(doc, dict) and "turn" in doc and "player" in doc and "moves" not in doc:
+        return InputError(f"this is a move file, not a game record: the arguments look swapped; "
+                          f"write rebis-pbm {command} GAME.yaml MOVE.yaml", source=source)
+    return exc
 
 
 def checked_name(move_file: str, check_name: bool) -> str | None:
@@ -639,10 +683,11 @@ def _views_after_record(game: PathLike, views_dir: PathLike, record: Record, rep
     try:
         return write_views(views_dir, record, replay, stale_only=stale_only)
     except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
+        said = explain_os_error(exc)
+        what = f"{said.where}: {said.problem}" if said.where else said.problem
         raise Failure(f"the move was recorded in {game}, but the views could not be written "
-                      f"({where}{exc.strerror or exc}); fix that, then run the same apply again "
-                      f"to rewrite them", EXIT_BUG) from None
+                      f"({what}); {said.fix}, then run the same apply again to rewrite them",
+                      EXIT_BUG) from None
 
 
 def _viewer_option(f):
@@ -651,7 +696,7 @@ def _viewer_option(f):
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, exists=False))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False))
 @_viewer_option
 @click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json"]), default="text",
               show_default=True)
@@ -667,7 +712,7 @@ def view(game: str, player, public: bool, fmt: str) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False))
 @click.option("--player", metavar="NAME", required=True, help="The player to move.")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True)
@@ -681,7 +726,7 @@ def moves(game: str, player: str, fmt: str) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 def score(game: str, fmt: str) -> None:

@@ -12,14 +12,15 @@ from pathlib import Path
 import click
 
 from .cli import (EXIT_INPUT, EXIT_VERIFY, Failure, cli, default_views_dir, load_game_with_seed,
-                  write_views)
+                  make_views_dir, require_record, write_views)
 from .fileio import locked, read_input, write_atomic
 from .record import SEED_ENV, Record, dump_record, read_secret, secret_path
 
 
 @cli.command()
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--seed-file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@click.option("--seed-file", type=click.Path(dir_okay=False, readable=False, path_type=Path),
+              metavar="FILE",
               help="The game's secret file (game.secret.yaml), for a game whose record does not "
               "reveal its seed yet. Default: $REBIS_PBM_SEED, else the secret file beside GAME "
               "if there is one.")
@@ -69,7 +70,7 @@ def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str) -> 
 
 
 @cli.command()
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
 @click.option("--yes", is_flag=True, help="Confirm: reveal the seed, ending the game for good.")
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the views are (default: GAME's name with .views, beside it).")
@@ -86,6 +87,7 @@ def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
     The record is verified first (exit 3 if it fails), and the seed must match the
     commitment made at `new`.
     """
+    require_record(game)
     with locked(game):
         record, replay, seed = load_game_with_seed(game)
         if record.seed is not None:
@@ -98,9 +100,11 @@ def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
                           f"ends for good at turn {state.turn} ({state.player_to_move} to move); "
                           f"nothing was written. Run again with --yes to do it", EXIT_INPUT)
         revealed = record.revealed(seed)
+        views_dir = views_dir or default_views_dir(game)
+        make_views_dir(views_dir)  # a bad --views-dir is refused before the record changes
         write_atomic(game, dump_record(revealed, state))
         # The views now say "abandoned" and show every card, like the record.
-        write_views(views_dir or default_views_dir(game), revealed, replay)
+        write_views(views_dir, revealed, replay)
     click.echo(f"Revealed the seed of game {record.game} in {game}: the game is abandoned at turn "
                f"{state.turn} and no more moves can be played. Anyone can now check it with: "
                f"rebis-pbm verify {game}")

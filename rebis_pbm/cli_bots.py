@@ -16,7 +16,7 @@ from .cli import EXIT_BUG, EXIT_INPUT, Failure, cli, load_for_mover
 
 
 @cli.command()
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
 @click.option("--player", metavar="NAME", required=True,
               help="The player to move: the bot chooses from what this player may know.")
 @click.option("--strategy", type=click.Choice(STRATEGIES), default="random", show_default=True,

@@ -13,11 +13,12 @@ from pathlib import Path
 import click
 
 from .cli import (EXIT_CODES, checked_name, cli, read_input, read_move, read_record,
-                  require_record)
+                  require_record, swapped_arguments)
+from .yamlio import InputError
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
 @click.argument("move_file", metavar="MOVE.yaml|-")
 @click.option("--as", "author", metavar="PLAYER|ADDRESS",
               help="Who sends the move (a player's name or registered address): refuse it "
@@ -32,7 +33,10 @@ def check(game: Path, move_file: str, author, check_name: bool) -> None:
     """
     file_name = checked_name(move_file, check_name)
     require_record(game)
-    record = read_record(game)
+    try:
+        record = read_record(game)
+    except InputError as exc:
+        raise swapped_arguments(exc, game, "check") from None
     data, source = read_input(move_file, kind="move")
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     click.echo(f"{source}: a well-formed move of turn {move.turn} by {move.player} for game "

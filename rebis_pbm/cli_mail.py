@@ -17,7 +17,7 @@ import click
 
 from .cli import (EXIT_INPUT, Failure, Refused, already_applied, cli, load_game,
                   read_record, record_view, submit_move)
-from .fileio import locked, write_atomic
+from .fileio import locked, open_regular, write_atomic
 from .record import Record, Replay
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
@@ -181,7 +181,7 @@ def _handle(game: Path, data: bytes, label: str, referee: str, queue_dir: Path,
 
 
 @mail.command("in")
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
 @click.argument("source", metavar="MESSAGE|-|MAILDIR")
 @_referee_option
 @_queue_option
@@ -200,7 +200,9 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
     from an address no player registered gets no reply: it is reported on standard error (and
     moved to cur/ like every handled message). Exit 0 when every message was handled, refused
     and unanswered ones included; otherwise the referee's side failed (record, seed, lock,
-    disk), and that message and the later ones stay where they are, untouched.
+    disk), and that message and the later ones stay where they are, untouched. A record locked
+    by another command for 30 s is exit 75 (EX_TEMPFAIL): a mail system piping a message into
+    `mail in -` keeps it and delivers it again later.
     """
     from .mail import maildir_new, mark_seen
 
@@ -212,7 +214,7 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
         return
     path = Path(source)
     if not path.is_dir():
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             data = _read_capped(f)
         line, notice = _handle(game, data, str(path), referee, queue_dir, views_dir)
         click.echo(line, err=notice)
@@ -223,7 +225,7 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
         raise Failure(str(exc), EXIT_INPUT) from None
     for message in pending:
         try:
-            with open(message, "rb") as f:
+            with open_regular(message) as f:
                 line, notice = _handle(game, _read_capped(f), message.name, referee, queue_dir,
                                        views_dir)
         except BaseException:
@@ -241,7 +243,7 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
 # --- mail views ------------------------------------------------------------------------------
 
 @mail.command("views")
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
 @click.option("--player", "players", multiple=True, metavar="NAME",
               help="Only this player's view (repeatable); by default every player with an "
               "address, and the public view for the referee.")
@@ -283,7 +285,7 @@ def _smtp_reason(exc: BaseException) -> str:
 
 
 @mail.command("out")
-@click.argument("game", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
 @_queue_option
 @click.option("--outbox", type=click.Path(file_okay=False, path_type=Path),
               help="Write each queued message as a .eml file in this folder.")

@@ -32,6 +32,7 @@ from .engine import (POSITIVE, IllegalMove, Move, Play, Ruleset, ShelfRef, State
                      score_table, setup, winners)
 from .engine import events as ev
 from .engine.state import FINISHED, PLAY, RED_TOKEN
+from .fileio import read_input
 from .yamlio import InputError, dump_yaml, load_yaml
 
 FORMAT = "rebis-pbm/1"
@@ -760,17 +761,12 @@ def read_secret(path: str | os.PathLike, record: Record) -> str:
     """The seed in a secret file (``game: ID`` and ``seed: TEXT``) of ``record``'s game.
 
     Raises:
-        SeedError: the file cannot be read, or is not the secret of this game.
-        InputError: the file is not YAML (one sentence with its position).
+        SeedError: the file is not the secret of this game.
+        InputError: the file cannot be read (worded like every file the tool reads, by
+            :func:`rebis_pbm.fileio.read_input`), or is not YAML (one sentence with its position).
     """
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise SeedError(f"{path}: there is no such file; give the game's secret file") from None
-    except OSError as exc:
-        raise SeedError(f"{path}: cannot be read ({exc.strerror})") from None
+    data, _ = read_input(path, kind="secret")
     loaded = load_yaml(data, source=path, kind="secret")
     doc = loaded.data
     if not isinstance(doc.get("seed"), str) or not doc["seed"] or doc.get("game") != record.game:

@@ -25,7 +25,8 @@ PLAYERS = ("alice", "bob", "carol")
 
 def main() -> None:
     game = EXAMPLES / "game.yaml"
-    for path in (game, EXAMPLES / "game.secret.yaml"):
+    # .game.yaml.lock: left by earlier versions, which kept the lock file (now deleted after use).
+    for path in (game, EXAMPLES / "game.secret.yaml", EXAMPLES / ".game.yaml.lock"):
         path.unlink(missing_ok=True)
     shutil.rmtree(EXAMPLES / "game.views", ignore_errors=True)
     shutil.rmtree(EXAMPLES / "moves", ignore_errors=True)

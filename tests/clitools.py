@@ -139,8 +139,9 @@ def cli(request):
 def snapshot(folder: Path) -> dict[str, bytes]:
     """Every file under ``folder`` (relative path -> bytes), with mode bits folded in.
 
-    The record's lock file (``.NAME.lock``, created by `new`, always empty) is included too, so a
-    command that creates, fills or removes anything at all shows up as a difference.
+    Hidden files are included too (a record's lock file ``.NAME.lock``, which exists only while
+    a command holds it, or a temporary file), so a command that creates, fills or removes
+    anything at all, or leaves a lock file behind, shows up as a difference.
     """
     files = {}
     for path in sorted(folder.rglob("*")):
@@ -162,7 +163,7 @@ def example_game(dest: Path, upto_turn: int | None = None) -> Path:
     """
     if upto_turn is None:
         dest.mkdir(parents=True, exist_ok=True)
-        for name in ("game.yaml", "game.secret.yaml", ".game.yaml.lock"):
+        for name in ("game.yaml", "game.secret.yaml"):
             shutil.copy2(EXAMPLES / name, dest / name)
         shutil.copytree(EXAMPLES / "game.views", dest / "game.views")
         return dest / "game.yaml"

@@ -112,8 +112,9 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
     # R5: 3 face-down cards, 3 hands of 5, then alice draws for turn 1 (R6 step 1).
     assert yaml.safe_load((views / "alice.yaml").read_text())["deck"] == 81 - 3 - 15 - 1
     assert len(yaml.safe_load((views / "alice.yaml").read_text())["you"]["hand"]) == 6
-    # The lock file apply uses exists from the start, so no later command creates a file.
-    assert (tmp_path / ".game.yaml.lock").read_bytes() == b""
+    # The record's lock file exists only while a command holds it: none is left in the folder.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.secret.yaml", "game.views",
+                                                          "game.yaml"]
 
 
 def test_new_options_zero_game_id_views_dir(cli, tmp_path):

@@ -184,6 +184,27 @@ def test_an_illegal_move_fails_the_job_with_the_reason(repo):
     assert (repo / "game.yaml").read_bytes() == record_before
 
 
+def test_a_busy_record_fails_the_job_with_75_not_as_a_refused_move(repo, monkeypatch):
+    """Another command holding the record's lock is not the move's fault: exit 75 (try again
+    later), said so, nothing changed; the same job run again applies the move."""
+    from rebis_pbm.fileio import locked
+
+    commit_move(repo, "alice", pick_move(load_game(repo / "game.yaml")[1].state), "turn 1")
+    record_before, head = (repo / "game.yaml").read_bytes(), git(repo, "rev-parse", "HEAD")
+    monkeypatch.setenv("REBIS_PBM_LOCK_TIMEOUT", "0.2")
+    with locked(repo / "game.yaml"):
+        busy = job(repo, "HEAD")
+    assert busy.returncode == 75, busy.stderr
+    assert "another rebis-pbm command is updating" in busy.stderr
+    assert ("rebis-job: moves/turn-001-alice.yaml (commit" in busy.stderr
+            and "was not applied: the record was busy; nothing changed, run the job again"
+            in busy.stderr and "refused" not in busy.stderr)
+    assert (repo / "game.yaml").read_bytes() == record_before
+    assert git(repo, "rev-parse", "HEAD") == head and git(repo, "status", "--porcelain") == ""
+    again = job(repo, "HEAD")
+    assert again.returncode == 0 and "1 move(s) applied" in again.stdout
+
+
 def test_a_committed_seed_stops_the_job(repo, tmp_path):
     shutil.copy(tmp_path / "referee-only.secret.yaml", repo / "game.secret.yaml")
     git(repo, "add", "--force", "game.secret.yaml")
@@ -231,7 +252,8 @@ def test_a_file_in_moves_that_is_not_named_as_a_move_stops_the_job_clearly(repo,
         assert git(repo, "rev-parse", "HEAD") == head
 
 
-@pytest.mark.parametrize("name", ["turn-002-alice.yaml", "turn-001-bob.yaml", "turn-01-alice.yaml"])
+@pytest.mark.parametrize("name", ["turn-002-alice.yaml", "turn-001-bob.yaml", "turn-01-alice.yaml",
+                                  "turn-0001-alice.yaml"])
 def test_a_move_file_named_for_another_turn_or_player_is_refused(repo, name):
     commit_file(repo, name, first_move_text(repo))  # turn 1 by alice, whatever the name says
     record_before = (repo / "game.yaml").read_bytes()
