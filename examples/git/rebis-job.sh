@@ -25,9 +25,10 @@
 # Output: a line per move file, then "N move(s) applied, M already applied (nothing changed)".
 # Exit: 0 when every move file was applied, or had already been applied (or there was none);
 #   2 for a file under moves/ that is not named as a move file, or bad usage; otherwise the
-#   exit code of rebis-pbm for the first refused move (1: against the rules, or not the
-#   author's own move; 2: unreadable, or named for another turn or player). The moves before it
-#   are applied and committed, the later ones not tried.
+#   exit code of rebis-pbm for the first move not applied (1: against the rules, or not the
+#   author's own move; 2: unreadable, or named for another turn or player; 75: the record was
+#   busy, another rebis-pbm command held its lock for 30 s: not the move's fault, run the job
+#   again). The moves before it are applied and committed, the later ones not tried.
 set -eu
 
 check=no
@@ -143,8 +144,13 @@ while IFS= read -r file <&3; do
         echo "$file ($short, $author): $said"
     else
         status=$?
-        echo "rebis-job: $file (commit $short by $author) was refused; the record is" \
-             "unchanged" >&2
+        if [ "$status" -eq 75 ]; then  # EX_TEMPFAIL: the lock, not the move
+            echo "rebis-job: $file (commit $short by $author) was not applied: the record was" \
+                 "busy; nothing changed, run the job again" >&2
+        else
+            echo "rebis-job: $file (commit $short by $author) was refused; the record is" \
+                 "unchanged" >&2
+        fi
         exit "$status"
     fi
     if cmp -s "$work/record-before" "$game"; then  # already applied: nothing changed
