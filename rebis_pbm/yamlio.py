@@ -151,14 +151,28 @@ class Loaded(NamedTuple):
     key_positions: dict
 
 
+# Text quoted from a file into a message is cut to this many characters: a message is one line,
+# and it may be mailed back to the player.
+QUOTE_LIMIT = 40
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as a message quotes it: whole up to ``limit`` characters, else its start, an
+    ellipsis and its length (``'bbbb... (300 characters)'``)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
 def format_path(path: tuple) -> str:
-    """``('play', 'cards', 1)`` -> ``'play.cards[1]'``; ``()`` -> ``''``."""
+    """``('play', 'cards', 1)`` -> ``'play.cards[1]'``; ``()`` -> ``''``. Each key is
+    :func:`clip`-ped (a path is quoted in messages)."""
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += f".{part}" if out else str(part)
+            out += f".{clip(str(part))}" if out else clip(str(part))
     return out
 
 
