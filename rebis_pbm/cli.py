@@ -485,11 +485,13 @@ def already_applied(record: Record, move: Move, repaired: int = 0,
     """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`);
     ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`)."""
     entry = record.moves[move.turn - 1]
-    what = ("this closing play (its card is sealed in the record, so the card is not compared)"
-            if isinstance(entry, SealedMove) else "exactly this move")
+    # A sealed card is not compared (Record.holds), so say only what was compared.
+    what = (f": a closing play on {entry.shelf}'s shelf, like this one (its card is sealed in "
+            f"the record, so the card sent is not compared)"
+            if isinstance(entry, SealedMove) else " with exactly this move")
     extra = (f" (rewrote {repaired} stale view file(s) in {views_dir}/)" if repaired
              else "; nothing changed")
-    return f"Turn {move.turn} by {move.player} was already applied with {what}{extra}."
+    return f"Turn {move.turn} by {move.player} was already applied{what}{extra}."
 
 
 def author_player(record: Record, author: str) -> str | None:

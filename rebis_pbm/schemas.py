@@ -36,6 +36,7 @@ from .yamlio import (
     TAG_TIMESTAMP,
     InputError,
     Loaded,
+    clip,
     format_path,
 )
 
@@ -297,21 +298,21 @@ def _kind_of(value) -> str:
 
 
 def _show(value) -> str:
-    """A value as the player would write it."""
+    """A value as the player would write it (long text :func:`~rebis_pbm.yamlio.clip`-ped)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
     if isinstance(value, (dict, list)):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
+        return clip(json.dumps(value, ensure_ascii=False))
+    return clip(str(value))
 
 
 def _shown(loaded: Loaded, path: tuple, value) -> str:
     """The instance as written in the file, quoted, for 'not ...' clauses."""
     scalar = loaded.scalars.get(path)
     if scalar is not None and scalar[0] != "":
-        return f"'{scalar[0]}'"
+        return f"'{clip(scalar[0])}'"
     if isinstance(value, (dict, list)):
         return _kind_of(value)
     return f"'{_show(value)}'"

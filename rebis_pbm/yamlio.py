@@ -151,14 +151,28 @@ class Loaded(NamedTuple):
     key_positions: dict
 
 
+# Text quoted from a file into a message is cut to this many characters: a message is one line,
+# and it may be mailed back to the player.
+QUOTE_LIMIT = 40
+
+
+def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` as a message quotes it: whole up to ``limit`` characters, else its start, an
+    ellipsis and its length (``'bbbb... (300 characters)'``)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
 def format_path(path: tuple) -> str:
-    """``('play', 'cards', 1)`` -> ``'play.cards[1]'``; ``()`` -> ``''``."""
+    """``('play', 'cards', 1)`` -> ``'play.cards[1]'``; ``()`` -> ``''``. Each key is
+    :func:`clip`-ped (a path is quoted in messages)."""
     out = ""
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            out += f".{part}" if out else str(part)
+            out += f".{clip(str(part))}" if out else clip(str(part))
     return out
 
 
@@ -326,14 +340,24 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
         positions[path] = _pos(mark)
         return path
 
+    second = None  # where a second document starts: allowed only if it stays empty
     for event in yaml.parse(text, Loader=Loader):
         etype = type(event)
         if etype is yaml.DocumentStartEvent:
             documents += 1
-            if documents > 1:
-                fail("a second YAML document starts here; a file must hold exactly one document "
-                     "(remove the '---' line and what follows, or merge them)", event.start_mark)
-            continue
+            if documents == 2:
+                second = event.start_mark
+            if documents <= 2:
+                continue
+        if second is not None:  # a third document start is refused here too
+            # A '---' line copied at the end with one move of `rebis-pbm moves`: an empty
+            # document (nothing, or only comments) after it changes nothing and is accepted.
+            if etype in (yaml.DocumentEndEvent, yaml.StreamEndEvent) or (
+                    etype is yaml.ScalarEvent and event.value == "" and event.implicit[0]
+                    and event.tag is None and event.anchor is None):
+                continue
+            fail("a second YAML document starts here; a file must hold exactly one document "
+                 "(remove the '---' line and what follows, or merge them)", second)
         if etype is yaml.AliasEvent:
             fail(f"aliases ('*{event.anchor}') are not allowed; write the value out in full", event.start_mark)
         if etype in (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent):

@@ -271,6 +271,17 @@ def case_wrong_game(base):
         "this move is for game another-game", f"is game {GAME_ID}"]
 
 
+def case_long_value_is_quoted_cut(base):
+    # A message quotes at most 40 characters of a value or a field name, then their length.
+    text = base.replace("player: alice", "player: " + "b" * 5000)
+    return text, ["field player: '" + "b" * 40 + "... (5000 characters)' is not in the expected form"]
+
+
+def case_long_field_name_is_quoted_cut(base):
+    text = base + "y" * 300 + ": 1\n"
+    return text, ["unknown field '" + "y" * 40 + "... (300 characters)'; the fields allowed"]
+
+
 def case_random_bytes(base):
     return random.Random(4).randbytes(2000), ["is not valid UTF-8"]
 

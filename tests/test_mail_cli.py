@@ -168,7 +168,8 @@ def test_apply_as_a_player_of_a_move_for_no_player_names_the_players(game, alice
     before = game.read_bytes()
     result = invoke("apply", game, alice_move, "--as", "alice")
     assert result.exit_code == 1
-    assert "there is no player 'Alice' in this game (players: alice, bob, carol)" in result.output
+    assert ("there is no player 'Alice' in this game (players: alice, bob, carol; did you mean "
+            "'alice'?)") in result.output
     assert "comes from" not in result.output
     assert game.read_bytes() == before
 

@@ -202,8 +202,10 @@ def test_r12_red_move_validation():
              "red_token_expected")
     rejected(after, Move(t, "cal"), "red_token_expected")
     rejected(after, red(after, "cal", 3), "no_such_shelf", "cal", "1 to 2")
-    rejected(after, red(after, "ana", 0), "no_such_shelf", "1 to 1")
+    rejected(after, red(after, "ana", 0), "no_such_shelf", "ana has only shelf 1")
     rejected(after, red(after, "zed", 1), "unknown_player", "zed")
+    rejected(after, red(after, "Bea", 1), "unknown_player", "red_token names player 'Bea'",
+             "did you mean 'bea'?")
     rejected(after, red(after, "ana", 1, player="ana"), "not_your_turn", "cal")
     rejected(after, Move(t - 1, "cal", red_token=ShelfRef("cal", 1)), "stale_turn")
     rejected(after, Move(t + 1, "cal", red_token=ShelfRef("cal", 1)), "future_turn")
@@ -369,7 +371,16 @@ def test_game_over():
 
 def test_unknown_player():
     st = make_state(hands=[(4,)])
-    rejected(st, play(st, 4, "ana", player="zed"), "unknown_player", "zed", "ana, bea, cal")
+    err = rejected(st, play(st, 4, "ana", player="zed"), "unknown_player", "zed", "ana, bea, cal")
+    assert "did you mean" not in err.message
+
+
+def test_a_name_that_differs_from_a_player_only_in_case_is_pointed_to_that_player():
+    st = make_state(hands=[(4,)])
+    rejected(st, play(st, 4, "ana", player="Ana"), "unknown_player",
+             "there is no player 'Ana' in this game (players: ana, bea, cal; did you mean 'ana'?)")
+    rejected(st, play(st, 4, "BEA"), "unknown_player", "play.shelf names player 'BEA'",
+             "did you mean 'bea'?")
 
 
 def test_turn_checks_come_before_the_rules_of_the_play():

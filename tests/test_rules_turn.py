@@ -315,7 +315,7 @@ def test_r8_1_gold_goes_on_any_shelf_in_play(target):
 def test_r8_1_gold_on_a_shelf_not_in_play_is_rejected():
     st = closing_position(supply=(0, 3, 1))
     rejected(st, play(st, 3, "bea", gold=("bea", 3)), "no_such_shelf", "1 to 2")
-    rejected(st, play(st, 3, "bea", gold=("ana", 2)), "no_such_shelf", "1 to 1")
+    rejected(st, play(st, 3, "bea", gold=("ana", 2)), "no_such_shelf", "ana has only shelf 1")
     rejected(st, play(st, 3, "bea", gold=("cal", 0)), "no_such_shelf")
     rejected(st, play(st, 3, "bea", gold=("zed", 1)), "unknown_player", "zed")
 

@@ -128,9 +128,19 @@ def test_empty(text):
     assert "empty" in err.message and "mapping" in err.message
 
 
-def test_two_documents_names_second_line():
-    err = reject("a: 1\n---\nb: 2\n")
-    assert "second YAML document" in err.message and err.line == 2
+@pytest.mark.parametrize("text, line", [("a: 1\n---\nb: 2\n", 2), ("a: 1\n---\n---\n", 2),
+                                        ("a: 1\n--- 3\n", 2), ("a: 1\n---\n''\n", 2),
+                                        ("a: 1\n# c\n---\n- x\n", 3)])
+def test_two_documents_names_second_line(text, line):
+    err = reject(text)
+    assert "second YAML document" in err.message and err.line == line
+
+
+@pytest.mark.parametrize("text", ["a: 1\n---\n", "a: 1\n---\n# the next move\n\n",
+                                  "---\na: 1\n---\n", "a: 1\n...\n---\n"])
+def test_a_trailing_empty_document_is_ignored(text):
+    """A move copied from `rebis-pbm moves` with the next '---' line still holds one move."""
+    assert load_yaml(text.encode(), source="m.yaml", kind="move").data == {"a": 1}
 
 
 @pytest.mark.parametrize("text,word", [("- 1\n- 2\n", "not a list"), ("just text\n", "single value")])

@@ -57,15 +57,24 @@ def _gold_due(supply: Supply) -> bool:
     return supply.golden_dust == 0 and supply.gold > 0
 
 
+def _players(state: State, name: str) -> str:
+    """The players of the game, for a message about ``name``, which is not one of them; with the
+    player ``name`` means when it differs only in upper/lower case (``new`` refuses two such)."""
+    close = [seat for seat in state.seats if seat.lower() == name.lower()]
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"players: {', '.join(state.seats)}{hint}"
+
+
 def _check_shelf_ref(state: State, ref: ShelfRef, what: str, new_shelf_of: int | None = None) -> None:
     if ref.player not in state.seats:
         raise IllegalMove("unknown_player", f"{what} names player {ref.player!r}, who is not in this "
-                          f"game (players: {', '.join(state.seats)})")
+                          f"game ({_players(state, ref.player)})")
     seat = state.seats.index(ref.player)
     count = len(state.shelves[seat]) + (1 if seat == new_shelf_of else 0)
     if not 1 <= ref.shelf <= count:
+        has = "only shelf 1" if count == 1 else f"shelves 1 to {count}"
         raise IllegalMove("no_such_shelf", f"{what} names {ref.player}'s shelf {ref.shelf}, but "
-                          f"{ref.player} has shelves 1 to {count}")
+                          f"{ref.player} has {has}")
 
 
 def check_move(state: State, move: Move) -> None:
@@ -81,7 +90,7 @@ def check_move(state: State, move: Move) -> None:
         raise IllegalMove("game_over", "the game is over; no more moves can be played")
     if move.player not in state.seats:
         raise IllegalMove("unknown_player", f"there is no player {move.player!r} in this game "
-                          f"(players: {', '.join(state.seats)})")
+                          f"({_players(state, move.player)})")
     to_move = state.seats[state.to_move]
     if move.turn < state.turn:
         raise IllegalMove("stale_turn", f"turn {move.turn} has already been played; the current "
@@ -116,7 +125,7 @@ def check_move(state: State, move: Move) -> None:
         raise IllegalMove("bad_sign", f"sign must be 'positive' or 'negative', not {play.sign!r}")
     if play.shelf not in state.seats:
         raise IllegalMove("unknown_player", f"play.shelf names player {play.shelf!r}, who is not in "
-                          f"this game (players: {', '.join(state.seats)})")
+                          f"this game ({_players(state, play.shelf)})")
     target = state.seats.index(play.shelf)
     cards = play.cards
     if len(cards) not in (1, 2):
