@@ -22,7 +22,7 @@ import sys
 import time
 from typing import BinaryIO, Callable, Iterator, NamedTuple, Union
 
-from .yamlio import InputError, max_bytes
+from .yamlio import InputError, max_bytes, too_big
 
 __all__ = ["read_input", "open_regular", "write_atomic", "write_many_atomic", "make_folder", "locked",
            "lock_path", "lock_timeout", "LockTimeout", "FileError", "NotRegularFile",
@@ -250,8 +250,7 @@ def read_input(path_or_dash: str, *, kind: str) -> tuple[bytes, str]:
         said = explain_os_error(exc, source, doing="read")
         raise InputError(f"{said.problem}; {said.fix}", source=source) from None
     if len(data) > cap:
-        raise InputError(f"the input is larger than {cap // 1024} KiB ({cap} bytes), the limit for "
-                         f"this kind of file; check that this is the right file", source=source)
+        raise too_big(kind, source)
     return data, source
 
 

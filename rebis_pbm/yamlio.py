@@ -277,6 +277,15 @@ def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mar
     return value
 
 
+def too_big(kind: str, source: str) -> InputError:
+    """The refusal of an input longer than :func:`max_bytes` of ``kind`` (``source``: its name
+    in messages, ``'<stdin>'`` for standard input)."""
+    cap = max_bytes(kind)
+    what = "the input" if source == "<stdin>" else "the file"
+    return InputError(f"{what} is larger than {cap // 1024} KiB ({cap} bytes), the limit for "
+                      f"{_KIND_NAME[kind]}; check that this is the right file", source=source)
+
+
 def load_yaml(data: bytes, *, source: str, kind: str) -> Loaded:
     """Read one strict YAML document (see the module docstring for the rules).
 
@@ -285,11 +294,8 @@ def load_yaml(data: bytes, *, source: str, kind: str) -> Loaded:
     Returns a :class:`Loaded`. Raises :class:`InputError` (one sentence, with line:column where
     known) for every input that breaks a rule; raises ValueError for an unknown ``kind``.
     """
-    cap = max_bytes(kind)
-    if len(data) > cap:
-        raise InputError(
-            f"the file is larger than {cap // 1024} KiB ({cap} bytes), the limit for {_KIND_NAME[kind]}; "
-            "check that this is the right file", source=source)
+    if len(data) > max_bytes(kind):
+        raise too_big(kind, source)
     text = _decode(bytes(data), source)
     try:
         return _build(text, source=source, kind=kind)

@@ -148,7 +148,8 @@ def case_scalar(base):
 def case_too_big(base):
     data = base.encode() + b"#" * (MOVE_MAX_BYTES + 1 - len(base))
     assert len(data) == MOVE_MAX_BYTES + 1
-    return data, ["larger than 64 KiB", f"({MOVE_MAX_BYTES} bytes)"]
+    return data, [f"the file is larger than 64 KiB ({MOVE_MAX_BYTES} bytes), the limit for a move "
+                  "file; check that this is the right file"]
 
 
 def case_too_deep(base):
