@@ -236,8 +236,8 @@ def move_template(game: str, state: State) -> str:
         notes = ("# Your last move: place the red token on any shelf in play (R12).\n"
                  "# red_token: player = the shelf's owner, shelf = its number.\n")
     else:
-        notes = ("# Your move: edit this example and send it (rebis-pbm moves lists every legal "
-                 "one).\n"
+        notes = ("# Your move: edit this example and send it (the referee can list every legal\n"
+                 "# move for you with rebis-pbm moves).\n"
                  "# golden_dust: tokens from your reserve onto your active shelf first (R6).\n"
                  "# play.cards: one number, or [n, n] for a pair on your own shelf (R7).\n"
                  "# play.shelf: whose active shelf; play.sign: positive or negative (R8).\n"

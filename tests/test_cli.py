@@ -579,3 +579,16 @@ def test_negative_play_account_mentions_the_draw(tmp_path):
 
 def _negatives(state):
     return [m for m in legal_moves(state) if m.play is not None and m.play.sign == NEGATIVE]
+
+
+def test_the_move_template_is_a_legal_move_and_sends_the_player_to_the_referee_for_the_rest():
+    """Players hold no seed, so the template does not tell them to run `moves` themselves."""
+    from rebis_pbm.engine import Ruleset, legal_moves, setup
+    from rebis_pbm.views import move_template
+    from rebis_pbm.yamlio import load_yaml
+
+    state, _ = setup(Ruleset(), ("ann", "bo"), "template")
+    text = move_template("g", state)
+    assert "the referee can list every legal\n# move for you with rebis-pbm moves" in text
+    doc = load_yaml(text.encode(), source="t", kind="move").data
+    assert doc == {"game": "g", **legal_moves(state)[0].as_dict()}
