@@ -165,7 +165,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         is wrong, a file cut short or damaged included (the problem names the move it breaks off
         in). Nothing else raises.
     """
-    from .schemas import validate
+    from .schemas import load_schema, validate
 
     report = Report(source)
     try:
@@ -184,7 +184,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         data = loaded.data
         if isinstance(data, dict) and isinstance(data.get("game"), str):
             report.game = data["game"]
-        if isinstance(data, dict) and isinstance(data.get("moves"), list) and "status" not in data:
+        if (isinstance(data, dict) and isinstance(data.get("moves"), list) and "status" not in data
+                and set(data) <= set(load_schema("record")["properties"])):  # else: edited
             what = (f"the file stops in or after turn {turn}" if turn else "the file stops before "
                     "the first move") + " without the status that ends every record: it was cut short"
         else:

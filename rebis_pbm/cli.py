@@ -23,7 +23,7 @@ from .engine import IllegalMove, Move, Ruleset, State, apply_move, score_table, 
 from .engine import burdens, winners
 from .fileio import (LockTimeout, PathLike, explain_os_error, locked, make_folder, os_error_message,
                      read_input, write_atomic)
-from .record import (CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
+from .record import (HEADER, CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
                      find_seed, parse_record, read_game, secret_path, seed_commitment)
 from .yamlio import InputError, load_yaml
 
@@ -191,9 +191,13 @@ def read_record(record_path: PathLike) -> Record:
 
     Raises:
         InputError: the record cannot be read or is not a valid record (exit 2).
+        CorruptRecord: a record rebis-pbm wrote that is now damaged (see :func:`damaged_record`).
     """
     data, source = read_input(os.fspath(record_path), kind="record")
-    return parse_record(data, source)
+    try:
+        return parse_record(data, source)
+    except InputError as exc:
+        raise damaged_record(exc, data, source) from None
 
 
 def load_game_with_seed(record_path: PathLike) -> tuple[Record, Replay, str]:
@@ -207,9 +211,34 @@ def load_game_with_seed(record_path: PathLike) -> tuple[Record, Replay, str]:
     data, source = read_input(os.fspath(record_path), kind="record")
     try:
         return read_game(data, source, lambda record: find_seed(record_path, record))
+    except InputError as exc:
+        raise damaged_record(exc, data, source) from None
     except CorruptRecord as exc:
         raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
                             f"(rebis-pbm verify {source} tells more)", exc.problem) from None
+
+
+def damaged_record(exc: InputError, data: bytes, source: str) -> Exception:
+    """What to raise when a record's bytes ``data`` do not read as a record (``exc``).
+
+    A file that starts with the header rebis-pbm writes on every record (:data:`HEADER`) and
+    no longer reads as YAML, or has no top-level ``status`` (which the writer writes last),
+    was damaged since: cut short, or merged badly. It fails verification (exit 3), worded as
+    ``verify`` words it (docs/audit.md), since the schema's advice ("add it") would invite
+    editing the record by hand. Anything else keeps ``exc`` (exit 2): a file that is no record
+    at all (a move or secret file given as the record), or a field edited by hand, such as
+    the players' addresses, which the referee may correct (docs/mail.md).
+    """
+    if not data.startswith(HEADER.encode()):
+        return exc
+    from .audit import verify  # here: only a damaged record needs the verify machinery
+
+    problem = verify(data, source).problem
+    cut_short = problem is not None and problem.code == "schema" and b"\nstatus:" not in data
+    if problem is None or not (problem.code == "unreadable" or cut_short):
+        return exc
+    return CorruptRecord(f"{source} fails verification at {problem.sentence()}; nothing was "
+                         f"written (rebis-pbm verify {source} tells more)", problem)
 
 
 def load_for_mover(game: PathLike, player: str) -> tuple[Record, State]:

@@ -345,6 +345,12 @@ def _break_record(game: Path, how: str) -> dict:
     elif how == "truncated record":
         data = game.read_bytes()
         game.write_bytes(data[: len(data) // 2])
+    elif how == "record cut mid-line":
+        text = game.read_text()
+        game.write_text(text[: text.index("\nstatus:")] + "\nstatus: {fini")
+    elif how == "record with merge conflict markers":
+        text = game.read_text()
+        game.write_text(text + "<<<<<<< HEAD\n")
     elif how == "record not yaml":
         game.write_bytes(b"\x00\x01garbage")
     elif how == "record with a stray field":
@@ -358,13 +364,32 @@ def _break_record(game: Path, how: str) -> dict:
     ("missing seed", ["no seed for game cli-game", "game.secret.yaml does not exist",
                       "REBIS_PBM_SEED is not set"]),
     ("secret of another game", ["is not the secret of game cli-game"]),
-    ("truncated record", ["game.yaml"]),
     ("record not yaml", ["game.yaml", "control character"]),
     ("record with a stray field", ["unknown field 'winner'"]),
     ("wrong seed in the environment", ["does not match game cli-game's commitment"]),
 ])
 def test_unusable_record_or_seed_exits_2(cli, game, tmp_path, how, words):
     """apply through both runners; view, moves and score (same loading code) in-process."""
+    check_every_reader(cli, game, tmp_path, how, 2, words)
+
+
+@pytest.mark.parametrize("how, words", [
+    ("truncated record", ["game.yaml fails verification at ", "cut short",
+                          "nothing was written (rebis-pbm verify", "tells more)"]),
+    ("record cut mid-line", ["game.yaml fails verification at ", "cannot be read",
+                             "(rebis-pbm verify"]),
+    ("record with merge conflict markers", ["game.yaml fails verification at ",
+                                            "cut short, or damaged", "(rebis-pbm verify"]),
+])
+def test_a_damaged_record_fails_verification_in_every_command_exit_3(cli, game, tmp_path, how,
+                                                                     words):
+    """A record rebis-pbm wrote (it starts with the record's header) that was cut short or
+    no longer reads as YAML was damaged since: every command says so as verify does (exit 3),
+    rather than giving the schema's advice to edit it."""
+    check_every_reader(cli, game, tmp_path, how, 3, words)
+
+
+def check_every_reader(cli, game, tmp_path, how, code, words):
     move = tmp_path / "move.yaml"
     move.write_text(a_legal_move_text(game))
     env = _break_record(game, how)
@@ -375,7 +400,7 @@ def test_unusable_record_or_seed_exits_2(cli, game, tmp_path, how, words):
                  run_inproc("moves", game, "--player", "alice", env=env),
                  run_inproc("score", game, env=env)]
     for outcome in runs:
-        assert outcome.code == 2, (outcome.out, outcome.err)
+        assert outcome.code == code, (outcome.out, outcome.err)
         line = outcome.one_error_line()
         for word in words:
             assert word in line, (word, line)
