@@ -33,7 +33,7 @@ from .engine import (POSITIVE, IllegalMove, Move, Play, Ruleset, ShelfRef, State
 from .engine import events as ev
 from .engine.state import FINISHED, PLAY, RED_TOKEN
 from .fileio import read_input
-from .yamlio import InputError, dump_yaml, load_yaml
+from .yamlio import InputError, clip, dump_yaml, load_yaml
 
 FORMAT = "rebis-pbm/1"
 SEED_ENV = "REBIS_PBM_SEED"
@@ -749,12 +749,22 @@ def find_seed(record_path: str | os.PathLike, record: Record) -> str:
         return record.seed
     env = os.environ.get(SEED_ENV)
     if env:
+        _check_seed_from(record, env, SEED_ENV, f"unset it, or set it to game {record.game}'s seed")
         return env
     path = secret_path(record_path)
     if not os.path.exists(path):
         raise SeedError(f"no seed for game {record.game}: {path} does not exist and {SEED_ENV} is "
                         f"not set; the referee who created the game keeps it")
-    return read_secret(path, record)
+    seed = read_secret(path, record)
+    _check_seed_from(record, seed, path, "restore the secret file written by rebis-pbm new")
+    return seed
+
+
+def _check_seed_from(record: Record, seed: str, where: str, fix: str) -> None:
+    """SeedError naming where ``seed`` came from unless it matches the record's commitment."""
+    if seed_commitment(seed) != record.seed_sha256:
+        raise SeedError(f"the seed in {where} is not game {record.game}'s: it does not match the "
+                        f"record's commitment (seed_sha256); {fix}")
 
 
 def read_secret(path: str | os.PathLike, record: Record) -> str:
@@ -770,6 +780,9 @@ def read_secret(path: str | os.PathLike, record: Record) -> str:
     loaded = load_yaml(data, source=path, kind="secret")
     doc = loaded.data
     if not isinstance(doc.get("seed"), str) or not doc["seed"] or doc.get("game") != record.game:
+        other = doc.get("game")
+        whose = (f"; it is the secret of game {clip(other)}"
+                 if isinstance(other, str) and other != record.game else "")
         raise SeedError(f"{path} is not the secret of game {record.game} (it needs game: "
-                        f"{record.game} and seed: TEXT)")
+                        f"{record.game} and seed: TEXT){whose}")
     return doc["seed"]

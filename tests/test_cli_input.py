@@ -355,6 +355,8 @@ def _break_record(game: Path, how: str) -> dict:
         game.write_bytes(b"\x00\x01garbage")
     elif how == "record with a stray field":
         game.write_text(game.read_text() + "winner: me\n")
+    elif how == "wrong seed in the secret file":
+        game.with_name("game.secret.yaml").write_text("game: cli-game\nseed: not the seed\n")
     elif how == "wrong seed in the environment":
         return {"REBIS_PBM_SEED": "not the seed"}
     return {}
@@ -363,10 +365,15 @@ def _break_record(game: Path, how: str) -> dict:
 @pytest.mark.parametrize("how, words", [
     ("missing seed", ["no seed for game cli-game", "game.secret.yaml does not exist",
                       "REBIS_PBM_SEED is not set"]),
-    ("secret of another game", ["is not the secret of game cli-game"]),
+    ("secret of another game", ["is not the secret of game cli-game",
+                                "; it is the secret of game other"]),
     ("record not yaml", ["game.yaml", "control character"]),
     ("record with a stray field", ["unknown field 'winner'"]),
-    ("wrong seed in the environment", ["does not match game cli-game's commitment"]),
+    ("wrong seed in the environment", ["the seed in REBIS_PBM_SEED is not game cli-game's: it "
+                                       "does not match the record's commitment (seed_sha256); "
+                                       "unset it, or set it to game cli-game's seed"]),
+    ("wrong seed in the secret file", ["game.secret.yaml is not game cli-game's",
+                                       "restore the secret file written by rebis-pbm new"]),
 ])
 def test_unusable_record_or_seed_exits_2(cli, game, tmp_path, how, words):
     """apply through both runners; view, moves and score (same loading code) in-process."""
