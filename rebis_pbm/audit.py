@@ -70,7 +70,8 @@ class Report:
         if self.problem is not None:
             p = self.problem
             game = f"game {self.game} ({self.source})" if self.game else self.source
-            lines.append(f"FAILED: {game} at {p.where}: {p.message}.")
+            end = "" if p.message.endswith((".", "?", "!")) else "."
+            lines.append(f"FAILED: {game} at {p.where}: {p.message}{end}")
             if p.expected is not None:
                 lines.append(f"  expected: {p.expected}")
             if p.found is not None:

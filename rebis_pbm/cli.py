@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import sys
 from typing import NamedTuple
 
@@ -25,7 +24,7 @@ from .fileio import (LockTimeout, PathLike, explain_os_error, locked, make_folde
                      read_input, write_atomic)
 from .record import (HEADER, CorruptRecord, Record, Replay, SealedMove, SeedError, dump_record, dump_secret,
                      find_seed, parse_record, read_game, secret_path, seed_commitment)
-from .yamlio import InputError, load_yaml
+from .yamlio import InputError, clip, load_yaml
 
 EXIT_OK, EXIT_REJECTED, EXIT_INPUT, EXIT_VERIFY, EXIT_BUG = 0, 1, 2, 3, 4
 # EX_TEMPFAIL of sysexits.h: "try again later". Mail systems that pipe a message into
@@ -221,20 +220,23 @@ def load_game_with_seed(record_path: PathLike) -> tuple[Record, Replay, str]:
 def damaged_record(exc: InputError, data: bytes, source: str) -> Exception:
     """What to raise when a record's bytes ``data`` do not read as a record (``exc``).
 
-    A file that starts with the header rebis-pbm writes on every record (:data:`HEADER`) and
-    no longer reads as YAML, or has no top-level ``status`` (which the writer writes last),
-    was damaged since: cut short, or merged badly. It fails verification (exit 3), worded as
-    ``verify`` words it (docs/audit.md), since the schema's advice ("add it") would invite
-    editing the record by hand. Anything else keeps ``exc`` (exit 2): a file that is no record
-    at all (a move or secret file given as the record), or a field edited by hand, such as
-    the players' addresses, which the referee may correct (docs/mail.md).
+    A file that starts with the header rebis-pbm writes on every record (:data:`HEADER`), or
+    with part of it, and no longer reads as YAML, or lacks its ``status`` or has it broken
+    (the writer writes it last), was damaged since: cut short, or merged badly. It fails
+    verification (exit 3), worded as ``verify`` words it (docs/audit.md), since the schema's
+    advice ("add it") would invite editing the record by hand. Anything else keeps ``exc``
+    (exit 2): a file that is no record at all (a move or secret file given as the record), or
+    a field edited by hand, such as the players' addresses, which the referee may correct
+    (docs/mail.md).
     """
-    if not data.startswith(HEADER.encode()):
+    header = HEADER.encode()
+    if not (data.startswith(header) or (data and header.startswith(data))):
         return exc
     from .audit import verify  # here: only a damaged record needs the verify machinery
 
     problem = verify(data, source).problem
-    cut_short = problem is not None and problem.code == "schema" and b"\nstatus:" not in data
+    cut_short = problem is not None and problem.code == "schema" and (
+        b"\nstatus:" not in data or exc.path[:1] == ("status",))
     if problem is None or not (problem.code == "unreadable" or cut_short):
         return exc
     return CorruptRecord(f"{source} fails verification at {problem.sentence()}; nothing was "
@@ -344,12 +346,6 @@ def require_record(game: PathLike) -> None:
                          "(`rebis-pbm new` creates a game)", source=os.fspath(game))
 
 
-def _player_pattern() -> re.Pattern:
-    from .schemas import load_schema
-
-    return re.compile(load_schema("move")["$defs"]["player"]["pattern"])
-
-
 def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
     fields = Ruleset().as_dict()
     values: dict = {"zero": zero}
@@ -365,7 +361,7 @@ def _ruleset(zero: bool, rules: tuple[str, ...]) -> Ruleset:
             try:
                 values[name] = int(text)
             except ValueError:
-                raise click.BadParameter(f"{name} must be a whole number, not {text!r}",
+                raise click.BadParameter(f"{name} must be a whole number, not {clip(text)!r}",
                                          param_hint="--rule") from None
     try:
         return Ruleset(**values)
@@ -400,10 +396,12 @@ def new(game: str, players, public_addresses, seed, zero, rules, game_id, random
     if not 2 <= len(players) <= 4:
         raise click.BadParameter(f"Rebis is played by 2 to 4 players; give --player 2 to 4 "
                                  f"times (got {len(players)})", param_hint="--player")
-    pattern = _player_pattern()
+    from .schemas import defined_pattern
+
+    pattern = defined_pattern("move", "player")
     for name in players:
-        if not pattern.match(name):
-            raise click.BadParameter(f"{name!r} is not a valid name: a letter, then letters, "
+        if not pattern.fullmatch(name):
+            raise click.BadParameter(f"{clip(name)!r} is not a valid name: a letter, then letters, "
                                      f"digits, '_' or '-', at most 32 characters",
                                      param_hint="--player")
         if name.casefold() == views_mod.PUBLIC:
@@ -428,7 +426,7 @@ def new(game: str, players, public_addresses, seed, zero, rules, game_id, random
     commitment = seed_commitment(seed)
     if game_id is None:
         game_id = f"rebis-{commitment[:10]}"
-    elif not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", game_id):
+    elif not defined_pattern("move", "game").fullmatch(game_id):
         raise click.BadParameter("use letters, digits, '.', '_' or '-' (at most 64)",
                                  param_hint="--game-id")
     seats = seat_order(players, seed) if random_seats else tuple(players)
@@ -533,7 +531,7 @@ def author_player(record: Record, author: str) -> str | None:
     if "@" in author:  # player names cannot contain '@' (move schema), so this is an address
         return record.player_at(author)
     if author not in record.players:
-        raise click.BadParameter(f"no player {author!r} in game {record.game} (players: "
+        raise click.BadParameter(f"no player {clip(author)!r} in game {record.game} (players: "
                                  f"{', '.join(record.players)})", param_hint="--as")
     return author
 
@@ -576,13 +574,13 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
     if author is not None:
         sender = author_player(record, author)
         if sender is None:
-            raise Refused(f"{source}: {author} is not the address of any player of game "
+            raise Refused(f"{source}: {clip(author)} is not the address of any player of game "
                           f"{record.game}; a player's address is registered when the game is "
                           f"created", EXIT_REJECTED)
         # A name that is no player's is left to the rules, which say so and list the players.
         if sender != doc["player"] and doc["player"] in record.players:
             raise Refused(f"{source}: this move is for {doc['player']}, but it comes from "
-                          f"{author if sender == author else f'{author} ({sender})'}; a player "
+                          f"{author if sender == author else f'{clip(author)} ({sender})'}; a player "
                           f"can only send their own moves", EXIT_REJECTED)
     return Move.from_dict(doc)
 

@@ -17,7 +17,8 @@ check that fastjsonschema accepts nothing jsonschema refuses (tests/test_schemas
 
 Beyond the schema, :func:`validate` rejects integers whose YAML 1.1 reading differs from
 what a person means: leading zeros (``010`` is octal 8), ``0x``/``0b`` prefixes and base-60
-forms (``1:30`` is 90). It does so for every integer scalar, whatever the schema says.
+forms (``1:30`` is 90), and underscores (``1_000`` is 1000). It does so for every integer
+scalar, whatever the schema says.
 """
 
 from __future__ import annotations
@@ -375,28 +376,43 @@ def _wants_string(error) -> bool:
 
 
 def _hint(loaded: Loaded, path: tuple, error) -> str:
-    """A YAML-reading hint for the scalar at ``path``, or ''."""
+    """A YAML-reading hint for the scalar at ``path``, or ''. "Write it in quotes" is given only
+    where the quoted text would be right."""
     scalar = loaded.scalars.get(path)
     if scalar is None:
         return ""
     text, tag = scalar
-    wants_string = _wants_string(error)
-    if tag == TAG_BOOL and wants_string:
-        return f" (YAML reads a bare {text} as {_show(error.instance)}: write '{text}' in quotes)"
-    if tag in (TAG_INT, TAG_FLOAT) and wants_string:
-        return f" (YAML reads a bare {text} as a number: write '{text}' in quotes)"
+    shown = clip(text)
+    quoting_helps = tag in (TAG_BOOL, TAG_INT, TAG_FLOAT, TAG_NULL) and _wants_string(error) \
+        and _valid_as_text(error, text)
+    if tag == TAG_BOOL and quoting_helps:
+        return f" (YAML reads a bare {shown} as {_show(error.instance)}: write '{shown}' in quotes)"
+    if tag == TAG_BOOL and not _wants_string(error):
+        return f" (YAML reads a bare {shown} as {_show(error.instance)})"
+    if tag in (TAG_INT, TAG_FLOAT) and quoting_helps:
+        return f" (YAML reads a bare {shown} as a number: write '{shown}' in quotes)"
     if tag == TAG_NULL and text == "":
         return " (the value after ':' is missing)"
-    if tag == TAG_NULL and wants_string:
-        return f" (YAML reads a bare {text} as empty: write '{text}' in quotes)"
+    if tag == TAG_NULL and quoting_helps:
+        return f" (YAML reads a bare {shown} as empty: write '{shown}' in quotes)"
     if tag == TAG_INT and _odd_int(text):
         return f" ({_odd_int_advice(text, error.instance)})"
     if tag == TAG_STR and _LEADING_ZERO.fullmatch(text) and error.validator == "type":
-        digits = text.lstrip("+-").replace("_", "").lstrip("0") or "0"
+        digits = clip(text.lstrip("+-").replace("_", "").lstrip("0") or "0")
         return f" (write {'-' if text.startswith('-') else ''}{digits}, without the leading zero)"
-    if tag == TAG_TIMESTAMP and not wants_string:
-        return f" (YAML reads {text} as a date)"
+    if tag == TAG_TIMESTAMP and not _wants_string(error):
+        return f" (YAML reads {shown} as a date)"
     return ""
+
+
+def _valid_as_text(error, text: str) -> bool:
+    """Would ``text``, written in quotes, satisfy the part of the schema that refused the value?"""
+    from jsonschema import Draft202012Validator
+
+    try:
+        return Draft202012Validator(error.schema).is_valid(text)
+    except Exception:  # a part that refers elsewhere: no advice rather than wrong advice
+        return False
 
 
 def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
@@ -522,18 +538,21 @@ _PREFIXED = re.compile(r"[-+]?0[xXbBoO].*")
 
 
 def _odd_int(text: str) -> bool:
-    """Does this YAML 1.1 integer literal mean something other than its decimal digits?"""
-    return bool(_LEADING_ZERO.fullmatch(text) or _PREFIXED.fullmatch(text) or ":" in text)
+    """Does this YAML 1.1 integer literal differ from its plain decimal digits (a leading zero,
+    a 0x/0b prefix, base 60, or underscores)?"""
+    return bool(_LEADING_ZERO.fullmatch(text) or _PREFIXED.fullmatch(text) or ":" in text
+                or "_" in text)
 
 
 def _odd_int_advice(text: str, value) -> str:
+    shown = clip(text)
     if ":" in text:
-        return f"YAML reads {text} as the base-60 number {_show(value)}: write {_show(value)}, or '{text}' in quotes for text"
-    if _PREFIXED.fullmatch(text):
-        return f"YAML reads {text} as the number {_show(value)}: write {_show(value)} as a plain decimal number"
+        return f"YAML reads {shown} as the base-60 number {_show(value)}: write {_show(value)}, or '{shown}' in quotes for text"
+    if _PREFIXED.fullmatch(text) or not _LEADING_ZERO.fullmatch(text):  # 0x1F, 0b11, 1_000
+        return f"YAML reads {shown} as the number {_show(value)}: write {_show(value)} as a plain decimal number"
     sign = "-" if text.startswith("-") else ""
-    digits = text.lstrip("+-").replace("_", "").lstrip("0") or "0"
-    return f"YAML reads {text} as the octal number {_show(value)}: write {sign}{digits}, without the leading zero"
+    digits = clip(text.lstrip("+-").replace("_", "").lstrip("0") or "0")
+    return f"YAML reads {shown} as the octal number {_show(value)}: write {sign}{digits}, without the leading zero"
 
 
 def check_integer_spelling(loaded: Loaded) -> None:

@@ -264,12 +264,12 @@ def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mar
         return _constructor.construct_yaml_int(yaml.ScalarNode(tag, value))
     if tag == TAG_FLOAT:
         if kind == "move":
-            fail(f"{value} is not a whole number; write a whole number such as 3")
+            fail(f"{clip(value)} is not a whole number; write a whole number such as 3")
         if len(value) > 100:
             fail("this number is too long; write at most 100 characters")
         number = _constructor.construct_yaml_float(yaml.ScalarNode(tag, value))
         if not math.isfinite(number):
-            fail(f"{value} is not a finite number; write an ordinary number")
+            fail(f"{clip(value)} is not a finite number; write an ordinary number")
         return number
     if tag == TAG_MERGE:
         fail("merge keys ('<<') are not allowed; write the fields out")
@@ -365,13 +365,13 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
             fail("a second YAML document starts here; a file must hold exactly one document "
                  "(remove the '---' line and what follows, or merge them)", second)
         if etype is yaml.AliasEvent:
-            fail(f"aliases ('*{event.anchor}') are not allowed; write the value out in full", event.start_mark)
+            fail(f"aliases ('*{clip(event.anchor)}') are not allowed; write the value out in full", event.start_mark)
         if etype in (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent):
             if event.anchor is not None:
-                fail(f"anchors ('&{event.anchor}') are not allowed; remove it", event.start_mark)
+                fail(f"anchors ('&{clip(event.anchor)}') are not allowed; remove it", event.start_mark)
             if event.tag is not None:
                 shown = event.tag.replace("tag:yaml.org,2002:", "!!")
-                fail(f"explicit tags ('{shown}') are not allowed; remove the tag "
+                fail(f"explicit tags ('{clip(shown)}') are not allowed; remove the tag "
                      "(put the value in quotes if it must be text)", event.start_mark)
             in_key_slot = bool(stack) and isinstance(stack[-1][0], dict) and stack[-1][2] is None
             if etype is yaml.ScalarEvent:
@@ -387,8 +387,9 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                             fail(_field(parent) + "a field name is missing before ':'", event.start_mark, parent)
                         reads = {TAG_BOOL: "true or false", TAG_NULL: "empty (null)",
                                  TAG_INT: "a number", TAG_FLOAT: "a number"}.get(tag, "not text")
-                        fail(_field(parent) + f"the field name {event.value} is read by YAML as {reads}, "
-                             f"not text; write it in quotes: '{event.value}':", event.start_mark, parent)
+                        name = clip(event.value)
+                        fail(_field(parent) + f"the field name {name} is read by YAML as {reads}, "
+                             f"not text; write it in quotes: '{name}':", event.start_mark, parent)
                     key = event.value
                     if key in frame[0]:
                         first = frame[3][key]

@@ -307,3 +307,11 @@ def test_installed_reveal(game):
     done = script("reveal", game, "--yes")
     assert done.returncode == 0, done.stderr
     assert f"seed: {SEED}" in game.read_text()
+
+
+def test_a_failure_ending_in_a_question_gets_no_extra_full_stop(game):
+    game.write_text(game.read_text() + "plyers: [x]\n")   # "did you mean 'players'?"
+    result = run("verify", game)
+    assert result.exit_code == 3
+    failed = next(line for line in result.output.splitlines() if line.startswith("FAILED"))
+    assert failed.endswith("did you mean 'players'?"), failed

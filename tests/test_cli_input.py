@@ -283,6 +283,45 @@ def case_long_field_name_is_quoted_cut(base):
     return text, ["unknown field '" + "y" * 40 + "... (300 characters)'; the fields allowed"]
 
 
+def case_long_decimal_is_quoted_cut(base):
+    return base.replace("turn: 1", "turn: 1." + "0" * 20000), [
+        "field turn: 1." + "0" * 38 + "... (20002 characters) is not a whole number"]
+
+
+def case_long_number_read_as_text_is_quoted_cut(base):
+    text = base.replace("player: alice", "player: 1" + "_" * 20000 + "2")
+    return text, ["'1" + "_" * 39 + "... (20002 characters)'"]
+
+
+def case_long_anchor_is_quoted_cut(base):
+    return base.replace("turn: 1", "turn: &" + "a" * 20000 + " 1"), [
+        "anchors ('&" + "a" * 40 + "... (20000 characters)') are not allowed"]
+
+
+def case_long_numeric_field_name_is_quoted_cut(base):
+    return base + "9" * 1000 + ": 1\n", ["the field name " + "9" * 40 + "... (1000 characters)"]
+
+
+def case_name_with_a_final_line_break(base):
+    return base.replace("player: alice", 'player: "alice\\n"'), [
+        "field player: 'alice\\n' is not in the expected form"]
+
+
+def case_underscore_in_a_number(base):
+    return base.replace("turn: 1", "turn: 1_0"), [
+        "field turn: YAML reads 1_0 as the number 10: write 10 as a plain decimal number"]
+
+
+def case_null_where_quoting_would_not_help(base):
+    text = base.replace("sign: positive", "sign: ~")
+    return text, ["field play.sign: must be one of positive, negative, not '~'"]
+
+
+def case_bool_where_a_number_is_wanted(base):
+    text = _replace_line(base, "  cards:", "  cards: yes\n")
+    return text, ["field play.cards: must be one of these forms", "(YAML reads a bare yes as true)"]
+
+
 def case_random_bytes(base):
     return random.Random(4).randbytes(2000), ["is not valid UTF-8"]
 
@@ -348,6 +387,12 @@ def _break_record(game: Path, how: str) -> dict:
     elif how == "record cut mid-line":
         text = game.read_text()
         game.write_text(text[: text.index("\nstatus:")] + "\nstatus: {fini")
+    elif how == "record cut inside its status":
+        text = game.read_text()
+        end = text.index("\nstatus:\n") + len("\nstatus:\n")
+        game.write_text(text[:end] + text[end:].split(":", 1)[0][:-2])  # '  pha'
+    elif how == "record cut inside its header comment":
+        game.write_bytes(game.read_bytes()[:40])
     elif how == "record with merge conflict markers":
         text = game.read_text()
         game.write_text(text + "<<<<<<< HEAD\n")
@@ -385,6 +430,9 @@ def test_unusable_record_or_seed_exits_2(cli, game, tmp_path, how, words):
                           "nothing was written (rebis-pbm verify", "tells more)"]),
     ("record cut mid-line", ["game.yaml fails verification at ", "cannot be read",
                              "(rebis-pbm verify"]),
+    ("record cut inside its status", ["game.yaml fails verification at ", "(rebis-pbm verify"]),
+    ("record cut inside its header comment", ["game.yaml fails verification at ",
+                                              "(rebis-pbm verify"]),
     ("record with merge conflict markers", ["game.yaml fails verification at ",
                                             "cut short, or damaged", "(rebis-pbm verify"]),
 ])

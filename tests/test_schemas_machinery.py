@@ -241,3 +241,17 @@ def test_jsonschema_is_imported_lazily():
             "print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+MOVE_START = "game: g\nturn: 1\nplayer: alice\n"
+
+
+@pytest.mark.parametrize("text, advised", [
+    (MOVE_START.replace("alice", "no") + "play: {cards: 3, shelf: bob}\n", True),   # 'no' is a name
+    (MOVE_START.replace("alice", "12") + "play: {cards: 3, shelf: bob}\n", False),  # '12' is not
+    (MOVE_START + "play: {cards: 3, shelf: bob, sign: ~}\n", False),  # '~' is no sign either
+    (MOVE_START + "play: {cards: 3, shelf: null}\n", True),  # a player may be named null
+])
+def test_quoting_is_advised_only_where_the_quoted_text_would_be_right(text, advised):
+    message = fail(text, "move").message
+    assert ("in quotes" in message) == advised, message
