@@ -383,11 +383,12 @@ def _hint(loaded: Loaded, path: tuple, error) -> str:
         return ""
     text, tag = scalar
     shown = clip(text)
-    quoting_helps = tag in (TAG_BOOL, TAG_INT, TAG_FLOAT, TAG_NULL) and _wants_string(error) \
+    wants_string = _wants_string(error)
+    quoting_helps = tag in (TAG_BOOL, TAG_INT, TAG_FLOAT, TAG_NULL) and wants_string \
         and _valid_as_text(error, text)
     if tag == TAG_BOOL and quoting_helps:
         return f" (YAML reads a bare {shown} as {_show(error.instance)}: write '{shown}' in quotes)"
-    if tag == TAG_BOOL and not _wants_string(error):
+    if tag == TAG_BOOL and not wants_string:
         return f" (YAML reads a bare {shown} as {_show(error.instance)})"
     if tag in (TAG_INT, TAG_FLOAT) and quoting_helps:
         return f" (YAML reads a bare {shown} as a number: write '{shown}' in quotes)"
@@ -400,7 +401,7 @@ def _hint(loaded: Loaded, path: tuple, error) -> str:
     if tag == TAG_STR and _LEADING_ZERO.fullmatch(text) and error.validator == "type":
         digits = clip(text.lstrip("+-").replace("_", "").lstrip("0") or "0")
         return f" (write {'-' if text.startswith('-') else ''}{digits}, without the leading zero)"
-    if tag == TAG_TIMESTAMP and not _wants_string(error):
+    if tag == TAG_TIMESTAMP and not wants_string:
         return f" (YAML reads {shown} as a date)"
     return ""
 

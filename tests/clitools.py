@@ -45,6 +45,16 @@ class Outcome:
         assert lines[0].startswith("rebis-pbm: "), lines[0]
         return lines[0]
 
+    def refused(self, code: int, words=(), prefix: str = "rebis-pbm: ") -> str:
+        """Assert a refusal: exit ``code``, one stderr line starting with ``prefix`` and holding
+        each of ``words``; returns the line."""
+        assert self.code == code, (self.code, self.out, self.err)
+        line = self.one_error_line()
+        assert line.startswith(prefix), line
+        for word in words:
+            assert word in line, (word, line)
+        return line
+
 
 # ------------------------------------------------------------------------- running rebis-pbm
 

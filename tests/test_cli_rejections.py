@@ -329,11 +329,7 @@ def test_rejected_move_exits_1_and_changes_nothing(cli, templates, tmp_path, cas
 
     outcome = cli("apply", game, move)
 
-    assert outcome.code == 1, (outcome.out, outcome.err)
-    line = outcome.one_error_line()
-    assert line.startswith(f"rebis-pbm: {move}: move rejected: "), line
-    for word in words:
-        assert word in line, (word, line)
+    outcome.refused(1, words, prefix=f"rebis-pbm: {move}: move rejected: ")
     assert outcome.out == ""
     assert snapshot(folder) == before
 

@@ -58,8 +58,9 @@ def _gold_due(supply: Supply) -> bool:
 
 
 def _players(state: State, name: str) -> str:
-    """The players of the game, for a message about ``name``, which is not one of them; with the
-    player ``name`` means when it differs only in upper/lower case (``new`` refuses two such)."""
+    """"players: ana, bea" for a message about ``name``, which is no player's, with "did you
+    mean 'bea'?" when ``name`` differs from a player's only in case (``new`` refuses two names
+    that differ only so, so there is at most one)."""
     close = [seat for seat in state.seats if seat.lower() == name.lower()]
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"players: {', '.join(state.seats)}{hint}"
