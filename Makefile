@@ -13,7 +13,9 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # A non-editable install, so that every run checks that the package (schemas included) installs.
+# setuptools' build/lib would carry modules that no longer exist into the install: cleared first.
 install: $(BIN)/python
+	rm -rf build/lib build/bdist.*
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check '.[test]'
 
 test: install

@@ -22,7 +22,8 @@ import sys
 import time
 from typing import BinaryIO, Callable, Iterator, NamedTuple, Union
 
-from .yamlio import InputError, max_bytes, too_big
+from .errors import Busy, InputError
+from .yamlio import max_bytes, too_big
 
 __all__ = ["read_input", "open_regular", "write_atomic", "write_many_atomic", "make_folder", "locked",
            "lock_path", "lock_timeout", "LockTimeout", "FileError", "NotRegularFile",
@@ -385,16 +386,9 @@ def lock_timeout() -> float:
     return value
 
 
-class LockTimeout(RuntimeError):
-    """Another process held the record's lock for longer than the timeout.
-
-    Attributes: ``record`` (the record path as given), ``lock_file``, ``timeout`` (seconds).
-    """
-
-    def __init__(self, record: str, lock_file: str, timeout: float):
-        self.record, self.lock_file, self.timeout = record, lock_file, timeout
-        super().__init__(f"another rebis-pbm command is updating {record}; try again in a moment "
-                         f"(waited {timeout:g} s for the lock file {lock_file}; nothing changed)")
+class LockTimeout(Busy):
+    """Another process held the record's lock for longer than the timeout (exit 75, see
+    :class:`rebis_pbm.errors.Busy`)."""
 
 
 _FROM_ENV = object()  # locked()'s default timeout: lock_timeout(), read when called

@@ -34,6 +34,8 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
+from .errors import InputError
+
 __all__ = [
     "InputError",
     "Loaded",
@@ -96,33 +98,6 @@ def max_bytes(kind: str) -> int:
     if kind not in KINDS:
         raise ValueError(f"unknown file kind {kind!r}; expected one of {', '.join(KINDS)}")
     return MOVE_MAX_BYTES if kind == "move" else MAX_BYTES
-
-
-class InputError(ValueError):
-    """A file the tool was given cannot be used.
-
-    Attributes: ``source`` (str, the file name as the user gave it; ``'-'`` is shown as
-    ``'<stdin>'``), ``line`` and ``column`` (1-based ints or None), ``path`` (tuple of
-    mapping keys and list indexes, ``()`` for the whole file) and ``message`` (one sentence).
-    ``str(e)`` is ``'SOURCE:LINE:COL: message'``, leaving out the parts that are None.
-    """
-
-    def __init__(self, message: str, *, source: str, line: int | None = None,
-                 column: int | None = None, path: tuple = ()):
-        self.source = "<stdin>" if source == "-" else source
-        self.line = line
-        self.column = column if line is not None else None
-        self.path = tuple(path)
-        self.message = message
-        super().__init__(str(self))
-
-    def __str__(self) -> str:
-        where = self.source
-        if self.line is not None:
-            where += f":{self.line}"
-            if self.column is not None:
-                where += f":{self.column}"
-        return f"{where}: {self.message}"
 
 
 class Loaded(NamedTuple):

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from rebis_pbm.bots import GreedyBot
-from rebis_pbm.cli import load_game
+from rebis_pbm.referee import open_game
 from rebis_pbm.engine import information_set
 from rebis_pbm.yamlio import dump_yaml
 
@@ -36,7 +36,7 @@ def main() -> None:
     subprocess.run([*cli, "new", str(game), *args, "--seed", SEED, "--game-id", "example"],
                    check=True)
     while True:
-        record, replay = load_game(game)
+        record, replay, _ = open_game(game)
         state = replay.state
         if state.finished:
             break

@@ -237,9 +237,9 @@ def apply_all(game: Path, docs, moves_dir: Path) -> None:
 
 def game_id_of(game: Path) -> str:
     """The game id, read from the record with the project's own reader."""
-    from rebis_pbm.cli import load_game
+    from rebis_pbm.referee import open_game
 
-    return load_game(game)[0].game
+    return open_game(game)[0].game
 
 
 def clear_schema_caches() -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm.digests import (canonical, chain_digest, header_digest, header_document,
+from rebis_pbm.record.digests import (canonical, chain_digest, header_digest, header_document,
                                state_digest, state_document)
 from rebis_pbm.engine import DEALT, Ruleset, Shelf, ShelfCard, State, Supply
 from rebis_pbm.record import FORMAT, seed_commitment

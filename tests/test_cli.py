@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rebis_pbm.cli import load_game
+from rebis_pbm.referee import open_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, Move, burdens, legal_moves
 
 from clitools import (EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, REPO, cli, console_script,  # noqa: F401
@@ -223,7 +223,7 @@ def test_example_game_replays_through_the_console_script(console_script, tmp_pat
         assert (tmp_path / "game.views" / name).read_bytes() == \
             (EXAMPLES / "game.views" / name).read_bytes(), name
 
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     assert state.finished
     totals = expected_totals(state)
     outcome = run_script(console_script, "score", game)
@@ -273,7 +273,7 @@ def test_full_game_from_moves_output_in_process(tmp_path):
     game = new_game(tmp_path / "g", ("ann", "ben"), "full game")
     rng = random.Random(2)
     played = _play_to_the_end(run_inproc, game, tmp_path, rng.choice, via_stdin=False)
-    record, replay = load_game(game)          # the record replays from its seed
+    record, replay, _ = open_game(game)          # the record replays from its seed
     state = replay.state
     assert state.finished and len(record.moves) == len(played)
     assert all(record.holds(Move.from_dict(doc)) for doc in played)
@@ -304,7 +304,7 @@ def test_short_game_through_the_console_script_with_stdin(console_script, tmp_pa
 
     def choose(chunks):   # close a shelf when possible, so the tokens run out (R11)
         docs = [yaml.safe_load(c) for c in chunks]
-        state = load_game(game)[1].state
+        state = open_game(game)[1].state
         for chunk, doc in zip(chunks, docs):
             play = doc.get("play")
             if play and play["shelf"] != doc["player"] and \
@@ -314,7 +314,7 @@ def test_short_game_through_the_console_script_with_stdin(console_script, tmp_pa
 
     played = _play_to_the_end(run, game, tmp_path, choose, via_stdin=True)
     assert "red_token" in played[-1]
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     score = run("score", game, "--format", "json")
     assert score.code == 0
     data = json.loads(score.out)
@@ -332,7 +332,7 @@ def example_mid(tmp_path_factory) -> Path:
 
 
 def test_view_in_every_format(cli, example_mid):
-    record, replay = load_game(example_mid)
+    record, replay, _ = open_game(example_mid)
     state = replay.state
     views_dir = example_mid.with_name("game.views")
     for viewer in (*record.players, None):
@@ -366,7 +366,7 @@ def test_view_in_every_format(cli, example_mid):
 
 def test_view_of_a_finished_game_shows_the_score(cli, tmp_path):
     game = copy_example(tmp_path)
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     outcome = cli("view", game, "--public", "--format", "json")
     view = json.loads(outcome.out)
     assert view["phase"] == "finished"
@@ -403,7 +403,7 @@ def test_every_listed_move_is_accepted_as_is(tmp_path, where):
     else:
         game = copy_example(tmp_path / "g", upto_turn=36)
     folder = game.parent
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     listed = run_inproc("moves", game, "--player", state.player_to_move, "--format", "json")
     assert listed.code == 0, listed.err
     docs = json.loads(listed.out)
@@ -451,7 +451,7 @@ def test_moves_for_a_player_with_nothing_to_play(cli, tmp_path):
 
 def test_score_text_and_json(cli, tmp_path, example_mid):
     game = copy_example(tmp_path)
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     totals = expected_totals(state)
     as_json = cli("score", game, "--format", "json")
     assert as_json.code == 0
@@ -478,7 +478,7 @@ def test_score_text_and_json(cli, tmp_path, example_mid):
     for name, total in totals.items():
         assert f"  {name}: {total}  (" in as_text.out
 
-    mid_state = load_game(example_mid)[1].state
+    mid_state = open_game(example_mid)[1].state
     mid = cli("score", example_mid)
     assert mid.code == 0 and f"Score so far (turn {mid_state.turn})" in mid.out
     assert json.loads(cli("score", example_mid, "--format", "json").out)["winners"] is None
@@ -535,7 +535,7 @@ def test_printed_schemas_validate_the_example_files(console_script):
 
 def test_dry_run_writes_nothing(cli, tmp_path):
     game = new_game(tmp_path / "g", seed="dry run")
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     card = state.hands[0][0]
     move = write_move(tmp_path / "m.yaml", {"game": game_id_of(game), "turn": 1,
                                             "player": "alice",
@@ -555,7 +555,7 @@ def test_dry_run_writes_nothing(cli, tmp_path):
 def test_apply_prints_an_account_without_hidden_cards(cli, tmp_path):
     """The referee's paragraph: what was played, and the next player's draw as a count only."""
     game = new_game(tmp_path / "g", seed="account")
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     card = max(state.hands[0])
     move = write_move(tmp_path / "m.yaml", {"game": game_id_of(game), "turn": 1,
                                             "player": "alice",

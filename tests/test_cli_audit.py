@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from rebis_pbm import fileio
 from rebis_pbm.cli import cli
-from rebis_pbm.digests import chain_digest
+from rebis_pbm.record.digests import chain_digest
 from rebis_pbm.record import HEADER, SEED_ENV
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 

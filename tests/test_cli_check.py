@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm.cli import load_game
+from rebis_pbm.referee import open_game
 
 from clitools import (EXAMPLES, cli, console_script, example_game, run_inproc,  # noqa: F401
                       snapshot)
@@ -95,4 +95,4 @@ def test_apply_check_name_refuses_a_misnamed_move_and_applies_a_well_named_one(c
     assert snapshot(game.parent) == before
     done = cli("apply", game, renamed(tmp_path, "turn-001-alice.yaml"), "--check-name")
     assert done.code == 0, done.err
-    assert len(load_game(game)[0].moves) == 1
+    assert len(open_game(game)[0].moves) == 1

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from rebis_pbm import fileio
-from rebis_pbm.cli import load_game
+from rebis_pbm.referee import open_game
 from rebis_pbm.engine import legal_moves
 
 from clitools import cli, console_script, new_game, run_inproc, snapshot, write_move  # noqa: F401
@@ -37,7 +37,7 @@ def game(tmp_path) -> Path:
 
 
 def legal_move_file(game: Path, folder: Path, index: int = 0) -> Path:
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     move = legal_moves(state)[index]
     return write_move(folder / f"move-{move.turn}-{index}.yaml", {"game": GAME_ID, **move.as_dict()})
 
@@ -96,10 +96,10 @@ def test_record_write_failing_at_each_step_leaves_the_record_intact(game, tmp_pa
     assert "No space left on device" in outcome.one_error_line()
     monkeypatch.undo()
     assert snapshot(game.parent) == before and temp_files(game.parent) == []
-    record, replay = load_game(game)                 # still loads and replays
+    record, replay, _ = open_game(game)                 # still loads and replays
     assert record.moves == () and replay.state.turn == 1
     assert run_inproc("apply", game, move).code == 0  # and the move can be applied now
-    assert len(load_game(game)[0].moves) == 1
+    assert len(open_game(game)[0].moves) == 1
 
 
 @pytest.mark.parametrize("step", [*RECORD_STEPS, "rename"])
@@ -116,7 +116,7 @@ def test_process_dying_during_the_record_write(game, tmp_path, monkeypatch, step
         run_inproc("apply", game, move)
     monkeypatch.undo()
     assert snapshot(game.parent) == before
-    assert load_game(game)[1].state.turn == 1
+    assert open_game(game)[1].state.turn == 1
 
 
 def test_leftover_temporary_file_does_not_disturb_the_next_apply(game, tmp_path):
@@ -125,7 +125,7 @@ def test_leftover_temporary_file_does_not_disturb_the_next_apply(game, tmp_path)
     leftover.write_text("format: half written")
     move = legal_move_file(game, tmp_path)
     assert run_inproc("apply", game, move).code == 0
-    assert len(load_game(game)[0].moves) == 1
+    assert len(open_game(game)[0].moves) == 1
     assert leftover.read_text() == "format: half written"
 
 
@@ -145,7 +145,7 @@ def test_views_write_failing_after_the_record_is_repaired_by_the_same_apply(
     line = outcome.one_error_line()
     assert f"the move was recorded in {game}" in line and "run the same apply again" in line
     assert temp_files(game.parent) == []
-    assert len(load_game(game)[0].moves) == 1        # the record holds the move and replays
+    assert len(open_game(game)[0].moves) == 1        # the record holds the move and replays
     stale = stale_views(game)
     assert stale, "some view is still the old one"
 
@@ -192,7 +192,7 @@ def test_competing_moves_for_the_same_turn(console_script, game, tmp_path):
     of one of them. Exactly one move is recorded per round."""
     rounds = 3
     for round_ in range(rounds):
-        state = load_game(game)[1].state
+        state = open_game(game)[1].state
         turn = state.turn
         options = legal_moves(state)
         picks = [options[(i * 7 + round_) % len(options)] for i in range(4)]
@@ -217,7 +217,7 @@ def test_competing_moves_for_the_same_turn(console_script, game, tmp_path):
                    if code == 0 and out.startswith(f"Turn {turn}: ")]
         assert len(applied) == 1, results
         winner = sent[applied[0]]
-        record, replay = load_game(game)              # valid, and replays from the seed
+        record, replay, _ = open_game(game)              # valid, and replays from the seed
         assert len(record.moves) == turn and record.holds(winner)
         for i, (code, out, err) in enumerate(results):
             if i == applied[0]:

@@ -30,7 +30,9 @@ from pathlib import Path
 import pytest
 
 from rebis_pbm import fileio
-from rebis_pbm.cli import EXIT_BUSY, EXIT_CODES, load_game, move_file_name
+from rebis_pbm.cli import EXIT_CODES
+from rebis_pbm.errors import ExitCode
+from rebis_pbm.referee import move_file_name, open_game
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.yamlio import dump_yaml
 
@@ -62,7 +64,7 @@ def game(template, tmp_path) -> Path:
 
 def move_text(game: Path) -> str:
     """A legal move for the player to move, as a move file."""
-    move = legal_moves(load_game(game)[1].state)[0]
+    move = legal_moves(open_game(game)[1].state)[0]
     return dump_yaml({"game": GAME_ID, **move.as_dict()})
 
 
@@ -110,7 +112,7 @@ def lock_held(record: Path):
 # ------------------------------------------------------------------------ 75: busy, try again
 
 def test_exit_75_is_documented_wherever_the_exit_codes_are():
-    assert EXIT_BUSY == 75
+    assert ExitCode.BUSY == 75
     assert re.search(r"^\s+75 busy: .*\n.*try again later$", EXIT_CODES, flags=re.M)
     assert EXIT_CODES.endswith("On 1, 2, 3 and 75 nothing on disk changes.")
     for name in ("README.md", "docs/cli.md", "docs/formats.md", "docs/input.md", "docs/mail.md",
@@ -155,7 +157,7 @@ def test_mail_in_from_a_maildir_keeps_the_message_for_the_next_run_when_busy(cli
     again = cli("mail", "in", game, tmp_path / "inbox", "--referee", REFEREE)
     assert again.code == 0, again.err
     assert "turn 1 applied (alice)" in again.out
-    assert len(load_game(game)[0].moves) == 1
+    assert len(open_game(game)[0].moves) == 1
 
 
 # ------------------------------------------------------------------ refusals leave no lock file

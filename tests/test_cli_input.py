@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rebis_pbm.cli import load_game
+from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import MAX_DEPTH, MAX_INT_DIGITS, MOVE_MAX_BYTES
 
 from clitools import cli, console_script, new_game, run_inproc, run_script, snapshot  # noqa: F401
@@ -35,7 +35,7 @@ def game(template, tmp_path) -> Path:
 
 def a_legal_move_text(game: Path) -> str:
     """A legal turn-1 move for alice, written the way a person would, LF line ends."""
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     card = state.hands[0][0]
     return (f"game: {GAME_ID}\nturn: 1\nplayer: alice\n"
             f"play:\n  cards: {card}\n  shelf: alice\n  sign: positive\n")
@@ -468,7 +468,7 @@ def test_tampered_record_fails_verification_exit_3(cli, game, tmp_path):
     move = tmp_path / "move.yaml"
     move.write_text(a_legal_move_text(game))
     assert cli("apply", game, move).code == 0
-    hand = load_game(game)[1].state.hands[0]
+    hand = open_game(game)[1].state.hands[0]
     record = yaml.safe_load(game.read_text())
     missing = next(n for n in range(1, 10) if n not in hand and n != record["moves"][0]["play"]["cards"])
     text = game.read_text().replace(f"cards: {record['moves'][0]['play']['cards']}\n",

@@ -15,7 +15,7 @@ from typing import Callable
 
 import pytest
 
-from rebis_pbm.cli import load_game
+from rebis_pbm.referee import open_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, ShelfRef, legal_moves
 
 from clitools import cli, console_script, example_game, new_game  # noqa: F401
@@ -33,7 +33,7 @@ def _fresh(folder: Path) -> Path:
 
 def _after_turn_1(folder: Path) -> Path:
     game = _fresh(folder)
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     move = write_move(folder / "t1.yaml", {"game": GAME_ID, **first_legal(state).as_dict()})
     assert run_inproc("apply", game, move).code == 0
     return game
@@ -322,7 +322,7 @@ def test_rejected_move_exits_1_and_changes_nothing(cli, templates, tmp_path, cas
     folder = tmp_path / "game"
     shutil.copytree(templates(position).parent, folder)
     game = folder / "game.yaml"
-    record, replay = load_game(game)
+    record, replay, _ = open_game(game)
     doc, words = make(replay.state, record.game)
     move = write_move(tmp_path / "move.yaml", doc)
     before = snapshot(folder)
@@ -336,17 +336,17 @@ def test_rejected_move_exits_1_and_changes_nothing(cli, templates, tmp_path, cas
 
 def test_every_searched_position_is_where_it_should_be(templates):
     """The searched positions really are what their names say (guards the search itself)."""
-    state = load_game(templates("gold due"))[1].state
+    state = open_game(templates("gold due"))[1].state
     assert state.supply.golden_dust == 0 and state.supply.gold > 0        # R8.1 gives gold
-    state = load_game(templates("closing with dust left"))[1].state
+    state = open_game(templates("closing with dust left"))[1].state
     assert state.supply.golden_dust > 0
-    state = load_game(templates("zero in hand"))[1].state
+    state = open_game(templates("zero in hand"))[1].state
     assert state.ruleset.zero and 0 in state.hands[state.to_move]
-    state = load_game(templates("full own shelf"))[1].state
+    state = open_game(templates("full own shelf"))[1].state
     own = state.active_shelf(state.to_move).weight
     assert any(own + c > state.ruleset.shelf_limit for c in state.hands[state.to_move])
-    assert load_game(templates("red token"))[1].state.phase == "red_token"
-    assert load_game(templates("finished"))[1].state.finished
+    assert open_game(templates("red token"))[1].state.phase == "red_token"
+    assert open_game(templates("finished"))[1].state.finished
 
 
 def test_same_move_twice_is_already_applied(cli, templates, tmp_path):
@@ -354,7 +354,7 @@ def test_same_move_twice_is_already_applied(cli, templates, tmp_path):
     folder = tmp_path / "game"
     shutil.copytree(templates("fresh").parent, folder)
     game = folder / "game.yaml"
-    state = load_game(game)[1].state
+    state = open_game(game)[1].state
     move = write_move(tmp_path / "move.yaml", {"game": GAME_ID, **first_legal(state).as_dict()})
     first = cli("apply", game, move)
     assert first.code == 0, first.err
@@ -383,7 +383,7 @@ def test_different_move_for_a_played_turn_is_stale(cli, templates, tmp_path):
     folder = tmp_path / "game"
     shutil.copytree(templates("after turn 1").parent, folder)
     game = folder / "game.yaml"
-    other = legal_moves_at_turn_1(load_game(game)[1].state)[0]
+    other = legal_moves_at_turn_1(open_game(game)[1].state)[0]
     move = write_move(tmp_path / "move.yaml", {"game": GAME_ID, **other.as_dict()})
     before = snapshot(folder)
     outcome = cli("apply", game, move)

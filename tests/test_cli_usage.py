@@ -28,14 +28,14 @@ def test_help_still_shows_the_usage_and_exits_0(cli):
 
 
 def test_an_internal_error_names_no_game_state_and_shows_no_traceback(tmp_path, monkeypatch):
-    from rebis_pbm import cli as cli_module
+    from rebis_pbm import referee
 
     from clitools import run_inproc
 
     def broken(*_args, **_kwargs):
         raise KeyError("hand of bob: 3 5 7")
 
-    monkeypatch.setattr(cli_module, "load_game", broken)
+    monkeypatch.setattr(referee, "open_game", broken)
     outcome = run_inproc("view", tmp_path / "game.yaml", "--public")
     assert outcome.code == 4
     line = outcome.one_error_line()

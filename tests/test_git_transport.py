@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm.cli import load_game
+from rebis_pbm.referee import open_game
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.yamlio import dump_yaml
 
@@ -63,7 +63,7 @@ def repo(tmp_path, monkeypatch) -> Path:
 
 def played(game: Path) -> list:
     """The moves of the record as replayed with the seed (the record seals closing cards)."""
-    return [move for move, _ in load_game(game)[1].history]
+    return [move for move, _ in open_game(game)[1].history]
 
 
 def tracked(repo: Path, commit="HEAD") -> set[str]:
@@ -94,7 +94,7 @@ def test_a_whole_game_through_git_commits(repo):
     before = git(repo, "rev-parse", "HEAD").strip()
     applied = []
     while True:
-        state = load_game(repo / "game.yaml")[1].state
+        state = open_game(repo / "game.yaml")[1].state
         if state.finished:
             break
         mover = state.player_to_move
@@ -136,7 +136,7 @@ def test_a_whole_game_through_git_commits(repo):
         assert played(repo / "game.yaml") == applied
         before = git(repo, "rev-parse", "HEAD").strip()
 
-    assert load_game(repo / "game.yaml")[1].state.finished
+    assert open_game(repo / "game.yaml")[1].state.finished
     assert played(repo / "game.yaml") == applied and len(applied) == 10
     assert {m.player for m in applied} == set(PLAYERS)
     # The record as committed verifies on its own: the last move revealed the seed.
@@ -155,7 +155,7 @@ def test_a_whole_game_through_git_commits(repo):
 
 
 def test_a_move_sent_twice_is_applied_once(repo):
-    state = load_game(repo / "game.yaml")[1].state
+    state = open_game(repo / "game.yaml")[1].state
     commit_move(repo, "alice", pick_move(state), "turn 1")
     assert job(repo, "HEAD").returncode == 0
     head = git(repo, "rev-parse", "HEAD")
@@ -169,7 +169,7 @@ def test_a_move_sent_twice_is_applied_once(repo):
 
 
 def test_an_illegal_move_fails_the_job_with_the_reason(repo):
-    state = load_game(repo / "game.yaml")[1].state
+    state = open_game(repo / "game.yaml")[1].state
     move = pick_move(state)
     path = repo / "moves" / "turn-001-alice.yaml"
     text = dump_yaml({"game": "gitgame", **move.as_dict()})
@@ -189,7 +189,7 @@ def test_a_busy_record_fails_the_job_with_75_not_as_a_refused_move(repo, monkeyp
     later), said so, nothing changed; the same job run again applies the move."""
     from rebis_pbm.fileio import locked
 
-    commit_move(repo, "alice", pick_move(load_game(repo / "game.yaml")[1].state), "turn 1")
+    commit_move(repo, "alice", pick_move(open_game(repo / "game.yaml")[1].state), "turn 1")
     record_before, head = (repo / "game.yaml").read_bytes(), git(repo, "rev-parse", "HEAD")
     monkeypatch.setenv("REBIS_PBM_LOCK_TIMEOUT", "0.2")
     with locked(repo / "game.yaml"):
@@ -228,7 +228,7 @@ def commit_file(repo: Path, name: str, text: str, author: str = "alice") -> None
 
 
 def first_move_text(repo: Path) -> str:
-    return dump_yaml({"game": "gitgame", **pick_move(load_game(repo / "game.yaml")[1].state)
+    return dump_yaml({"game": "gitgame", **pick_move(open_game(repo / "game.yaml")[1].state)
                       .as_dict()})
 
 
@@ -312,7 +312,7 @@ def test_the_moves_of_one_push_are_applied_in_turn_order(repo):
     from rebis_pbm.engine import apply_move
 
     start = git(repo, "rev-parse", "HEAD").strip()
-    state = load_game(repo / "game.yaml")[1].state
+    state = open_game(repo / "game.yaml")[1].state
     first = pick_move(state)
     second = pick_move(apply_move(state, first)[0])
     commit_move(repo, "bob", second, "bob's move, pushed first")

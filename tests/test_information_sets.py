@@ -30,7 +30,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from infoset import alternative, move_variants, play_prefix, unseen_differs
-from rebis_pbm import record as record_mod
+from rebis_pbm.record import model as record_mod
 from rebis_pbm import views
 from rebis_pbm.engine import IllegalMove, Ruleset, apply_move, shuffled
 from rebis_pbm.engine import rules as rules_mod

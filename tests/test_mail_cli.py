@@ -9,10 +9,11 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from rebis_pbm import mail as mail_mod
-from rebis_pbm.cli import cli, load_game
+from rebis_pbm.transports import mail as mail_mod
+from rebis_pbm.cli import cli
+from rebis_pbm.referee import open_game
 from rebis_pbm.engine import Move
-from rebis_pbm.mail import maildir_new, parse_message, thread_id
+from rebis_pbm.transports.mail import maildir_new, parse_message, thread_id
 from rebis_pbm.schemas import validate
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 
@@ -34,7 +35,7 @@ def game(tmp_path) -> Path:
 
 
 def state_of(game):
-    return load_game(game)[1].state
+    return open_game(game)[1].state
 
 
 def move_doc(move: Move, game_id="g1") -> str:
@@ -146,7 +147,7 @@ def alice_move(game, tmp_path) -> Path:
 def test_apply_as_the_moves_own_player_applies_it(game, alice_move, author):
     result = invoke("apply", game, alice_move, "--as", author)
     assert result.exit_code == 0, result.output
-    assert len(load_game(game)[0].moves) == 1
+    assert len(open_game(game)[0].moves) == 1
 
 
 @pytest.mark.parametrize("author, code, words", [
@@ -189,7 +190,7 @@ def test_accepted_move_sends_each_player_their_own_view(game, tmp_path):
     result = mail_in(game, incoming("Alice <alice@example.org>", move_doc(move)), tmp_path)
     assert result.exit_code == 0, result.output
     assert "turn 1 applied (alice); 4 messages queued" in result.output
-    assert load_game(game)[0].moves == (move,)
+    assert open_game(game)[0].moves == (move,)
     messages = queued(game)
     assert sorted(to_address(m) for m in messages) == sorted([*PLAYERS.values(), REFEREE])
     for msg in messages:
@@ -404,7 +405,7 @@ def test_maildir_is_read_oldest_first_and_never_twice(game, tmp_path):
     lines = result.output.splitlines()
     assert "z-earlier from alice@example.org: turn 1 applied" in lines[0]
     assert "a-later from bob@example.org: turn 2 applied" in lines[1]
-    assert load_game(game)[0].moves == (first, second)
+    assert open_game(game)[0].moves == (first, second)
     assert sorted(p.name for p in (box / "cur").iterdir()) == ["a-later:2,S", "z-earlier:2,S"]
     assert list((box / "new").iterdir()) == []
     before, queue_size = game.read_bytes(), len(queued(game))

@@ -6,7 +6,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from rebis_pbm.mail import (MailError, check_address, extract_move, is_automatic, maildir_new,
+from rebis_pbm.transports.mail import (MailError, check_address, extract_move, is_automatic, maildir_new,
                             mark_seen, parse_message, parse_server, reply_message, sender_address,
                             subject, thread_id)
 

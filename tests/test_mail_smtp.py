@@ -12,8 +12,9 @@ from aiosmtpd.smtp import AuthResult
 
 from click.testing import CliRunner
 
-from rebis_pbm.cli import cli, load_game
-from rebis_pbm.mail import parse_message
+from rebis_pbm.cli import cli
+from rebis_pbm.referee import open_game
+from rebis_pbm.transports.mail import parse_message
 from rebis_pbm.yamlio import dump_yaml
 
 from transport_support import PLAYERS, REFEREE, illegal_card, new_args, pick_move, run
@@ -126,7 +127,7 @@ def test_a_whole_game_by_email_through_a_real_smtp_server(tmp_path, smtp):
 
     refusals = 0
     while True:
-        record, replay = load_game(game)
+        record, replay, _ = open_game(game)
         state = replay.state
         if state.finished:
             break
@@ -154,7 +155,7 @@ def test_a_whole_game_by_email_through_a_real_smtp_server(tmp_path, smtp):
             assert recipients == [PLAYERS[mover]] and "move rejected" in answer.get_content()
             assert answer["Subject"] == "[Rebis mailgame] turn 4: your move was not applied"
             refusals += 1
-        assert len(load_game(game)[0].moves) == state.turn - 1  # refusals changed nothing
+        assert len(open_game(game)[0].moves) == state.turn - 1  # refusals changed nothing
         sent = reply(latest[PLAYERS[mover]], PLAYERS[mover], move_text, state.turn % 3)
         deliver(box, sent)
         said, got = mail_round()
@@ -164,7 +165,7 @@ def test_a_whole_game_by_email_through_a_real_smtp_server(tmp_path, smtp):
         assert all(f"[Rebis mailgame] turn {state.turn + 1}" in m["Subject"] or
                    "the game is over" in m["Subject"] for m in latest.values())
 
-    record, replay = load_game(game)
+    record, replay, _ = open_game(game)
     assert replay.state.finished and len(record.moves) == 10 and refusals == 2
     game.with_name("game.secret.yaml").unlink()  # the record revealed its seed at the end
     verified = run("verify", game, env={"REBIS_PBM_SEED": ""})

@@ -20,8 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from rebis_pbm import audit, views
-from rebis_pbm.digests import chain_digest
-from rebis_pbm.cli import cli, load_game
+from rebis_pbm.record.digests import chain_digest
+from rebis_pbm.cli import cli
+from rebis_pbm.referee import open_game
 from rebis_pbm.engine import (IllegalMove, Move, Play, Ruleset, ShelfRef, apply_move, check_move,
                               setup)
 from rebis_pbm.engine import events as ev
@@ -115,7 +116,7 @@ def test_cards_dealt_face_down_are_hidden_from_everyone_their_owner_included(fmt
 
 
 def test_dealt_cards_stay_hidden_at_the_end_until_the_seed_is_revealed():
-    record, replay = load_game(ROOT / "examples" / "game.yaml")
+    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
     assert replay.state.finished
     for who in (*record.players, None):
         view = views.build_view(record.game, replay, who)
@@ -125,7 +126,7 @@ def test_dealt_cards_stay_hidden_at_the_end_until_the_seed_is_revealed():
 
 
 def test_once_the_record_reveals_the_seed_every_face_down_card_shows():
-    record, replay = load_game(ROOT / "examples" / "game.yaml")
+    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
     assert record.seed is not None  # the last move's apply revealed it (docs/audit.md)
     state = replay.state
     for who in (*record.players, None):
@@ -147,7 +148,7 @@ def test_the_views_apply_writes_reveal_face_down_cards_only_once_the_seed_is_rev
 
 @pytest.mark.parametrize("revealed", [False, True])
 def test_every_view_matches_the_view_schema(revealed):
-    record, replay = load_game(ROOT / "examples" / "game.yaml")
+    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
     stages = [(record.game, replay), ("g", closing_turn())]
     for game, stage in stages:
         for who in (*stage.state.seats, None):
@@ -225,7 +226,7 @@ def test_a_seal_is_the_documented_hmac_of_the_card():
 
 
 def test_the_example_record_keeps_every_closing_card_sealed():
-    record, replay = load_game(ROOT / "examples" / "game.yaml")
+    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
     text = (ROOT / "examples" / "game.yaml").read_text()
     entries = load_yaml(text.encode(), source="game.yaml", kind="record").data["moves"]
     closings = 0

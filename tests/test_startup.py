@@ -15,12 +15,14 @@ from click.testing import CliRunner
 from rebis_pbm.cli import LAZY_COMMANDS, cli
 
 REPO = Path(__file__).resolve().parent.parent
-HEAVY = ("rebis_pbm.cli_audit", "rebis_pbm.cli_bots", "rebis_pbm.cli_mail", "rebis_pbm.cli_check",
-         "rebis_pbm.bots", "rebis_pbm.mail", "email.message", "smtplib", "jsonschema")
+HEAVY = ("rebis_pbm.cli.audit", "rebis_pbm.cli.bots", "rebis_pbm.cli.mail", "rebis_pbm.cli.check",
+         "rebis_pbm.bots", "rebis_pbm.transports.mail", "rebis_pbm.transports.mail_jobs",
+         "email.message", "smtplib", "jsonschema")
 # What view and moves were freed of (docs/performance.md): pathlib with what it imports (they work
 # with os.path), the verify-only part of the audit (reading a record needs record.walk alone),
 # and fcntl (they take no lock).
-NOT_ON_READ_PATH = ("pathlib", "urllib.parse", "ipaddress", "fnmatch", "rebis_pbm.audit", "fcntl")
+NOT_ON_READ_PATH = ("pathlib", "urllib.parse", "ipaddress", "fnmatch", "rebis_pbm.record.audit",
+                    "fcntl")
 
 
 def test_help_lists_every_command_including_the_lazy_ones():
@@ -63,9 +65,9 @@ def test_view_and_moves_import_neither_pathlib_nor_the_verify_machinery(tmp_path
 
 
 def test_shared_steps_take_a_path_as_text_or_as_a_path_object(tmp_path: Path):
-    """cli_mail, cli_audit and cli_check pass pathlib paths to the steps that view, moves and
+    """The mail, audit and check commands pass pathlib paths to the steps that view, moves and
     apply call with text: both name the same files."""
-    from rebis_pbm.cli import default_views_dir, load_for_mover, load_game, write_views
+    from rebis_pbm.referee import default_views_dir, for_mover, open_game, write_views
     from rebis_pbm.record import secret_path
 
     game = tmp_path / "game.yaml"
@@ -73,16 +75,16 @@ def test_shared_steps_take_a_path_as_text_or_as_a_path_object(tmp_path: Path):
                                       "--seed", "s"])
     assert result.exit_code == 0, result.output
     views = tmp_path / "game.views"
-    loaded = [load_game(where) for where in (game, str(game))]
+    loaded = [open_game(where) for where in (game, str(game))]
     assert loaded[0] == loaded[1]
     for where in (game, str(game)):
         assert default_views_dir(where) == str(views)
         assert secret_path(where) == str(tmp_path / "game.secret.yaml")
-        assert load_for_mover(where, "ann")[1] == loaded[0][1].state
+        assert for_mover(where, "ann")[1] == loaded[0][1].state
     # `new` wrote every view: writing them again, into either form of the folder, writes none.
-    assert write_views(views, *loaded[0]) == 0
-    assert write_views(str(views), *loaded[0]) == 0
+    assert write_views(views, *loaded[0][:2]) == 0
+    assert write_views(str(views), *loaded[0][:2]) == 0
     (views / "bo.txt").unlink()
-    assert write_views(views, *loaded[0], stale_only=True) == 0  # only existing files are redone
-    assert write_views(str(views), *loaded[0]) == 1
+    assert write_views(views, *loaded[0][:2], stale_only=True) == 0  # only existing files are redone
+    assert write_views(str(views), *loaded[0][:2]) == 1
     assert (views / "bo.txt").exists()

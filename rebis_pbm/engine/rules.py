@@ -24,7 +24,11 @@ class IllegalMove(ValueError):
     Attributes:
         code: a stable identifier of the reason (see ``REASONS``).
         message: one sentence for the mover, citing the ruling where one applies.
+        exit_code: 1, how a command refusing the move ends (docs/cli.md), as every error of
+            :mod:`rebis_pbm.errors` carries its own.
     """
+
+    exit_code = 1
 
     def __init__(self, code: str, message: str):
         super().__init__(message)

@@ -9,6 +9,8 @@ recompute it, with test vectors that the tests read from that page.
   seat order, seed commitment). It is the chain's first link, stored as ``header_sha256``.
 * :func:`chain_digest`: SHA-256 of ``{"entry": ENTRY, "prev": PREVIOUS}``; ``ENTRY`` is the move's
   entry as the record holds it, keyed state digest included, without its own ``chain_sha256``.
+* :func:`seed_commitment` and :func:`seal_card`: the seed's commitment and the seal of a closing
+  play's card.
 * :func:`state_digest`: HMAC-SHA256 keyed by the seed over the canonical :func:`state_document`
   (every hidden card included). Without the seed nobody can compute it, so it tells players
   nothing about hands or the deck; a plain hash of the state would let them try every hand.
@@ -22,7 +24,7 @@ import hashlib
 import hmac
 import json
 
-from .engine import Ruleset, State
+from ..engine import Ruleset, State
 
 # RFC 8785 writes numbers as IEEE doubles; integers in this range print the same in both.
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -177,3 +179,30 @@ def state_digest(state: State, seed: str) -> str:
     # (every record read computes this once per move, so the walk was most of a replay's time).
     return hmac.new(seed.encode("utf-8"), _encode(state_document(state)),
                     hashlib.sha256).hexdigest()
+
+
+def seed_commitment(seed: str) -> str:
+    """SHA-256 (lower-case hex) of the seed's UTF-8 bytes: the record's ``seed_sha256``.
+
+    >>> seed_commitment("example")[:16]
+    '50d858e0985ecc7f'
+    """
+    return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+SEAL_DOMAIN = "rebis-pbm/sealed-card/v1"
+
+
+def seal_card(seed: str, game: str, turn: int, card: int) -> str:
+    """The seal that stands for a closing play's card in the public record (R8.1).
+
+    HMAC-SHA256 keyed by the seed's UTF-8 bytes, over the UTF-8 text
+    ``rebis-pbm/sealed-card/v1`` LF game id LF turn LF card (numbers in decimal), as lower-case
+    hex. Without the seed a seal tells nothing about its card; with the seed (the referee during the
+    game, anyone once the seed is revealed) the card is the deck's number whose seal matches.
+
+    >>> seal_card("example", "g", 3, 7)[:16]
+    '4acae1ba089fe4ae'
+    """
+    text = f"{SEAL_DOMAIN}\n{game}\n{turn}\n{card}".encode("utf-8")
+    return hmac.new(seed.encode("utf-8"), text, hashlib.sha256).hexdigest()

@@ -1,20 +1,19 @@
 """The audit commands: ``rebis-pbm verify`` and ``rebis-pbm reveal`` (docs/audit.md).
 
-A thin shell: the checks are :mod:`rebis_pbm.audit`, the record is :mod:`rebis_pbm.record`.
+A thin shell around :func:`rebis_pbm.referee.verify` and :func:`rebis_pbm.referee.reveal`; the
+checks are :mod:`rebis_pbm.record.audit`'s.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
 
-from .cli import (EXIT_INPUT, EXIT_VERIFY, Failure, cli, default_views_dir, load_game_with_seed,
-                  make_views_dir, require_record, write_views)
-from .fileio import locked, read_input, write_atomic
-from .record import SEED_ENV, Record, dump_record, read_secret, secret_path
+from .. import referee
+from ..errors import ExitCode
+from . import cli
 
 
 @cli.command()
@@ -44,29 +43,13 @@ def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str) -> 
     seed); 3 verification failed (the record is edited, cut short, or not the game
     its seed deals); 2 GAME or the seed file cannot be read.
     """
-    from .audit import verify as run_verify
-
-    data, source = read_input(str(game), kind="record")
-
-    def find_seed(record: Record) -> tuple[str, str] | None:
-        if seed_file is not None:
-            return read_secret(seed_file, record), str(seed_file)
-        if record.seed is not None:
-            return None  # the record's own seed is the one to check
-        if os.environ.get(SEED_ENV):
-            return os.environ[SEED_ENV], SEED_ENV
-        sidecar = secret_path(game)
-        if os.path.exists(sidecar):
-            return read_secret(sidecar, record), str(sidecar)
-        return None
-
-    report = run_verify(data, source, find_seed)
+    report = referee.verify(game, seed_file)
     if fmt == "json":
         click.echo(json.dumps(report.as_dict(), indent=2))
     else:
         click.echo(report.render_text(), nl=False)
     if not report.verified:
-        ctx.exit(EXIT_VERIFY)
+        ctx.exit(ExitCode.VERIFY)
 
 
 @cli.command()
@@ -87,24 +70,10 @@ def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
     The record is verified first (exit 3 if it fails), and the seed must match the
     commitment made at `new`.
     """
-    require_record(game)
-    with locked(game):
-        record, replay, seed = load_game_with_seed(game)
-        if record.seed is not None:
-            click.echo(f"{game} already reveals the seed of game {record.game}; nothing changed.")
-            return
-        state = replay.state
-        if not yes:
-            raise Failure(f"this would write the seed of game {record.game} into {game}: every "
-                          f"hand, the deck and every face-down card become known and the game "
-                          f"ends for good at turn {state.turn} ({state.player_to_move} to move); "
-                          f"nothing was written. Run again with --yes to do it", EXIT_INPUT)
-        revealed = record.revealed(seed)
-        views_dir = views_dir or default_views_dir(game)
-        make_views_dir(views_dir)  # a bad --views-dir is refused before the record changes
-        write_atomic(game, dump_record(revealed, state))
-        # The views now say "abandoned" and show every card, like the record.
-        write_views(views_dir, revealed, replay)
-    click.echo(f"Revealed the seed of game {record.game} in {game}: the game is abandoned at turn "
-               f"{state.turn} and no more moves can be played. Anyone can now check it with: "
-               f"rebis-pbm verify {game}")
+    done = referee.reveal(game, confirm=yes, views_dir=views_dir)
+    if done.already:
+        click.echo(f"{game} already reveals the seed of game {done.record.game}; nothing changed.")
+        return
+    click.echo(f"Revealed the seed of game {done.record.game} in {game}: the game is abandoned at "
+               f"turn {done.state.turn} and no more moves can be played. Anyone can now check it "
+               f"with: rebis-pbm verify {game}")

@@ -1,11 +1,11 @@
 """Audits of a game record: is it the game that was played, by the rules, unedited?
 
 :func:`verify` reads a record's bytes, checks its form, runs the walk
-(:func:`rebis_pbm.record.walk`: the header digest, the revealed seed against its commitment,
+(:func:`rebis_pbm.record.verify.walk`: the header digest, the revealed seed against its commitment,
 then for each move its turn number, its seat order, its chain digest and, when the seed is known,
 its sealed card (opened), its legality (the engine replays it), its keyed state digest and
 whether exactly the closing plays are sealed), checks the status
-(:func:`rebis_pbm.record.check_status`) and returns a :class:`Report` (what was checked, what
+(:func:`rebis_pbm.record.verify.check_status`) and returns a :class:`Report` (what was checked, what
 could not be, the first problem). The walk and the status check live with the record, since
 every read of a record runs them; this module is what only ``verify`` needs.
 docs/audit.md says what each digest covers and what each check proves.
@@ -17,10 +17,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from .engine.state import FINISHED, RED_TOKEN
-from .record import Problem, Record, check_status, walk
-from .views import counted
-from .yamlio import InputError, load_yaml
+from ..engine.state import FINISHED, RED_TOKEN
+from .model import Record
+from .verify import Problem, check_status, walk
+from ..views import counted
+from ..errors import InputError
+from ..yamlio import load_yaml
 
 # ------------------------------------------------------------------------------- the report
 
@@ -166,7 +168,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         is wrong, a file cut short or damaged included (the problem names the move it breaks off
         in). Nothing else raises.
     """
-    from .schemas import load_schema, validate
+    from ..schemas import load_schema, validate
 
     report = Report(source)
     try:

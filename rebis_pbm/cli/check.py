@@ -1,43 +1,42 @@
 """``rebis-pbm check``: check a move file without the seed (docs/cli.md).
 
 Anyone may run it: a player before sending a move, or the check of a pull request in a game
-played through git (docs/git.md), which must never see the seed. It checks what
-:func:`rebis_pbm.cli.read_move` checks (form, game, file name, sender), not the rules: they
-depend on the hidden cards, so only ``apply`` (with the seed) can check them.
+played through git (docs/git.md), which must never see the seed. The use case is
+:func:`rebis_pbm.referee.check_move_file`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from .cli import (EXIT_CODES, checked_name, cli, read_input, read_move, read_record,
-                  require_record, swapped_arguments)
-from .yamlio import InputError
+from .. import referee
+from ..errors import InputError
+from ..fileio import read_input
+from . import EXIT_CODES, cli
+from .game import checked_name
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@click.argument("game", type=click.Path(dir_okay=False, readable=False))
 @click.argument("move_file", metavar="MOVE.yaml|-")
 @click.option("--as", "author", metavar="PLAYER|ADDRESS",
               help="Who sends the move (a player's name or registered address): refuse it "
               "unless it is that player's own move (exit 1).")
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it.")
-def check(game: Path, move_file: str, author, check_name: bool) -> None:
+def check(game: str, move_file: str, author: str | None, check_name: bool) -> None:
     """Check a move file without the seed: its form, its game, its name and its sender.
 
     Not the rules (the cards in hand, whose turn it is): they need the seed, and `apply`
     checks them. Reads GAME without replaying it; writes nothing.
     """
     file_name = checked_name(move_file, check_name)
-    require_record(game)
+    referee.require_record(game)
     try:
-        record = read_record(game)
+        referee.read_record(game)  # the record first: a swapped GAME is said before the move
     except InputError as exc:
-        raise swapped_arguments(exc, game, "check") from None
+        raise referee.swapped_arguments(exc, game, "check") from None
     data, source = read_input(move_file, kind="move")
-    move = read_move(record, game, data, source, author=author, file_name=file_name)
+    record, move = referee.check_move_file(game, data, source, author=author, file_name=file_name)
     click.echo(f"{source}: a well-formed move of turn {move.turn} by {move.player} for game "
                f"{record.game}; the rules are checked when it is applied.")

@@ -2,7 +2,7 @@
 
 Built on the standard library only (``email`` with ``email.policy.default``, ``mailbox``,
 ``smtplib``); nothing here parses mail by hand. The command line around it is
-``rebis_pbm.cli_mail``; docs/mail.md is the page for players and referees.
+:mod:`rebis_pbm.transports.mail_jobs`; docs/mail.md is the page for players and referees.
 
 Secrecy: a message to a player carries that player's own view (``views.build_view`` for them),
 the account of the last move as told to them, and, if they are to move, their move template;

@@ -1,7 +1,7 @@
 """``rebis-pbm bot`` and ``rebis-pbm simulate``: moves chosen by bots (rebis_pbm.bots).
 
-Registered by one import line at the bottom of ``rebis_pbm.cli``. Heavy modules are imported
-inside the commands, so that other commands do not pay for them.
+Loaded when one of its commands is run (``LAZY_COMMANDS`` of :mod:`rebis_pbm.cli`). ``bot`` is
+:func:`rebis_pbm.referee.bot_move`; ``simulate`` plays in memory (:mod:`rebis_pbm.simulate`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from pathlib import Path
 
 import click
 
-from .bots import STRATEGIES
-from .cli import EXIT_BUG, EXIT_INPUT, Failure, cli, load_for_mover
+from .. import referee
+from ..bots import STRATEGIES
+from ..errors import ExitCode, Failed, UsageError
+from . import cli
 
 
 @cli.command()
@@ -31,16 +33,9 @@ def bot(game: Path, player: str, strategy: str, seed: str | None) -> None:
     supply and reserves), never the deck or other hands. Pipe the output into `apply GAME -`,
     e.g. as the default move of a player who missed a deadline.
     """
-    from .bots import make_bot
-    from .engine import information_set
-    from .yamlio import dump_yaml
+    from ..yamlio import dump_yaml
 
-    record, state = load_for_mover(game, player)
-    if seed is None:
-        import secrets
-
-        seed = secrets.token_hex(16)
-    move = make_bot(strategy, seed).choose(information_set(state, state.to_move))
+    record, move = referee.bot_move(game, player, strategy, seed)
     click.echo(f"# Move chosen by the {strategy} bot for {player} (rebis-pbm bot).")
     click.echo(dump_yaml({"game": record.game, **move.as_dict()}), nl=False)
 
@@ -70,19 +65,19 @@ def simulate(games: int, players: str, strategies: tuple[str, ...], zero: bool,
     """
     import json
 
-    from .simulate import game_specs, parse_players, render_text, report, run
+    from ..simulate import game_specs, parse_players, render_text, report, run
 
     try:
         counts = parse_players(players)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--players") from None
+        raise UsageError(str(exc), "--players") from None
     strategies = strategies or ("random",)
     if seed is None:
         import secrets
 
         seed = secrets.token_hex(8)
     elif seed == "":
-        raise Failure("the seed cannot be empty", EXIT_INPUT)
+        raise UsageError("the seed cannot be empty", "--seed")
     specs = game_specs(games, counts, strategies, seed, zero)
     if sys.stderr.isatty():
         with click.progressbar(length=len(specs), label="Playing", file=sys.stderr) as bar:
@@ -96,6 +91,6 @@ def simulate(games: int, players: str, strategies: tuple[str, ...], zero: bool,
     else:
         click.echo(render_text(rep), nl=False)
     if rep["problems"]:
-        raise Failure(f"{len(rep['problems'])} invariant violation(s) or crash(es) in "
+        raise Failed(f"{len(rep['problems'])} invariant violation(s) or crash(es) in "
                       f"{len({p['game'] for p in rep['problems']})} game(s): see the report; "
-                      f"this is a bug in rebis-pbm", EXIT_BUG)
+                     f"this is a bug in rebis-pbm", ExitCode.BUG)

@@ -1,0 +1,180 @@
+"""The ``rebis-pbm`` command line: parses arguments, calls :mod:`rebis_pbm.referee`, prints.
+
+One module per command group: :mod:`.game` (``new``, ``apply``, ``view``, ``moves``, ``score``,
+``schema``), :mod:`.check`, :mod:`.audit` (``verify``, ``reveal``), :mod:`.bots` (``bot``,
+``simulate``), :mod:`.mail`. Only :mod:`.game` is imported at start; the others when one of
+their commands is run or listed, so that ``view`` does not pay for mail or the audit.
+
+Every error is one sentence on standard error, ``rebis-pbm: ...``, and the exit code its
+exception carries (:mod:`rebis_pbm.errors`, docs/cli.md); no traceback reaches a user.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from ..engine import IllegalMove
+from ..errors import ExitCode, RebisError, UsageError, exit_code_of, one_line
+from ..fileio import os_error_message
+
+DEBUG_ENV = "REBIS_PBM_DEBUG"  # set: an internal error shows its traceback (for the referee)
+EXIT_CODES = """\b
+Exit codes:
+  0  done
+  1  move rejected by the rules (illegal, out of turn, stale, game over)
+  2  unreadable or schema-invalid input, or bad usage
+  3  the game record fails verification
+  4  internal error (a bug; please report it), or a move recorded
+     whose views could not be written (the message says how to repair)
+  75 busy: another command held the record's lock for 30 s
+     ($REBIS_PBM_LOCK_TIMEOUT); try again later
+  130 interrupted (Ctrl-C): run the same command again
+On 1, 2, 3 and 75 nothing on disk changes."""
+
+
+class Failure(click.ClickException):
+    """An error for the user: one sentence, an exit code, no traceback.
+
+    Characters that are not printable (line breaks, control characters quoted from a file)
+    are shown as escapes such as ``\\n``, so the message stays one line of plain text.
+    """
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(one_line(message))
+        self.exit_code = exit_code
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"rebis-pbm: {self.format_message()}", err=True)
+
+
+def _failure(exc: BaseException) -> Failure | None:
+    """The sentence and exit code of one of the project's errors (or an OSError, worded by
+    :func:`rebis_pbm.fileio.os_error_message`); None: a bug."""
+    code = exit_code_of(exc)
+    if code is None:
+        return None
+    if isinstance(exc, OSError) and not isinstance(exc, RebisError):
+        return Failure(os_error_message(exc), code)
+    if isinstance(exc, IllegalMove):
+        return Failure(f"move rejected: {exc.message}", code)
+    return Failure(str(exc), code)
+
+
+class Command(click.Command):
+    """A command whose :class:`~rebis_pbm.errors.UsageError` reads as click's own bad
+    parameter (``Invalid value for '--player': ...``), naming the command's ``--help``."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param_hint=exc.option) from None
+
+
+# click >= 8.2 reports a bare command group as this usage error; older versions print the help.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class Group(click.Group):
+    """Turns the project's errors into one sentence and an exit code (never a traceback).
+
+    Commands defined in other modules (:data:`LAZY_COMMANDS`) are imported only when one of them
+    is run or listed (click's "lazily loading subcommands" pattern).
+    """
+
+    command_class = Command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            import importlib
+
+            importlib.import_module(LAZY_COMMANDS[cmd_name], __package__)  # registers it
+        return super().get_command(ctx, cmd_name)
+
+    def main(self, args: Any = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        # click prints a usage error as three lines (usage, hint, error); ours are one sentence.
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            if not standalone_mode:
+                raise
+            if isinstance(exc, _NO_ARGS_IS_HELP):  # bare `rebis-pbm`: the help is the message
+                click.echo(exc.format_message(), err=True)
+                sys.exit(ExitCode.INPUT)
+            hint = f"; see '{exc.ctx.command_path} --help'" if exc.ctx is not None else ""
+            click.echo(f"rebis-pbm: {exc.format_message().rstrip('.')}{hint}", err=True)
+            sys.exit(ExitCode.INPUT)
+        except click.ClickException as exc:
+            if not standalone_mode:
+                raise
+            exc.show()
+            sys.exit(exc.exit_code)
+        if standalone_mode:
+            sys.exit(code if isinstance(code, int) else ExitCode.OK)
+        return code
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            # click would report "Aborted!" with exit 1, which reads as "move rejected".
+            raise Failure("interrupted; every file is either fully written or untouched, so run "
+                          "the same command again to finish (apply then says if the move was "
+                          "already applied)", ExitCode.INTERRUPTED) from None
+        except Exception as exc:  # the last line of defence: no traceback reaches a user
+            failure = _failure(exc)
+            if failure is None:
+                if os.environ.get(DEBUG_ENV):
+                    raise  # the referee asked for the traceback
+                # The exception's text could quote game state (a hand, the deck): not shown.
+                failure = Failure(f"internal error ({type(exc).__name__}); this is a bug in "
+                                  f"rebis-pbm, please report it with the command you ran (set "
+                                  f"{DEBUG_ENV}=1 to see the details)", ExitCode.BUG)
+            raise failure from None
+
+
+Group.group_class = Group  # subgroups (`mail`) report errors the same way
+
+
+@click.group(cls=Group, epilog=EXIT_CODES, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="rebis-pbm")
+def cli() -> None:
+    """Referee for the card game Rebis played by e-mail or through a git repository.
+
+    A referee creates a game with `new`, then runs `apply` on each move file a player sends; every
+    player reads their own view. See docs/ for the rules, the file formats and the shuffle.
+    """
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        cli.main(prog_name="rebis-pbm")
+    except KeyboardInterrupt:
+        click.echo("rebis-pbm: interrupted; run the same command again", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
+
+
+# Commands registered by their own modules (`@cli.command()`), imported when first needed:
+# command name -> module (see Group). One line per command.
+LAZY_COMMANDS = {
+    "verify": ".audit",
+    "reveal": ".audit",
+    "bot": ".bots",
+    "simulate": ".bots",
+    "mail": ".mail",
+    "check": ".check",
+}
+
+from . import game as _game  # noqa: E402,F401  (registers the core commands on `cli`)

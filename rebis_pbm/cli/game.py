@@ -1,0 +1,187 @@
+"""The core commands: ``new``, ``apply``, ``view``, ``moves``, ``score``, ``schema``.
+
+Each parses its arguments, calls one use case of :mod:`rebis_pbm.referee` and prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import click
+
+from .. import referee
+from .. import views as views_mod
+from ..errors import InputError, UsageError
+from ..fileio import read_input
+from . import EXIT_CODES, cli
+
+
+def _game_argument(f):  # type: ignore[no-untyped-def]
+    return click.argument("game", type=click.Path(dir_okay=False, readable=False))(f)
+
+
+def _views_dir_option(f):  # type: ignore[no-untyped-def]
+    return click.option("--views-dir", type=click.Path(file_okay=False),
+                        help="Where to write the views (default: GAME's name with .views, "
+                        "beside it).")(f)
+
+
+def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str]]:
+    """``("alice=alice@example.org", "bob")`` -> ``(("alice", "bob"), {"alice": "alice@..."})``.
+
+    Raises:
+        UsageError: an address that is not one (option ``--player``).
+    """
+    from ..transports.mail import check_address
+
+    names, addresses = [], {}
+    for item in items:
+        name, sep, address = item.partition("=")
+        names.append(name)
+        if sep:
+            try:
+                addresses[name] = check_address(address)
+            except ValueError as exc:
+                raise UsageError(f"{item!r}: {exc}", "--player") from None
+    return tuple(names), addresses
+
+
+@cli.command(epilog=EXIT_CODES)
+@_game_argument
+@click.option("--player", "players", multiple=True, metavar="NAME[=ADDRESS]",
+              help="A player, in seat order (2 to 4 times); the first plays first (R5). "
+              "NAME=ADDRESS also registers the player's e-mail address, for play by e-mail and "
+              "the sender check of `apply --as` (docs/mail.md).")
+@click.option("--public-addresses", is_flag=True, help="Show the players' addresses in every "
+              "view, the public one included (by default only the record holds them).")
+@click.option("--seed", help="The seed to shuffle from (default: a fresh random one). Anyone who "
+              "can guess it can compute every hand: use it only for tests and examples.")
+@click.option("--zero", is_flag=True, help="Play with the Rebis: Zero option (R2).")
+@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
+              help="Set a ruleset parameter (R3, R4): golden_dust, gold, red, shelf_limit, "
+              "hand_size, multiplier.")
+@click.option("--game-id", help="The game's id (default: derived from the seed's commitment).")
+@click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
+@_views_dir_option
+def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
+        zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
+        views_dir: str | None) -> None:
+    """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
+    names, addresses = players_and_addresses(players)
+    created = referee.create_game(
+        game, names, addresses=addresses, public_addresses=public_addresses, seed=seed,
+        ruleset=referee.ruleset_from(zero, rules), game_id=game_id, random_seats=random_seats,
+        views_dir=views_dir)
+    seats = created.record.players
+    click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
+    click.echo(f"Record: {game}. Seed: {created.secret_path} (keep it from the players until the "
+               f"end). Views: {created.views_dir}/.")
+    click.echo(f"Turn 1: {seats[0]} to move.")
+
+
+def checked_name(move_file: str, check_name: bool) -> str | None:
+    """The file name ``--check-name`` compares with the move (None without the option).
+
+    Raises:
+        click.UsageError: ``--check-name`` with ``-`` (standard input has no name).
+    """
+    if not check_name:
+        return None
+    if move_file == "-":
+        raise click.UsageError("--check-name needs a move file: standard input has no name")
+    return os.path.basename(move_file)
+
+
+@cli.command(epilog=EXIT_CODES)
+@_game_argument
+@click.argument("move_file", metavar="MOVE.yaml|-")
+@_views_dir_option
+@click.option("--dry-run", is_flag=True, help="Check the move and tell what it would do; write "
+              "nothing.")
+@click.option("--as", "author", metavar="PLAYER|ADDRESS",
+              help="Who sent the move (a player's name or registered address, e.g. a commit's "
+              "author): refuse it unless it is that player's own move (exit 1).")
+@click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
+              "named turn-NNN-PLAYER.yaml after the turn and player in it, as in the moves/ "
+              "folder of a game played through git.")
+def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, author: str | None,
+          check_name: bool) -> None:
+    """Check a move file against the rules, append it to GAME and write the new views.
+
+    MOVE.yaml may be - to read the move from standard input.
+    """
+    file_name = checked_name(move_file, check_name)
+    referee.require_record(game)
+    data, source = read_input(move_file, kind="move")
+    try:
+        done = referee.submit_move(game, data, source, author=author, views_dir=views_dir,
+                                   dry_run=dry_run, file_name=file_name)
+    except InputError as exc:
+        raise referee.swapped_arguments(exc, game, "apply") from None
+    if done.duplicate:
+        click.echo(referee.already_applied(done.record, done.move, done.repaired, done.views_dir))
+        return
+    prefix = "Dry run, nothing written: " if dry_run else ""
+    click.echo(f"{prefix}Turn {done.move.turn}: {views_mod.account(done.events)}")
+    if done.finished and not dry_run:
+        click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
+                   f"game with: rebis-pbm verify {game}")
+
+
+@cli.command(epilog=EXIT_CODES)
+@_game_argument
+@click.option("--player", metavar="NAME", help="Whose view.")
+@click.option("--public", is_flag=True, help="The spectator view (no hidden card).")
+@click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json"]), default="text",
+              show_default=True)
+def view(game: str, player: str | None, public: bool, fmt: str) -> None:
+    """Print one player's view of GAME (or, with --public, the spectator view)."""
+    if bool(player) == public:
+        raise click.UsageError("give exactly one of --player NAME or --public")
+    click.echo(views_mod.render(referee.player_view(game, player), fmt), nl=False)
+
+
+@cli.command(epilog=EXIT_CODES)
+@_game_argument
+@click.option("--player", metavar="NAME", required=True, help="The player to move.")
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
+              show_default=True)
+def moves(game: str, player: str, fmt: str) -> None:
+    """List every legal move for the player to move, each a complete move file for `apply`.
+
+    YAML: one document per move (separated by ---); JSON: a list of documents.
+    """
+    click.echo(referee.legal_moves_listing(game, player, fmt), nl=False)
+
+
+@cli.command(epilog=EXIT_CODES)
+@_game_argument
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+def score(game: str, fmt: str) -> None:
+    """Print the score of GAME shelf by shelf (R13) and the burdens (R12)."""
+    data = referee.score(game)
+    if fmt == "json":
+        click.echo(json.dumps({k: v for k, v in data.items() if k != "turn"}, indent=2))
+        return
+    finished = data["winners"] is not None
+    head = "Final score" if finished else f"Score so far (turn {data['turn']})"
+    click.echo(f"{head} of game {data['game']}:")
+    for p in data["scores"]:
+        parts = [f"shelf {s['shelf']}: {s['value']} x {s['multiplier']} = {s['score']}"
+                 for s in p["shelves"]]
+        click.echo(f"  {p['player']}: {p['total']}  ({'; '.join(parts)})")
+    click.echo("Burden (R12): " + ", ".join(f"{b['player']} {b['total']}" for b in data["burdens"]))
+    if finished:
+        won = data["winners"]
+        click.echo(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won))
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("name", type=click.Choice(["move", "record", "view"]))
+def schema(name: str) -> None:
+    """Print the JSON Schema of a move file, a game record or a view."""
+    from ..schemas import schema_text
+
+    click.echo(schema_text(name), nl=False)

@@ -1,0 +1,148 @@
+"""``rebis-pbm mail``: play by e-mail around ``apply`` (docs/mail.md).
+
+A thin shell: the use cases are :mod:`rebis_pbm.transports.mail_jobs` (``mail in`` enters each
+move through :func:`rebis_pbm.referee.submit_move`, the one way a move enters a game).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..transports.mail_jobs import default_queue
+from . import cli
+
+PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
+REFEREE_ENV = "REBIS_PBM_REFEREE"
+
+
+def _queue_option(f):
+    return click.option("--queue", type=click.Path(file_okay=False, path_type=Path),
+                        help="The Maildir of messages waiting to be sent (default: GAME's name "
+                        "with .mailq, beside it).")(f)
+
+
+def _referee_option(f):
+    return click.option("--referee", metavar="ADDRESS", envvar=REFEREE_ENV, required=True,
+                        show_envvar=True, callback=_check_referee,
+                        help="The referee's address: the From of every message; it also "
+                        "receives the public view after each move.")(f)
+
+
+def _check_referee(ctx, param, value):
+    from ..transports.mail import check_address
+
+    try:
+        return check_address(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+@cli.group()
+def mail() -> None:
+    """Play by e-mail: apply moves that arrive as messages, send each player their own view.
+
+    \b
+    Start:     rebis-pbm new game.yaml --player alice=alice@example.org --player bob=...
+               rebis-pbm mail views game.yaml --referee ref@example.org
+               rebis-pbm mail out game.yaml --smtp smtp.example.org:587 --starttls --user ref
+    Each move: rebis-pbm mail in game.yaml ~/Maildir/.rebis --referee ref@example.org
+               rebis-pbm mail out game.yaml --smtp ...
+    """
+
+
+@mail.command("in")
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@click.argument("source", metavar="MESSAGE|-|MAILDIR")
+@_referee_option
+@_queue_option
+@click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the view files (default: GAME's name with .views, beside it).")
+def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
+    """Apply the moves that arrived by e-mail and queue the answers (`mail out` sends them).
+
+    SOURCE is one message file, - for standard input (a mail filter such as procmail or a
+    .forward pipe), or a Maildir folder: every message in its new/, oldest first, each moved to
+    cur/ once handled, so that a re-run never handles it twice.
+
+    The move is a YAML attachment, or the message's text (docs/mail.md). It must come from the
+    address registered for the move's player. An accepted move sends every player their own
+    view and the referee the public one; a refused one, a reply to its sender only. A message
+    from an address no player registered gets no reply: it is reported on standard error (and
+    moved to cur/ like every handled message). Exit 0 when every message was handled, refused
+    and unanswered ones included; otherwise the referee's side failed (record, seed, lock,
+    disk), and that message and the later ones stay where they are, untouched. A record locked
+    by another command for 30 s is exit 75 (EX_TEMPFAIL): a mail system piping a message into
+    `mail in -` keeps it and delivers it again later.
+    """
+    from ..transports.mail_jobs import mail_in as run
+
+    stream = sys.stdin.buffer if source == "-" else source
+    for handled in run(game, stream, referee, queue or default_queue(game), views_dir):
+        click.echo(handled.line, err=handled.notice)
+
+
+@mail.command("views")
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@click.option("--player", "players", multiple=True, metavar="NAME",
+              help="Only this player's view (repeatable); by default every player with an "
+              "address, and the public view for the referee.")
+@_referee_option
+@_queue_option
+def mail_views(game: Path, players, referee: str, queue) -> None:
+    """Queue every player's current view: at the start of a game, or to send one again."""
+    from ..transports.mail_jobs import queue_views
+
+    count = queue_views(game, referee, tuple(players), queue)
+    click.echo(f"{count} messages queued.")
+
+
+@mail.command("out")
+@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@_queue_option
+@click.option("--outbox", type=click.Path(file_okay=False, path_type=Path),
+              help="Write each queued message as a .eml file in this folder.")
+@click.option("--smtp", metavar="HOST[:PORT]", help="Send the queued messages through this SMTP "
+              "server (port 25 by default).")
+@click.option("--starttls", is_flag=True, help="Encrypt the SMTP session with STARTTLS first.")
+@click.option("--user", help="Log in to the SMTP server as USER; the password is read from the "
+              "environment variable named by --password-env (never from the command line).")
+@click.option("--password-env", default=PASSWORD_ENV, show_default=True, metavar="NAME",
+              help="The environment variable holding the SMTP password.")
+def mail_out(game: Path, queue, outbox, smtp, starttls: bool, user, password_env: str) -> None:
+    """Send the queued messages (SMTP), or write them as .eml files (--outbox).
+
+    A message leaves the queue once sent (it is kept in the queue's cur/); if the server
+    cannot be reached or refuses, the rest stays queued for the next run (exit 2).
+    """
+    from ..transports.mail import SmtpServer, parse_server
+    from ..transports.mail_jobs import send_queue
+
+    if (outbox is None) == (smtp is None):
+        raise click.UsageError("give exactly one of --outbox DIR or --smtp HOST[:PORT]")
+    server = None
+    if smtp is not None:
+        try:
+            host, port = parse_server(smtp)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--smtp") from None
+        password = None
+        if user is not None:
+            password = os.environ.get(password_env)
+            if password is None:
+                raise click.UsageError(f"set the environment variable {password_env} to the "
+                                       f"SMTP password of {user}")
+        server = SmtpServer(host, port, starttls, user, password)
+    elif starttls or user:
+        raise click.UsageError("--starttls and --user go with --smtp")
+    queue_dir = queue or default_queue(game)
+    count = send_queue(queue_dir, outbox=outbox, server=server)
+    if count is None:
+        click.echo(f"Nothing to send: {queue_dir} does not exist yet.")
+    elif server is None:
+        click.echo(f"{count} messages written to {outbox}/.")
+    else:
+        click.echo(f"{count} messages sent through {host}:{port}.")

@@ -1,0 +1,29 @@
+"""The game record and its secret: what a game is on disk (docs/formats.md, docs/audit.md).
+
+One module per concern:
+
+* :mod:`.model`: the record in memory (:class:`Record`, its entries, :class:`Replay`);
+* :mod:`.digests`: the canonical form and every digest, the seed's commitment, the seals;
+* :mod:`.codec`: the record's text, written (:func:`dump_record`) and read (:func:`parse_record`);
+* :mod:`.verify`: the checks every read runs (:func:`walk`, :func:`check_status`) and the one
+  read path with the seed (:func:`read_game`);
+* :mod:`.secret`: where the seed is kept until the end (the secret file, ``REBIS_PBM_SEED``);
+* :mod:`.audit`: ``verify``'s report for people (imported on demand).
+"""
+
+from ..errors import CorruptRecord, SeedError
+from .codec import HEADER, dump_record, parse_record
+from .digests import SEAL_DOMAIN, seal_card, seed_commitment
+from .model import (FORMAT, Link, Record, Replay, SealedMove, check_seed, closes_shelf,
+                    entry_from_dict, status)
+from .secret import SEED_ENV, dump_secret, find_seed, read_secret, secret_path
+from .verify import (CODES, Problem, Walk, check_header, check_status, read_checked, read_game,
+                     replay_record, walk)
+
+__all__ = [
+    "CODES", "FORMAT", "HEADER", "SEAL_DOMAIN", "SEED_ENV", "CorruptRecord", "Link", "Problem",
+    "Record", "Replay", "SealedMove", "SeedError", "Walk", "check_header", "check_seed",
+    "check_status", "closes_shelf", "dump_record", "dump_secret", "entry_from_dict", "find_seed",
+    "parse_record", "read_checked", "read_game", "read_secret", "replay_record", "seal_card",
+    "secret_path", "seed_commitment", "status", "walk",
+]

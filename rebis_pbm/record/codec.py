@@ -1,0 +1,36 @@
+"""The record on disk: its text, written and read (docs/formats.md).
+
+:func:`dump_record` writes a header comment (:data:`HEADER`) and YAML with a stable key order;
+:func:`parse_record` reads and validates it against the record's JSON Schema.
+"""
+
+from __future__ import annotations
+
+from ..engine import State
+from ..errors import InputError
+from ..yamlio import dump_yaml, load_yaml
+from .model import Record
+
+HEADER = ("# Rebis game record, written by rebis-pbm: do not edit by hand.\n"
+          "# Players: see your view; referee: rebis-pbm apply THIS_FILE MOVE.yaml\n")
+
+
+def dump_record(record: Record, state: State) -> str:
+    """The record's text: a header comment, then YAML with a stable key order."""
+    return HEADER + dump_yaml(record.to_dict(state))
+
+
+def parse_record(data: bytes, source: str) -> Record:
+    """Parse and validate a record's bytes.
+
+    Raises:
+        InputError: not YAML, not a valid record (schema), or a ruleset out of range.
+    """
+    from ..schemas import validate
+
+    loaded = load_yaml(data, source=source, kind="record")
+    validate(loaded, "record")
+    try:
+        return Record.from_dict(loaded.data)
+    except ValueError as exc:
+        raise InputError(str(exc), source=source) from None

@@ -1,0 +1,82 @@
+"""Where a game's seed is kept until the end: the secret file or the environment.
+
+Until the game ends the seed is kept out of the record, in a sidecar ``<name>.secret.yaml``
+(mode 0600) or in the environment variable ``REBIS_PBM_SEED``; the last move's ``apply`` (or
+``reveal`` for an abandoned game) writes it into the record, so that anyone can then check the
+whole game (``rebis-pbm verify``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import SeedError
+from ..fileio import read_input
+from ..yamlio import clip, dump_yaml, load_yaml
+from .digests import seed_commitment
+from .model import Record
+
+SEED_ENV = "REBIS_PBM_SEED"
+
+
+def secret_path(record_path: str | os.PathLike) -> str:
+    """Where ``new`` keeps the seed: ``game.yaml`` -> ``game.secret.yaml``."""
+    folder, name = os.path.split(os.fspath(record_path))
+    stem = name[:-5] if name.endswith(".yaml") else name
+    return os.path.join(folder, stem + ".secret.yaml")
+
+
+def dump_secret(game: str, seed: str) -> str:
+    return ("# The seed of a Rebis game: keep it from the players until the game ends.\n"
+            + dump_yaml({"game": game, "seed": seed}))
+
+
+def find_seed(record_path: str | os.PathLike, record: Record) -> str:
+    """The game's seed: revealed in the record, else ``REBIS_PBM_SEED`` if set, else the sidecar
+    secret file.
+
+    Raises:
+        SeedError: no seed reachable, or the secret file is for another game.
+        InputError: the secret file cannot be read.
+    """
+    if record.seed is not None:
+        return record.seed
+    env = os.environ.get(SEED_ENV)
+    if env:
+        _check_seed_from(record, env, SEED_ENV, f"unset it, or set it to game {record.game}'s seed")
+        return env
+    path = secret_path(record_path)
+    if not os.path.exists(path):
+        raise SeedError(f"no seed for game {record.game}: {path} does not exist and {SEED_ENV} is "
+                        f"not set; the referee who created the game keeps it")
+    seed = read_secret(path, record)
+    _check_seed_from(record, seed, path, "restore the secret file written by rebis-pbm new")
+    return seed
+
+
+def _check_seed_from(record: Record, seed: str, where: str, fix: str) -> None:
+    """SeedError naming where ``seed`` came from unless it matches the record's commitment."""
+    if seed_commitment(seed) != record.seed_sha256:
+        raise SeedError(f"the seed in {where} is not game {record.game}'s: it does not match the "
+                        f"record's commitment (seed_sha256); {fix}")
+
+
+def read_secret(path: str | os.PathLike, record: Record) -> str:
+    """The seed in a secret file (``game: ID`` and ``seed: TEXT``) of ``record``'s game.
+
+    Raises:
+        SeedError: the file is not the secret of this game.
+        InputError: the file cannot be read (worded like every file the tool reads, by
+            :func:`rebis_pbm.fileio.read_input`), or is not YAML (one sentence with its position).
+    """
+    path = os.fspath(path)
+    data, _ = read_input(path, kind="secret")
+    loaded = load_yaml(data, source=path, kind="secret")
+    doc = loaded.data
+    if not isinstance(doc.get("seed"), str) or not doc["seed"] or doc.get("game") != record.game:
+        other = doc.get("game")
+        whose = (f"; it is the secret of game {clip(other)}"
+                 if isinstance(other, str) and other != record.game else "")
+        raise SeedError(f"{path} is not the secret of game {record.game} (it needs game: "
+                        f"{record.game} and seed: TEXT){whose}")
+    return doc["seed"]

@@ -1,0 +1,362 @@
+"""Every read of a record checks it: the walk, the status check and the two read paths.
+
+:func:`walk` goes through a record once, in order, checking every digest and replaying every
+move, and stops at the first :class:`Problem`; :func:`check_status` compares its written status
+with the one the moves give. :func:`read_game` is the one way a record is read with its seed:
+it decides once between the fast path (a record exactly as rebis-pbm writes it) and the checked
+path (schema first, then the same checks). ``verify`` (:mod:`rebis_pbm.record.audit`) reports
+the same checks to people.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+from ..engine import IllegalMove, apply_move, setup
+from ..engine.state import FINISHED, PLAY, RED_TOKEN
+from ..errors import CorruptRecord
+from ..yamlio import load_yaml
+from .codec import parse_record
+from .digests import chain_digest, seed_commitment, state_digest
+from .model import Record, Replay, SealedMove, check_seed, closes_shelf
+
+
+# ------------------------------------------------------------------------- the walk
+
+# Stable problem codes (Problem.code), in the order the checks run.
+CODES = (
+    "unreadable",      # the file is not a YAML mapping (cut short, damaged)
+    "schema",          # the document is not a valid record (field missing, wrong form)
+    "header_digest",   # game id, ruleset, players or seed commitment edited
+    "seed_mismatch",   # the seed revealed in the record is not the committed one
+    "wrong_seed",      # the seed given from outside (secret file, env) is not the committed one
+    "setup",           # the ruleset cannot deal this game
+    "after_end",       # a move after the red token, the game's last move (R12)
+    "turn_order",      # a move missing, repeated or out of order
+    "seat_order",      # a turn played by the wrong seat (R5, R6)
+    "chain_digest",    # the entry, or one before it, edited
+    "seal",            # a closing play's sealed card opens to no card of the deck (R8.1)
+    "illegal_move",    # the move breaks the rules at its point (R6-R12)
+    "state_digest",    # the state after the move is not the one the referee recorded
+    "sealing",         # a closing play shows its card, or a play that does not close is sealed
+    "not_revealed",    # the game is over but the record does not reveal its seed
+    "status",          # the status does not follow from the moves
+)
+
+
+class Problem(NamedTuple):
+    """The first thing wrong with a record.
+
+    Attributes:
+        code: one of :data:`CODES`.
+        message: what is wrong, in plain words (no hidden card: hands and the deck never appear).
+        turn: the move the problem is at (its place in the record: move N is turn N), or None for
+            the header; for the status, the last move.
+        player: the player the entry there names (None for the header or the status).
+        expected: what the record should hold there; found: what it holds.
+    """
+
+    code: str
+    message: str
+    turn: int | None = None
+    player: str | None = None
+    expected: str | None = None
+    found: str | None = None
+
+    @property
+    def where(self) -> str:
+        """``turn 7 (alice)``, ``the status after turn 37`` or ``the record's header``."""
+        if self.code in ("status", "not_revealed"):
+            return "the status" + (f" after turn {self.turn}" if self.turn else "")
+        if self.turn is None:
+            return "the record's header"
+        return f"turn {self.turn}" + (f" ({self.player})" if self.player else "")
+
+    def sentence(self) -> str:
+        """One sentence: where, what, expected and found."""
+        text = f"{self.where}: {self.message}"
+        if self.expected is not None or self.found is not None:
+            text += f" (expected {self.expected}; found {self.found})"
+        return text
+
+    def as_dict(self) -> dict:
+        return {"code": self.code, "turn": self.turn, "player": self.player,
+                "message": self.message, "expected": self.expected, "found": self.found}
+
+
+class Walk(NamedTuple):
+    """The result of :func:`walk`.
+
+    Attributes:
+        problem: the first problem, or None.
+        replay: the replayed game when the seed was known and every move passed; else None.
+        moves: how many moves passed every check before the problem (all of them if none).
+    """
+
+    problem: Problem | None
+    replay: Replay | None
+    moves: int
+
+
+def _short(move) -> str:
+    """A move in one line, as the record writes it (no hidden card: only what the mover played)."""
+    return json.dumps(move.as_dict(), separators=(", ", ": "))
+
+
+def _places_red_token(entry) -> bool:
+    """Whether a record entry is the red token's placement (R12); every other entry is a turn's
+    play, whose mover follows the seat order."""
+    return getattr(entry, "red_token", None) is not None
+
+
+def check_header(record: Record) -> Problem | None:
+    """The header digest (the chain's first link) against the header as it now is: an edited game
+    id, ruleset, seat order or seed commitment shows here, before anything relies on them."""
+    if record.computed_header_sha256() == record.header_sha256:
+        return None
+    return Problem(
+        "header_digest", "the header (game id, ruleset, players in seat order, seed "
+        "commitment) does not match its header_sha256: it was edited after the game was "
+        "created", expected=f"header_sha256 {record.header_sha256}",
+        found=f"header_sha256 {record.computed_header_sha256()}")
+
+
+def walk(record: Record, seed: str | None = None) -> Walk:
+    """Check ``record`` from its header to its last move; stop at the first problem.
+
+    Without a seed (none given and none revealed): header digest, turn numbers, seat order and
+    chain digests. With one (``seed``, else the record's revealed seed): also the seed against the
+    commitment, each sealed card (it must open), each move's legality by replaying it (R5-R12),
+    each keyed state digest, and that a move's card is sealed exactly when it closes a shelf
+    (R8.1, docs/views.md).
+
+    Returns:
+        a :class:`Walk`. Never raises for a bad record; the problem says what is wrong.
+    """
+    problem = check_header(record)
+    if problem is not None:
+        return Walk(problem, None, 0)
+    if record.seed is not None and seed_commitment(record.seed) != record.seed_sha256:
+        return Walk(Problem(
+            "seed_mismatch", "the seed revealed in the record does not match the commitment made "
+            "when the game was created (seed_sha256): it does not deal the game that was played",
+            expected=f"a seed whose SHA-256 is {record.seed_sha256}",
+            found=f"a seed whose SHA-256 is {seed_commitment(record.seed)}"), None, 0)
+    if seed is not None and seed != record.seed and seed_commitment(seed) != record.seed_sha256:
+        return Walk(Problem(
+            "wrong_seed", "the seed given does not match the record's commitment (seed_sha256): "
+            "it is another game's seed, or the record's commitment was replaced",
+            expected=f"a seed whose SHA-256 is {record.seed_sha256}",
+            found=f"a seed whose SHA-256 is {seed_commitment(seed)}"), None, 0)
+    key = seed if seed is not None else record.seed
+    state = setup_events = None
+    history = []
+    if key is not None:
+        try:
+            state, setup_events = setup(record.ruleset, record.players, key)
+        except ValueError as exc:
+            return Walk(Problem("setup", f"the game cannot be dealt: {exc}"), None, 0)
+    n = len(record.players)
+    for index, entry in enumerate(record.moves):
+        turn = index + 1
+        at = {"turn": turn, "player": entry.player}
+        if index and _places_red_token(record.moves[index - 1]):
+            return Walk(Problem(
+                "after_end", "a move follows the red token, which is the game's last move (R12)",
+                expected="no move after the red token", found=_short(entry), **at), None, index)
+        if entry.turn != turn:
+            return Walk(Problem(
+                "turn_order", f"move {turn} of the record says turn {entry.turn}: a move is "
+                "missing, repeated or out of order", expected=f"turn {turn}",
+                found=f"turn {entry.turn}", **at), None, index)
+        if not _places_red_token(entry) and entry.player != record.players[index % n]:
+            return Walk(Problem(
+                "seat_order", "this turn is not played in seat order (R5, R6)",
+                expected=f"{record.players[index % n]} to play turn {turn}",
+                found=f"{entry.player} playing it", **at), None, index)
+        computed = chain_digest(record.prev_digest(index), record.entry(index))
+        if computed != record.links[index].chain_sha256:
+            return Walk(Problem(
+                "chain_digest", "the entry does not match its chain digest: it, or an entry "
+                "before it, was edited after it was recorded",
+                expected=f"chain_sha256 {record.links[index].chain_sha256}",
+                found=f"chain_sha256 {computed}", **at), None, index)
+        if key is None:
+            continue
+        sealed = isinstance(entry, SealedMove)
+        move = entry.opened(key, record.game, record.ruleset) if sealed else entry
+        if move is None:
+            return Walk(Problem(
+                "seal", "the sealed card of this closing play opens to no card of the deck: the "
+                "entry was edited", expected="the seal of one of the deck's numbers (R8.1)",
+                found=f"sealed {entry.seal}", **at), None, index)
+        try:
+            state, events = apply_move(state, move)
+        except IllegalMove as exc:
+            # The entry as written, not the opened move: a problem report names no hidden card.
+            return Walk(Problem(
+                "illegal_move", f"the move breaks the rules: {exc.message}",
+                expected="a legal move", found=_short(entry), **at), None, index)
+        computed = state_digest(state, key)
+        if computed != record.links[index].state_hmac:
+            return Walk(Problem(
+                "state_digest", "the state after this move is not the one the referee recorded "
+                "(keyed digest state_hmac): the deal or a move differs from the game played",
+                expected=f"state_hmac {record.links[index].state_hmac}",
+                found=f"state_hmac {computed}", **at), None, index)
+        if closes_shelf(events) != sealed:
+            return Walk(Problem(
+                "sealing", "this play closes a shelf but the record shows its card, which lies "
+                "face down (R8.1)" if not sealed else "this play is sealed but does not close a "
+                "shelf; only a closing play's card is sealed (R8.1)",
+                expected="play.sealed" if not sealed else "play.cards",
+                found="play.cards" if not sealed else "play.sealed", **at), None, index)
+        history.append((move, events))
+    replay = None if key is None else Replay(state, setup_events, tuple(history))
+    return Walk(None, replay, len(record.moves))
+
+
+# ------------------------------------------------------------------------------- the status
+
+_STATUS_FIELDS = ("phase", "turn", "player", "end", "scores", "winners", "abandoned")
+_ABSENT = object()  # a status field that is not there (None is a value: no player to move)
+
+
+def _differs(expected: dict, found: dict) -> tuple[str, str, str] | None:
+    """The first field where two statuses differ: (field, expected text, found text)."""
+    def show(value):
+        return "absent" if value is _ABSENT else json.dumps(value, separators=(", ", ": "))
+
+    keys = [k for k in _STATUS_FIELDS if k in expected or k in found]
+    keys += sorted(k for k in set(expected) | set(found) if k not in _STATUS_FIELDS)
+    for key in keys:
+        want, have = expected.get(key, _ABSENT), found.get(key, _ABSENT)
+        if isinstance(want, dict) and isinstance(have, dict) and want != have:
+            for sub in list(want) + [k for k in have if k not in want]:
+                if want.get(sub, _ABSENT) != have.get(sub, _ABSENT):
+                    return f"{key}.{sub}", show(want.get(sub, _ABSENT)), show(have.get(sub, _ABSENT))
+        if want != have:
+            return key, show(want), show(have)
+    return None
+
+
+def check_status(record: Record, found: dict, replay: Replay | None) -> Problem | None:
+    """Check the record's status (``found``, as written) against the moves.
+
+    With the replay: the whole status must be the one the final state gives (phase, turn and
+    player to move, or end, scores and winners; ``abandoned`` when the seed was revealed early),
+    and a finished game must reveal its seed. Without: a game whose record does not reveal its
+    seed cannot be over, and the turn (and, in phase play, the player to move) must follow from the
+    number of moves and the seat order.
+    """
+    last = len(record.moves) or None
+    if replay is not None:
+        if replay.state.phase == FINISHED and record.seed is None:
+            return Problem("not_revealed", "the game is over but the record does not reveal its "
+                           "seed (the last move's apply writes it)", turn=last,
+                           expected="seed: the game's seed", found="no seed")
+        expected = record.status(replay.state)
+    else:
+        ended = bool(record.moves) and _places_red_token(record.moves[-1])  # R12: the last move
+        if found.get("phase") == FINISHED or ended:
+            return Problem("not_revealed", "the status says the game is over, but the record does "
+                           "not reveal its seed (the last move's apply writes it)", turn=last,
+                           expected="seed: the game's seed", found="no seed")
+        count = len(record.moves)
+        expected = {"phase": found.get("phase"), "turn": count + 1}
+        if found.get("phase") == PLAY:
+            expected["player"] = record.players[count % len(record.players)]
+        elif found.get("phase") == RED_TOKEN and found.get("player") in record.players:
+            expected["player"] = found["player"]  # the holder depends on hidden hands (R12)
+    diff = _differs(expected, found)
+    if diff is None:
+        return None
+    name, want, have = diff
+    return Problem("status", f"the status does not follow from the moves (field status.{name})",
+                   turn=last, expected=want, found=have)
+
+
+def replay_record(record: Record, seed: str) -> Replay:
+    """Deal from ``seed`` and play every recorded move, checking each move's digests as it goes
+    (the whole check is :func:`walk`).
+
+    Raises:
+        SeedError: ``seed`` does not match the record's commitment.
+        CorruptRecord: the header or a move fails its digests, a move is out of turn or illegal at
+            its point, a seal opens to no card, a closing play shows its card (the message names
+            the turn), or a revealed seed is not the committed one.
+    """
+    result = walk(record, seed)
+    if result.problem is not None:
+        if result.problem.code == "wrong_seed":
+            check_seed(record, seed)  # raises SeedError: the seed belongs to another game
+        raise CorruptRecord(result.problem.sentence(), result.problem)
+    return result.replay
+
+
+def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
+    """Parse, check and replay a record's bytes: ``(record, replay, seed)``. ``seed_for(record)``
+    returns the seed (e.g. ``lambda r: find_seed(path, r)``).
+
+    A record as rebis-pbm writes it is accepted without the JSON Schema, whose import and checks
+    cost more than all the rest of a command: when the strict YAML reader reads it, its integers
+    are plainly spelled, it holds no e-mail addresses (their format is the schema's to check),
+    the game id and every name have the schema's form, the record replays
+    (:func:`replay_record`: every digest and every move checked) and its data is exactly, types
+    included, what the writer gives for it (:meth:`Record.to_dict` of the replayed state), then
+    the schema holds too (and so does the written status). Anything else goes through
+    :func:`parse_record` (the schema, with a positioned message), the header digest before the
+    seed is looked up, :func:`replay_record`, and the written status against the one the moves
+    give: the outcome is the same.
+
+    Raises:
+        InputError, SeedError, CorruptRecord: as :func:`parse_record`, ``seed_for`` and
+            :func:`replay_record`; CorruptRecord also for an edited header or status.
+    """
+    found = _read_as_written(data, source, seed_for)
+    return found if found is not None else read_checked(data, source, seed_for)
+
+
+def read_checked(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
+    """The checked path of :func:`read_game`, for any record: the schema, the header digest
+    before ``seed_for`` relies on the game id, the replay with every digest, and the written
+    status against the one the moves give.
+
+    Raises:
+        InputError, SeedError, CorruptRecord: as :func:`read_game`.
+    """
+    record = parse_record(data, source)
+    problem = check_header(record)  # before seed_for relies on the game id
+    if problem is None:
+        seed = seed_for(record)
+        replay = replay_record(record, seed)
+        problem = check_status(record, record.written_status, replay)
+        if problem is None:
+            return record, replay, seed
+    raise CorruptRecord(problem.sentence(), problem)
+
+
+def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str] | None:
+    """The fast path of :func:`read_game`; None sends the record down the checked path."""
+    from ..schemas import check_integer_spelling, defined_pattern
+
+    try:
+        loaded = load_yaml(data, source=source, kind="record")
+        check_integer_spelling(loaded)
+        doc = loaded.data
+        if "addresses" in doc:
+            return None  # e-mail addresses have a format only the schema checks
+        record = Record.from_dict(doc)
+        if not defined_pattern("move", "game").fullmatch(record.game):
+            return None
+        player = defined_pattern("move", "player")
+        if not all(player.fullmatch(name) for name in record.players):
+            return None  # names become file names: never trust them unchecked
+        seed = seed_for(record)
+        replay = replay_record(record, seed)
+        if json.dumps(doc) != json.dumps(record.to_dict(replay.state)):
+            return None  # json tells 1 from true and "1", and keeps key order
+    except Exception:  # whatever is wrong, the checked path finds it and words it
+        return None
+    return record, replay, seed
