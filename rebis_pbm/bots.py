@@ -32,11 +32,11 @@ from .engine import HIDDEN, Move, State, apply_move, legal_moves, scores
 STRATEGIES = ("random", "greedy")
 
 
-def _check_view(view: State) -> None:
+def _check_infoset(infoset: State) -> None:
     """Refuse a full state: a bot given the deck order would be a cheat, and a bug."""
-    if view.to_move is None:
+    if infoset.to_move is None:
         raise ValueError("the game is over: there is no move to choose")
-    if view.order.count(HIDDEN) != len(view.order):
+    if infoset.order.count(HIDDEN) != len(infoset.order):
         raise ValueError("a bot chooses from information_set(state, mover), never from the full "
                          "state (which holds the deck order and the other hands)")
 
@@ -55,14 +55,14 @@ class RandomBot:
 
         self._rng = random.Random(seed)
 
-    def choose(self, view: State) -> Move:
-        """A legal move for the player to move in ``view`` (an ``information_set``).
+    def choose(self, infoset: State) -> Move:
+        """A legal move for the player to move in ``infoset`` (an ``information_set``).
 
         Raises:
-            ValueError: ``view`` is a full state, or the game is over.
+            ValueError: ``infoset`` is a full state, or the game is over.
         """
-        _check_view(view)
-        return self._rng.choice(legal_moves(view))
+        _check_infoset(infoset)
+        return self._rng.choice(legal_moves(infoset))
 
 
 class GreedyBot:
@@ -77,17 +77,17 @@ class GreedyBot:
     def __init__(self, seed: str | int = 0):
         del seed
 
-    def choose(self, view: State) -> Move:
+    def choose(self, infoset: State) -> Move:
         """The best legal move by the heuristic of the module docstring.
 
         Raises:
-            ValueError: ``view`` is a full state, or the game is over.
+            ValueError: ``infoset`` is a full state, or the game is over.
         """
-        _check_view(view)
-        mover = view.to_move
+        _check_infoset(infoset)
+        mover = infoset.to_move
         best, best_gain = None, None
-        for move in legal_moves(view):
-            after, _ = apply_move(view, move)
+        for move in legal_moves(infoset):
+            after, _ = apply_move(infoset, move)
             totals = scores(after)
             gain = 2 * totals[mover] - sum(totals)
             if best_gain is None or gain > best_gain:

@@ -466,7 +466,7 @@ def already_applied(record: Record, move: Move, repaired: int = 0,
     ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`)."""
     entry = record.moves[move.turn - 1]
     # A sealed card is not compared (Record.holds), so say only what was compared.
-    what = (f": a closing play on {entry.shelf}'s shelf, like this one (its card is sealed in "
+    what = (f": a closing play on {entry.owner}'s shelf, like this one (its card is sealed in "
             f"the record, so the card sent is not compared)"
             if isinstance(entry, SealedMove) else " with exactly this move")
     extra = (f" (rewrote {repaired} stale view file(s) in {os.fspath(views_dir or '')}/)"

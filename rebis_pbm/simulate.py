@@ -30,7 +30,7 @@ class GameSpec:
 
     number: int
     seed: str
-    seats: tuple[str, ...]
+    players: tuple[str, ...]
     strategies: tuple[str, ...]
     zero: bool = False
 
@@ -110,19 +110,19 @@ def play_game(spec: GameSpec) -> GameResult:
     """Play one game between bots. An illegal move, a crash or a broken invariant does not raise:
     it becomes one of the result's ``problems`` (the game stops at a crash or illegal move)."""
     ruleset = spec.ruleset
-    state, _ = setup(ruleset, spec.seats, spec.seed)
+    state, _ = setup(ruleset, spec.players, spec.seed)
     bots = [make_bot(strategy, f"{spec.seed}/{name}")
-            for name, strategy in zip(spec.seats, spec.strategies)]
+            for name, strategy in zip(spec.players, spec.strategies)]
     moves: list[Move] = []
     problems: list[str] = []
-    limit = ruleset.deck_size + 2  # every turn draws a card; the red token is one move more
+    limit = ruleset.card_count + 2  # every turn draws a card; the red token is one move more
     red_seat = None
     while not state.finished:
         if len(moves) >= limit:
             problems.append(f"the game did not end after {limit} moves")
             break
         mover = state.to_move
-        who = f"the {spec.strategies[mover]} bot of {spec.seats[mover]}"
+        who = f"the {spec.strategies[mover]} bot of {spec.players[mover]}"
         try:
             move = bots[mover].choose(information_set(state, mover))
             state, _ = apply_move(state, move)
@@ -137,7 +137,7 @@ def play_game(spec: GameSpec) -> GameResult:
             red_seat = mover
         moves.append(move)
     problems += invariant_problems(state)
-    if not problems and replay(ruleset, spec.seats, spec.seed, moves) != state:
+    if not problems and replay(ruleset, spec.players, spec.seed, moves) != state:
         problems.append("replaying the seed and the moves gives another final state")
     red_move = moves[-1] if red_seat is not None else None
     return GameResult(
@@ -145,7 +145,7 @@ def play_game(spec: GameSpec) -> GameResult:
         moves=tuple(moves),
         end=state.end_reason,
         scores=scores(state),
-        winners=tuple(spec.seats.index(p) for p in winners(state)),
+        winners=tuple(spec.players.index(p) for p in winners(state)),
         red_token=red_seat,
         red_on_own_shelf=red_move is not None and red_move.red_token.player == red_move.player,
         problems=tuple(problems),
@@ -171,7 +171,7 @@ def invariant_problems(state: State) -> list[str]:
         for number, shelf in enumerate(row, start=1):
             seen.update(card.number for card in shelf.cards)
             on_shelves.update(shelf.tokens)
-            where = f"{state.seats[seat]}'s shelf {number}"
+            where = f"{state.players[seat]}'s shelf {number}"
             if shelf.weight > ruleset.shelf_limit:
                 problems.append(f"{where} weighs {shelf.weight}, over the limit "
                                 f"{ruleset.shelf_limit}")
@@ -269,7 +269,7 @@ def report(results: list[GameResult], *, seed: str, players: tuple[int, ...],
             strategy_red[spec.strategies[r.red_token]] += 1
             red_own += r.red_on_own_shelf
         for problem in r.problems:
-            problems.append({"game": spec.number, "seed": spec.seed, "seats": list(spec.seats),
+            problems.append({"game": spec.number, "seed": spec.seed, "seats": list(spec.players),
                              "strategies": list(spec.strategies), "zero": spec.zero,
                              "problem": problem})
     total_turns = sum(turns)

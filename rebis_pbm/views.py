@@ -113,9 +113,9 @@ def account(events, viewer: str | None = None) -> str:
 
 def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = False) -> dict:
     out: dict = {}
-    if card.sign:
+    if card.factor:
         out["number"] = card.number
-        out["sign"] = POSITIVE if card.sign > 0 else NEGATIVE
+        out["sign"] = POSITIVE if card.factor > 0 else NEGATIVE
     else:
         out["face"] = "down"
         if revealed or (viewer_seat is not None and card.placed_by == viewer_seat):
@@ -149,7 +149,7 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     state = replay.state if revealed else information_set(replay.state, viewer_seat)
     scores = {p.player: p for p in score_table(state)}
     players = []
-    for seat, name in enumerate(state.seats):
+    for seat, name in enumerate(state.players):
         shelves = []
         for number, shelf in enumerate(state.shelves[seat], start=1):
             shelves.append({
@@ -159,7 +159,7 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
                 "value": shelf.value,
                 "tokens": list(shelf.tokens),
                 "score": scores[name].shelves[number - 1].score,
-                "cards": [_card(c, seat, viewer_seat, state.seats, revealed)
+                "cards": [_card(c, seat, viewer_seat, state.players, revealed)
                           for c in shelf.cards],
             })
         players.append({
@@ -184,7 +184,7 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
         view["to_move"] = state.player_to_move
     if revealed:
         view["seed_revealed"] = True
-    view["deck"] = state.deck_size
+    view["deck"] = state.deck_count
     view["supply"] = {"golden_dust": state.supply.golden_dust, "gold": state.supply.gold,
                       "red": state.supply.red}
     if viewer_seat is not None:

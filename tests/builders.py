@@ -94,7 +94,7 @@ def make_state(
     out = [c for h in hands for c in h] + [c.number for row in rows for s in row for c in s.cards]
     order = tuple(out) + tuple(deck)
     return State(
-        ruleset=ruleset, seats=seats, order=order, deck_pos=len(out), hands=tuple(hands),
+        ruleset=ruleset, players=seats, order=order, deck_pos=len(out), hands=tuple(hands),
         shelves=tuple(rows), reserves=reserves, supply=supply, turn=turn, phase=phase,
         to_move=to_move, drawn=drawn, last_mover=last_mover, end_reason=end_reason,
     )

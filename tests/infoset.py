@@ -41,7 +41,7 @@ class Prefix:
     """A game played from a given deal, with the fate of every deck position."""
 
     ruleset: Ruleset
-    seats: tuple[str, ...]
+    players: tuple[str, ...]
     order: tuple[int, ...]
     setup_events: tuple
     steps: list = field(default_factory=list)    # (move, events)
@@ -141,10 +141,10 @@ def alternative(game: Prefix, reader: int | None, rng: random.Random) -> Prefix:
             q = rng.choice(options)
             order[q], order[here] = order[here], order[q]
             move = moves[closing.step]
-            moves[closing.step] = replace(move, play=Play((order[here],), move.play.shelf,
+            moves[closing.step] = replace(move, play=Play((order[here],), move.play.owner,
                                                           move.play.sign))
-    state, setup_events = deal(game.ruleset, game.seats, order)
-    other = Prefix(game.ruleset, game.seats, state.order, setup_events, states=[state])
+    state, setup_events = deal(game.ruleset, game.players, order)
+    other = Prefix(game.ruleset, game.players, state.order, setup_events, states=[state])
     for index, move in enumerate(moves):
         try:
             state, events = apply_move(state, move)
@@ -164,7 +164,7 @@ def unseen_differs(game: Prefix, other: Prefix) -> bool:
 def move_variants(state, rng: random.Random, count: int) -> list[Move]:
     """Moves for the player to move, legal or not: every kind of mistake the rules reject (R6-R12)
     and every legal move kind, ``count`` of them drawn at random, plus turn and player mistakes."""
-    seats, turn = state.seats, state.turn
+    seats, turn = state.players, state.turn
     player = state.player_to_move
     other = next(s for s in seats if s != player)
     numbers = sorted(set(state.ruleset.cards) | {0, 42})
@@ -192,8 +192,8 @@ def move_variants(state, rng: random.Random, count: int) -> list[Move]:
 def _shelf_refs(state) -> list[ShelfRef]:
     """Shelves in play, the next shelf of each player, and shelves that do not exist."""
     refs = []
-    for seat, name in enumerate(state.seats):
+    for seat, name in enumerate(state.players):
         refs += [ShelfRef(name, n) for n in (1, len(state.shelves[seat]) + 1)]
-    refs.append(ShelfRef(state.seats[0], 99))
+    refs.append(ShelfRef(state.players[0], 99))
     refs.append(ShelfRef("nobody", 1))
     return refs

@@ -54,9 +54,9 @@ def ruleset_of(new_args: tuple[str, ...]) -> Ruleset:
 def closes(state, move: Move) -> bool:
     """Does this play close another player's active shelf (R8.1)?"""
     play = move.play
-    if play is None or play.shelf == state.player_to_move:
+    if play is None or play.owner == state.player_to_move:
         return False
-    target = state.seat(play.shelf)
+    target = state.seat(play.owner)
     return state.active_shelf(target).weight + play.cards[0] > state.ruleset.shelf_limit
 
 
@@ -72,7 +72,7 @@ def closer(state) -> Move:
     closing = [m for m in options if closes(state, m)]
     if closing:
         return closing[0]
-    onto_others = [m for m in options if m.play is not None and m.play.shelf != state.player_to_move
+    onto_others = [m for m in options if m.play is not None and m.play.owner != state.player_to_move
                    and m.play.sign == POSITIVE]
     if onto_others:
         return max(onto_others, key=lambda m: m.play.cards[0])

@@ -71,7 +71,7 @@ def vector_state() -> State:
     ruleset = Ruleset(deck=((1, 3), (2, 2), (3, 2)), golden_dust=1, gold=1, red=1, hand_size=1)
     return State(
         ruleset=ruleset,
-        seats=("ann", "ben"),
+        players=("ann", "ben"),
         order=(3, 1, 2, 2, 1, 3, 1),
         deck_pos=6,
         hands=((1,), (2, 3)),

@@ -77,7 +77,7 @@ def _reshuffle_hidden(state: State, viewer: int, rng: random.Random) -> State:
     hands = tuple(hand if seat == viewer else tuple(sorted(next(pool) for _ in hand))
                   for seat, hand in enumerate(state.hands))
     shelves = tuple(
-        tuple(type(shelf)(tuple(type(c)(next(pool), c.sign, c.placed_by) if s.number == HIDDEN
+        tuple(type(shelf)(tuple(type(c)(next(pool), c.factor, c.placed_by) if s.number == HIDDEN
                                 else c for c, s in zip(shelf.cards, seen.cards)), shelf.tokens)
               for shelf, seen in zip(row, seen_row))
         for row, seen_row in zip(state.shelves, view.shelves))
@@ -86,7 +86,7 @@ def _reshuffle_hidden(state: State, viewer: int, rng: random.Random) -> State:
     drawn = state.drawn
     if drawn is not None and state.to_move != viewer:
         drawn = hands[state.to_move][0]  # another player's draw: any card of their new hand
-    return State(state.ruleset, state.seats, order, state.deck_pos, hands, shelves,
+    return State(state.ruleset, state.players, order, state.deck_pos, hands, shelves,
                  state.reserves, state.supply, state.turn, state.phase, state.to_move, drawn,
                  state.last_mover, state.end_reason)
 

@@ -38,7 +38,7 @@ def copy_example(dest: Path, upto_turn: int | None = None) -> Path:
 
 def shelf_score(shelf, multiplier_kind: str) -> int:
     """R13 with R4: the sum of the signed numbers of the face-up cards, times the multiplier."""
-    value = sum(c.number * c.sign for c in shelf.cards)
+    value = sum(c.number * c.factor for c in shelf.cards)
     tokens = len(shelf.tokens)
     return value * ((1 + tokens) if multiplier_kind == "additive" else 2 ** tokens)
 
@@ -46,7 +46,7 @@ def shelf_score(shelf, multiplier_kind: str) -> int:
 def expected_totals(state) -> dict[str, int]:
     kind = state.ruleset.multiplier
     return {name: sum(shelf_score(s, kind) for s in state.shelves[seat])
-            for seat, name in enumerate(state.seats)}
+            for seat, name in enumerate(state.players)}
 
 
 # ------------------------------------------------------------------------------------ help
@@ -231,7 +231,7 @@ def test_example_game_replays_through_the_console_script(console_script, tmp_pat
     for name, total in totals.items():
         assert f"  {name}: {total}  (" in outcome.out
     best = max(totals.values())
-    winners = [n for n in state.seats if totals[n] == best]
+    winners = [n for n in state.players if totals[n] == best]
     assert ("Winner: " if len(winners) == 1 else "Shared win: ") + " and ".join(winners) \
         in outcome.out
 
@@ -348,7 +348,7 @@ def test_view_in_every_format(cli, example_mid):
         assert as_yaml.out == (views_dir / f"{name}.yaml").read_text()
         assert as_text.out == (views_dir / f"{name}.txt").read_text()
         assert view["turn"] == state.turn and view["to_move"] == state.player_to_move
-        assert view["deck"] == state.deck_size
+        assert view["deck"] == state.deck_count
         if viewer is None:
             assert "you" not in view and "move_template" not in view
             assert "Your hand" not in as_text.out
@@ -467,11 +467,11 @@ def test_score_text_and_json(cli, tmp_path, example_mid):
     # R12 burden: the - cards on one's shelves plus the cards in hand.
     for b in data["burdens"]:
         seat = state.seat(b["player"])
-        negative = sum(c.number for s in state.shelves[seat] for c in s.cards if c.sign < 0)
+        negative = sum(c.number for s in state.shelves[seat] for c in s.cards if c.factor < 0)
         assert (b["negative"], b["hand"], b["total"]) == \
             (negative, len(state.hands[seat]), negative + len(state.hands[seat]))
     best = max(totals.values())
-    assert data["winners"] == [n for n in state.seats if totals[n] == best]
+    assert data["winners"] == [n for n in state.players if totals[n] == best]
 
     as_text = cli("score", game)
     assert as_text.code == 0 and as_text.out.startswith("Final score of game example:")

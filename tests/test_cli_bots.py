@@ -181,7 +181,7 @@ def test_an_invariant_violation_is_reported_with_the_seed_that_reproduces_it(mon
 
         def choose(self, view):
             move = bots_mod.RandomBot(0).choose(view)
-            play = type(move.play)((99,), move.play.shelf, move.play.sign) if move.play else None
+            play = type(move.play)((99,), move.play.owner, move.play.sign) if move.play else None
             return type(move)(move.turn, move.player, move.golden_dust, play, move.gold_token,
                               move.red_token)
 
@@ -202,7 +202,7 @@ def test_a_simulated_game_replays_through_the_cli_to_the_same_final_score(tmp_pa
     result = play_game(spec)
     assert not result.problems and result.moves
     game = tmp_path / "sim.yaml"
-    players = [a for name in spec.seats for a in ("--player", name)]
+    players = [a for name in spec.players for a in ("--player", name)]
     created = run_script("new", str(game), *players, "--seed", spec.seed, "--game-id", "sim",
                          cwd=tmp_path)
     assert created.returncode == 0, created.stderr
@@ -216,5 +216,5 @@ def test_a_simulated_game_replays_through_the_cli_to_the_same_final_score(tmp_pa
     assert data["phase"] == "finished"
     assert tuple(p["total"] for p in data["scores"]) == result.scores
     # ...and the score is the rules' own (R13) for the replayed game.
-    final = replay(spec.ruleset, spec.seats, spec.seed, result.moves)
+    final = replay(spec.ruleset, spec.players, spec.seed, result.moves)
     assert result.scores == tuple(p.total for p in score_table(final))

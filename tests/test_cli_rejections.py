@@ -55,7 +55,7 @@ def _gold_due_close(state):
     """R8.1: a closing play without gold_token while the supply gives gold."""
     for m in legal_moves(state):
         if m.gold_token is not None and not m.golden_dust:
-            bare = play(state, m.play.cards, m.play.shelf)
+            bare = play(state, m.play.cards, m.play.owner)
             return refused_with(state, bare, "gold_token_missing")
     return None
 
@@ -66,7 +66,7 @@ def _dust_close_with_gold(state):
         return None
     for m in legal_moves(state):
         if not m.golden_dust and closes(state, m):
-            with_gold = play(state, m.play.cards, m.play.shelf,
+            with_gold = play(state, m.play.cards, m.play.owner,
                              gold_token=ShelfRef(state.player_to_move, 1))
             return refused_with(state, with_gold, "gold_token_not_allowed")
     return None
@@ -75,7 +75,7 @@ def _dust_close_with_gold(state):
 def _zero_in_hand(state):
     """R8.3: the mover holds a 0 (Rebis: Zero option) at turn 1."""
     if state.turn == 1 and 0 in state.hands[state.to_move]:
-        return play(state, [0], state.seats[1 - state.to_move], NEGATIVE)
+        return play(state, [0], state.players[1 - state.to_move], NEGATIVE)
     return None
 
 
@@ -125,7 +125,7 @@ def _single_number(hand) -> int | None:
 
 
 def c_not_your_turn(st, gid):
-    other = st.seats[1 - st.to_move]
+    other = st.players[1 - st.to_move]
     doc = {"game": gid, "turn": st.turn, "player": other,
            "play": {"cards": st.hands[1 - st.to_move][0], "shelf": other}}
     return doc, [f"turn {st.turn} is {st.player_to_move}'s, not {other}'s"]
@@ -143,7 +143,7 @@ def legal_moves_at_turn_1(st):
     from rebis_pbm.engine import setup
     from rebis_pbm.engine.ruleset import Ruleset
 
-    first, _ = setup(Ruleset(), st.seats, "rejections")
+    first, _ = setup(Ruleset(), st.players, "rejections")
     taken = first_legal(first)
     return [m for m in legal_moves(first) if m != taken]
 
@@ -174,7 +174,7 @@ def c_pair_not_equal(st, gid):
 def c_pair_on_other_shelf(st, gid):
     hand = st.hands[st.to_move]
     n = next((c for c in hand if hand.count(c) >= 2), hand[0])
-    other = st.seats[1 - st.to_move]
+    other = st.players[1 - st.to_move]
     return _doc(gid, play(st, [n, n], other)), ["only one card", "another player's shelf", "R8"]
 
 
@@ -195,7 +195,7 @@ def c_negative_on_own_shelf(st, gid):
 def c_value_below_zero(st, gid):
     # Turn 1: the other player's shelf holds only its face-down card, value 0 (R5).
     card = max(st.hands[st.to_move])
-    other = st.seats[1 - st.to_move]
+    other = st.players[1 - st.to_move]
     return _doc(gid, play(st, [card], other, NEGATIVE)), [
         f"{other}'s active shelf (shelf 1) is worth 0", f"-{card} would make it -{card}",
         "never go below 0", "R8.2"]
@@ -208,13 +208,13 @@ def c_zero_negative(st, gid):
 
 def c_gold_token_missing(st, gid):
     move = _gold_due_close(st)
-    return _doc(gid, move), [f"this {move.play.cards[0]} closes {move.play.shelf}'s active shelf",
+    return _doc(gid, move), [f"this {move.play.cards[0]} closes {move.play.owner}'s active shelf",
                              "no golden dust left", "add gold_token", "R8.1"]
 
 
 def c_gold_no_such_shelf(st, gid):
     move = _gold_due_close(st)
-    owner = move.play.shelf
+    owner = move.play.owner
     doc = {**_doc(gid, move), "gold_token": {"player": owner, "shelf": 99}}
     count = len(st.shelves[st.seat(owner)]) + 1   # the closing card starts a new shelf (R8.1)
     return doc, [f"gold_token names {owner}'s shelf 99", f"{owner} has shelves 1 to {count}"]
@@ -233,7 +233,7 @@ def c_gold_on_own_shelf_play(st, gid):
 
 
 def c_gold_without_closing(st, gid):
-    other = st.seats[1 - st.to_move]
+    other = st.players[1 - st.to_move]
     move = play(st, [min(st.hands[st.to_move])], other, gold_token=ShelfRef(other, 1))
     return _doc(gid, move), [f"does not close {other}'s active shelf",
                              f"limit {st.ruleset.shelf_limit}", "remove gold_token", "R8.1"]
@@ -260,14 +260,14 @@ def c_red_token_no_such_shelf(st, gid):
 
 
 def c_red_token_not_holder(st, gid):
-    other = next(p for p in st.seats if p != st.player_to_move)
+    other = next(p for p in st.players if p != st.player_to_move)
     doc = {"game": gid, "turn": st.turn, "player": other, "red_token": {"player": other, "shelf": 1}}
     return doc, [f"turn {st.turn} is {st.player_to_move}'s, not {other}'s"]
 
 
 def c_game_over(st, gid):
-    doc = {"game": gid, "turn": st.turn, "player": st.seats[0],
-           "play": {"cards": 1, "shelf": st.seats[0]}}
+    doc = {"game": gid, "turn": st.turn, "player": st.players[0],
+           "play": {"cards": 1, "shelf": st.players[0]}}
     return doc, ["the game is over", "no more moves"]
 
 
@@ -280,7 +280,7 @@ def c_golden_dust_reserve(st, gid):
 
 def c_unknown_player(st, gid):
     doc = {"game": gid, "turn": st.turn, "player": "zed", "play": {"cards": 1, "shelf": "zed"}}
-    return doc, ["there is no player 'zed'", f"players: {', '.join(st.seats)}"]
+    return doc, ["there is no player 'zed'", f"players: {', '.join(st.players)}"]
 
 
 def c_unknown_shelf_owner(st, gid):

@@ -26,7 +26,7 @@ def closed_position():
     for i in range(200):
         state = played(f"close{i}", 6)
         placed = [(seat, c) for seat, row in enumerate(state.shelves) for s in row
-                  for c in s.cards if not c.sign and c.placed_by != DEALT]
+                  for c in s.cards if not c.factor and c.placed_by != DEALT]
         if placed and not state.finished:
             return state, placed[0][1].placed_by
     pytest.fail("no closed shelf found")  # pragma: no cover
@@ -42,7 +42,7 @@ def test_a_player_keeps_their_hand_and_draw_and_loses_every_other_hidden_card():
         if other != seat:
             assert view.hands[other] == (HIDDEN,) * len(hand)  # the count stays public
     assert view.order == (HIDDEN,) * len(state.order)
-    assert view.deck_size == state.deck_size
+    assert view.deck_count == state.deck_count
     for row in view.shelves:
         assert row[0].cards[0] == ShelfCard(HIDDEN, 0, DEALT)  # R5: hidden from the owner too
 
@@ -61,7 +61,7 @@ def test_a_face_down_card_is_known_to_the_player_who_placed_it_only():
         for row, seen_row in zip(state.shelves, view.shelves):
             for shelf, seen in zip(row, seen_row):
                 for card, shown in zip(shelf.cards, seen.cards):
-                    if card.sign:
+                    if card.factor:
                         assert shown == card
                     elif card.placed_by == viewer and viewer is not None:
                         assert shown == card
@@ -75,7 +75,7 @@ def test_public_facts_are_unchanged():
         view = information_set(state, viewer)
         assert score_table(view) == score_table(state)
         assert burdens(view) == burdens(state)
-        for name in ("seats", "deck_pos", "reserves", "supply", "turn", "phase", "to_move",
+        for name in ("players", "deck_pos", "reserves", "supply", "turn", "phase", "to_move",
                      "last_mover", "end_reason", "ruleset"):
             assert getattr(view, name) == getattr(state, name)
         assert [[(s.weight, s.value, s.tokens) for s in row] for row in view.shelves] == \

@@ -15,12 +15,12 @@ def candidate_moves(state):
     beyond), singles, pairs and unequal pairs, every target, both signs, golden dust from -1 to
     the reserve + 1, gold and red tokens on every shelf in play and just outside it."""
     if state.to_move is None:
-        mover, name = 0, state.seats[0]
+        mover, name = 0, state.players[0]
     else:
-        mover, name = state.to_move, state.seats[state.to_move]
+        mover, name = state.to_move, state.players[state.to_move]
     turn = state.turn
     most = max(len(row) for row in state.shelves) + 1
-    refs = [ShelfRef(p, k) for p in state.seats for k in range(0, most + 2)]
+    refs = [ShelfRef(p, k) for p in state.players for k in range(0, most + 2)]
     refs.append(ShelfRef("zed", 1))
     numbers = sorted(set(state.ruleset.cards)) + [max(state.ruleset.cards) + 1]
     plays = [(c,) for c in numbers] + [(c, c) for c in numbers]
@@ -29,7 +29,7 @@ def candidate_moves(state):
     moves.append(Move(turn, name))
     for dust in range(-1, state.reserves[mover] + 2):
         for cards in plays:
-            for target in state.seats:
+            for target in state.players:
                 for sign in SIGNS:
                     for gold in [None, *refs]:
                         moves.append(Move(turn, name, dust, Play(cards, target, sign), gold))
@@ -37,7 +37,7 @@ def candidate_moves(state):
 
 
 def closes(state, move):
-    target = state.seats.index(move.play.shelf)
+    target = state.players.index(move.play.owner)
     weight = state.active_shelf(target).weight
     return target != state.to_move and weight + sum(move.play.cards) > state.ruleset.shelf_limit
 
@@ -57,7 +57,7 @@ def normalise(state, move):
     """A closing play is listed once, with sign positive (its sign does not matter, R8.1)."""
     if move.play is not None and move.play.sign == NEGATIVE and closes(state, move):
         return Move(move.turn, move.player, move.golden_dust,
-                    Play(move.play.cards, move.play.shelf, POSITIVE), move.gold_token)
+                    Play(move.play.cards, move.play.owner, POSITIVE), move.gold_token)
     return move
 
 
@@ -72,7 +72,7 @@ def assert_listing_complete(state):
         if move.play is not None and closes(state, move):
             other = NEGATIVE if move.play.sign == POSITIVE else POSITIVE
             check_move(state, Move(move.turn, move.player, move.golden_dust,
-                                   Play(move.play.cards, move.play.shelf, other), move.gold_token))
+                                   Play(move.play.cards, move.play.owner, other), move.gold_token))
     assert set(listed) == {normalise(state, m) for m in found}
     return listed
 
@@ -112,7 +112,7 @@ def test_legal_moves_constructed_positions_are_accepted_and_complete(name):
 def test_legal_moves_gold_placements_include_the_brand_new_shelf():
     state = make_state(**POSITIONS["gold due"])
     listed = legal_moves(state)
-    golds = {(m.play.shelf, m.gold_token) for m in listed if m.gold_token is not None}
+    golds = {(m.play.owner, m.gold_token) for m in listed if m.gold_token is not None}
     assert ("bea", ShelfRef("bea", 2)) in golds  # the shelf the closing play starts
     assert ("bea", ShelfRef("cal", 1)) in golds  # a closed shelf
     assert ("bea", ShelfRef("bea", 3)) not in golds
@@ -139,10 +139,10 @@ def test_legal_moves_order_is_documented_order():
     dusts = [m.golden_dust for m in listed]
     assert dusts == sorted(dusts) and set(dusts) == {0, 1, 2}
     first = [m for m in listed if m.golden_dust == 0]
-    own = [m for m in first if m.play.shelf == "ana"]
+    own = [m for m in first if m.play.owner == "ana"]
     assert first[:len(own)] == own
     assert [m.play.cards for m in own] == [(2,), (3,), (7,), (3, 3)]  # 6 + 9 > 13
-    others = [m.play.shelf for m in first[len(own):]]
+    others = [m.play.owner for m in first[len(own):]]
     assert others == sorted(others, key=("bea", "cal").index)
 
 

@@ -49,7 +49,7 @@ def check_state(state):
     """Invariants of any state reached by legal play."""
     rs = state.ruleset
     full = Counter(rs.cards)
-    assert Counter(state.order) == full and len(state.order) == rs.deck_size
+    assert Counter(state.order) == full and len(state.order) == rs.card_count
     assert 0 <= state.deck_pos <= len(state.order)
     assert card_multiset(state) == full, "every card is in exactly one place"
     assert token_counts(state) == {GOLDEN_DUST: rs.golden_dust, GOLD: rs.gold, RED: rs.red}
@@ -65,7 +65,7 @@ def check_state(state):
             first, rest = sh.cards[0], sh.cards[1:]
             assert not first.face_up, "each shelf starts with a face-down card"
             assert all(c.face_up for c in rest)
-            assert all(c.sign == 1 for c in rest if c.placed_by == seat), "own cards are +"
+            assert all(c.factor == 1 for c in rest if c.placed_by == seat), "own cards are +"
             if k == 0:
                 assert first.placed_by == DEALT
             else:
@@ -79,7 +79,7 @@ def check_state(state):
             assert state.supply.golden_dust + state.supply.gold > 0
     else:
         assert state.end_reason in (ev.DECK_EMPTY, ev.TOKENS_EXHAUSTED)
-        assert state.deck_size == 0 or state.supply.golden_dust + state.supply.gold == 0
+        assert state.deck_count == 0 or state.supply.golden_dust + state.supply.gold == 0
         assert state.drawn is None
     if state.phase == RED_TOKEN:
         assert state.to_move == red_token_holder(state) and state.supply.red == 1
@@ -108,13 +108,13 @@ def check_step(before, snapshot, move, after, events):
     else:
         assert events[-2] == ev.TurnBegan(after.turn, after.player_to_move)
         assert events[-1] == ev.Drew(after.player_to_move, after.drawn, ev.TURN_DRAW)
-        assert after.to_move == (before.to_move + 1) % len(before.seats)
+        assert after.to_move == (before.to_move + 1) % len(before.players)
 
 
 def closes(state, move):
     if move.play is None:
         return False
-    target = state.seats.index(move.play.shelf)
+    target = state.players.index(move.play.owner)
     return (target != state.to_move and state.active_shelf(target).weight + move.play.cards[0]
             > state.ruleset.shelf_limit)
 
@@ -138,7 +138,7 @@ def play_game(ruleset, players, seed, choose):
     state, _ = setup(ruleset, NAMES[:players], seed)
     check_state(state)
     moves = []
-    limit = ruleset.deck_size + 2  # every turn draws a card, the red move is one more
+    limit = ruleset.card_count + 2  # every turn draws a card, the red move is one more
     while not state.finished:
         listed = legal_moves(state)
         assert listed, "the player to move always has a legal move"

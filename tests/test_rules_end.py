@@ -38,7 +38,7 @@ def test_r11_the_game_goes_on_while_one_card_remains():
     # Bea's turn empties nothing more, but the deck is empty at its end: the game ends.
     after2, events2 = apply_move(after, play(after, 7, "bea"))
     assert events2[-2:] == (ev.GameEnded(ev.DECK_EMPTY), ev.RedTokenAwarded(
-        after2.seats[after2.to_move]))
+        after2.players[after2.to_move]))
 
 
 def test_r11_a_negative_draw_of_the_last_card_ends_the_game():
@@ -183,7 +183,7 @@ def test_r12_the_red_token_may_go_on_any_players_shelf_closed_or_active():
     after, _ = apply_move(st, play(st, 1, "bea"))
     for ref in shelves_in_play(after):
         final, _ = apply_move(after, red(after, ref.player, ref.shelf))
-        seat = after.seats.index(ref.player)
+        seat = after.players.index(ref.player)
         assert final.shelves[seat][ref.shelf - 1].tokens == (RED,)
     assert len(shelves_in_play(after)) == 5
 

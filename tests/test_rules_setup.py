@@ -17,7 +17,7 @@ from rebis_pbm.engine.shuffle import SEATS_DOMAIN
 
 def test_r1_default_deck_is_81_cards_nine_of_each_1_to_9():
     rs = Ruleset()
-    assert rs.deck_size == 81 == len(rs.cards)
+    assert rs.card_count == 81 == len(rs.cards)
     assert Counter(rs.cards) == {n: 9 for n in range(1, 10)}
     assert 0 not in rs.cards
     assert list(rs.cards) == sorted(rs.cards)
@@ -54,7 +54,7 @@ def test_r1_unknown_ruleset_field_is_refused():
 
 def test_r2_zero_option_adds_nine_zeros_for_90_cards():
     rs = Ruleset(zero=True)
-    assert rs.deck_size == 90
+    assert rs.card_count == 90
     assert Counter(rs.cards) == {n: 9 for n in range(0, 10)}
     assert rs.cards[:9] == (0,) * 9, "the 0s come first in the starting order"
     assert Ruleset().zero is False
@@ -272,6 +272,6 @@ def test_r5_play_passes_in_seat_order_and_wraps():
     for _ in range(7):
         movers.append(state.player_to_move)
         hand = state.hands[state.to_move]
-        target = state.seats[(state.to_move + 1) % 3]
+        target = state.players[(state.to_move + 1) % 3]
         state, _ = apply_move(state, play(state, hand[0], target))
     assert movers == ["ana", "bea", "cal", "ana", "bea", "cal", "ana"]

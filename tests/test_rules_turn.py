@@ -299,7 +299,7 @@ def test_r8_1_gold_goes_on_any_shelf_in_play(target):
     st = closing_position(supply=(0, 3, 1))
     after, events = apply_move(st, play(st, 3, "bea", gold=target))
     owner, number = target
-    seat = st.seats.index(owner)
+    seat = st.players.index(owner)
     assert after.shelves[seat][number - 1].tokens == (GOLD,)
     placed = [(s, i) for s, row in enumerate(after.shelves)
               for i, sh in enumerate(row) if sh.tokens]
@@ -461,7 +461,7 @@ def test_r8_2_a_player_can_play_on_any_other_player():
     st = make_state(players=4, hands=[(3,)])
     for owner in ("bea", "cal", "dan"):
         after, events = apply_move(st, play(st, 3, owner))
-        seat = st.seats.index(owner)
+        seat = st.players.index(owner)
         assert after.shelves[seat][0].cards[-1] == ShelfCard(3, 1, 0)
 
 

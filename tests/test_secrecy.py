@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from rebis_pbm import audit, views
+from rebis_pbm import views
+from rebis_pbm.record import audit
 from rebis_pbm.record.digests import chain_digest
 from rebis_pbm.cli import cli
 from rebis_pbm.referee import open_game
@@ -151,7 +152,7 @@ def test_every_view_matches_the_view_schema(revealed):
     record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
     stages = [(record.game, replay), ("g", closing_turn())]
     for game, stage in stages:
-        for who in (*stage.state.seats, None):
+        for who in (*stage.state.players, None):
             text = views.render(views.build_view(game, stage, who, revealed=revealed), "yaml")
             validate(load_yaml(text.encode(), source="view", kind="view"), "view")
 

@@ -28,28 +28,30 @@ class ShelfCard:
 
     Attributes:
         number: the card's number (its book weight and book value, R1).
-        sign: ``+1`` or ``-1`` for a face-up card; ``0`` for a face-down card.
+        factor: what the number counts for in the shelf's value: ``+1`` face up positive,
+            ``-1`` face up negative (R8.2), ``0`` face down (R5, R8.1). (A play's ``sign`` is
+            the word, ``positive`` or ``negative``; the state digest calls this field ``sign``.)
         placed_by: seat index of the player who placed it, or ``DEALT`` for the card dealt face
             down at setup (R5).
     """
 
     number: int
-    sign: int
+    factor: int
     placed_by: int
 
     @property
     def face_up(self) -> bool:
-        return self.sign != 0
+        return self.factor != 0
 
     @property
     def weight(self) -> int:
         """Face-up cards weigh their number, face-down cards 0."""
-        return self.number if self.sign else 0
+        return self.number if self.factor else 0
 
     @property
     def value(self) -> int:
         """Face-up cards are worth their signed number, face-down cards 0."""
-        return self.number * self.sign
+        return self.number * self.factor
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,17 +75,17 @@ class Shelf:
     def __post_init__(self) -> None:
         weight = value = 0
         for card in self.cards:
-            if card.sign:
+            if card.factor:
                 weight += card.number
-                value += card.number * card.sign
+                value += card.number * card.factor
         object.__setattr__(self, "weight", weight)
         object.__setattr__(self, "value", value)
 
     def with_card(self, card: ShelfCard) -> "Shelf":
         # The hottest path of a game: add the card's weight and value instead of summing again.
         return _known(self.cards + (card,), self.tokens,
-                      self.weight + (card.number if card.sign else 0),
-                      self.value + card.number * card.sign)
+                      self.weight + (card.number if card.factor else 0),
+                      self.value + card.number * card.factor)
 
     def with_face_down(self, cards: tuple[ShelfCard, ...]) -> "Shelf":
         """This shelf with ``cards`` in place of its cards, which differ from them only in the

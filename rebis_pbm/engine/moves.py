@@ -25,12 +25,13 @@ class Play:
 
     Attributes:
         cards: one card number, or two equal numbers (a pair, own active shelf only, R7).
-        shelf: name of the player whose active shelf receives the cards.
+        owner: name of the player whose active shelf receives the cards (``play.shelf`` in a
+            move file: a shelf is named there by its owner).
         sign: ``"positive"`` or ``"negative"`` (R8; own shelf: positive only, R7).
     """
 
     cards: tuple[int, ...]
-    shelf: str
+    owner: str
     sign: str = POSITIVE
 
 
@@ -66,7 +67,7 @@ class Move:
             cards = self.play.cards
             doc["play"] = {
                 "cards": cards[0] if len(cards) == 1 else list(cards),
-                "shelf": self.play.shelf,
+                "shelf": self.play.owner,
                 "sign": self.play.sign,
             }
         if self.gold_token is not None:

@@ -46,7 +46,7 @@ REASONS = (
 
 
 def _shelf_name(state: State, seat: int, mover: int, number: int | None = None) -> str:
-    owner = "your" if seat == mover else f"{state.seats[seat]}'s"
+    owner = "your" if seat == mover else f"{state.players[seat]}'s"
     number = len(state.shelves[seat]) if number is None else number
     return f"{owner} active shelf (shelf {number})"
 
@@ -65,16 +65,16 @@ def _players(state: State, name: str) -> str:
     """"players: ana, bea" for a message about ``name``, which is no player's, with "did you
     mean 'bea'?" when ``name`` differs from a player's only in case (``new`` refuses two names
     that differ only so, so there is at most one)."""
-    close = [seat for seat in state.seats if seat.lower() == name.lower()]
+    close = [seat for seat in state.players if seat.lower() == name.lower()]
     hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"players: {', '.join(state.seats)}{hint}"
+    return f"players: {', '.join(state.players)}{hint}"
 
 
 def _check_shelf_ref(state: State, ref: ShelfRef, what: str, new_shelf_of: int | None = None) -> None:
-    if ref.player not in state.seats:
+    if ref.player not in state.players:
         raise IllegalMove("unknown_player", f"{what} names player {ref.player!r}, who is not in this "
                           f"game ({_players(state, ref.player)})")
-    seat = state.seats.index(ref.player)
+    seat = state.players.index(ref.player)
     count = len(state.shelves[seat]) + (1 if seat == new_shelf_of else 0)
     if not 1 <= ref.shelf <= count:
         has = "only shelf 1" if count == 1 else f"shelves 1 to {count}"
@@ -93,17 +93,17 @@ def check_move(state: State, move: Move) -> None:
     """
     if state.phase == FINISHED:
         raise IllegalMove("game_over", "the game is over; no more moves can be played")
-    if move.player not in state.seats:
+    if move.player not in state.players:
         raise IllegalMove("unknown_player", f"there is no player {move.player!r} in this game "
                           f"({_players(state, move.player)})")
-    to_move = state.seats[state.to_move]
+    to_move = state.players[state.to_move]
     if move.turn < state.turn:
         raise IllegalMove("stale_turn", f"turn {move.turn} has already been played; the current "
                           f"turn is {state.turn}, {to_move} to move")
     if move.turn > state.turn:
         raise IllegalMove("future_turn", f"turn {move.turn} has not begun; the current turn is "
                           f"{state.turn}, {to_move} to move")
-    mover = state.seats.index(move.player)
+    mover = state.players.index(move.player)
     if mover != state.to_move:
         raise IllegalMove("not_your_turn", f"turn {state.turn} is {to_move}'s, not {move.player}'s")
 
@@ -128,10 +128,10 @@ def check_move(state: State, move: Move) -> None:
                           f"{state.reserves[mover]}, not {move.golden_dust} (R6)")
     if play.sign not in SIGNS:
         raise IllegalMove("bad_sign", f"sign must be 'positive' or 'negative', not {play.sign!r}")
-    if play.shelf not in state.seats:
-        raise IllegalMove("unknown_player", f"play.shelf names player {play.shelf!r}, who is not in "
-                          f"this game ({_players(state, play.shelf)})")
-    target = state.seats.index(play.shelf)
+    if play.owner not in state.players:
+        raise IllegalMove("unknown_player", f"play.shelf names player {play.owner!r}, who is not in "
+                          f"this game ({_players(state, play.owner)})")
+    target = state.players.index(play.owner)
     cards = play.cards
     if len(cards) not in (1, 2):
         raise IllegalMove("card_count", "play one card, or two cards with the same number on your "
@@ -259,7 +259,7 @@ def _draw(order: tuple, pos: int, hands: list, seat: int, seats: tuple, cause: s
 
 def _play(state: State, move: Move) -> tuple[State, tuple]:
     """Apply a move already checked by :func:`check_move`."""
-    seats = state.seats
+    seats = state.players
     mover = state.to_move
     name = seats[mover]
     order = state.order
@@ -284,7 +284,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
         out.append(ev.DustPlaced(name, move.golden_dust, len(row)))
 
     play = move.play
-    target = seats.index(play.shelf)
+    target = seats.index(play.owner)
     hand = list(hands[mover])
     for card in play.cards:
         hand.remove(card)
@@ -296,10 +296,10 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
         for card in play.cards:
             shelf = shelf.with_card(ShelfCard(card, 1, mover))
         shelves[target] = row[:-1] + (shelf,)
-        out.append(ev.Played(name, play.shelf, len(row), play.cards, POSITIVE))
+        out.append(ev.Played(name, play.owner, len(row), play.cards, POSITIVE))
     elif _closes(state, target, card):  # R8.1
         shelves[target] = row + (Shelf((ShelfCard(card, 0, mover),)),)
-        out.append(ev.Closed(name, play.shelf, len(row), card, len(row) + 1))
+        out.append(ev.Closed(name, play.owner, len(row), card, len(row) + 1))
         if gd:
             gd -= 1
             reserves[mover] += 1
@@ -314,7 +314,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
     else:  # R8.2
         sign = 1 if play.sign == POSITIVE else -1
         shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, sign, mover)),)
-        out.append(ev.Played(name, play.shelf, len(row), play.cards, play.sign))
+        out.append(ev.Played(name, play.owner, len(row), play.cards, play.sign))
         if sign < 0:
             pos = _draw(order, pos, hands, mover, seats, ev.NEGATIVE_DRAW, out)
 
@@ -351,7 +351,7 @@ def shelves_in_play(state: State, new_shelf_of: int | None = None) -> list[Shelf
     """Every shelf in play, closed or active, seat order then shelf number; ``new_shelf_of`` adds
     the shelf a closing play is about to start for that seat (R8.1 gold may go there)."""
     refs = []
-    for seat, player in enumerate(state.seats):
+    for seat, player in enumerate(state.players):
         count = len(state.shelves[seat]) + (1 if seat == new_shelf_of else 0)
         refs.extend(ShelfRef(player, n) for n in range(1, count + 1))
     return refs
@@ -426,7 +426,7 @@ def legal_moves(state: State) -> LegalMoves:
     mover = state.to_move
     if state.phase == FINISHED:
         return LegalMoves(state.turn, "", 0, [], False)
-    name = state.seats[mover]
+    name = state.players[mover]
     if state.phase == RED_TOKEN:  # R12
         return LegalMoves(state.turn, name, 0, shelves_in_play(state), True)
     hand = state.hands[mover]
@@ -437,10 +437,10 @@ def legal_moves(state: State) -> LegalMoves:
     actions += [((c, c), name, POSITIVE, None) for c in numbers
                 if 2 * c <= room and hand.count(c) >= 2]
     gold_due = _gold_due(state.supply)
-    n = len(state.seats)
+    n = len(state.players)
     for step in range(1, n):  # R8
         target = (mover + step) % n
-        owner = state.seats[target]
+        owner = state.players[target]
         shelf = state.shelves[target][-1]
         room = limit - shelf.weight
         value = shelf.value

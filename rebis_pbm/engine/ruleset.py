@@ -29,9 +29,9 @@ class Ruleset:
     Raises:
         ValueError: on a parameter outside its range, with a sentence naming it.
 
-    >>> Ruleset().deck_size
+    >>> Ruleset().card_count
     81
-    >>> Ruleset(zero=True).deck_size
+    >>> Ruleset(zero=True).card_count
     90
     """
 
@@ -82,8 +82,9 @@ class Ruleset:
         return self._cards
 
     @property
-    def deck_size(self) -> int:
-        """Number of cards in the game's deck, Zero option included (R1, R2)."""
+    def card_count(self) -> int:
+        """How many cards the game has, Zero option included (R1, R2): the deck before the
+        deal. (``State.deck_count`` is how many are left to draw.)"""
         return len(self._cards)
 
     def token_multiplier(self, tokens: int) -> int:

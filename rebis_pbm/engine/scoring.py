@@ -45,7 +45,7 @@ def score_table(state: State) -> tuple[PlayerScore, ...]:
     Face-down cards are worth 0, so the table depends on public information only.
     """
     table = []
-    for seat, player in enumerate(state.seats):
+    for seat, player in enumerate(state.players):
         shelves = []
         last = len(state.shelves[seat]) - 1
         for i, shelf in enumerate(state.shelves[seat]):
@@ -75,8 +75,8 @@ def winners(state: State) -> tuple[str, ...]:
 def burdens(state: State) -> tuple[Burden, ...]:
     """Every player's burden in seat order (R12)."""
     result = []
-    for seat, player in enumerate(state.seats):
-        negative = sum(c.number for shelf in state.shelves[seat] for c in shelf.cards if c.sign < 0)
+    for seat, player in enumerate(state.players):
+        negative = sum(c.number for shelf in state.shelves[seat] for c in shelf.cards if c.factor < 0)
         hand = len(state.hands[seat])
         result.append(Burden(player, negative, hand, negative + hand))
     return tuple(result)

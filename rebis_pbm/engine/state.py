@@ -38,7 +38,7 @@ class State:
 
     Attributes:
         ruleset: the game's parameters (R1-R4).
-        seats: player names in seat order (R5).
+        players: player names in seat order (R5); a seat is an index into it.
         order: the whole deck as shuffled at setup, top first; ``order[deck_pos:]`` is the deck
             still to draw from (sharing the tuple keeps a move O(hand + shelves), not O(deck)).
         deck_pos: how many cards have left the deck.
@@ -56,7 +56,7 @@ class State:
     """
 
     ruleset: Ruleset
-    seats: tuple[str, ...]
+    players: tuple[str, ...]
     order: tuple[int, ...]
     deck_pos: int
     hands: tuple[tuple[int, ...], ...]
@@ -76,12 +76,13 @@ class State:
         return self.order[self.deck_pos:]
 
     @property
-    def deck_size(self) -> int:
+    def deck_count(self) -> int:
+        """How many cards are still in the deck (public: every view shows it)."""
         return len(self.order) - self.deck_pos
 
     @property
     def player_to_move(self) -> str | None:
-        return None if self.to_move is None else self.seats[self.to_move]
+        return None if self.to_move is None else self.players[self.to_move]
 
     @property
     def finished(self) -> bool:
@@ -94,22 +95,22 @@ class State:
             ValueError: ``player`` is not in this game.
         """
         try:
-            return self.seats.index(player)
+            return self.players.index(player)
         except ValueError:
             raise ValueError(
-                f"there is no player {player!r} in this game (players: {', '.join(self.seats)})"
+                f"there is no player {player!r} in this game (players: {', '.join(self.players)})"
             ) from None
 
     def active_shelf(self, seat: int) -> Shelf:
         return self.shelves[seat][-1]
 
 
-def setup(ruleset: Ruleset, seats: tuple[str, ...] | list[str], seed: str) -> tuple[State, tuple]:
+def setup(ruleset: Ruleset, players: tuple[str, ...] | list[str], seed: str) -> tuple[State, tuple]:
     """Shuffle the deck from ``seed``, deal (R5), and begin turn 1 with its draw (R6 step 1).
 
     Args:
         ruleset: the game's parameters.
-        seats: 2-4 distinct player names in seat order; the first plays first.
+        players: 2-4 distinct player names in seat order; the first plays first.
         seed: any text; the same seed always deals the same cards (docs/shuffle.md).
 
     Returns:
@@ -118,15 +119,15 @@ def setup(ruleset: Ruleset, seats: tuple[str, ...] | list[str], seed: str) -> tu
     Raises:
         ValueError: wrong number of players, a name given twice, or a deck too small to deal.
     """
-    seats = tuple(seats)
+    seats = tuple(players)
     if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
         raise ValueError(f"Rebis is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(seats)}")
     if len(set(seats)) != len(seats):
         raise ValueError("each player must have a different name")
     needed = len(seats) * (1 + ruleset.hand_size) + 1
-    if ruleset.deck_size < needed:
+    if ruleset.card_count < needed:
         raise ValueError(
-            f"a deck of {ruleset.deck_size} cards cannot deal {len(seats)} players "
+            f"a deck of {ruleset.card_count} cards cannot deal {len(seats)} players "
             f"1 + {ruleset.hand_size} cards each and a first draw; it needs at least {needed}"
         )
     return deal(ruleset, seats, shuffled(ruleset.cards, seed))
@@ -156,7 +157,7 @@ def deal(ruleset: Ruleset, seats: tuple[str, ...], order: tuple[int, ...]) -> tu
     pos += 1
     state = State(
         ruleset=ruleset,
-        seats=seats,
+        players=seats,
         order=order,
         deck_pos=pos,
         hands=tuple(tuple(sorted(h)) for h in hands),
@@ -197,13 +198,13 @@ def information_set(state: State, seat: int | None) -> State:
         IndexError: ``seat`` is not a seat of this game.
     """
     if seat is not None:
-        state.seats[seat]  # an unknown seat is an error, not a spectator
+        state.players[seat]  # an unknown seat is an error, not a spectator
     shelves = tuple(tuple(_shelf_seen_by(shelf, seat) for shelf in row) for row in state.shelves)
     hands = tuple(hand if i == seat else (HIDDEN,) * len(hand) for i, hand in enumerate(state.hands))
     drawn = state.drawn
     if drawn is not None and state.to_move != seat:
         drawn = HIDDEN
-    return State(state.ruleset, state.seats, (HIDDEN,) * len(state.order), state.deck_pos, hands,
+    return State(state.ruleset, state.players, (HIDDEN,) * len(state.order), state.deck_pos, hands,
                  shelves, state.reserves, state.supply, state.turn, state.phase, state.to_move,
                  drawn, state.last_mover, state.end_reason)
 
@@ -212,10 +213,10 @@ def _shelf_seen_by(shelf: Shelf, seat: int | None) -> Shelf:
     """``shelf`` with the face-down cards ``seat`` did not place turned ``HIDDEN`` (the same
     object when there is none, which is the common case of a shelf seen by its closer)."""
     cards = shelf.cards
-    if all(card.sign or (card.placed_by == seat and seat is not None) for card in cards):
+    if all(card.factor or (card.placed_by == seat and seat is not None) for card in cards):
         return shelf
     return shelf.with_face_down(tuple(
-        card if card.sign or (card.placed_by == seat and seat is not None)
+        card if card.factor or (card.placed_by == seat and seat is not None)
         else _hidden(card.placed_by) for card in cards))
 
 

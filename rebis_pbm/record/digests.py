@@ -137,7 +137,7 @@ def state_document(state: State) -> dict:
     Hidden cards included: the deck still to draw (top first), every hand, face-down cards. Players
     are named; seats are their order in ``players``.
     """
-    seats = state.seats
+    seats = state.players
 
     def name(seat):
         return None if seat is None or seat < 0 else seats[seat]
@@ -148,7 +148,7 @@ def state_document(state: State) -> dict:
             "name": player,
             "hand": list(state.hands[seat]),
             "reserve": state.reserves[seat],
-            "shelves": [{"cards": [{"number": c.number, "sign": c.sign, "placed_by": name(c.placed_by)}
+            "shelves": [{"cards": [{"number": c.number, "sign": c.factor, "placed_by": name(c.placed_by)}
                                    for c in shelf.cards],
                          "tokens": list(shelf.tokens)} for shelf in state.shelves[seat]],
         })

@@ -37,14 +37,14 @@ class SealedMove:
     """A move whose play closed a shelf (R8.1), as the public record keeps it: every field of the
     move, but the card is replaced by its seal (:func:`seal_card`).
 
-    Attributes: as :class:`rebis_pbm.engine.Move`, with ``shelf`` and ``sign`` from its play, and
+    Attributes: as :class:`rebis_pbm.engine.Move`, with ``owner`` and ``sign`` from its play, and
     ``seal`` (64 lower-case hex digits) instead of the card.
     """
 
     turn: int
     player: str
     golden_dust: int
-    shelf: str
+    owner: str
     sign: str
     gold_token: ShelfRef | None
     seal: str
@@ -52,18 +52,18 @@ class SealedMove:
     @classmethod
     def of(cls, move: Move, seal: str) -> "SealedMove":
         """``move`` (a one-card play) with its card replaced by ``seal``."""
-        return cls(move.turn, move.player, move.golden_dust, move.play.shelf, move.play.sign,
+        return cls(move.turn, move.player, move.golden_dust, move.play.owner, move.play.sign,
                    move.gold_token, seal)
 
     def with_card(self, card: int) -> Move:
         """The move itself, once the seal is opened."""
-        return Move(self.turn, self.player, self.golden_dust, Play((card,), self.shelf, self.sign),
+        return Move(self.turn, self.player, self.golden_dust, Play((card,), self.owner, self.sign),
                     self.gold_token)
 
     def as_dict(self) -> dict:
         """The record's entry: a move's fields, ``play.sealed`` in place of ``play.cards``."""
         doc = self.with_card(0).as_dict()
-        doc["play"] = {"sealed": self.seal, "shelf": self.shelf, "sign": self.sign}
+        doc["play"] = {"sealed": self.seal, "shelf": self.owner, "sign": self.sign}
         return doc
 
     def opened(self, seed: str, game: str, ruleset: Ruleset) -> Move | None:
