@@ -727,8 +727,8 @@ def _viewer_option(f):
 @cli.command(epilog=EXIT_CODES)
 @click.argument("game", type=click.Path(dir_okay=False, readable=False))
 @_viewer_option
-@click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json"]), default="text",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json", "svg"]),
+              default="text", show_default=True, help="svg: a picture of the table.")
 def view(game: str, player, public: bool, fmt: str) -> None:
     """Print one player's view of GAME (or, with --public, the spectator view)."""
     if bool(player) == public:
@@ -814,6 +814,7 @@ LAZY_COMMANDS = {
     "simulate": ".cli_bots",
     "mail": ".cli_mail",
     "check": ".cli_check",
+    "site": ".cli_site",
 }
 
 if __name__ == "__main__":
