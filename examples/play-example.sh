@@ -33,4 +33,11 @@ echo
 echo "== rebis-pbm verify: the finished record reveals its seed, so anyone can check the whole game"
 rebis-pbm verify "$game"
 echo
+echo "== pictures of the final table (SVG) and the game page for spectators"
+rebis-pbm view "$game" --public --format svg > "$out/final.svg"
+rebis-pbm view "$game" --player alice --format svg > "$out/final-alice.svg"
+rebis-pbm site "$game" --out "$out/site"
+echo
 echo "Files: $game (record), $out/game.secret.yaml (seed), $out/game.views/ (views)"
+echo "Pictures: $out/final.svg (the public view), $out/final-alice.svg (alice's view);"
+echo "game page: $out/site/index.html (open them in a browser)"

@@ -739,6 +739,45 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
     return Revealed(revealed, state, False)
 
 
+def public_game(game: PathLike):  # -> site.PublicGame
+    """What a spectator may know of the game in ``game``, for its web page
+    (:mod:`rebis_pbm.site`): the public table after every move, the public view, the score,
+    and ``verify``'s verdict on the record alone. Read with the seed (to replay), but only
+    public information is kept.
+
+    Raises:
+        as :func:`open_game`.
+    """
+    from .engine import setup
+    from .record.audit import verify as run_verify
+    from .site import PublicGame, public_frames, score_data
+
+    record, replay, seed = open_game(game)
+    start, setup_events = setup(record.ruleset, record.players, seed)
+    frames = public_frames(record.game, start, setup_events, replay.history)
+    data, _ = read_input(os.fspath(game), kind="record")
+    # The record alone, under its file name only: never the secret file, whose report could
+    # name a mover's cards, and no folder of the referee's.
+    report = run_verify(data, os.path.basename(os.fspath(game)))
+    return PublicGame(record.game, frames, record_view(record, replay, None),
+                      score_data(replay.state), report.verified, report.render_text(),
+                      record.seed, record.seed_sha256)
+
+
+def write_site(game: PathLike, out_dir: PathLike) -> list[str]:
+    """Write the spectators' web page of the game in ``game`` into ``out_dir`` (see
+    :func:`public_game` and :func:`rebis_pbm.site.write_site`); returns the files written,
+    the page first.
+
+    Raises:
+        as :func:`open_game`; OSError when ``out_dir`` cannot be written.
+    """
+    from . import site
+
+    require_record(game)
+    return site.write_site(out_dir, public_game(game))
+
+
 def bot_move(game: PathLike, player: str, strategy: str = "random",
              seed: str | None = None) -> tuple[Record, Move]:
     """A legal move for ``player`` (who must be the one to move) chosen by a bot that sees only

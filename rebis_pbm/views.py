@@ -261,14 +261,18 @@ def moves_listing(game: str, state: State, fmt: str) -> str:
 
 
 def render(view: dict, fmt: str) -> str:
-    """The view as ``yaml``, ``json`` or ``text``."""
+    """The view as ``yaml``, ``json``, ``text`` or ``svg`` (a picture of the table)."""
     if fmt == "yaml":
         return dump_yaml(view)
     if fmt == "json":
         return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
     if fmt == "text":
         return render_text(view)
-    raise ValueError(f"unknown format {fmt!r}: use text, yaml or json")
+    if fmt == "svg":
+        from .svg import render_svg  # here: drawsvg is loaded only for a picture
+
+        return render_svg(view)
+    raise ValueError(f"unknown format {fmt!r}: use text, yaml, json or svg")
 
 
 def _card_text(card: dict) -> str:

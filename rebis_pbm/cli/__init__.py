@@ -175,6 +175,7 @@ LAZY_COMMANDS = {
     "simulate": ".bots",
     "mail": ".mail",
     "check": ".check",
+    "site": ".site",
 }
 
 from . import game as _game  # noqa: E402,F401  (registers the core commands on `cli`)

@@ -133,8 +133,8 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
 @_game_argument
 @click.option("--player", metavar="NAME", help="Whose view.")
 @click.option("--public", is_flag=True, help="The spectator view (no hidden card).")
-@click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json"]), default="text",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json", "svg"]),
+              default="text", show_default=True, help="svg: a picture of the table.")
 def view(game: str, player: str | None, public: bool, fmt: str) -> None:
     """Print one player's view of GAME (or, with --public, the spectator view)."""
     if bool(player) == public:

@@ -242,8 +242,10 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     public view).
 
     Body: ``news`` (the last move told to this viewer), the view as text, and for the player to
-    move how to answer. Attachments: the view as YAML, and the move template for the player to
-    move. ``original`` (the message of an accepted move, for its sender) makes it a reply.
+    move how to answer; then, as its HTML alternative, the picture of the table drawn from the
+    same view (an inline SVG, :mod:`rebis_pbm.svg`) above the same text. Attachments: the view
+    as YAML, and the move template for the player to move. ``original`` (the message of an
+    accepted move, for its sender) makes it a reply.
     """
     viewer = view["viewer"]
     display = "Rebis referee" if viewer == "public" else viewer
@@ -255,13 +257,37 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     parts.append(view_text.rstrip("\n"))
     if "move_template" in view:
         parts.append(HOW_TO_MOVE.format(template=template_name))
-    msg.set_content("\n\n".join(parts) + "\n")
+    text = "\n\n".join(parts) + "\n"
+    msg.set_content(text)
+    msg.add_alternative(html_body(view, text), subtype="html")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
     if "move_template" in view:
         msg.add_attachment(view["move_template"].encode("utf-8"), maintype="application",
                            subtype="yaml", filename=template_name)
     return msg
+
+
+def html_body(view: dict, text: str) -> str:
+    """The HTML alternative of a view's message: the picture of the table as an inline SVG,
+    then ``text`` (the plain-text part) as preformatted text.
+
+    Inline SVG, not an image: Apple Mail, iOS Mail and Thunderbird draw it; an ``<img>`` of an
+    SVG attachment (``cid:``) or a ``data:`` URI is shown by fewer clients still. Clients that
+    drop SVG (Gmail, Outlook) show the text below it, so nothing is lost. The picture is drawn
+    from ``view`` alone, the same information set as the text.
+    """
+    from html import escape
+
+    from ..svg import render_svg
+
+    return ('<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+            f"<title>{escape(subject(view['game'], view))}</title></head>\n"
+            '<body style="margin:0;padding:8px;background:#f6f4ee">\n'
+            '<div style="max-width:100%;overflow-x:auto">'
+            f"{render_svg(view, standalone=False)}</div>\n"
+            '<pre style="font-family:monospace;white-space:pre-wrap">'
+            f"{escape(text)}</pre>\n</body></html>\n")
 
 
 def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, to: str,

@@ -1,0 +1,199 @@
+"""A static web page of a game for spectators: ``rebis-pbm site`` (docs/views.md, "The game page").
+
+The page shows what the public view shows, nothing more: the public picture of the table after
+each move (:mod:`rebis_pbm.svg`), the move list as ``apply`` prints it (the public account of each
+move), the score, and ``verify``'s verdict; once the record reveals the seed, the seed and a
+picture with every face-down card. It is plain HTML and SVG files (no script), ready for GitHub or
+GitLab Pages.
+
+Three steps, kept apart so that each can be used (and tested) alone:
+
+- :func:`rebis_pbm.referee.public_game` (the use case) reads a record (with its seed: the
+  referee's) into a :class:`PublicGame`, the only place that touches the record and the seed;
+- :func:`public_frames` turns a game's states into the public view after each move;
+- :func:`write_site` writes the files from a :class:`PublicGame`, which holds public views and
+  public texts only.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from dataclasses import dataclass
+
+from . import views
+from .engine import apply_move, burdens, score_table, winners
+from .fileio import PathLike, make_folder, write_atomic
+from .record import Replay
+
+PAGE = "index.html"
+NOW = "table.svg"  # the table as it stands, every card shown once the seed is revealed
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The game after one move: ``turn`` (0 for the deal), its ``player`` (None for the deal),
+    its public ``account`` (what ``apply`` printed) and the public ``view`` after it."""
+
+    turn: int
+    player: str | None
+    account: str
+    view: dict
+
+
+@dataclass(frozen=True)
+class PublicGame:
+    """What the page shows, all of it public.
+
+    Attributes:
+        game: the game id.
+        frames: the deal, then each move, with the public view after it.
+        now: the public view as it stands (``seed_revealed`` once the record reveals the seed).
+        score: ``{"final": bool, "players": [{"player", "total", "shelves": [{"shelf", "value",
+            "multiplier", "score"}]}], "burdens": [{"player", "total"}], "winners": [...] or
+            None}``.
+        verified, verify_text: ``verify``'s verdict and its text, run on the record alone (the
+            record's own seed, if it reveals one; otherwise what anyone can check without it).
+        seed: the seed, once the record reveals it; else None.
+        seed_sha256: the commitment to the seed made when the game was created.
+    """
+
+    game: str
+    frames: list[Frame]
+    now: dict
+    score: dict
+    verified: bool
+    verify_text: str
+    seed: str | None = None
+    seed_sha256: str = ""
+
+
+def public_frames(game: str, start, setup_events, history) -> list[Frame]:
+    """The public view after the deal and after each move of ``history`` (``(move, events)``
+    pairs), replayed from the dealt state ``start``. Each view is built for the spectator
+    (``views.build_view(..., None)``) as it was then: face-down cards without their numbers."""
+    frames = [Frame(0, None, views.account(setup_events),
+                    views.build_view(game, Replay(start, setup_events), None))]
+    state = start
+    for index, (move, events) in enumerate(history):
+        state, _ = apply_move(state, move)
+        replay = Replay(state, setup_events, tuple(history[:index + 1]))
+        frames.append(Frame(move.turn, move.player, views.account(events),
+                            views.build_view(game, replay, None)))
+    return frames
+
+
+def score_data(state) -> dict:
+    """The score as ``rebis-pbm score`` gives it (public: shelves, tokens, hand counts)."""
+    return {
+        "final": state.finished,
+        "players": [{"player": p.player, "total": p.total, "shelves": [
+            {"shelf": s.shelf, "value": s.value, "multiplier": s.multiplier, "score": s.score}
+            for s in p.shelves]} for p in score_table(state)],
+        "burdens": [{"player": b.player, "total": b.total} for b in burdens(state)],
+        "winners": list(winners(state)) if state.finished else None,
+    }
+
+
+# --- the files --------------------------------------------------------------------------------
+
+def frame_file(turn: int) -> str:
+    """``turn-007.svg``: the picture after ``turn`` (``turn-000.svg``: the deal)."""
+    return f"turn-{turn:03d}.svg"
+
+
+def write_site(out_dir: PathLike, game: PublicGame) -> list[str]:
+    """Write the page (``index.html``), the picture of the table as it stands (``table.svg``)
+    and one picture after each move into ``out_dir`` (created if missing; its parent must
+    exist). Returns the names of the files written, the page first."""
+    from .svg import render_svg
+
+    make_folder(out_dir, what="the site folder")
+    files = {NOW: render_svg(game.now)}
+    for frame in game.frames:
+        files[frame_file(frame.turn)] = render_svg(frame.view)
+    page = render_page(game)
+    written = [PAGE, *files]
+    for name, text in files.items():
+        write_atomic(os.path.join(out_dir, name), text, mode=0o644, durable=False)
+    write_atomic(os.path.join(out_dir, PAGE), page, mode=0o644, durable=False)  # last: complete
+    return written
+
+
+STYLE = """
+body { font-family: "DejaVu Sans", Verdana, Arial, sans-serif; margin: 0 auto; max-width: 1000px;
+       padding: 1em; background: #f6f4ee; color: #1d2a22; line-height: 1.4; }
+h1 { margin-bottom: 0.2em; } h2 { border-bottom: 2px solid #1d5a3c; padding-bottom: 0.1em; }
+img.table { width: 100%; height: auto; border-radius: 8px; }
+table.score { border-collapse: collapse; } table.score td, table.score th {
+  border: 1px solid #b9c7bd; padding: 0.25em 0.6em; text-align: right; }
+table.score td:nth-child(-n+2), table.score th:nth-child(-n+2) { text-align: left; }
+pre { background: #fff; border: 1px solid #b9c7bd; padding: 0.6em; white-space: pre-wrap; }
+ol.moves { padding-left: 1.2em; } ol.moves li { margin: 0.3em 0; }
+summary { cursor: pointer; } .ok { color: #1d6b3a; font-weight: bold; }
+.failed { color: #b3261e; font-weight: bold; } .muted { color: #55635a; }
+"""
+
+
+def render_page(game: PublicGame) -> str:
+    """The page as HTML text; every text from the game is escaped (``html.escape``)."""
+    e = html.escape
+    now, score = game.now, game.score
+    players = ", ".join(e(p["name"]) for p in now["players"])
+    standing = views.standing(now["phase"], now["turn"], now.get("to_move"),
+                              now.get("abandoned", False))
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>Rebis game {e(game.game)}</title>", f"<style>{STYLE}</style>", "</head>",
+           "<body>", f"<h1>Rebis game {e(game.game)}</h1>",
+           f"<p>Players in seat order: {players}. {e(standing)}</p>",
+           f'<p class="muted">What a spectator may know: every card played face up, how many cards '
+           f"each hand holds, the tokens, every move except the card of a closing play. The "
+           f"referee builds this page from the game record; it shows no hidden card"
+           f"{' until the seed was revealed' if game.seed else ''}.</p>",
+           "<h2>The table</h2>",
+           f'<img class="table" src="{NOW}" alt="The table at turn {now["turn"]}: every '
+           f'player\'s shelves, tokens and hand sizes, the supply and the deck.">']
+    out += ["<h2>Score</h2>",
+            f"<p>{'Final score' if score['final'] else 'Score so far'} (R13: each shelf\u2019s "
+            f"value times its multiplier):</p>",
+            '<table class="score"><tr><th>Player</th><th>Shelves</th><th>Score</th>'
+            "<th>Burden (R12)</th></tr>"]
+    burden = {b["player"]: b["total"] for b in score["burdens"]}
+    for p in score["players"]:
+        shelves = "; ".join(f"{s['value']}\u00d7{s['multiplier']}={s['score']}"
+                            for s in p["shelves"])
+        out.append(f"<tr><td>{e(p['player'])}</td><td>{e(shelves)}</td><td>{p['total']}</td>"
+                   f"<td>{burden.get(p['player'], '')}</td></tr>")
+    out.append("</table>")
+    if score["winners"]:
+        won = " and ".join(e(w) for w in score["winners"])
+        out.append(f"<p><strong>{'Winner' if len(score['winners']) == 1 else 'Shared win'}: "
+                   f"{won}</strong></p>")
+    out.append("<h2>The seed and <code>rebis-pbm verify</code></h2>")
+    if game.seed is not None:
+        out.append(f"<p>The record reveals the seed: <code>{e(game.seed)}</code>. Its SHA-256, "
+                   f"<code>{e(game.seed_sha256)}</code>, was written in the record when the game "
+                   f"was created, so the deck was fixed before the first move; with the seed "
+                   f"anyone can deal the game again and check every move.</p>")
+    else:
+        out.append(f"<p>The seed stays with the referee until the game ends (the record holds "
+                   f"only its SHA-256, <code>{e(game.seed_sha256)}</code>); the last move's "
+                   f"<code>apply</code> writes it into the record, and then anyone can check "
+                   f"every move.</p>")
+    verdict = '<span class="ok">verified</span>' if game.verified else \
+        '<span class="failed">FAILED</span>'
+    out.append(f"<p>Verdict of <code>rebis-pbm verify</code> on the record: {verdict}</p>")
+    out.append(f"<pre>{e(game.verify_text.rstrip())}</pre>")
+    out += ["<h2>Moves</h2>",
+            '<p class="muted">Open a move to see the table after it, as a spectator saw it '
+            "then.</p>", '<ol class="moves" start="0">']
+    for frame in game.frames:
+        head = "The deal" if frame.turn == 0 else f"Turn {frame.turn} ({frame.player})"
+        out.append(f"<li><details><summary><strong>{e(head)}</strong>: {e(frame.account)}"
+                   f"</summary>"
+                   f'<img class="table" loading="lazy" src="{frame_file(frame.turn)}" '
+                   f'alt="The table after {e(head.lower() if frame.turn == 0 else head)}">'
+                   f"</details></li>")
+    out += ["</ol>", "</body>", "</html>"]
+    return "\n".join(out) + "\n"

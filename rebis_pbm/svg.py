@@ -1,0 +1,389 @@
+"""A picture of the table: one view drawn as SVG (docs/views.md, "The picture").
+
+:func:`render_svg` draws from a view dict (:func:`rebis_pbm.views.build_view`) and from nothing
+else, so the picture shows exactly the viewer's information set, like the text and YAML forms:
+every player's shelves as stacks of cards (face up with their sign; face down, with the number
+only where the view gives one: the viewer laid it, or the seed is revealed), the tokens on each
+shelf counted by kind, each hand as a count (the viewer's own hand face up), the supply, the deck,
+whose turn it is, and the last move highlighted (the shelves its account names, the cards it
+played).
+
+Plain SVG 1.1: no script, no external file, no font to fetch; a browser, an image viewer or a
+mail client that renders SVG shows it as it is. The XML is written by drawsvg, which escapes every
+text (player names are user input); names only ever go into texts, never into attributes.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import drawsvg as draw
+from drawsvg.drawing import XML_HEADER
+
+from .views import standing
+
+FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
+CARD_W, CARD_H = 46, 64      # one card
+STEP = 21                    # how much of each card under the top one shows in a stack
+COLUMN = 60                  # one shelf's column
+PER_ROW = 12                 # shelves in one row of a player's panel
+INFO_W = 200                 # the player's name, hand, reserve and score, left of the shelves
+MARGIN = 16
+MIN_WIDTH = 960
+
+TABLE = "#1d5a3c"
+PANEL = "#236b48"
+PANEL_TO_MOVE = "#2b7d55"
+INK = "#f4f1e8"
+MUTED = "#cfe3d6"
+CARD_FACE = "#fbf8ef"
+CARD_EDGE = "#3b3b3b"
+POSITIVE_INK = "#1a1a1a"
+NEGATIVE_INK = "#c0262d"
+BACK = "#2f4f8f"
+BACK_LINE = "#9db7e8"
+KNOWN = "#8fe3ff"            # the outline of a face-down card whose number the viewer knows
+HIGHLIGHT = "#ff9a1f"        # the last move
+TOKEN_COLOURS = {"golden_dust": ("#f7e08a", "#b8962e"), "gold": ("#e0a526", "#7a5610"),
+                 "red": ("#d9413b", "#7a1512")}
+TOKEN_WORDS = {"golden_dust": "golden dust", "gold": "gold", "red": "red"}
+END_WORDS = {"deck_empty": "the deck is empty",
+             "tokens_exhausted": "no golden dust and no gold token is left in the supply"}
+
+
+def render_svg(view: dict, *, standalone: bool = True) -> str:
+    """The view as an SVG document (text, UTF-8 when written), drawn from ``view`` alone.
+
+    ``standalone=False`` leaves out the XML declaration, for an ``<svg>`` inside an HTML page.
+    """
+    return _Picture(view).draw().as_svg(header=XML_HEADER if standalone else "")
+
+
+# --- the last move: which shelves and cards its account names --------------------------------
+
+_OWNER = r"(?P<owner>your|\S+'s) shelf (?P<shelf>\d+)"
+_PLAYED = re.compile(r"\S+ played (?P<cards>\d+(?: and \d+)?) with sign [+-] on " + _OWNER)
+_CLOSED = re.compile(r"\S+ closed " + _OWNER + r" with .*, which starts shelf (?P<new>\d+)")
+_PLACED = re.compile(r"\S+ placed (?:the \S+ token|\d+ golden dust from the reserve) on " + _OWNER)
+
+
+def last_move_marks(view: dict) -> dict[tuple[str, int], int]:
+    """The shelves the last move's account names, ``(owner, shelf) -> how many of its top cards
+    that move laid`` (0: its tokens or its closing, not its cards).
+
+    Read from the sentences of ``views.describe`` in the view's last history entry (the view
+    holds no other trace of which card came last); an account with no such sentence marks
+    nothing.
+    """
+    history = view.get("history") or []
+    if not history or not history[-1].get("turn"):
+        return {}
+    marks: dict[tuple[str, int], int] = {}
+
+    def owner(match) -> str:
+        word = match["owner"]
+        return view["viewer"] if word == "your" else word[:-2]
+
+    for sentence in history[-1]["text"].rstrip(".").split("; "):
+        if (m := _PLAYED.fullmatch(sentence)):
+            marks[(owner(m), int(m["shelf"]))] = len(m["cards"].split(" and "))
+        elif (m := _CLOSED.fullmatch(sentence)):
+            marks.setdefault((owner(m), int(m["shelf"])), 0)
+            marks[(owner(m), int(m["new"]))] = 1
+        elif (m := _PLACED.fullmatch(sentence)):
+            marks.setdefault((owner(m), int(m["shelf"])), 0)
+    return marks
+
+
+# --- the drawing ------------------------------------------------------------------------------
+
+def _text(text: str, x: float, y: float, size: float = 13, **kwargs) -> draw.Text:
+    kwargs.setdefault("fill", INK)
+    return draw.Text(str(text), size, x, y, font_family=FONT, **kwargs)
+
+
+def _titled(element, title: str):
+    element.append_title(title)
+    return element
+
+
+def _stack_height(count: int) -> int:
+    return CARD_H + max(count - 1, 0) * STEP
+
+
+class _Picture:
+    def __init__(self, view: dict):
+        self.view = view
+        self.viewer = view["viewer"]
+        self.public = "you" not in view
+        self.revealed = bool(view.get("seed_revealed"))
+        self.marks = last_move_marks(view)
+        shelves = max((len(p["shelves"]) for p in view["players"]), default=1)
+        self.width = max(MIN_WIDTH, 2 * MARGIN + INFO_W + min(shelves, PER_ROW) * COLUMN)
+
+    # the whole picture, top to bottom; each part returns its height
+    def draw(self) -> draw.Drawing:
+        parts: list[tuple[draw.Group, float]] = []
+        y = MARGIN
+        for build in (self._header, self._last_move, *[
+                (lambda p=p: self._player(p)) for p in self.view["players"]],
+                self._hand, self._end, self._legend):
+            group, height = build()
+            if height:
+                parts.append((group, y))
+                y += height + 10
+        height = y + MARGIN - 10
+        d = draw.Drawing(self.width, height, font_family=FONT)
+        who = "spectator view" if self.public else f"view of {self.viewer}"
+        d.append(draw.Title(f"Rebis game {self.view['game']}, {who}, turn {self.view['turn']}"))
+        d.append(draw.Rectangle(0, 0, self.width, height, fill=TABLE))
+        for group, top in parts:
+            d.append(_moved(group, 0, top))
+        return d
+
+    def _header(self):
+        v = self.view
+        g = draw.Group()
+        who = "spectator view (no hidden card)" if self.public else f"view of {self.viewer}"
+        g.append(_text(f"Rebis \u00b7 game {v['game']} \u00b7 {who}", MARGIN, 22, 18,
+                       font_weight="bold"))
+        g.append(_text(standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False)),
+                       MARGIN, 46, 14, fill=MUTED))
+        # the deck: a card back with its count
+        x = MARGIN
+        g.append(self._back(x, 60, "deck"))
+        g.append(_text(f"Deck: {v['deck']} card{'s' if v['deck'] != 1 else ''}", x + CARD_W + 10,
+                       86, 14))
+        x = MARGIN + 230
+        g.append(_text("Supply:", x, 86, 14))
+        x += 62
+        for kind in ("golden_dust", "gold", "red"):
+            words = f"{TOKEN_WORDS[kind]} \u00d7{v['supply'][kind]}"
+            g.append(self._token(x + 9, 81, kind))
+            g.append(_text(words, x + 22, 86, 14))
+            x += 50 + 8 * len(words)
+        if self.revealed:
+            g.append(_text("The seed is revealed: every face-down card shows its number.",
+                           MARGIN, 142, 13, fill=KNOWN))
+            return g, 148
+        return g, 130
+
+    def _last_move(self):
+        history = self.view.get("history") or []
+        if not history or not history[-1].get("turn"):
+            return draw.Group(), 0
+        entry = history[-1]
+        lines = textwrap.wrap(f"Last move, turn {entry['turn']} ({entry['player']}): "
+                              f"{entry['text']}", width=(self.width - 2 * MARGIN - 24) // 7)
+        height = 14 + 17 * len(lines)
+        g = draw.Group()
+        g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=6,
+                                fill="#17462f", stroke=HIGHLIGHT, stroke_width=2))
+        for i, line in enumerate(lines):
+            g.append(_text(line, MARGIN + 12, 20 + 17 * i, 13))
+        return g, height
+
+    def _player(self, player: dict):
+        name = player["name"]
+        to_move = self.view.get("to_move") == name
+        columns = [self._shelf(name, shelf) for shelf in player["shelves"]]
+        rows = [columns[i:i + PER_ROW] for i in range(0, len(columns), PER_ROW)] or [[]]
+        row_heights = [max((h for _, h in row), default=0) for row in rows]
+        height = max(150, 12 + sum(row_heights) + 8 * (len(rows) - 1) + 10)
+        g = draw.Group()
+        g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=10,
+                                fill=PANEL_TO_MOVE if to_move else PANEL,
+                                stroke=HIGHLIGHT if to_move else "#15432d",
+                                stroke_width=3 if to_move else 1))
+        x = MARGIN + 12
+        label = f"{name} (you)" if name == self.viewer else name
+        g.append(_text(label, x, 26, 17, font_weight="bold"))
+        g.append(_text(f"seat {player['seat']}", x, 44, 12, fill=MUTED))
+        if to_move:
+            what = "places the red token" if self.view["phase"] == "red_token" else "to move"
+            g.append(_text(f"\u25b6 {what}", x + 60, 44, 12, fill=HIGHLIGHT, font_weight="bold"))
+        hand = player["hand"]
+        g.append(_text(f"Hand: {hand} card{'s' if hand != 1 else ''}", x, 66, 13))
+        for i in range(min(hand, 12)):  # a count: card backs, never the cards
+            g.append(_moved(self._back(0, 0, "hand", small=True), x + 7 * i, 74))
+        g.append(self._token(x + 7, 124, "golden_dust"))
+        g.append(_text(f"reserve \u00d7{player['reserve']}", x + 20, 129, 13))
+        g.append(_text(f"score {player['score']}", x + 110, 129, 13, font_weight="bold"))
+        y = 12
+        for row, row_height in zip(rows, row_heights):
+            for i, (column, _) in enumerate(row):
+                g.append(_moved(column, MARGIN + INFO_W + i * COLUMN, y))
+            y += row_height + 8
+        return g, height
+
+    def _shelf(self, owner: str, shelf: dict):
+        number, cards = shelf["shelf"], shelf["cards"]
+        marked = self.marks.get((owner, number))
+        g = draw.Group()
+        top = 30
+        stack = _stack_height(len(cards))
+        if marked is not None:  # the last move touched this shelf
+            g.append(draw.Rectangle(-4, -2, CARD_W + 8, top + stack + 6, rx=7, fill="none",
+                                    stroke=HIGHLIGHT, stroke_width=2.5, stroke_dasharray="5,3"))
+        g.append(_text(f"shelf {number}", CARD_W / 2, 11, 11, text_anchor="middle", fill=MUTED))
+        g.append(_text("active" if shelf["active"] else "closed", CARD_W / 2, 24, 10,
+                       text_anchor="middle", fill=INK if shelf["active"] else MUTED,
+                       font_weight="bold" if shelf["active"] else "normal"))
+        if shelf["active"]:
+            g.append(draw.Rectangle(-2, top - 2, CARD_W + 4, stack + 4, rx=6, fill="#ffffff",
+                                    fill_opacity=0.12))
+        newest = len(cards) - (marked or 0)
+        for i, card in enumerate(cards):
+            g.append(self._card(card, 0, top + i * STEP, last=i >= newest))
+        y = top + stack + 16
+        counts: dict[str, int] = {}
+        for kind in shelf["tokens"]:
+            counts[kind] = counts.get(kind, 0) + 1
+        for kind, count in counts.items():
+            g.append(_titled(self._token(7, y - 4, kind), f"{count} {TOKEN_WORDS[kind]}"))
+            g.append(_text(f"\u00d7{count}", 16, y, 11))
+            y += 16
+        g.append(_text(f"w{shelf['weight']} v{shelf['value']}", CARD_W / 2, y + 2, 10,
+                       text_anchor="middle", fill=MUTED))
+        g.append(_text(f"= {shelf['score']}", CARD_W / 2, y + 15, 11, text_anchor="middle",
+                       font_weight="bold"))
+        return g, y + 20
+
+    def _card(self, card: dict, x: float, y: float, *, last: bool = False):
+        """One card (a view's card dict; ``{"number": n}`` alone: a card in the viewer's hand)."""
+        if card.get("face") == "down":
+            known = "number" in card
+            kind = "revealed" if known and self.revealed else "yours" if known else "hidden"
+            g = self._back(x, y, f"down {kind}", outline=KNOWN if known else None)
+            if known:
+                g.append(draw.Rectangle(x + 4, y + 3, CARD_W - 8, 16, rx=3, fill=CARD_FACE))
+                g.append(_text(f"[{card['number']}]", x + CARD_W / 2, y + 15, 12,
+                               text_anchor="middle", fill=POSITIVE_INK, font_weight="bold",
+                               class_="num"))
+            by = f", laid by {card['by']}" if "by" in card else ", dealt at setup"
+            what = {"hidden": "face-down card", "yours": f"face-down {card.get('number')} (you "
+                    "laid it)", "revealed": f"face-down {card.get('number')} (seed revealed)"}
+            title = what[kind] + ("" if kind == "yours" else by)
+        else:
+            negative = card.get("sign") == "negative"
+            ink = NEGATIVE_INK if negative else POSITIVE_INK
+            sign = {"negative": "\u2212", "positive": "+"}.get(card.get("sign"), "")
+            label = sign + str(card["number"])
+            g = draw.Group(class_=f"card up {card.get('sign', 'hand')}")
+            g.append(draw.Rectangle(x, y, CARD_W, CARD_H, rx=5, fill=CARD_FACE, stroke=CARD_EDGE,
+                                    stroke_width=1))
+            g.append(_text(label, x + 5, y + 15, 14, fill=ink, font_weight="bold", class_="num"))
+            g.append(_text(str(card["number"]), x + CARD_W / 2, y + 50, 24, fill=ink,
+                           text_anchor="middle", class_="num"))
+            title = (f"{label} face up" if sign else f"{label} in your hand") + (
+                f", played by {card['by']}" if "by" in card else "")
+        if last:
+            g.append(draw.Rectangle(x - 2, y - 2, CARD_W + 4, CARD_H + 4, rx=6, fill="none",
+                                    stroke=HIGHLIGHT, stroke_width=3))
+            title += " (the last move)"
+        return _titled(g, title)
+
+    def _back(self, x: float, y: float, kind: str, *, small: bool = False,
+              outline: str | None = None):
+        w, h = (CARD_W * 0.5, CARD_H * 0.5) if small else (CARD_W, CARD_H)
+        g = draw.Group(class_=f"card {kind}")
+        g.append(draw.Rectangle(x, y, w, h, rx=4 if small else 5, fill=BACK,
+                                stroke=outline or "#0e1f3d", stroke_width=2.5 if outline else 1))
+        g.append(draw.Rectangle(x + 3, y + 3, w - 6, h - 6, rx=3, fill="none", stroke=BACK_LINE,
+                                stroke_width=1, stroke_dasharray="3,2"))
+        return g
+
+    def _token(self, x: float, y: float, kind: str):
+        fill, edge = TOKEN_COLOURS[kind]
+        r = 5 if kind == "golden_dust" else 6.5
+        return draw.Circle(x, y, r, fill=fill, stroke=edge, stroke_width=1.5, class_=f"token {kind}")
+
+    def _hand(self):
+        you = self.view.get("you")
+        if you is None:
+            return draw.Group(), 0
+        hand = you["hand"]
+        per_row = (self.width - 2 * MARGIN - 24) // (CARD_W + 6)
+        rows = max(1, -(-len(hand) // per_row))
+        height = 40 + rows * (CARD_H + 8)
+        g = draw.Group()
+        g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=10, fill=PANEL,
+                                stroke="#15432d"))
+        drawn = you.get("drawn")
+        words = f"Your hand ({len(hand)} card{'s' if len(hand) != 1 else ''}); reserve: " \
+                f"{you['reserve']} golden dust"
+        if "drawn" in you:
+            words += "; this turn you drew " + ("nothing (the deck is empty)" if drawn is None
+                                                 else f"the {drawn} (marked)")
+        g.append(_text(words, MARGIN + 12, 24, 14, font_weight="bold"))
+        # the drawn card is in the hand: mark one card of its number
+        marked = max((i for i, c in enumerate(hand) if c == drawn), default=None)
+        for i, number in enumerate(hand):
+            x = MARGIN + 12 + (i % per_row) * (CARD_W + 6)
+            y = 34 + (i // per_row) * (CARD_H + 8)
+            card = self._card({"number": number}, x, y, last=i == marked)
+            g.append(card)
+        if not hand:
+            g.append(_text("(empty)", MARGIN + 12, 60, 13, fill=MUTED))
+        return g, height
+
+    def _end(self):
+        end = self.view.get("end")
+        if not end:
+            return draw.Group(), 0
+        lines = [f"End of the game: {END_WORDS.get(end['reason'], end['reason'])}.",
+                 "Burden (R12): " + ", ".join(f"{b['player']} {b['total']}"
+                                              for b in end["burdens"])]
+        if "scores" in end:
+            lines.append("Score (R13): " + ", ".join(f"{s['player']} {s['total']}"
+                                                     for s in end["scores"]))
+            won = end["winners"]
+            lines.append(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won))
+        elif "red_token" in end:
+            lines.append(f"{end['red_token']} places the red token (R12).")
+        g = draw.Group()
+        height = 12 + 19 * len(lines)
+        g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=8, fill="#17462f",
+                                stroke=KNOWN))
+        for i, line in enumerate(lines):
+            g.append(_text(line, MARGIN + 12, 21 + 19 * i, 14,
+                           font_weight="bold" if i == len(lines) - 1 else "normal"))
+        return g, height
+
+    def _legend(self):
+        g = draw.Group(class_="legend")
+        x = MARGIN
+        entries = [(self._card({"number": 4, "sign": "positive"}, 0, 0), "face up, +"),
+                   (self._card({"number": 4, "sign": "negative"}, 0, 0), "face up, \u2212"),
+                   (self._back(0, 0, "down hidden"), "face down")]
+        if self.revealed:
+            entries.append((self._card({"face": "down", "number": 4}, 0, 0),
+                            "face down (seed revealed)"))
+        elif not self.public:
+            entries.append((self._card({"face": "down", "number": 4}, 0, 0),
+                            "face down, laid by you"))
+        for card, words in entries:
+            g.append(_moved(_scaled(card, 0.5), x, 0))
+            g.append(_text(words, x + 30, 20, 12, fill=MUTED))
+            x += 40 + 7 * len(words)
+        for kind in ("golden_dust", "gold", "red"):
+            g.append(self._token(x + 6, 16, kind))
+            g.append(_text(TOKEN_WORDS[kind], x + 16, 20, 12, fill=MUTED))
+            x += 26 + 7 * len(TOKEN_WORDS[kind])
+        g.append(draw.Rectangle(x, 6, 22, 20, rx=3, fill="none", stroke=HIGHLIGHT,
+                                stroke_width=2.5))
+        g.append(_text("the last move", x + 30, 20, 12, fill=MUTED))
+        return g, CARD_H / 2
+
+
+def _moved(element, dx: float, dy: float) -> draw.Group:
+    group = draw.Group(transform=f"translate({dx:g},{dy:g})")
+    group.append(element)
+    return group
+
+
+def _scaled(element, factor: float) -> draw.Group:
+    group = draw.Group(transform=f"scale({factor:g})")
+    group.append(element)
+    return group

@@ -1,0 +1,167 @@
+"""The picture of the table (issue 17, docs/views.md "The picture"): what it draws, what it never
+draws, and where it goes (``view --format svg``, the HTML part of a view's message).
+
+test_information_sets.py checks the general claim (the picture depends only on the viewer's
+information set); these tests pin what a reader sees in one situation built for it.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from rebis_pbm import svg, views
+from rebis_pbm.transports import mail
+from rebis_pbm.cli import cli
+from rebis_pbm.referee import open_game, record_view
+from rebis_pbm.engine import Move, Play, Ruleset, ShelfRef, apply_move
+from rebis_pbm.engine import events as ev
+from rebis_pbm.engine.state import deal
+from rebis_pbm.transports.mail import view_message
+from rebis_pbm.record import Replay
+
+ROOT = Path(__file__).resolve().parent.parent
+NS = {"s": "http://www.w3.org/2000/svg"}
+RULES = Ruleset(hand_size=2, shelf_limit=5)
+SEATS = ("alice", "bob")
+# R5: alice's face-down 8, bob's face-down 9; hands alice 6 1, bob 2 3; alice's first draw 7 (R6);
+# then the deck: 4, 5, ...
+ORDER = (8, 9, 6, 2, 1, 3, 7, 4, 5, 5, 5, 5, 1, 1, 1)
+
+
+def closing_turn() -> Replay:
+    """Turn 1: alice closes bob's shelf 1 with her 6 face down (0 + 6 > 5, R8.1); bob draws the 4
+    for it and the 5 as his turn 2 begins."""
+    state, setup_events = deal(RULES, SEATS, ORDER)
+    move = Move(1, "alice", play=Play((6,), "bob"))
+    after, events = apply_move(state, move)
+    return Replay(after, setup_events, ((move, events),))
+
+
+def parsed(text: str) -> ET.Element:
+    assert text.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<svg ')
+    return ET.fromstring(text.encode())
+
+
+def cards(root: ET.Element) -> list[tuple[str, str]]:
+    """Every card drawn outside the legend: (its class, the number written on it, or "")."""
+    legend = {id(e) for g in root.iter() if "legend" in g.get("class", "").split()
+              for e in g.iter()}
+    out = []
+    for g in root.iter(f"{{{NS['s']}}}g"):
+        if "card" in g.get("class", "").split() and id(g) not in legend:
+            numbers = [t.text for t in g.iter(f"{{{NS['s']}}}text") if "num" in
+                       t.get("class", "")]
+            out.append((g.get("class"), numbers[0] if numbers else ""))
+    return out
+
+
+def numbers_shown(root: ET.Element) -> list[int]:
+    return sorted(int(n.strip("[]+\u2212")) for _, n in cards(root) if n)
+
+
+def test_each_picture_shows_the_numbers_its_viewer_knows_and_no_other():
+    replay = closing_turn()
+    pictures = {who: parsed(views.render(views.build_view("g", replay, who), "svg"))
+                for who in ("alice", "bob", None)}
+    # alice: her face-down 6 on bob's shelf 2 and her hand 1 7; never bob's hand or the dealt 8, 9
+    assert numbers_shown(pictures["alice"]) == [1, 6, 7]
+    assert ("card down yours", "[6]") in cards(pictures["alice"])
+    # bob: his hand 2 3 4 5 only; the card that closed his shelf is a back, like the dealt ones
+    assert numbers_shown(pictures["bob"]) == [2, 3, 4, 5]
+    # the spectator: no number at all (nothing is face up yet); three backs on the shelves
+    assert numbers_shown(pictures[None]) == []
+    assert [c for c, _ in cards(pictures[None])].count("card down hidden") == 3
+    for who in ("bob", None):
+        text = views.render(views.build_view("g", replay, who), "svg")
+        assert "face-down 6" not in text and "[6]" not in text and "[8]" not in text
+
+
+def test_the_picture_draws_shelves_tokens_hand_counts_supply_deck_and_turn():
+    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
+    view = record_view(record, replay, None)
+    text = views.render(view, "svg")
+    root = parsed(text)
+    words = " ".join(t.text or "" for t in root.iter(f"{{{NS['s']}}}text"))
+    assert "Deck: 6 cards" in words and "golden dust \u00d70" in words
+    assert "Hand: 15 cards" in words and "score 135" in words and "shelf 10" in words
+    assert "Winner: bob" in words and "The seed is revealed" in words
+    # every face-down card shows its number once the seed is revealed, marked as such
+    kinds = [c for c, _ in cards(root)]
+    assert "card down hidden" not in kinds[1:] and kinds.count("card down revealed") == 15
+    tokens = [e.get("class") for e in root.iter(f"{{{NS['s']}}}circle")]
+    assert "token red" in tokens and "token gold" in tokens
+    # no script, no external reference: a plain picture
+    assert "<script" not in text and "href=" not in text and "<foreignObject" not in text
+
+
+def test_the_player_to_move_and_the_last_move_are_marked():
+    view = views.build_view("g", closing_turn(), None)
+    words = " ".join(t.text or "" for t in parsed(views.render(view, "svg")).iter(
+        f"{{{NS['s']}}}text"))
+    assert "\u25b6 to move" in words and "Last move, turn 1 (alice)" in words
+    assert svg.last_move_marks(view) == {("bob", 1): 0, ("bob", 2): 1}
+
+
+def test_the_last_move_marks_follow_the_accounts_sentences():
+    """The marks are read from views.describe's sentences: a change of wording shows here."""
+    def marks(events, viewer="bob"):
+        view = {"viewer": viewer, "history": [{"turn": 5, "player": "alice",
+                                               "text": views.account(events, viewer)}]}
+        return svg.last_move_marks(view)
+
+    assert marks([ev.DustPlaced("alice", 2, 3), ev.Played("alice", "bob", 2, (6, 6), "positive"),
+                  ev.TurnBegan(6, "bob")]) == {("alice", 3): 0, ("bob", 2): 2}
+    assert marks([ev.Played("alice", "alice", 1, (4,), "negative")], None) == {("alice", 1): 1}
+    assert marks([ev.Closed("alice", "carol", 2, 6, 3), ev.TokenTaken("alice", "gold"),
+                  ev.TokenPlaced("alice", "gold", "bob", 1)]) == {
+        ("carol", 2): 0, ("carol", 3): 1, ("bob", 1): 0}
+    assert marks([ev.TokenPlaced("carol", "red", "carol", 4), ev.GameFinished()],
+                 "carol") == {("carol", 4): 0}
+    assert svg.last_move_marks({"viewer": "bob", "history": [
+        {"turn": 0, "player": None, "text": "each player was dealt ..."}]}) == {}
+
+
+def test_names_are_escaped_by_the_library():
+    view = views.build_view("g", closing_turn(), "alice")
+    odd = 'a<b>&"c\''
+    view["players"][1]["name"] = odd
+    view["players"][1]["shelves"][1]["cards"][0]["by"] = odd
+    text = svg.render_svg(view)
+    root = parsed(text)  # well-formed XML
+    assert odd in [t.text for t in root.iter(f"{{{NS['s']}}}text")]
+    assert "a&lt;b&gt;&amp;" in text and "<b>" not in text
+
+
+def test_view_format_svg_prints_the_picture(tmp_path):
+    runner = CliRunner()
+    game = tmp_path / "game.yaml"
+    assert runner.invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo",
+                               "--seed", "s", "--game-id", "g"]).exit_code == 0
+    for who in (["--player", "ann"], ["--public"]):
+        result = runner.invoke(cli, ["view", str(game), *who, "--format", "svg"])
+        assert result.exit_code == 0, result.output
+        title = parsed(result.output).find("s:title", NS).text
+        assert title == ("Rebis game g, view of ann, turn 1" if who[0] == "--player"
+                         else "Rebis game g, spectator view, turn 1")
+
+
+def test_a_views_message_carries_the_picture_in_its_html_part():
+    replay = closing_turn()
+    view = views.build_view("g", replay, "bob")
+    text = views.render(view, "text")
+    msg = view_message(game="g", view=view, view_text=text, view_yaml=views.render(view, "yaml"),
+                       news="Turn 1 (alice): ...", sender="referee@example.org",
+                       to="bob@example.org")
+    assert msg.get_content_type() == "multipart/mixed"
+    assert msg.get_body(("plain",)).get_content() == (
+        f"Turn 1 (alice): ...\n\n{text.rstrip()}\n\n"
+        f"{mail.HOW_TO_MOVE.format(template='move-turn-002-bob.yaml')}\n")
+    html = msg.get_body(("html",)).get_content()
+    assert html.count("<svg ") == 1 and "<?xml" not in html and "<script" not in html
+    assert svg.render_svg(view, standalone=False) in html
+    assert "[6]" not in html and "face-down 6" not in html  # alice's closing card
+    attachments = [p.get_filename() for p in msg.iter_attachments()]
+    assert attachments == ["view-g-turn-002-bob.yaml", "move-turn-002-bob.yaml"]
