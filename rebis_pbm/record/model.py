@@ -22,7 +22,8 @@ from ..engine.state import FINISHED, PLAY, RED_TOKEN
 from ..errors import SeedError
 from .digests import chain_digest, header_digest, seal_card, seed_commitment, state_digest
 
-FORMAT = "rebis-pbm/1"
+FORMAT = "rebis-pbm/1"  # the format new games are written in
+FORMATS = ("rebis-pbm/1",)  # every format this version reads, verifies and appends to
 
 
 def check_seed(record: "Record", seed: str) -> None:
@@ -122,6 +123,8 @@ class Record:
             the mail transport writes to them and ``apply --as`` checks a move's sender with
             them. Players without one play by files.
         public_addresses: whether views show the addresses (``new --public-addresses``).
+        format: the record's format (one of :data:`FORMATS`), fixed when the game was created:
+            the header digest covers it, so a game keeps its format to the end.
     """
 
     game: str
@@ -134,6 +137,7 @@ class Record:
     seed: str | None = None
     addresses: dict[str, str] = field(default_factory=dict, hash=False)
     public_addresses: bool = False
+    format: str = FORMAT
     written_status: dict | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -145,7 +149,8 @@ class Record:
 
     def computed_header_sha256(self) -> str:
         """The header digest of the header as it now is (compare with :attr:`header_sha256`)."""
-        return header_digest(FORMAT, self.game, self.ruleset, self.players, self.seed_sha256)
+        return header_digest(self.format, self.game, self.ruleset, self.players,
+                             self.seed_sha256)
 
     def prev_digest(self, index: int) -> str:
         """The ``prev`` of move ``index`` (0-based): the previous chain digest, or the header's."""
@@ -216,7 +221,7 @@ class Record:
         """The record as written, keys in file order; ``state`` is the replayed state after the
         last move (it gives the status)."""
         doc: dict = {
-            "format": FORMAT,
+            "format": self.format,
             "game": self.game,
             "ruleset": self.ruleset.as_dict(),
             "players": list(self.players),
@@ -268,6 +273,7 @@ class Record:
             seed=None if data.get("seed") is None else str(data["seed"]),
             addresses=addresses,
             public_addresses=data.get("public_addresses", False),
+            format=str(data["format"]),
             written_status=data["status"],
         )
 
