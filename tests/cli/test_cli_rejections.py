@@ -18,7 +18,7 @@ import pytest
 from rebis_pbm.referee import open_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, ShelfRef, legal_moves
 
-from clitools import cli, console_script, example_game, new_game  # noqa: F401
+from clitools import example_game, new_game
 from clitools import run_inproc, snapshot, write_move
 from positions import Position, closer, closes, first_legal, play, refused_with, search
 

@@ -23,7 +23,7 @@ import pytest
 
 from rebis_pbm.engine import Ruleset, seat_order, setup, shuffled
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "shuffle.md"
 ENGINE = ROOT / "rebis_pbm" / "engine"
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ARCHIVE = Path(__file__).resolve().parent / "records"
+ARCHIVE = Path(__file__).resolve().parents[1] / "records"
 RECORDS = sorted(p.name[: -len(".yaml")] for p in ARCHIVE.glob("*.yaml")
                  if not p.name.endswith(".secret.yaml"))
 

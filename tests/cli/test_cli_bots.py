@@ -19,7 +19,7 @@ from rebis_pbm.engine import Ruleset, information_set, replay, score_table, setu
 from rebis_pbm.simulate import game_specs, play_game
 from rebis_pbm.yamlio import dump_yaml
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def console_script() -> list[str]:

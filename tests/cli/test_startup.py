@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from rebis_pbm.cli import LAZY_COMMANDS, cli
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("rebis_pbm.cli.audit", "rebis_pbm.cli.bots", "rebis_pbm.cli.mail", "rebis_pbm.cli.check",
          "rebis_pbm.bots", "rebis_pbm.transports.mail", "rebis_pbm.transports.mail_jobs",
          "email.message", "smtplib", "jsonschema")

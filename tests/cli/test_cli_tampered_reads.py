@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from clitools import EXAMPLES, cli, console_script, example_game, snapshot  # noqa: F401
+from clitools import EXAMPLES, example_game, snapshot
 
 READERS = [
     ("view", "--public"),

@@ -19,7 +19,7 @@ from rebis_pbm.record.digests import chain_digest
 from rebis_pbm.record import HEADER, SEED_ENV
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples"
 SEED = "rebis-pbm example game"
 MOVE_FILES = sorted((EXAMPLE / "moves").glob("turn-*.yaml"))

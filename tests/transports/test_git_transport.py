@@ -242,7 +242,7 @@ def first_move_text(repo: Path) -> str:
 def test_a_file_in_moves_that_is_not_named_as_a_move_stops_the_job_clearly(repo, name, words):
     commit_file(repo, name, first_move_text(repo))
     head, record_before = git(repo, "rev-parse", "HEAD"), (repo / "game.yaml").read_bytes()
-    for args, seed in (((f"HEAD~1..HEAD",), True), (("--check", "HEAD"), False)):
+    for args, seed in ((("HEAD~1..HEAD",), True), (("--check", "HEAD"), False)):
         result = job(repo, *args, seed=seed)
         assert result.returncode == 2, result.stdout + result.stderr
         assert words in result.stderr

@@ -15,7 +15,7 @@ import yaml
 from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import MAX_DEPTH, MAX_INT_DIGITS, MOVE_MAX_BYTES
 
-from clitools import cli, console_script, new_game, run_inproc, run_script, snapshot  # noqa: F401
+from clitools import new_game, run_inproc, run_script, snapshot
 
 GAME_ID = "cli-game"
 

@@ -18,7 +18,7 @@ from rebis_pbm.record.digests import (canonical, chain_digest, header_digest, he
 from rebis_pbm.engine import DEALT, Ruleset, Shelf, ShelfCard, State, Supply
 from rebis_pbm.record import FORMAT, seed_commitment
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "audit.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "audit.md"
 BLOCK = re.compile(r"^```(json|text) ([a-z0-9-]+)\n(.*?)\n```$", re.M | re.S)
 
 

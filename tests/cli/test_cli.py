@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 import stat
 from pathlib import Path
 
@@ -20,9 +19,8 @@ import yaml
 from rebis_pbm.referee import open_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, Move, burdens, legal_moves
 
-from clitools import (EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, REPO, cli, console_script,  # noqa: F401
-                      example_game, game_id_of, new_game, restore, run_inproc, run_script, sha256_hex,
-                      snapshot, write_move)
+from clitools import (EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, REPO, example_game, game_id_of,
+                      new_game, restore, run_inproc, run_script, sha256_hex, snapshot, write_move)
 from positions import Position, closer, search
 
 SCHEMA_NAMES = ("move", "record", "view")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from clitools import cli, console_script  # noqa: F401 (fixtures)
 
 
 @pytest.mark.parametrize("args, words", [

@@ -11,8 +11,7 @@ import pytest
 
 from rebis_pbm.referee import open_game
 
-from clitools import (EXAMPLES, cli, console_script, example_game, run_inproc,  # noqa: F401
-                      snapshot)
+from clitools import EXAMPLES, example_game, run_inproc, snapshot
 
 ALICE_1 = EXAMPLES / "moves" / "turn-001-alice.yaml"   # turn 1 by alice, game "example"
 

@@ -8,7 +8,6 @@ Runs in-process (click's CliRunner) for speed; reproducible (derandomized).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml

@@ -20,7 +20,7 @@ from rebis_pbm.engine import Move, Ruleset, apply_move, setup
 from rebis_pbm.record import FORMAT, HEADER, Record, dump_record, entry_from_dict, seed_commitment
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples"
 SEED = "rebis-pbm example game"
 PLAYERS = ("alice", "bob", "carol")

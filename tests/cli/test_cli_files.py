@@ -36,8 +36,7 @@ from rebis_pbm.referee import move_file_name, open_game
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.yamlio import dump_yaml
 
-from clitools import (REPO, Outcome, cli, console_script, new_game, run_inproc,  # noqa: F401
-                      run_script, snapshot)
+from clitools import REPO, Outcome, run_inproc, run_script, snapshot
 
 GAME_ID = "files-game"
 ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.org"}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from rebis_pbm import fileio
 from rebis_pbm.referee import open_game
 from rebis_pbm.engine import legal_moves
 
-from clitools import cli, console_script, new_game, run_inproc, snapshot, write_move  # noqa: F401
+from clitools import new_game, run_inproc, snapshot, write_move
 
 GAME_ID = "cli-game"
 RECORD_STEPS = ("created", "written", "synced", "mode")   # fileio.write_atomic's steps

@@ -15,7 +15,7 @@ import pytest
 from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
 from rebis_pbm.record import Record, dump_record, read_checked, read_game, seed_commitment
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SEED = "fast-path"
 PLAYERS = ("ann", "bo", "cy")
 
