@@ -97,7 +97,7 @@ def public_record(game) -> str:
     whenever its card does, a state digest whenever any card does, and so does every chain digest
     after them; only the seed opens them (docs/views.md, docs/audit.md)."""
     record = Record(GAME, game.ruleset, game.seats, "0" * 64)
-    for (move, events), state in zip(game.steps, game.states[1:]):
+    for (move, events), state in zip(game.steps, game.states[1:], strict=True):
         record = record.with_move(move, state, SEED_STAND_IN, events)
     return re.sub(r"(sealed|state_hmac|chain_sha256): [0-9a-f]{64}", r"\1: KEYED",
                   dump_record(record, game.state))
@@ -117,7 +117,7 @@ def check_reader(game, other, reader: str, checked, rng: random.Random) -> None:
         checked[fmt].add(prefix_key(game))
     same(f"the setup as {reader} reads it", views.account(game.setup_events, reader),
          views.account(other.setup_events, reader))
-    for (move, events), (_, other_events) in zip(game.steps, other.steps):
+    for (move, events), (_, other_events) in zip(game.steps, other.steps, strict=True):
         same(f"turn {move.turn} as {reader} reads it", views.account(events, reader),
              views.account(other_events, reader))
         same(f"the account apply printed for turn {move.turn}", views.account(events),
@@ -161,9 +161,10 @@ def check_example(example, checked) -> None:
     # The spectator's second game: any card nobody has seen may differ, every hand included.
     hidden = alternative(game, None, rng)
     for fmt in FORMATS:
-        same(f"the public {fmt} view", views.render(views.build_view(GAME, game.replay(), None), fmt),
+        same(f"the public {fmt} view",
+             views.render(views.build_view(GAME, game.replay(), None), fmt),
              views.render(views.build_view(GAME, hidden.replay(), None), fmt))
-    for (move, events), (_, other_events) in zip(game.steps, hidden.steps):
+    for (move, events), (_, other_events) in zip(game.steps, hidden.steps, strict=True):
         same(f"turn {move.turn} as a spectator reads it", views.account(events, None),
              views.account(other_events, None))
     same("the public record", public_record(game), public_record(hidden))
