@@ -25,21 +25,56 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import views as views_mod
 from .engine import IllegalMove, Move, Ruleset, State, apply_move, burdens, score_table, winners
 from .errors import ExitCode, Failed, InputError, Refused, UsageError
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
-from .record import (HEADER, CorruptRecord, Record, Replay, SealedMove, dump_record, dump_secret,
-                     find_seed, parse_record, read_game, secret_path, seed_commitment)
+from .record import (
+    HEADER,
+    CorruptRecord,
+    Record,
+    Replay,
+    SealedMove,
+    dump_record,
+    dump_secret,
+    find_seed,
+    parse_record,
+    read_game,
+    secret_path,
+    seed_commitment,
+)
 from .yamlio import clip, load_yaml
 
+if TYPE_CHECKING:  # imported where used: only their commands pay for them
+    from .record.audit import Report
+    from .site import PublicGame
+
 __all__ = [
-    "Game", "Created", "Submitted", "create_game", "open_game", "read_record", "submit_move",
-    "read_move", "check_move_file", "player_view", "write_views", "legal_moves_listing",
-    "for_mover", "score", "verify", "reveal", "bot_move", "default_views_dir", "secret_path",
-    "ruleset_from", "already_applied", "move_file_name", "require_record",
+    "Created",
+    "Game",
+    "Submitted",
+    "already_applied",
+    "bot_move",
+    "check_move_file",
+    "create_game",
+    "default_views_dir",
+    "for_mover",
+    "legal_moves_listing",
+    "move_file_name",
+    "open_game",
+    "player_view",
+    "read_move",
+    "read_record",
+    "require_record",
+    "reveal",
+    "ruleset_from",
+    "score",
+    "secret_path",
+    "submit_move",
+    "verify",
+    "write_views",
 ]
 
 
@@ -175,7 +210,7 @@ def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
 
 # --- views -----------------------------------------------------------------------------------
 
-def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
+def record_view(record: Record, replay: Replay, viewer: str | None) -> dict[str, Any]:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
     addresses when the game made them public."""
     return views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
@@ -183,7 +218,7 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
                                 addresses=record.shown_addresses())
 
 
-def player_view(game: PathLike, player: str | None) -> dict:
+def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
     """The view of ``player`` (None: the spectator view) of the game in ``game``, as a dict
     that :func:`rebis_pbm.views.render` turns into text, YAML or JSON (docs/views.md).
 
@@ -512,7 +547,7 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
         validate(loaded, "move")
     except InputError as exc:
         raise Refused(str(exc), ExitCode.INPUT) from None
-    doc = loaded.data
+    doc = cast("dict[str, Any]", loaded.data)  # the move schema holds
     if doc["game"] != record.game:
         raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(game)} is "
                       f"game {record.game}", ExitCode.INPUT)
@@ -642,7 +677,7 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
     return views_mod.moves_listing(record.game, state, fmt)
 
 
-def score(game: PathLike) -> dict:
+def score(game: PathLike) -> dict[str, Any]:
     """The score of the game shelf by shelf (R13), the burdens (R12) and, once it is over, the
     winners: ``{"game", "phase", "turn", "scores": [{"player", "total", "shelves": [{"shelf",
     "active", "value", "tokens", "multiplier", "score"}]}], "burdens": [{"player", "negative",
@@ -667,7 +702,7 @@ def score(game: PathLike) -> dict:
     }
 
 
-def verify(game: PathLike, seed_file: PathLike | None = None):  # -> record.audit.Report
+def verify(game: PathLike, seed_file: PathLike | None = None) -> Report:
     """Check that the record in ``game`` is the game that was played, by the rules, and
     unedited (docs/audit.md). Anyone can: without the seed, the form, the header digest and
     each move's turn, seat order and chain digest; with it (revealed in the record, the secret
@@ -739,7 +774,7 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
     return Revealed(revealed, state, False)
 
 
-def public_game(game: PathLike):  # -> site.PublicGame
+def public_game(game: PathLike) -> PublicGame:
     """What a spectator may know of the game in ``game``, for its web page
     (:mod:`rebis_pbm.site`): the public table after every move, the public view, the score,
     and ``verify``'s verdict on the record alone. Read with the seed (to replay), but only

@@ -6,8 +6,18 @@ import random
 
 import pytest
 
-from rebis_pbm.engine import (DEALT, HIDDEN, LegalMoves, Ruleset, apply_move, burdens,
-                              information_set, legal_moves, score_table, setup)
+from rebis_pbm.engine import (
+    DEALT,
+    HIDDEN,
+    LegalMoves,
+    Ruleset,
+    apply_move,
+    burdens,
+    information_set,
+    legal_moves,
+    score_table,
+    setup,
+)
 from rebis_pbm.engine.cards import Shelf, ShelfCard
 
 NAMES = ("ann", "bo", "cy")
@@ -58,12 +68,10 @@ def test_a_face_down_card_is_known_to_the_player_who_placed_it_only():
     state, _ = closed_position()
     for viewer in (None, 0, 1, 2):
         view = information_set(state, viewer)
-        for row, seen_row in zip(state.shelves, view.shelves):
-            for shelf, seen in zip(row, seen_row):
-                for card, shown in zip(shelf.cards, seen.cards):
-                    if card.factor:
-                        assert shown == card
-                    elif card.placed_by == viewer and viewer is not None:
+        for row, seen_row in zip(state.shelves, view.shelves, strict=True):
+            for shelf, seen in zip(row, seen_row, strict=True):
+                for card, shown in zip(shelf.cards, seen.cards, strict=True):
+                    if card.factor or (card.placed_by == viewer and viewer is not None):
                         assert shown == card
                     else:
                         assert shown == ShelfCard(HIDDEN, 0, card.placed_by)
@@ -95,6 +103,31 @@ def test_unknown_seat_is_an_error():
     state = played("seat", 0)
     with pytest.raises(IndexError):
         information_set(state, 3)
+
+
+def test_r5_dealt_and_hidden_are_distinct():
+    """DEALT is a seat sentinel (who placed a card: nobody, R5), HIDDEN a card number (one the
+    viewer may not know): neither may pass for the other."""
+    assert DEALT != HIDDEN
+    assert ShelfCard(HIDDEN, 0, DEALT) != ShelfCard(DEALT, 0, HIDDEN)
+
+
+@pytest.mark.parametrize("seat", [DEALT, HIDDEN, -3, 3, True],
+                         ids=["DEALT", "HIDDEN", "minus_3", "3", "True"])
+def test_r5_no_seat_outside_the_game_sees_the_cards_dealt_face_down(seat):
+    """R5: the card dealt face down at setup is hidden from everyone. DEALT (the ``placed_by``
+    of that card) is no seat: asking for its information set is refused, as for every index that
+    is not a seat of the game, negative ones included (they would count from the end)."""
+    state = played("seat", 0)
+    with pytest.raises(IndexError, match="is not a seat of this game"):
+        information_set(state, seat)
+
+
+def test_r5_every_real_seat_and_the_spectator_see_the_dealt_cards_hidden():
+    state = played("seat", 4)
+    for seat in (None, 0, 1, 2):
+        for row in information_set(state, seat).shelves:
+            assert row[0].cards[0] == ShelfCard(HIDDEN, 0, DEALT)
 
 
 def test_shelf_weight_and_value_are_computed_from_its_cards():

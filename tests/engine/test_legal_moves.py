@@ -6,8 +6,22 @@ from __future__ import annotations
 import pytest
 
 from builders import make_state, shelf
-from rebis_pbm.engine import (FINISHED, NEGATIVE, POSITIVE, RED_TOKEN, SIGNS, IllegalMove, Move,
-                              Play, Ruleset, ShelfRef, apply_move, check_move, legal_moves, setup)
+from rebis_pbm.engine import (
+    FINISHED,
+    NEGATIVE,
+    POSITIVE,
+    RED_TOKEN,
+    SIGNS,
+    IllegalMove,
+    Move,
+    Play,
+    Ruleset,
+    ShelfRef,
+    apply_move,
+    check_move,
+    legal_moves,
+    setup,
+)
 
 
 def candidate_moves(state):

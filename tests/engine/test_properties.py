@@ -22,9 +22,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builders import card_multiset, token_counts
-from rebis_pbm.engine import (DEALT, FINISHED, GOLD, GOLDEN_DUST, PLAY, RED, RED_TOKEN, Ruleset,
-                              apply_move, burdens, legal_moves, red_token_holder, replay,
-                              score_table, setup, winners)
+from rebis_pbm.engine import (
+    DEALT,
+    FINISHED,
+    GOLD,
+    GOLDEN_DUST,
+    PLAY,
+    RED,
+    RED_TOKEN,
+    Ruleset,
+    apply_move,
+    burdens,
+    legal_moves,
+    red_token_holder,
+    replay,
+    score_table,
+    setup,
+    winners,
+)
 from rebis_pbm.engine import events as ev
 
 NAMES = ("ana", "bea", "cal", "dan")
@@ -96,9 +111,9 @@ def check_step(before, snapshot, move, after, events):
     assert [c for c in drawn if c is not None] == list(before.order[before.deck_pos:after.deck_pos])
     assert all(c is None for c in drawn[drawn.index(None):]) if None in drawn else True
     # Tokens on shelves never move (R10): each old shelf's tokens are a prefix of its new tokens.
-    for old_row, new_row in zip(before.shelves, after.shelves):
+    for old_row, new_row in zip(before.shelves, after.shelves, strict=True):
         assert len(new_row) >= len(old_row)
-        for old, new in zip(old_row, new_row):
+        for old, new in zip(old_row, new_row, strict=False):  # new shelves may follow
             assert new.tokens[:len(old.tokens)] == old.tokens
             assert new.cards[:len(old.cards)] == old.cards
     if before.phase == RED_TOKEN:

@@ -7,9 +7,25 @@ from itertools import combinations
 import pytest
 
 from builders import GOLD, GOLDEN_DUST, NEGATIVE, RED, make_state, play, red, rejected, shelf
-from rebis_pbm.engine import (FINISHED, PLAY, RED_TOKEN, Burden, Move, Play, Ruleset, ShelfRef,
-                              Supply, apply_move, burdens, legal_moves, red_token_holder,
-                              score_table, setup, shelves_in_play, winners)
+from rebis_pbm.engine import (
+    FINISHED,
+    PLAY,
+    RED_TOKEN,
+    Burden,
+    Move,
+    Play,
+    Ruleset,
+    ShelfRef,
+    Supply,
+    apply_move,
+    burdens,
+    legal_moves,
+    red_token_holder,
+    score_table,
+    setup,
+    shelves_in_play,
+    winners,
+)
 from rebis_pbm.engine import events as ev
 
 # --------------------------------------------------------------------------------------- R11
@@ -68,7 +84,7 @@ def test_r11_game_ends_when_the_last_gold_is_taken():
 
 def test_r11_the_red_token_in_the_supply_does_not_keep_the_game_going():
     st = make_state(hands=[(2,)], supply=(0, 0, 1), ruleset=Ruleset(golden_dust=0, gold=0))
-    after, events = apply_move(st, play(st, 2, "ana"))
+    after, _ = apply_move(st, play(st, 2, "ana"))
     assert after.end_reason == ev.TOKENS_EXHAUSTED
 
 

@@ -7,8 +7,19 @@ from collections import Counter
 import pytest
 
 from builders import card_multiset, make_state, play, rejected, shelf
-from rebis_pbm.engine import (DEALT, GOLD, GOLDEN_DUST, RED, Ruleset, ShelfCard, apply_move,
-                              score_table, seat_order, setup, shuffled)
+from rebis_pbm.engine import (
+    DEALT,
+    GOLD,
+    GOLDEN_DUST,
+    RED,
+    Ruleset,
+    ShelfCard,
+    apply_move,
+    score_table,
+    seat_order,
+    setup,
+    shuffled,
+)
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.shuffle import SEATS_DOMAIN
 

@@ -4,10 +4,32 @@ from __future__ import annotations
 
 import pytest
 
-from builders import (GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, card_multiset, kinds, make_state,
-                      play, rejected, shelf, token_counts)
-from rebis_pbm.engine import (PLAY, Move, Play, Ruleset, Shelf, ShelfCard, Supply, apply_move,
-                              score_table, setup)
+from builders import (
+    GOLD,
+    GOLDEN_DUST,
+    NEGATIVE,
+    POSITIVE,
+    RED,
+    card_multiset,
+    kinds,
+    make_state,
+    play,
+    rejected,
+    shelf,
+    token_counts,
+)
+from rebis_pbm.engine import (
+    PLAY,
+    Move,
+    Play,
+    Ruleset,
+    Shelf,
+    ShelfCard,
+    Supply,
+    apply_move,
+    score_table,
+    setup,
+)
 from rebis_pbm.engine import events as ev
 
 
@@ -460,7 +482,7 @@ def test_r8_2_minus_on_an_empty_active_shelf_is_rejected_but_plus_is_fine():
 def test_r8_2_a_player_can_play_on_any_other_player():
     st = make_state(players=4, hands=[(3,)])
     for owner in ("bea", "cal", "dan"):
-        after, events = apply_move(st, play(st, 3, owner))
+        after, _ = apply_move(st, play(st, 3, owner))
         seat = st.players.index(owner)
         assert after.shelves[seat][0].cards[-1] == ShelfCard(3, 1, 0)
 

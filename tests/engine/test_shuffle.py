@@ -190,7 +190,7 @@ def test_doc_step_by_step_vector():
     a = list(range(10))
     (rows,) = TABLES["A shuffle step by step"]
     assert len(rows) == 9
-    for row, i in zip(rows, range(9, 0, -1)):
+    for row, i in zip(rows, range(9, 0, -1), strict=True):
         j = ref.uniform(i + 1)
         _, n, word, bound, accepted = ref.log[-1]
         a[i], a[j] = a[j], a[i]

@@ -15,7 +15,7 @@ import pytest
 
 from rebis_pbm.record.digests import (canonical, chain_digest, header_digest, header_document,
                                state_digest, state_document)
-from rebis_pbm.engine import DEALT, Ruleset, Shelf, ShelfCard, State, Supply
+from rebis_pbm.engine import DEALT, Phase, Ruleset, Shelf, ShelfCard, State, Supply
 from rebis_pbm.record import FORMAT, seed_commitment
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "audit.md"
@@ -66,7 +66,7 @@ def test_header_vector():
     assert header_digest(*args) == VECTORS["header"]["sha256"]
 
 
-def vector_state() -> State:
+def vector_state(phase: str = "play") -> State:
     """The state the page describes, built field by field from its prose."""
     ruleset = Ruleset(deck=((1, 3), (2, 2), (3, 2)), golden_dust=1, gold=1, red=1, hand_size=1)
     return State(
@@ -79,15 +79,17 @@ def vector_state() -> State:
                  (Shelf((ShelfCard(1, 0, DEALT),)),)),
         reserves=(0, 0),
         supply=Supply(1, 1, 1),
-        turn=2, phase="play", to_move=1, drawn=3, last_mover=0, end_reason=None,
+        turn=2, phase=phase, to_move=1, drawn=3, last_mover=0, end_reason=None,
     )
 
 
-def test_state_vector():
+@pytest.mark.parametrize("phase", ["play", Phase.PLAY], ids=["text", "enum"])
+def test_state_vector(phase):
+    """The engine's phase is an enum member equal to its word: the same document, same digest."""
     blocks = VECTORS["state"]
     assert blocks["key"] == "vector seed"
-    assert state_document(vector_state()) == json.loads(blocks["value"])
-    assert state_digest(vector_state(), "vector seed") == blocks["hmac-sha256"]
+    assert state_document(vector_state(phase)) == json.loads(blocks["value"])
+    assert state_digest(vector_state(phase), "vector seed") == blocks["hmac-sha256"]
 
 
 def test_state_digest_is_keyed_not_a_plain_hash():
