@@ -38,7 +38,8 @@ from .yamlio import clip, load_yaml
 __all__ = [
     "Game", "Created", "Submitted", "create_game", "open_game", "read_record", "submit_move",
     "read_move", "check_move_file", "player_view", "write_views", "legal_moves_listing",
-    "for_mover", "score", "verify", "reveal", "bot_move", "default_views_dir", "secret_path",
+    "for_mover", "score", "verify", "verify_many", "record_paths", "reveal", "bot_move",
+    "default_views_dir", "secret_path",
     "ruleset_from", "already_applied", "move_file_name", "require_record",
 ]
 
@@ -727,6 +728,100 @@ def verify(game: PathLike, seed_file: PathLike | None = None):  # -> record.audi
         return None
 
     return run_verify(data, source, find)
+
+
+def record_paths(paths: Iterable[PathLike]) -> list[str]:
+    """The records that ``paths`` name: a file as given; for a folder, every record in it and
+    its subfolders (a ``.yaml`` file that starts with the header rebis-pbm writes on every
+    record, :data:`~rebis_pbm.record.HEADER`), by name, leaving out views, mail queues and
+    hidden folders. Each record once, in the order given.
+
+    Raises:
+        InputError: a path that does not exist, or a folder with no record (exit 2).
+    """
+    first_line = HEADER.splitlines(keepends=True)[0].encode()
+    found: list[str] = []
+    for path in map(os.fspath, paths):
+        if not os.path.isdir(path):
+            if not os.path.exists(path):
+                raise InputError("there is no such game record or folder; check the name",
+                                 source=path)
+            found.append(path)
+            continue
+        before = len(found)
+        for folder, subfolders, files in os.walk(path):
+            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")
+                                   and not d.endswith((".views", ".mailq")))
+            for name in sorted(files):
+                if not name.endswith(".yaml") or name.endswith(".secret.yaml"):
+                    continue
+                file = os.path.join(folder, name)
+                try:
+                    with open(file, "rb") as f:
+                        if f.read(len(first_line)) != first_line:
+                            continue
+                except OSError:
+                    continue
+                found.append(file)
+        if len(found) == before:
+            raise InputError("this folder holds no game record (a .yaml file written by "
+                             "rebis-pbm, in it or below it)", source=path)
+    unique: dict[str, str] = {}
+    for file in found:  # one file named twice (a folder and a file in it) is verified once
+        unique.setdefault(os.path.realpath(file), file)
+    return list(unique.values())
+
+
+def _verify_one(game: str):  # -> record.audit.Report
+    """:func:`verify` of one of many records: a record that cannot be read at all is a failed
+    report (code ``unreadable``), not an exception."""
+    from .errors import RebisError
+    from .record.audit import Report
+    from .record.verify import Problem
+
+    try:
+        return verify(game)
+    except (RebisError, OSError) as exc:
+        return Report(game, problem=Problem("unreadable", f"the record cannot be read: {exc}"))
+
+
+def _verify_chunk(games: list[str]) -> list:
+    return [_verify_one(game) for game in games]
+
+
+def verify_many(paths: Iterable[PathLike], jobs: int = 1, progress=None) -> list:
+    """:func:`verify` of every record ``paths`` name (see :func:`record_paths`), on ``jobs``
+    processes, in one process each: reports in the order of the records, the same for any
+    ``jobs``. Each record's seed is found as :func:`verify` finds it (revealed, else
+    ``REBIS_PBM_SEED``, else its own secret file). A record that cannot be read is a failed
+    report (problem code ``unreadable``). ``progress(n)`` is called as ``n`` more records are
+    done.
+
+    Returns:
+        a list of :class:`rebis_pbm.record.audit.Report`.
+
+    Raises:
+        InputError: as :func:`record_paths` (exit 2), before any record is verified.
+    """
+    games = record_paths(paths)
+    if jobs <= 1 or len(games) <= 1:
+        reports = []
+        for game in games:
+            reports.append(_verify_one(game))
+            if progress:
+                progress(1)
+        return reports
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(1, min(50, len(games) // (jobs * 8)))  # small chunks: a smooth bar, little waste
+    chunks = [games[i:i + size] for i in range(0, len(games), size)]
+    reports = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for done in pool.map(_verify_chunk, chunks):
+            reports += done
+            if progress:
+                progress(len(done))
+    return reports
 
 
 class Revealed(NamedTuple):

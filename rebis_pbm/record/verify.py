@@ -338,12 +338,15 @@ def read_checked(data: bytes, source: str, seed_for) -> tuple[Record, Replay, st
     raise CorruptRecord(problem.sentence(), problem)
 
 
-def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str] | None:
-    """The fast path of :func:`read_game`; None sends the record down the checked path."""
+def _read_as_written(data: bytes, source: str, seed_for,
+                     loaded=None) -> tuple[Record, Replay, str] | None:
+    """The fast path of :func:`read_game`; None sends the record down the checked path.
+    ``loaded``: ``data`` already read by the strict loader (``yamlio.load_yaml``)."""
     from ..schemas import address_accepted, check_integer_spelling, defined_pattern
 
     try:
-        loaded = load_yaml(data, source=source, kind="record")
+        if loaded is None:
+            loaded = load_yaml(data, source=source, kind="record")
         check_integer_spelling(loaded)
         doc = loaded.data
         addresses = doc.get("addresses", {})
