@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import views as views_mod
@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # imported where used: only their commands pay for them
 __all__ = [
     "Created",
     "Game",
+    "Revealed",
     "Submitted",
     "already_applied",
     "bot_move",
@@ -65,8 +66,10 @@ __all__ = [
     "move_file_name",
     "open_game",
     "player_view",
+    "public_game",
     "read_move",
     "read_record",
+    "record_paths",
     "require_record",
     "reveal",
     "ruleset_from",
@@ -74,6 +77,8 @@ __all__ = [
     "secret_path",
     "submit_move",
     "verify",
+    "verify_many",
+    "write_site",
     "write_views",
 ]
 
@@ -131,6 +136,9 @@ def read_record(record_path: PathLike) -> Record:
         CorruptRecord: a record rebis-pbm wrote that is now damaged (see :func:`damaged_record`).
     """
     data, source = read_input(os.fspath(record_path), kind="record")
+    known = _opened.get(data)
+    if known is not None:  # these very bytes were read, validated and replayed in this process
+        return known.record
     try:
         return parse_record(data, source)
     except InputError as exc:
@@ -146,13 +154,38 @@ def open_game(record_path: PathLike) -> Game:
         CorruptRecord: the record fails verification (exit 3); the message names the turn.
     """
     data, source = read_input(os.fspath(record_path), kind="record")
+    seed_for = lambda record: find_seed(record_path, record)  # noqa: E731
+    known = _opened.get(data)
+    if known is not None and _same_seed(known, seed_for):
+        return known
     try:
-        return Game(*read_game(data, source, lambda record: find_seed(record_path, record)))
+        game = Game(*read_game(data, source, seed_for))
     except InputError as exc:
         raise damaged_record(exc, data, source) from None
     except CorruptRecord as exc:
         raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
                             f"(rebis-pbm verify {source} tells more)", exc.problem) from None
+    _opened[data] = game
+    while len(_opened) > _OPENED_MAX:
+        del _opened[next(iter(_opened))]  # the oldest
+    return game
+
+
+# Games read in this process, by the record's exact bytes: reading the same bytes with the same
+# seed gives the same game, so a second read of an unchanged record in one process (the sender
+# check of `mail in`, then submit_move) replays nothing. A few games at most: a process handling
+# many games reads each once.
+_opened: dict[bytes, Game] = {}
+_OPENED_MAX = 4
+
+
+def _same_seed(game: Game, seed_for: Callable[[Record], str]) -> bool:
+    """Does ``seed_for`` still give ``game``'s seed? Any failure sends the record down the whole
+    read again, which raises it as a first read would."""
+    try:
+        return bool(seed_for(game.record) == game.seed)
+    except Exception:
+        return False
 
 
 def damaged_record(exc: InputError, data: bytes, source: str) -> Exception:
@@ -734,6 +767,101 @@ def verify(game: PathLike, seed_file: PathLike | None = None) -> Report:
         return None
 
     return run_verify(data, source, find)
+
+
+def record_paths(paths: Iterable[PathLike]) -> list[str]:
+    """The records that ``paths`` name: a file as given; for a folder, every record in it and
+    its subfolders (a ``.yaml`` file that starts with the header rebis-pbm writes on every
+    record, :data:`~rebis_pbm.record.HEADER`), by name, leaving out views, mail queues and
+    hidden folders. Each record once, in the order given.
+
+    Raises:
+        InputError: a path that does not exist, or a folder with no record (exit 2).
+    """
+    first_line = HEADER.splitlines(keepends=True)[0].encode()
+    found: list[str] = []
+    for path in (os.fspath(p) for p in paths):
+        if not os.path.isdir(path):
+            if not os.path.exists(path):
+                raise InputError("there is no such game record or folder; check the name",
+                                 source=path)
+            found.append(path)
+            continue
+        before = len(found)
+        for folder, subfolders, files in os.walk(path):
+            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")
+                                   and not d.endswith((".views", ".mailq")))
+            for name in sorted(files):
+                if not name.endswith(".yaml") or name.endswith(".secret.yaml"):
+                    continue
+                file = os.path.join(folder, name)
+                try:
+                    with open(file, "rb") as f:
+                        if f.read(len(first_line)) != first_line:
+                            continue
+                except OSError:
+                    continue
+                found.append(file)
+        if len(found) == before:
+            raise InputError("this folder holds no game record (a .yaml file written by "
+                             "rebis-pbm, in it or below it)", source=path)
+    unique: dict[str, str] = {}
+    for file in found:  # one file named twice (a folder and a file in it) is verified once
+        unique.setdefault(os.path.realpath(file), file)
+    return list(unique.values())
+
+
+def _verify_one(game: str) -> Report:
+    """:func:`verify` of one of many records: a record that cannot be read at all is a failed
+    report (code ``unreadable``), not an exception."""
+    from .errors import RebisError
+    from .record.audit import Report
+    from .record.verify import Problem
+
+    try:
+        return verify(game)
+    except (RebisError, OSError) as exc:
+        return Report(game, problem=Problem("unreadable", f"the record cannot be read: {exc}"))
+
+
+def _verify_chunk(games: list[str]) -> list[Report]:
+    return [_verify_one(game) for game in games]
+
+
+def verify_many(paths: Iterable[PathLike], jobs: int = 1,
+                progress: Callable[[int], object] | None = None) -> list[Report]:
+    """:func:`verify` of every record ``paths`` name (see :func:`record_paths`), on ``jobs``
+    processes, in one process each: reports in the order of the records, the same for any
+    ``jobs``. Each record's seed is found as :func:`verify` finds it (revealed, else
+    ``REBIS_PBM_SEED``, else its own secret file). A record that cannot be read is a failed
+    report (problem code ``unreadable``). ``progress(n)`` is called as ``n`` more records are
+    done.
+
+    Returns:
+        a list of :class:`rebis_pbm.record.audit.Report`.
+
+    Raises:
+        InputError: as :func:`record_paths` (exit 2), before any record is verified.
+    """
+    games = record_paths(paths)
+    if jobs <= 1 or len(games) <= 1:
+        reports = []
+        for game in games:
+            reports.append(_verify_one(game))
+            if progress:
+                progress(1)
+        return reports
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(1, min(50, len(games) // (jobs * 8)))  # small chunks: a smooth bar, little waste
+    chunks = [games[i:i + size] for i in range(0, len(games), size)]
+    reports = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for done in pool.map(_verify_chunk, chunks):
+            reports += done
+            if progress:
+                progress(len(done))
+    return reports
 
 
 class Revealed(NamedTuple):

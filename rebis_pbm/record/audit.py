@@ -19,7 +19,7 @@ from typing import Callable
 
 from ..engine.state import FINISHED, RED_TOKEN
 from .model import Record
-from .verify import Problem, check_status, walk
+from .verify import Problem, Walk, _read_as_written, check_status, walk
 from ..views import counted
 from ..errors import InputError
 from ..yamlio import load_yaml
@@ -154,6 +154,34 @@ def _player_at(data, turn: int | None) -> str | None:
 SeedFinder = Callable[[Record], "tuple[str, str] | None"]
 
 
+def _as_written(data: bytes, source: str, loaded, find_seed: SeedFinder | None):
+    """``(record, replay, seed, where the seed came from)`` when the record is exactly as
+    rebis-pbm writes it and its seed is known (the fast read of every command,
+    :func:`rebis_pbm.record.verify.read_game`: then the schema holds, the walk and the status
+    check find nothing, and jsonschema is not needed); None otherwise, and whenever
+    ``find_seed`` raises: the checked path then says what it says."""
+    sources: list[str] = []
+
+    def seed_for(record: Record) -> str:
+        found = None if find_seed is None else find_seed(record)
+        if record.seed is not None:
+            sources.append("revealed in the record")
+        if found is not None:
+            sources.append(found[1])
+            return found[0]
+        if record.seed is None:
+            raise LookupError("no seed: only the checked path can verify this record")
+        return record.seed
+
+    read = _read_as_written(data, source, seed_for, loaded)
+    if read is None:
+        return None
+    record, replay, _ = read
+    # walk() replays with the seed given from outside when there is one, else the record's own.
+    return record, replay, (None if len(sources) == 1 and record.seed is not None
+                            else read[2]), sources
+
+
 def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Report:
     """Verify a record's bytes: its form, then :func:`walk`, then :func:`check_status`.
 
@@ -178,9 +206,13 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         report.problem = Problem("unreadable", "the file is not a complete game record (cut "
                                  f"short, or damaged), so it cannot be read: {exc}", turn=turn)
         return report
+    fast = _as_written(data, source, loaded, find_seed)
     try:
-        validate(loaded, "record")
-        record = Record.from_dict(loaded.data)
+        if fast is None:
+            validate(loaded, "record")
+            record = Record.from_dict(loaded.data)
+        else:
+            record = fast[0]
     except ValueError as exc:  # InputError (schema) or a ruleset out of range
         path = exc.path if isinstance(exc, InputError) else ("ruleset",)
         turn = _turn_at_path(loaded.data, path)
@@ -198,16 +230,20 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         return report
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
     report.checked.append("the record's form (its schema)")
-    seed, sources = None, []
-    if record.seed is not None:
-        sources.append("revealed in the record")
-    found = None if find_seed is None else find_seed(record)
-    if found is not None:
-        seed = found[0]
-        sources.append(found[1])
+    if fast is not None:
+        _, replay, seed, sources = fast
+    else:
+        seed, sources = None, []
+        if record.seed is not None:
+            sources.append("revealed in the record")
+        found = None if find_seed is None else find_seed(record)
+        if found is not None:
+            seed = found[0]
+            sources.append(found[1])
     report.seed = " and ".join(sources) or None
     known = report.seed is not None
-    result = walk(record, seed)
+    # The fast read replayed the record with every check of the walk, which found nothing.
+    result = walk(record, seed) if fast is None else Walk(None, replay, len(record.moves))
     code = result.problem.code if result.problem else None
     if code != "header_digest":
         report.checked.append("the header digest")

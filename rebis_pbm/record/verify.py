@@ -301,8 +301,9 @@ def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
 
     A record as rebis-pbm writes it is accepted without the JSON Schema, whose import and checks
     cost more than all the rest of a command: when the strict YAML reader reads it, its integers
-    are plainly spelled, it holds no e-mail addresses (their format is the schema's to check),
-    the game id and every name have the schema's form, the record replays
+    are plainly spelled, its e-mail addresses have the schema's form
+    (:func:`rebis_pbm.schemas.address_accepted`; no digest covers them), the game id and every
+    name have the schema's form, the record replays
     (:func:`replay_record`: every digest and every move checked) and its data is exactly, types
     included, what the writer gives for it (:meth:`Record.to_dict` of the replayed state), then
     the schema holds too (and so does the written status). Anything else goes through
@@ -337,16 +338,20 @@ def read_checked(data: bytes, source: str, seed_for) -> tuple[Record, Replay, st
     raise CorruptRecord(problem.sentence(), problem)
 
 
-def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str] | None:
-    """The fast path of :func:`read_game`; None sends the record down the checked path."""
-    from ..schemas import check_integer_spelling, defined_pattern
+def _read_as_written(data: bytes, source: str, seed_for,
+                     loaded=None) -> tuple[Record, Replay, str] | None:
+    """The fast path of :func:`read_game`; None sends the record down the checked path.
+    ``loaded``: ``data`` already read by the strict loader (``yamlio.load_yaml``)."""
+    from ..schemas import address_accepted, check_integer_spelling, defined_pattern
 
     try:
-        loaded = load_yaml(data, source=source, kind="record")
+        if loaded is None:
+            loaded = load_yaml(data, source=source, kind="record")
         check_integer_spelling(loaded)
         doc = loaded.data
-        if "addresses" in doc:
-            return None  # e-mail addresses have a format only the schema checks
+        addresses = doc.get("addresses", {})
+        if not all(address_accepted(address) for address in addresses.values()):
+            return None  # no digest covers the addresses: only their form is checked
         record = Record.from_dict(doc)
         if not defined_pattern("move", "game").fullmatch(record.game):
             return None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from .. import referee
-from ..errors import ExitCode, Failed, Refused, UsageError, one_line
+from ..errors import CorruptRecord, ExitCode, Failed, InputError, Refused, UsageError, one_line
 from ..fileio import locked, open_regular, write_atomic
 from ..record import Record, Replay
 
@@ -113,7 +113,10 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         sender = sender_address(msg)
     except MailError as exc:
         return Handled(f"{label}: ignored: {exc}, so there is no one to answer")
-    record = referee.read_record(game)
+    try:  # read once: submit_move finds the same bytes already read (referee.open_game)
+        record = referee.open_game(game).record
+    except (InputError, CorruptRecord):  # SeedError too: the stranger's check needs no seed
+        record = referee.read_record(game)
     if record.player_at(sender) is None:
         return Handled(f"{label}: ignored, not answered: {sender} is not the address of any "
                        f"player of game {record.game} (a player writing from another address "

@@ -139,8 +139,8 @@ def test_a_broken_record_still_gets_the_schemas_positioned_message(tmp_path: Pat
 
 
 def test_a_record_with_addresses_gets_the_schemas_address_check():
-    """E-mail addresses (mail transport) are not covered by any digest: the schema's format
-    check is the only one, so such a record always takes the checked path."""
+    """E-mail addresses (mail transport) are not covered by any digest: only their form is
+    checked, by the fast path as by the schema (tests/test_speed_paths.py), with one outcome."""
     state, _ = setup(Ruleset(), PLAYERS, SEED)
     record = Record("fast", Ruleset(), PLAYERS, seed_commitment(SEED),
                     addresses={"ann": "ann@example.org"})
