@@ -224,8 +224,13 @@ def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_addres
     from .mail import mark_seen, maildir_unseen
 
     def recover() -> Iterator[Handled]:
-        with locked(game):
-            count = queue_missing_views(game, referee_address, queue_dir)
+        from ..errors import Busy
+
+        try:
+            with locked(game):
+                count = queue_missing_views(game, referee_address, queue_dir)
+        except Busy:  # the next run checks again; a message waiting says busy in its own words
+            return
         if count:
             yield Handled(f"rebis-pbm: the last move's messages had not been queued (an "
                           f"earlier run was stopped); {count} messages queued now", True)
