@@ -115,7 +115,7 @@ def test_exit_75_is_documented_wherever_the_exit_codes_are():
     assert re.search(r"^\s+75 busy: .*\n.*try again later$", EXIT_CODES, flags=re.M)
     assert EXIT_CODES.endswith("On 1, 2, 3 and 75 nothing on disk changes.")
     for name in ("README.md", "docs/cli.md", "docs/formats.md", "docs/input.md", "docs/mail.md",
-                 "docs/git.md", "examples/git/rebis-job.sh"):
+                 "docs/git.md"):
         text = (REPO / name).read_text()
         assert re.search(r"\b75\b[^.]*(busy|lock)|(busy|lock)[^.]*\b75\b", text), \
             f"{name} does not explain exit 75"

@@ -4,6 +4,7 @@ applying each commit with the seed from the environment (as from a CI secret), a
 refused, and a record that replays from its seed to the end."""
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,7 +39,9 @@ def job(repo: Path, *args, seed: bool = True) -> subprocess.CompletedProcess:
            "PATH": f"{Path(exe()).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     if not seed:
         del env["REBIS_PBM_SEED"]
-    return subprocess.run(["sh", "rebis-job.sh", *args], cwd=repo, env=env, capture_output=True,
+    command = ["git", "check", *args[1:]] if args and args[0] == "--check" else \
+        ["git", "apply", *args]
+    return subprocess.run([exe(), *command], cwd=repo, env=env, capture_output=True,
                           text=True, timeout=120)
 
 
@@ -81,7 +84,7 @@ def commit_move(repo: Path, player: str, move, message: str, *, as_player: str |
 
 def test_the_repository_holds_the_record_and_public_view_only(repo):
     assert tracked(repo) == {".github/workflows/rebis-referee.yml", ".github/CODEOWNERS",
-                             ".gitignore", "README.md", "rebis-job.sh", "moves/.gitkeep",
+                             ".gitignore", "README.md", ".gitlab-ci.yml", "moves/.gitkeep",
                              "game.yaml",
                              "game.views/public.yaml", "game.views/public.txt"}
     # The private views `new` wrote beside the record are ignored, as a seed file would be.
@@ -127,7 +130,7 @@ def test_a_whole_game_through_git_commits(repo):
         done = job(repo, f"{before}..HEAD")
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"turn-{move.turn:03d}-{mover}.yaml" in done.stdout
-        assert "rebis-job: 1 move(s) applied, 0 already applied" in done.stdout
+        assert "rebis-pbm git: 1 move(s) applied, 0 already applied" in done.stdout
         applied.append(move)
         # The job committed the record and the public view, as the referee, and nothing else.
         assert git(repo, "log", "-1", "--format=%an <%ae>").strip() == "%s <%s>" % REFEREE
@@ -164,7 +167,7 @@ def test_a_move_sent_twice_is_applied_once(repo):
     again = job(repo, "HEAD~1")
     assert again.returncode == 0, again.stderr
     assert "Turn 1 by alice was already applied" in again.stdout
-    assert "rebis-job: 0 move(s) applied, 1 already applied (nothing changed)" in again.stdout
+    assert "rebis-pbm git: 0 move(s) applied, 1 already applied (nothing changed)" in again.stdout
     assert git(repo, "rev-parse", "HEAD") == head
 
 
@@ -196,7 +199,7 @@ def test_a_busy_record_fails_the_job_with_75_not_as_a_refused_move(repo, monkeyp
         busy = job(repo, "HEAD")
     assert busy.returncode == 75, busy.stderr
     assert "another rebis-pbm command is updating" in busy.stderr
-    assert ("rebis-job: moves/turn-001-alice.yaml (commit" in busy.stderr
+    assert ("rebis-pbm git: moves/turn-001-alice.yaml (commit" in busy.stderr
             and "was not applied: the record was busy; nothing changed, run the job again"
             in busy.stderr and "refused" not in busy.stderr)
     assert (repo / "game.yaml").read_bytes() == record_before
@@ -270,7 +273,7 @@ def test_the_first_push_of_a_branch_takes_every_commit_from_the_first(repo):
     commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
     done = job(repo, f"{'0' * 40}..HEAD")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "rebis-job: 1 move(s) applied, 0 already applied" in done.stdout
+    assert "rebis-pbm git: 1 move(s) applied, 0 already applied" in done.stdout
     assert len(played(repo / "game.yaml")) == 1
     assert git(repo, "log", "-1", "--format=%s").strip() == \
         "Apply moves/turn-001-alice.yaml from alice@example.org"
@@ -328,7 +331,7 @@ def test_the_check_of_a_pull_request_refuses_to_run_with_the_seed(repo):
     commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
     result = job(repo, "--check", "HEAD", seed=True)
     assert result.returncode == 2
-    assert "--check runs without the seed, but REBIS_PBM_SEED is set" in result.stderr
+    assert "a check runs without the seed, but REBIS_PBM_SEED is set" in result.stderr
 
 
 def test_the_check_of_a_pull_request_needs_no_seed_and_checks_the_author(repo):
@@ -362,10 +365,11 @@ def test_the_workflow_runs_the_referee_for_pushes_to_main_and_checks_pull_reques
     assert referee["concurrency"]["cancel-in-progress"] is False  # moves are applied in order
     runs = {s.get("name"): s.get("run", "") for s in referee["steps"]}
     publish = runs["Apply the new moves and publish the record"]
-    assert 'sh rebis-job.sh "$BEFORE..$GITHUB_SHA"' in publish and "git push" in publish
+    assert publish.startswith('rebis-pbm git apply "$BEFORE..$GITHUB_SHA" --remote origin '
+                              '--branch main')
     check = flow["jobs"]["check"]
     assert check["if"] == "github.event_name == 'pull_request'"
-    assert 'sh rebis-job.sh --check "$BASE..$HEAD"' in \
+    assert 'rebis-pbm git check "$BASE..$HEAD"' in \
         {s.get("name"): s.get("run", "") for s in check["steps"]}[
             "Check the pull request's move files (without the seed; nothing is committed)"]
 
@@ -378,7 +382,11 @@ def test_only_the_referee_job_sees_secrets_and_only_through_the_main_only_enviro
     # The environment's deployment branches are main only (docs/git.md): its secrets reach no
     # run from another branch, a pull request or a fork.
     assert referee["environment"] == "rebis-referee"
-    assert referee["env"]["REBIS_PBM_SEED"] == "${{ secrets.REBIS_PBM_SEED }}"
+    # The seed only in the one step that needs it, not in the install steps.
+    with_seed = [s for s in referee["steps"] if "REBIS_PBM_SEED" in yaml.safe_dump(s)]
+    assert [s["name"] for s in with_seed] == ["Apply the new moves and publish the record"]
+    assert with_seed[0]["env"]["REBIS_PBM_SEED"] == "${{ secrets.REBIS_PBM_SEED }}"
+    assert "REBIS_PBM_SEED" not in yaml.safe_dump(referee["env"])
     assert "secrets." not in yaml.safe_dump(check) and "environment" not in check
     assert "REBIS_PBM_SEED" not in yaml.safe_dump(check)
     checkout = next(s for s in check["steps"] if s.get("uses", "").startswith("actions/checkout"))
@@ -443,3 +451,66 @@ def test_the_guide_names_the_workflows_environment_and_has_players_push_branches
     steps = re.search(r"## What a player does each turn\n\n```sh\n(.*?)```", guide, re.S).group(1)
     pushes = [line.split("#")[0] for line in steps.splitlines() if line.startswith("git push")]
     assert pushes and not any(re.search(r"\bmain\b", line) for line in pushes)
+
+
+# --- the CI examples run real commands ------------------------------------------------------
+
+GITLAB = REPO / "examples/git/.gitlab-ci.yml"
+
+
+def example_commands() -> list[list[str]]:
+    """Every ``rebis-pbm ...`` command line in the GitHub and GitLab examples, as words."""
+    import shlex
+
+    import yaml
+
+    lines = []
+    for job_ in workflow()["jobs"].values():
+        lines += [s.get("run", "") for s in job_["steps"]]
+    gitlab = yaml.safe_load(GITLAB.read_text())
+    for name, job_ in gitlab.items():
+        if isinstance(job_, dict):
+            lines += job_.get("script", []) + job_.get("before_script", [])
+    commands = []
+    for text in lines:
+        text = text.replace("\\\n", " ")
+        for part in re.split(r"[;\n]|\bthen\b", text):
+            words = shlex.split(part, comments=True)
+            if "rebis-pbm" in words:
+                commands.append(words[words.index("rebis-pbm") + 1:])
+    return commands
+
+
+def test_the_ci_examples_parse_and_run_only_real_commands_and_options():
+    from rebis_pbm.cli import cli
+
+    commands = example_commands()
+    used = {tuple(c[:2]) for c in commands}
+    assert {("git", "check"), ("git", "apply"), ("mail", "out")} <= used
+    for words in commands:
+        group = cli.get_command(None, words[0])
+        command = group.get_command(None, words[1])
+        assert command is not None, words
+        known = {o for p in command.params for o in p.opts}
+        for word in words[2:]:
+            if word.startswith("--"):
+                assert word.split("=")[0] in known, f"{words[:2]}: no option {word}"
+    helped = subprocess.run([exe(), "git", "apply", "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "--remote" in helped.stdout
+
+
+def test_the_gitlab_example_serialises_the_referee_and_keeps_the_seed_from_merge_requests():
+    import yaml
+
+    gitlab = yaml.safe_load(GITLAB.read_text())
+    referee, check = gitlab["referee"], gitlab["check"]
+    assert referee["resource_group"] == "rebis-referee"
+    assert referee["environment"] == "rebis-referee"
+    assert referee["rules"][0]["if"] == \
+        '$CI_PIPELINE_SOURCE == "push" && $CI_COMMIT_BRANCH == "main"'
+    assert "REBIS_PBM_SEED" not in yaml.safe_dump(check)
+    # The seed variable leaves the environment before anything is installed.
+    first = gitlab["default"]["before_script"][0]
+    assert first == "seed=${REBIS_REFEREE_SEED:-}; unset REBIS_REFEREE_SEED"
+    seeded = [line for line in referee["script"] if "REBIS_PBM_SEED" in line]
+    assert len(seeded) == 1 and seeded[0].startswith("REBIS_PBM_SEED=$seed rebis-pbm git apply")

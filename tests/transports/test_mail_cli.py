@@ -515,9 +515,10 @@ def test_mail_out_with_an_empty_queue(game):
 
 
 @pytest.mark.parametrize("args, words", [
-    ([], "give exactly one of --outbox DIR or --smtp"),
+    ([], "give exactly one of --outbox DIR, --smtp HOST[:PORT] or --sendmail"),
     (["--outbox", "o", "--smtp", "h"], "give exactly one of"),
-    (["--outbox", "o", "--starttls"], "--starttls and --user go with --smtp"),
+    (["--outbox", "o", "--starttls"], "--starttls, --smtps and --user go with --smtp"),
+    (["--smtp", "h", "--starttls", "--smtps"], "give one of --starttls and --smtps"),
     (["--smtp", "h:x"], "write HOST or HOST:PORT"),
     (["--smtp", "h", "--user", "ref", "--password-env", "REBIS_TEST_UNSET_PASSWORD"],
      "set the environment variable REBIS_TEST_UNSET_PASSWORD"),
