@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from .. import referee
-from ..errors import CorruptRecord, ExitCode, Failed, InputError, Refused, UsageError, one_line
+from ..errors import (CorruptRecord, ExitCode, Failed, InputError, RebisError, Refused,
+                      UsageError, one_line)
 from ..fileio import locked, open_regular, write_atomic
 from ..record import Record, Replay
 
@@ -55,17 +56,21 @@ def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
     (the queue could not be written, or the process was killed between the record and the
     queue), queue every player's current view now. Returns how many messages were queued (0:
     nothing was missing). Call with the record's lock held."""
-    record = referee.read_record(game)  # no replay (nor seed) unless something is missing
+    # The game as every command reads it (the fast path, kept for the move's own read); a
+    # record whose seed cannot be found is read without it, and then left to the move's read.
+    try:
+        game_read: referee.Game | None = referee.open_game(game)
+        record = game_read.record
+    except RebisError:
+        game_read, record = None, referee.read_record(game)
     last = len(record.moves)
     noted = queued_turn(queue_dir)
     if noted is None:  # no state yet: take the queue as up to date from here on
         _queue_then_note(queue_dir, [], last)
         return 0
-        write_atomic(queue_dir / QUEUED_STATE, f"{last}\n", mode=0o600)
-        return 0
     if noted >= last or not record.addresses:
         return 0
-    record, replay, _ = referee.open_game(game)
+    record, replay, _ = game_read or referee.open_game(game)
     messages = view_messages(record, replay, referee_address)
     _queue_then_note(queue_dir, messages, last)
     return len(messages)

@@ -195,7 +195,7 @@ def test_smtps_is_implicit_tls(game, tmp_path):
 
 def test_the_forward_pipe_never_bounces_an_applied_move_when_smtp_is_down(game):
     """docs/mail.md's .forward line: mail in, then mail out, whose failure is not the pipe's."""
-    line = next(l for l in (Path(__file__).parent.parent / "docs" / "mail.md").read_text()
+    line = next(l for l in (Path(__file__).resolve().parents[2] / "docs" / "mail.md").read_text()
                 .splitlines() if l.startswith('"|'))
     command = line.strip('"|').replace("/path/to/game.yaml", str(game)).replace(
         "--sendmail", f"--smtp 127.0.0.1:{free_port()}")
