@@ -28,7 +28,8 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from . import views as views_mod
-from .engine import IllegalMove, Move, Ruleset, State, apply_move, burdens, score_table, winners
+from .engine import (IllegalMove, Move, Ruleset, State, apply_move, burdens, check_move, score_table,
+                     winners)
 from .errors import ExitCode, Failed, InputError, Refused, UsageError
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
 from .record import (HEADER, CorruptRecord, Record, Replay, SealedMove, dump_record, dump_secret,
@@ -40,6 +41,7 @@ __all__ = [
     "read_move", "check_move_file", "player_view", "write_views", "legal_moves_listing",
     "for_mover", "score", "verify", "reveal", "bot_move", "default_views_dir", "secret_path",
     "ruleset_from", "already_applied", "move_file_name", "require_record",
+    "read_view", "legal_moves_from_view", "check_against_view",
 ]
 
 
@@ -149,8 +151,10 @@ def damaged_record(exc: InputError, data: bytes, source: str) -> Exception:
 def check_player(record: Record, player: str, option: str = "--player") -> None:
     """Raises UsageError (exit 2) unless ``player`` is one of ``record``'s players."""
     if player not in record.players:
+        close = [name for name in record.players if name.casefold() == player.casefold()]
+        hint = f"; did you mean {close[0]}?" if close else ""
         raise UsageError(f"no player {clip(player)!r} in game {record.game} (players: "
-                         f"{', '.join(record.players)})", option)
+                         f"{', '.join(record.players)}){hint}", option)
 
 
 def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
@@ -190,10 +194,45 @@ def player_view(game: PathLike, player: str | None) -> dict:
     Raises:
         UsageError: ``player`` is not in the game; as :func:`open_game` otherwise.
     """
+    if player is None:
+        record, replay = public_game_state(game)
+        return record_view(record, replay, None)
     record, replay, _ = open_game(game)
-    if player is not None:
-        check_player(record, player)
+    check_player(record, player)
     return record_view(record, replay, player)
+
+
+def public_game_state(game: PathLike) -> tuple[Record, Replay]:
+    """The game as a spectator may know it: :func:`open_game` when the seed is at hand (every
+    digest checked), else, from the public record alone, the record's chain checked without the
+    seed (docs/audit.md) and the moves replayed on public information
+    (:func:`rebis_pbm.record.public.public_replay`): face-down cards count 0 and are never
+    needed for the public view or the score.
+
+    Raises:
+        InputError: the record cannot be read (exit 2).
+        CorruptRecord: the record fails verification (exit 3).
+    """
+    from .errors import SeedError
+
+    try:
+        record, replay, _ = open_game(game)
+        return record, replay
+    except SeedError:
+        pass
+    from .record.audit import verify as run_verify
+    from .record.public import public_replay
+
+    data, source = read_input(os.fspath(game), kind="record")
+    report = run_verify(data, source)
+    if report.problem is not None:
+        raise CorruptRecord(f"{source} fails verification at {report.problem.sentence()}; "
+                            f"rebis-pbm verify {source} tells more", report.problem)
+    record = read_record(game)
+    try:
+        return record, public_replay(record)
+    except IllegalMove as exc:  # a chain that holds but a move the rules refuse: edited
+        raise CorruptRecord(f"{source} fails verification: {exc.message}") from None
 
 
 def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
@@ -240,6 +279,48 @@ def _holds(path: str, data: bytes, mode: int) -> bool:
             return f.read() == data
     except OSError:
         return False
+
+
+def check_views_dir(views_dir: PathLike, game_id: str) -> None:
+    """Refuse a views folder that holds another game's views (each view names its game), so
+    that ``--views-dir`` pointed at the wrong folder overwrites nothing.
+
+    Raises:
+        UsageError: a view in the folder is of another game (option ``--views-dir``, exit 2).
+    """
+    path = os.path.join(os.fspath(views_dir), views_mod.PUBLIC + ".yaml")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+    except OSError:
+        return  # no views yet (or none readable): nothing to overwrite by mistake
+    import yaml
+
+    try:
+        doc = yaml.safe_load(data)
+    except yaml.YAMLError:
+        return
+    if isinstance(doc, dict) and isinstance(doc.get("game"), str) and doc["game"] != game_id:
+        raise UsageError(f"{os.fspath(views_dir)} holds the views of game {doc['game']}, not of "
+                         f"game {game_id}; give this game's views folder (nothing was written)",
+                         "--views-dir")
+
+
+def check_writable(game: PathLike) -> None:
+    """Refuse to replace a record whose file is read-only (no write permission for anyone):
+    whoever made it so meant it to stay (an archived game); the rename that writes a record
+    would replace it regardless.
+
+    Raises:
+        Failed: the record is read-only (exit 2); nothing is written.
+    """
+    try:
+        mode = os.stat(game).st_mode
+    except OSError:
+        return
+    if not mode & 0o222:
+        raise Failed(f"{os.fspath(game)} is read-only, so it was left as it is and nothing was "
+                     f"written; make it writable (chmod u+w) to go on with the game")
 
 
 def make_views_dir(views_dir: PathLike) -> bool:
@@ -301,9 +382,14 @@ def ruleset_from(zero: bool = False, rules: Iterable[str] = ()) -> Ruleset:
                 raise UsageError(f"{name} must be a whole number, not {clip(text)!r}",
                                  "--rule") from None
     try:
-        return Ruleset(**values)  # type: ignore[arg-type]  # checked by Ruleset itself
+        ruleset = Ruleset(**values)  # type: ignore[arg-type]  # checked by Ruleset itself
     except ValueError as exc:
         raise UsageError(str(exc), "--rule") from None
+    if ruleset.golden_dust + ruleset.gold == 0:
+        raise UsageError("with golden_dust=0 and gold=0 the supply has no token from the start, "
+                         "so the game would end after its first turn (R11); give golden_dust or "
+                         "gold at least 1", "--rule")
+    return ruleset
 
 
 def check_players(players: Sequence[str], addresses: dict[str, str]) -> None:
@@ -414,6 +500,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             if os.path.exists(path):
                 raise Failed(f"{path} already exists; choose another file name (nothing was "
                              f"written)")
+        check_views_dir(views_dir, game_id)
         made = make_views_dir(views_dir)  # before the record: a bad views folder writes nothing
         try:
             write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
@@ -481,6 +568,12 @@ def author_player(record: Record, author: str) -> str | None:
     Raises:
         UsageError: a name that is not a player's (option ``--as``).
     """
+    if "<" in author and author.rstrip().endswith(">"):  # 'Ana <ana@example.org>', as git prints
+        from email.utils import parseaddr
+
+        address = parseaddr(author)[1]
+        if address:
+            author = address
     if "@" in author:  # player names cannot contain '@' (move schema), so this is an address
         return record.player_at(author)
     check_player(record, author, "--as")
@@ -509,6 +602,9 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
 
     try:
         loaded = load_yaml(data, source=source, kind="move")
+        misfiled = not_a_move(loaded.data)
+        if misfiled:
+            raise InputError(misfiled, source=source)
         validate(loaded, "move")
     except InputError as exc:
         raise Refused(str(exc), ExitCode.INPUT) from None
@@ -534,6 +630,24 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
             raise Refused(f"{source}: this move is for {doc['player']}, but it comes from "
                           f"{who}; a player can only send their own moves")
     return Move.from_dict(doc)
+
+
+def not_a_move(doc: object) -> str | None:
+    """When ``doc`` (a YAML document sent as a move) is a file rebis-pbm writes — a view, a
+    record, a secret file or a moves listing's list — the sentence saying so; None otherwise
+    (the move schema then says what is wrong)."""
+    if not isinstance(doc, dict):
+        return None
+    if "view" in doc and "players" in doc:
+        return ("this is a view (what a player sees of the game), not a move; send a move file "
+                "such as the view's move_template, or one listed by rebis-pbm moves")
+    if "moves" in doc and "format" in doc:
+        return ("this is a game record, not a move; send a move file (rebis-pbm moves lists "
+                "them)")
+    if set(doc) == {"game", "seed"}:
+        return ("this is the game's secret seed file, not a move: never send it; send a move "
+                "file (rebis-pbm moves lists them)")
+    return None
 
 
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
@@ -571,7 +685,9 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
     record, replay, seed = open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
+    check_views_dir(views_dir, record.game)
     if record.holds(move):
+        _same_closing(record, replay, move, source)
         # A mail delivered twice. Existing view files are rewritten only where they are stale
         # (an earlier apply interrupted after the record was written): normally none.
         repaired = 0 if dry_run else _views_after_record(game, views_dir, record, replay,
@@ -591,10 +707,37 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
+        check_writable(game)
         make_views_dir(views_dir)  # fail before the record changes
         write_atomic(game, dump_record(new_record, state))
         _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, events, duplicate=False, views_dir=views_dir)
+
+
+def _same_closing(record: Record, replay: Replay, move: Move, source: str) -> None:
+    """A resent closing play (R8.1) whose card could not have closed the shelf is another move,
+    not the one recorded: the closed shelf's weight is public, so saying so opens no seal.
+
+    Raises:
+        Refused: the card sent would not have closed that shelf (exit 1).
+    """
+    entry = record.moves[move.turn - 1]
+    if not isinstance(entry, SealedMove):
+        return
+    from .engine import events as ev
+
+    closed = next((e for e in replay.history[move.turn - 1][1] if isinstance(e, ev.Closed)), None)
+    if closed is None:
+        return
+    seat = replay.state.players.index(closed.owner)
+    weight = replay.state.shelves[seat][closed.shelf - 1].weight
+    limit = record.ruleset.shelf_limit
+    card = move.play.cards[0]
+    if weight + card <= limit:
+        raise Refused(f"{source}: move rejected: turn {move.turn} was played by {entry.player}, "
+                      f"closing {closed.owner}'s shelf {closed.shelf} (weight {weight}, limit "
+                      f"{limit}); a {card} would not have closed it, so this is a different move, "
+                      f"and turn {move.turn} has already been played", reason="stale_turn")
 
 
 def swapped_arguments(exc: InputError, game: PathLike, command: str) -> InputError:
@@ -649,9 +792,9 @@ def score(game: PathLike) -> dict:
     "hand", "total"}], "winners": [names] or None}``.
 
     Raises:
-        as :func:`open_game`.
+        as :func:`public_game_state` (no seed is needed: face-down cards count 0).
     """
-    record, replay, _ = open_game(game)
+    record, replay = public_game_state(game)
     state = replay.state
     return {
         "game": record.game,
@@ -733,6 +876,8 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
                          f"with --yes to do it")
         revealed = record.revealed(seed)
         views_dir = views_dir or default_views_dir(game)
+        check_views_dir(views_dir, record.game)
+        check_writable(game)
         make_views_dir(views_dir)  # a bad views folder is refused before the record changes
         write_atomic(game, dump_record(revealed, state))
         write_views(views_dir, revealed, replay)  # "abandoned", every card shown
@@ -796,3 +941,103 @@ def bot_move(game: PathLike, player: str, strategy: str = "random",
         seed = secrets.token_hex(16)
     move = make_bot(strategy, seed).choose(information_set(state, state.to_move))
     return record, move
+
+
+# --- a player's own tools: their view, no seed ------------------------------------------------
+
+def read_view(view_path: PathLike):  # -> view_state.ViewState
+    """Read a player's YAML (or JSON) view file and rebuild their information set from it
+    (:func:`rebis_pbm.view_state.infoset_from_view`): what a player's tools judge moves on,
+    without the record or the seed.
+
+    Raises:
+        InputError: the file cannot be read, is not a view, is a view of an older format
+            (``rebis-pbm/view/1`` lacks the ruleset) or contradicts itself (exit 2).
+    """
+    from .schemas import validate
+    from .view_state import check_view_format, infoset_from_view
+
+    data, source = read_input(os.fspath(view_path), kind="view")
+    loaded = load_yaml(data, source=source, kind="view")
+    check_view_format(loaded.data, source)
+    validate(loaded, "view")
+    return infoset_from_view(loaded.data, source)
+
+
+def _viewer_to_move(seen, source: str) -> str:
+    """The viewer of ``seen`` (a :class:`~rebis_pbm.view_state.ViewState`), who must be the
+    one to move; Refused (exit 1) or InputError (exit 2, a spectator view) otherwise."""
+    if seen.viewer is None:
+        raise InputError("this is the spectator view, which shows no hand; use your own view "
+                         "(rebis-pbm view GAME --player NAME --format yaml)", source=source)
+    state = seen.state
+    if seen.abandoned:
+        raise Refused(f"{seen.viewer} has no move to make: game {seen.game} was abandoned (its "
+                      f"seed was revealed with rebis-pbm reveal)")
+    if state.player_to_move != seen.viewer:
+        whose = "the game is over" if state.finished else \
+            f"turn {state.turn} is {state.player_to_move}'s"
+        raise Refused(f"{seen.viewer} has no move to make: {whose}")
+    return seen.viewer
+
+
+def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml") -> str:
+    """Every legal move of the view's viewer, from their view file alone: the same listing as
+    :func:`legal_moves_listing` gives the referee on the same position.
+
+    Raises:
+        as :func:`read_view`; Refused (exit 1) when it is not the viewer's move; InputError for
+        a spectator view.
+    """
+    seen = read_view(view_path)
+    _viewer_to_move(seen, os.fspath(view_path))
+    return views_mod.moves_listing(seen.game, seen.state, fmt)
+
+
+def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
+    """Check a move file against the rules as the referee will, from the mover's own view
+    file: the move's form (as :func:`read_move`), its game, then the rules (R6-R12) on the
+    information set the view holds. ``apply --dry-run`` gives the same verdict on the same
+    position for the view's viewer (a move already applied aside: the referee accepts it again
+    as "already applied", the view, being newer, calls it stale).
+
+    Returns:
+        the move, legal now.
+
+    Raises:
+        InputError: the view cannot be read (exit 2), or the move is another player's (a view
+            can judge only its viewer's moves).
+        Refused: the move is unreadable, schema-invalid or for another game (exit 2); against
+            the rules, with the referee's sentence (exit 1).
+    """
+    from .schemas import validate
+
+    seen = read_view(view_path)
+    try:
+        loaded = load_yaml(data, source=source, kind="move")
+        misfiled = not_a_move(loaded.data)
+        if misfiled:
+            raise InputError(misfiled, source=source)
+        validate(loaded, "move")
+    except InputError as exc:
+        raise Refused(str(exc), ExitCode.INPUT) from None
+    doc = loaded.data
+    if doc["game"] != seen.game:
+        raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(view_path)} "
+                      f"is a view of game {seen.game}", ExitCode.INPUT)
+    move = Move.from_dict(doc)
+    if seen.viewer is None:
+        _viewer_to_move(seen, os.fspath(view_path))
+    if move.player != seen.viewer and move.player in seen.state.players \
+            and move.player == seen.state.player_to_move:
+        raise InputError(f"this view is {seen.viewer}'s, so it can judge only {seen.viewer}'s "
+                         f"moves, not {move.player}'s; check the move with {move.player}'s view",
+                         source=os.fspath(view_path))
+    if seen.abandoned:
+        raise Refused(f"{source}: move rejected: game {seen.game} was abandoned (its seed "
+                      f"was revealed with rebis-pbm reveal); no more moves can be played")
+    try:
+        check_move(seen.state, move)
+    except IllegalMove as exc:
+        raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
+    return move

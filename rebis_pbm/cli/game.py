@@ -143,15 +143,27 @@ def view(game: str, player: str | None, public: bool, fmt: str) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
-@_game_argument
-@click.option("--player", metavar="NAME", required=True, help="The player to move.")
+@click.argument("game", required=False, type=click.Path(dir_okay=False, readable=False))
+@click.option("--player", metavar="NAME", help="The player to move (with GAME).")
+@click.option("--view", "view_file", metavar="VIEW.yaml", type=click.Path(dir_okay=False),
+              help="List them from your own YAML view instead: no GAME, no seed needed.")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True)
-def moves(game: str, player: str, fmt: str) -> None:
+def moves(game: str | None, player: str | None, view_file: str | None, fmt: str) -> None:
     """List every legal move for the player to move, each a complete move file for `apply`.
 
-    YAML: one document per move (separated by ---); JSON: a list of documents.
+    Either GAME --player NAME (the referee: needs the seed), or --view VIEW.yaml (a player, from
+    their own view: the same moves). YAML: one document per move (separated by ---); JSON: a
+    list of documents.
     """
+    if view_file is not None:
+        if game is not None or player is not None:
+            raise click.UsageError("with --view, give neither GAME nor --player: the view says "
+                                   "whose it is")
+        click.echo(referee.legal_moves_from_view(view_file, fmt), nl=False)
+        return
+    if game is None or player is None:
+        raise click.UsageError("give GAME and --player NAME, or --view VIEW.yaml")
     click.echo(referee.legal_moves_listing(game, player, fmt), nl=False)
 
 
