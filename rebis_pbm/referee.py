@@ -182,9 +182,15 @@ def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
 def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
     addresses when the game made them public."""
-    return views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
+    from .deadlines import deadline_of
+
+    view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
                                 abandoned=record.abandoned(replay.state),
                                 addresses=record.shown_addresses())
+    deadline = deadline_of(record)
+    if deadline is not None and "to_move" in view:
+        view["deadline"] = deadline  # docs/deadlines.md
+    return view
 
 
 def player_view(game: PathLike, player: str | None) -> dict:
@@ -443,7 +449,9 @@ class Created(NamedTuple):
 def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, str] | None = None,
                 public_addresses: bool = False, seed: str | None = None,
                 ruleset: Ruleset | None = None, game_id: str | None = None,
-                random_seats: bool = False, views_dir: PathLike | None = None) -> Created:
+                random_seats: bool = False, views_dir: PathLike | None = None,
+                deadline: int | None = None, missed: str = "bot",
+                now: str | None = None) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -457,6 +465,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         game_id: the game's id (default: derived from the seed's commitment).
         random_seats: draw the seat order from the seed (R5).
         views_dir: where the views go (default: :func:`default_views_dir`).
+        deadline: seconds each turn has (docs/deadlines.md); None: no deadline.
+        missed: the missed-move policy (:func:`rebis_pbm.deadlines.parse_policy`).
+        now: the creation time (ISO 8601; default the clock), recorded with a deadline.
 
     Raises:
         UsageError: bad players, an empty seed or a malformed game id (exit 2).
@@ -490,8 +501,13 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         state, setup_events = setup(ruleset, seats, seed)
     except ValueError as exc:
         raise Failed(str(exc)) from None
+    extra: dict = {}
+    if deadline is not None:
+        from .deadlines import now_text
+
+        extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
     record = Record(game_id, ruleset, seats, commitment, addresses=addresses,
-                    public_addresses=public_addresses)
+                    public_addresses=public_addresses, header_extra=extra)
     views_dir = os.fspath(views_dir or default_views_dir(game))
     # Under the record's lock, so that two `new` for the same file name cannot both write; a
     # failed `new` removes what it wrote.
@@ -652,7 +668,7 @@ def not_a_move(doc: object) -> str | None:
 
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
                 views_dir: PathLike | None = None, dry_run: bool = False,
-                file_name: str | None = None) -> Submitted:
+                file_name: str | None = None, now: str | None = None) -> Submitted:
     """The one way a move enters a game, for every transport: check it, append it to the
     record, write the views. Takes the record's lock for the whole of it.
 
@@ -677,11 +693,26 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
     require_record(game)
     with locked(game):
         return _submit(game, data, source, author=author, views_dir=views_dir,
-                       dry_run=dry_run, file_name=file_name)
+                       dry_run=dry_run, file_name=file_name, now=now)
+
+
+def _stamp(record: Record, now: str | None, **fields: str) -> dict:
+    """A move entry's rebis-pbm/2 fields: ``at`` in a game with a deadline or when ``now`` is
+    given (a game without one stays free of the clock), and ``fields`` (``by``, ``reason``,
+    ``bot``) for a move the referee made."""
+    if record.format == "rebis-pbm/1":
+        return {}
+    stamp: dict = {}
+    if now is not None or record.header_extra.get("deadline"):
+        from .deadlines import now_text
+
+        stamp["at"] = now_text(now)
+    return {**stamp, **fields}
 
 
 def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
-            views_dir: PathLike | None, dry_run: bool, file_name: str | None) -> Submitted:
+            views_dir: PathLike | None, dry_run: bool, file_name: str | None,
+            now: str | None = None, stand_in: dict | None = None) -> Submitted:
     record, replay, seed = open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
@@ -702,7 +733,8 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
     except IllegalMove as exc:
         raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
     # The seed also seals the card of a closing play in the public record (R8.1).
-    new_record = record.with_move(move, state, seed, events)
+    new_record = record.with_move(move, state, seed, events,
+                                  _stamp(record, now, **(stand_in or {})))
     if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
@@ -1041,3 +1073,137 @@ def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
     except IllegalMove as exc:
         raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
     return move
+
+
+# --- deadlines, missed moves and the referee's logged actions (docs/deadlines.md) ------------
+
+class Ticked(NamedTuple):
+    """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), and
+    the player a reminder is due for (None: none)."""
+
+    moved: list
+    remind: str | None
+
+
+def _move_for(game: PathLike, player: str, bot: str, reason: str, now: str | None,
+              views_dir: PathLike | None) -> Submitted:
+    """The bot ``bot`` moves for ``player`` (who must be to move), seeing only their
+    information set; the move is recorded as the referee's with ``reason`` and the bot."""
+    from .bots import make_bot
+    from .engine import information_set
+    from .yamlio import dump_yaml
+
+    record, replay, _ = open_game(game)
+    state = replay.state
+    # The bot's own randomness is drawn from the turn and player: the same position gives the
+    # same stand-in move (a replay reads the move from the record anyway).
+    move = make_bot(bot, f"{record.game}/{state.turn}/{player}").choose(
+        information_set(state, state.to_move))
+    data = dump_yaml({"game": record.game, **move.as_dict()}).encode()
+    return _submit(game, data, f"the referee's move for {player}", author=None,
+                   views_dir=views_dir, dry_run=False, file_name=None, now=now,
+                   stand_in={"by": "referee", "reason": reason, "bot": bot})
+
+
+def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | None = None,
+             views_dir: PathLike | None = None) -> Submitted:
+    """The referee moves for ``player`` at their request: the bot chooses from their
+    information set; the record says so (``by: referee``, the reason and the bot).
+
+    Raises:
+        as :func:`for_mover` and :func:`submit_move`; Failed for a rebis-pbm/1 record.
+    """
+    from .deadlines import ON_REQUEST
+
+    require_record(game)
+    with locked(game):
+        record, _ = for_mover(game, player)
+        _require_v2(record, game)
+        return _move_for(game, player, bot, ON_REQUEST, now, views_dir)
+
+
+def _require_v2(record: Record, game: PathLike) -> None:
+    if record.format == "rebis-pbm/1":
+        raise Failed(f"{os.fspath(game)} is a rebis-pbm/1 record, which cannot log the "
+                     f"referee's actions or moves; they came with rebis-pbm/2 (games created "
+                     f"since); nothing was written")
+
+
+def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None = None) -> Ticked:
+    """Apply the game's missed-move policy (docs/deadlines.md): while the player to move is
+    past their deadline (``now``, ISO 8601, default the clock), or has missed as many turns as
+    the policy ``N`` allows, the bot moves for them (greedy; random with policy ``random``),
+    recorded as the referee's move. Then says whether a reminder is due for the player to move
+    (within 24 h or a quarter of the deadline).
+
+    Raises:
+        as :func:`open_game`; Failed when the game has no deadline.
+    """
+    from .deadlines import MISSED, REPLACED, deadline_of, missed_turns, parse_time, reminder_due
+    from .deadlines import now_text
+
+    require_record(game)
+    now = now_text(now)
+    moved = []
+    with locked(game):
+        while True:
+            record, replay, _ = open_game(game)
+            state = replay.state
+            if "deadline" not in record.header_extra:
+                raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
+                             f"nothing to do")
+            if state.finished or record.abandoned(state):
+                return Ticked(moved, None)
+            player = state.player_to_move
+            policy = record.header_extra.get("missed", "bot")
+            bot = "random" if policy == "random" else "greedy"
+            if policy.isdigit() and missed_turns(record, player) >= int(policy):
+                reason = REPLACED
+            elif parse_time(now) > parse_time(deadline_of(record)):
+                reason = MISSED
+            else:
+                return Ticked(moved, player if reminder_due(record, now) else None)
+            done = _move_for(game, player, bot, reason, now, views_dir)
+            moved.append((done.move.turn, player, reason))
+
+
+def log_action(game: PathLike, action: str, *, now: str | None = None,
+               views_dir: PathLike | None = None, **fields) -> Record:
+    """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
+    ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address``; a ``key``
+    once games have keys), ``extend_deadline`` (``seconds`` added to the current turn),
+    ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
+
+    Raises:
+        as :func:`open_game`; UsageError for a player not in the game; Failed for a
+        rebis-pbm/1 record or a game that is over.
+    """
+    from .deadlines import now_text
+
+    require_record(game)
+    with locked(game):
+        record, replay, seed = open_game(game)
+        _require_v2(record, game)
+        state = replay.state
+        if state.finished or record.abandoned(state):
+            raise Failed(f"game {record.game} is over; nothing was written")
+        fields = {k: v for k, v in fields.items() if v is not None}
+        if "player" in fields:
+            check_player(record, fields["player"])
+        if action == "extend_deadline" and "deadline" not in record.header_extra:
+            raise Failed(f"game {record.game} has no deadline to extend; nothing was written")
+        new_record = record.with_action({"action": action, "at": now_text(now), **fields})
+        if action == "replace_player" and "address" in fields:
+            addresses = {**new_record.addresses, fields["player"]: fields["address"]}
+            from dataclasses import replace as dc_replace
+
+            new_record = dc_replace(new_record, addresses=addresses)
+        if action == "end_game":
+            new_record = new_record.revealed(seed)
+        check_writable(game)
+        write_atomic(game, dump_record(new_record, state))
+        views_dir = views_dir or default_views_dir(game)
+        if os.path.isdir(views_dir):
+            check_views_dir(views_dir, record.game)
+            write_views(views_dir, new_record, replay)
+    return new_record

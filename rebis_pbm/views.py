@@ -306,6 +306,9 @@ def render_text(view: dict) -> str:
     lines.append(f"Rebis game {view['game']} - {who}")
     lines.append(standing(view["phase"], view["turn"], view.get("to_move"),
                           view.get("abandoned", False)))
+    if "deadline" in view:
+        lines.append(f"Deadline for {view['to_move']}'s move: {view['deadline']} (UTC); after it "
+                     f"the referee may move for them.")
     supply = view["supply"]
     lines.append(f"Deck: {counted(view['deck'], 'card')}. Supply: {supply['golden_dust']} golden dust, "
                  f"{supply['gold']} gold, {supply['red']} red.")

@@ -176,6 +176,11 @@ LAZY_COMMANDS = {
     "mail": ".mail",
     "check": ".check",
     "site": ".site",
+    "tick": ".deadlines",
+    "move-for": ".deadlines",
+    "extend": ".deadlines",
+    "replace-player": ".deadlines",
+    "end-game": ".deadlines",
 }
 
 from . import game as _game  # noqa: E402,F401  (registers the core commands on `cli`)
