@@ -221,9 +221,10 @@ def public_game_state(game: PathLike) -> tuple[Record, Replay]:
     """
     from .record import SEED_ENV
 
-    record = read_record(game)
-    if record.seed is not None or os.environ.get(SEED_ENV) or os.path.exists(secret_path(game)):
-        # A seed at hand is used, and a wrong one refused (SeedError) as everywhere.
+    # A seed at hand is used (every digest checked), and a wrong one refused (SeedError) as
+    # everywhere; the record is read without it only when there is none.
+    if os.environ.get(SEED_ENV) or os.path.exists(secret_path(game)) \
+            or read_record(game).seed is not None:
         record, replay, _ = open_game(game)
         return record, replay
     from .record.audit import verify as run_verify
