@@ -28,7 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import views as views_mod
-from .engine import IllegalMove, Move, Ruleset, State, apply_move, burdens, score_table, winners
+from .engine import (IllegalMove, Move, Ruleset, State, apply_move, burdens, check_move, score_table,
+                     winners)
 from .errors import ExitCode, Failed, InputError, Refused, UsageError
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
 from .record import (
@@ -58,10 +59,12 @@ __all__ = [
     "Submitted",
     "already_applied",
     "bot_move",
+    "check_against_view",
     "check_move_file",
     "create_game",
     "default_views_dir",
     "for_mover",
+    "legal_moves_from_view",
     "legal_moves_listing",
     "move_file_name",
     "open_game",
@@ -69,6 +72,7 @@ __all__ = [
     "public_game",
     "read_move",
     "read_record",
+    "read_view",
     "record_paths",
     "require_record",
     "reveal",
@@ -217,8 +221,10 @@ def damaged_record(exc: InputError, data: bytes, source: str) -> Exception:
 def check_player(record: Record, player: str, option: str = "--player") -> None:
     """Raises UsageError (exit 2) unless ``player`` is one of ``record``'s players."""
     if player not in record.players:
+        close = [name for name in record.players if name.casefold() == player.casefold()]
+        hint = f"; did you mean {close[0]}?" if close else ""
         raise UsageError(f"no player {clip(player)!r} in game {record.game} (players: "
-                         f"{', '.join(record.players)})", option)
+                         f"{', '.join(record.players)}){hint}", option)
 
 
 def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
@@ -246,9 +252,15 @@ def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
 def record_view(record: Record, replay: Replay, viewer: str | None) -> dict[str, Any]:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
     addresses when the game made them public."""
-    return views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
+    from .deadlines import deadline_of
+
+    view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
                                 abandoned=record.abandoned(replay.state),
                                 addresses=record.shown_addresses())
+    deadline = deadline_of(record)
+    if deadline is not None and "to_move" in view:
+        view["deadline"] = deadline  # docs/deadlines.md
+    return view
 
 
 def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
@@ -258,10 +270,46 @@ def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
     Raises:
         UsageError: ``player`` is not in the game; as :func:`open_game` otherwise.
     """
+    if player is None:
+        record, replay = public_game_state(game)
+        return record_view(record, replay, None)
     record, replay, _ = open_game(game)
-    if player is not None:
-        check_player(record, player)
+    check_player(record, player)
     return record_view(record, replay, player)
+
+
+def public_game_state(game: PathLike) -> tuple[Record, Replay]:
+    """The game as a spectator may know it: :func:`open_game` when the seed is at hand (every
+    digest checked), else, from the public record alone, the record's chain checked without the
+    seed (docs/audit.md) and the moves replayed on public information
+    (:func:`rebis_pbm.record.public.public_replay`): face-down cards count 0 and are never
+    needed for the public view or the score.
+
+    Raises:
+        InputError: the record cannot be read (exit 2).
+        CorruptRecord: the record fails verification (exit 3).
+    """
+    from .record import SEED_ENV
+
+    # A seed at hand is used (every digest checked), and a wrong one refused (SeedError) as
+    # everywhere; the record is read without it only when there is none.
+    if os.environ.get(SEED_ENV) or os.path.exists(secret_path(game)) \
+            or read_record(game).seed is not None:
+        record, replay, _ = open_game(game)
+        return record, replay
+    from .record.audit import verify as run_verify
+    from .record.public import public_replay
+
+    data, source = read_input(os.fspath(game), kind="record")
+    report = run_verify(data, source)
+    if report.problem is not None:
+        raise CorruptRecord(f"{source} fails verification at {report.problem.sentence()}; "
+                            f"rebis-pbm verify {source} tells more", report.problem)
+    record = read_record(game)
+    try:
+        return record, public_replay(record)
+    except IllegalMove as exc:  # a chain that holds but a move the rules refuse: edited
+        raise CorruptRecord(f"{source} fails verification: {exc.message}") from None
 
 
 def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
@@ -308,6 +356,48 @@ def _holds(path: str, data: bytes, mode: int) -> bool:
             return f.read() == data
     except OSError:
         return False
+
+
+def check_views_dir(views_dir: PathLike, game_id: str) -> None:
+    """Refuse a views folder that holds another game's views (each view names its game), so
+    that ``--views-dir`` pointed at the wrong folder overwrites nothing.
+
+    Raises:
+        UsageError: a view in the folder is of another game (option ``--views-dir``, exit 2).
+    """
+    path = os.path.join(os.fspath(views_dir), views_mod.PUBLIC + ".yaml")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+    except OSError:
+        return  # no views yet (or none readable): nothing to overwrite by mistake
+    import yaml
+
+    try:
+        doc = yaml.safe_load(data)
+    except yaml.YAMLError:
+        return
+    if isinstance(doc, dict) and isinstance(doc.get("game"), str) and doc["game"] != game_id:
+        raise UsageError(f"{os.fspath(views_dir)} holds the views of game {doc['game']}, not of "
+                         f"game {game_id}; give this game's views folder (nothing was written)",
+                         "--views-dir")
+
+
+def check_writable(game: PathLike) -> None:
+    """Refuse to replace a record whose file is read-only (no write permission for anyone):
+    whoever made it so meant it to stay (an archived game); the rename that writes a record
+    would replace it regardless.
+
+    Raises:
+        Failed: the record is read-only (exit 2); nothing is written.
+    """
+    try:
+        mode = os.stat(game).st_mode
+    except OSError:
+        return
+    if not mode & 0o222:
+        raise Failed(f"{os.fspath(game)} is read-only, so it was left as it is and nothing was "
+                     f"written; make it writable (chmod u+w) to go on with the game")
 
 
 def make_views_dir(views_dir: PathLike) -> bool:
@@ -369,9 +459,14 @@ def ruleset_from(zero: bool = False, rules: Iterable[str] = ()) -> Ruleset:
                 raise UsageError(f"{name} must be a whole number, not {clip(text)!r}",
                                  "--rule") from None
     try:
-        return Ruleset(**values)  # type: ignore[arg-type]  # checked by Ruleset itself
+        ruleset = Ruleset(**values)  # type: ignore[arg-type]  # checked by Ruleset itself
     except ValueError as exc:
         raise UsageError(str(exc), "--rule") from None
+    if ruleset.golden_dust + ruleset.gold == 0:
+        raise UsageError("with golden_dust=0 and gold=0 the supply has no token from the start, "
+                         "so the game would end after its first turn (R11); give golden_dust or "
+                         "gold at least 1", "--rule")
+    return ruleset
 
 
 def check_players(players: Sequence[str], addresses: dict[str, str]) -> None:
@@ -425,7 +520,9 @@ class Created(NamedTuple):
 def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, str] | None = None,
                 public_addresses: bool = False, seed: str | None = None,
                 ruleset: Ruleset | None = None, game_id: str | None = None,
-                random_seats: bool = False, views_dir: PathLike | None = None) -> Created:
+                random_seats: bool = False, views_dir: PathLike | None = None,
+                deadline: int | None = None, missed: str = "bot",
+                now: str | None = None) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -439,6 +536,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         game_id: the game's id (default: derived from the seed's commitment).
         random_seats: draw the seat order from the seed (R5).
         views_dir: where the views go (default: :func:`default_views_dir`).
+        deadline: seconds each turn has (docs/deadlines.md); None: no deadline.
+        missed: the missed-move policy (:func:`rebis_pbm.deadlines.parse_policy`).
+        now: the creation time (ISO 8601; default the clock), recorded with a deadline.
 
     Raises:
         UsageError: bad players, an empty seed or a malformed game id (exit 2).
@@ -472,8 +572,13 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         state, setup_events = setup(ruleset, seats, seed)
     except ValueError as exc:
         raise Failed(str(exc)) from None
+    extra: dict = {}
+    if deadline is not None:
+        from .deadlines import now_text
+
+        extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
     record = Record(game_id, ruleset, seats, commitment, addresses=addresses,
-                    public_addresses=public_addresses)
+                    public_addresses=public_addresses, header_extra=extra)
     views_dir = os.fspath(views_dir or default_views_dir(game))
     # Under the record's lock, so that two `new` for the same file name cannot both write; a
     # failed `new` removes what it wrote.
@@ -482,6 +587,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             if os.path.exists(path):
                 raise Failed(f"{path} already exists; choose another file name (nothing was "
                              f"written)")
+        check_views_dir(views_dir, game_id)
         made = make_views_dir(views_dir)  # before the record: a bad views folder writes nothing
         try:
             write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
@@ -549,6 +655,12 @@ def author_player(record: Record, author: str) -> str | None:
     Raises:
         UsageError: a name that is not a player's (option ``--as``).
     """
+    if "<" in author and author.rstrip().endswith(">"):  # 'Ana <ana@example.org>', as git prints
+        from email.utils import parseaddr
+
+        address = parseaddr(author)[1]
+        if address:
+            author = address
     if "@" in author:  # player names cannot contain '@' (move schema), so this is an address
         return record.player_at(author)
     check_player(record, author, "--as")
@@ -577,6 +689,9 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
 
     try:
         loaded = load_yaml(data, source=source, kind="move")
+        misfiled = not_a_move(loaded.data)
+        if misfiled:
+            raise InputError(misfiled, source=source)
         validate(loaded, "move")
     except InputError as exc:
         raise Refused(str(exc), ExitCode.INPUT) from None
@@ -604,9 +719,27 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
     return Move.from_dict(doc)
 
 
+def not_a_move(doc: object) -> str | None:
+    """When ``doc`` (a YAML document sent as a move) is a file rebis-pbm writes — a view, a
+    record, a secret file or a moves listing's list — the sentence saying so; None otherwise
+    (the move schema then says what is wrong)."""
+    if not isinstance(doc, dict):
+        return None
+    if "view" in doc and "players" in doc:
+        return ("this is a view (what a player sees of the game), not a move; send a move file "
+                "such as the view's move_template, or one listed by rebis-pbm moves")
+    if "moves" in doc and "format" in doc:
+        return ("this is a game record, not a move; send a move file (rebis-pbm moves lists "
+                "them)")
+    if set(doc) == {"game", "seed"}:
+        return ("this is the game's secret seed file, not a move: never send it; send a move "
+                "file (rebis-pbm moves lists them)")
+    return None
+
+
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
                 views_dir: PathLike | None = None, dry_run: bool = False,
-                file_name: str | None = None) -> Submitted:
+                file_name: str | None = None, now: str | None = None) -> Submitted:
     """The one way a move enters a game, for every transport: check it, append it to the
     record, write the views. Takes the record's lock for the whole of it.
 
@@ -631,15 +764,32 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
     require_record(game)
     with locked(game):
         return _submit(game, data, source, author=author, views_dir=views_dir,
-                       dry_run=dry_run, file_name=file_name)
+                       dry_run=dry_run, file_name=file_name, now=now)
+
+
+def _stamp(record: Record, now: str | None, **fields: str) -> dict:
+    """A move entry's rebis-pbm/2 fields: ``at`` in a game with a deadline or when ``now`` is
+    given (a game without one stays free of the clock), and ``fields`` (``by``, ``reason``,
+    ``bot``) for a move the referee made."""
+    if record.format == "rebis-pbm/1":
+        return {}
+    stamp: dict = {}
+    if now is not None or record.header_extra.get("deadline"):
+        from .deadlines import now_text
+
+        stamp["at"] = now_text(now)
+    return {**stamp, **fields}
 
 
 def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
-            views_dir: PathLike | None, dry_run: bool, file_name: str | None) -> Submitted:
+            views_dir: PathLike | None, dry_run: bool, file_name: str | None,
+            now: str | None = None, stand_in: dict | None = None) -> Submitted:
     record, replay, seed = open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
+    check_views_dir(views_dir, record.game)
     if record.holds(move):
+        _same_closing(record, replay, move, source)
         # A mail delivered twice. Existing view files are rewritten only where they are stale
         # (an earlier apply interrupted after the record was written): normally none.
         repaired = 0 if dry_run else _views_after_record(game, views_dir, record, replay,
@@ -654,15 +804,43 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
     except IllegalMove as exc:
         raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
     # The seed also seals the card of a closing play in the public record (R8.1).
-    new_record = record.with_move(move, state, seed, events)
+    new_record = record.with_move(move, state, seed, events,
+                                  _stamp(record, now, **(stand_in or {})))
     if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
+        check_writable(game)
         make_views_dir(views_dir)  # fail before the record changes
         write_atomic(game, dump_record(new_record, state))
         _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, events, duplicate=False, views_dir=views_dir)
+
+
+def _same_closing(record: Record, replay: Replay, move: Move, source: str) -> None:
+    """A resent closing play (R8.1) whose card could not have closed the shelf is another move,
+    not the one recorded: the closed shelf's weight is public, so saying so opens no seal.
+
+    Raises:
+        Refused: the card sent would not have closed that shelf (exit 1).
+    """
+    entry = record.moves[move.turn - 1]
+    if not isinstance(entry, SealedMove):
+        return
+    from .engine import events as ev
+
+    closed = next((e for e in replay.history[move.turn - 1][1] if isinstance(e, ev.Closed)), None)
+    if closed is None:
+        return
+    seat = replay.state.players.index(closed.owner)
+    weight = replay.state.shelves[seat][closed.shelf - 1].weight
+    limit = record.ruleset.shelf_limit
+    card = move.play.cards[0]
+    if weight + card <= limit:
+        raise Refused(f"{source}: move rejected: turn {move.turn} was played by {entry.player}, "
+                      f"closing {closed.owner}'s shelf {closed.shelf} (weight {weight}, limit "
+                      f"{limit}); a {card} would not have closed it, so this is a different move, "
+                      f"and turn {move.turn} has already been played", reason="stale_turn")
 
 
 def swapped_arguments(exc: InputError, game: PathLike, command: str) -> InputError:
@@ -717,9 +895,9 @@ def score(game: PathLike) -> dict[str, Any]:
     "hand", "total"}], "winners": [names] or None}``.
 
     Raises:
-        as :func:`open_game`.
+        as :func:`public_game_state` (no seed is needed: face-down cards count 0).
     """
-    record, replay, _ = open_game(game)
+    record, replay = public_game_state(game)
     state = replay.state
     return {
         "game": record.game,
@@ -896,6 +1074,8 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
                          f"with --yes to do it")
         revealed = record.revealed(seed)
         views_dir = views_dir or default_views_dir(game)
+        check_views_dir(views_dir, record.game)
+        check_writable(game)
         make_views_dir(views_dir)  # a bad views folder is refused before the record changes
         write_atomic(game, dump_record(revealed, state))
         write_views(views_dir, revealed, replay)  # "abandoned", every card shown
@@ -959,3 +1139,237 @@ def bot_move(game: PathLike, player: str, strategy: str = "random",
         seed = secrets.token_hex(16)
     move = make_bot(strategy, seed).choose(information_set(state, state.to_move))
     return record, move
+
+
+# --- a player's own tools: their view, no seed ------------------------------------------------
+
+def read_view(view_path: PathLike):  # -> view_state.ViewState
+    """Read a player's YAML (or JSON) view file and rebuild their information set from it
+    (:func:`rebis_pbm.view_state.infoset_from_view`): what a player's tools judge moves on,
+    without the record or the seed.
+
+    Raises:
+        InputError: the file cannot be read, is not a view, is a view of an older format
+            (``rebis-pbm/view/1`` lacks the ruleset) or contradicts itself (exit 2).
+    """
+    from .schemas import validate
+    from .view_state import check_view_format, infoset_from_view
+
+    data, source = read_input(os.fspath(view_path), kind="view")
+    loaded = load_yaml(data, source=source, kind="view")
+    check_view_format(loaded.data, source)
+    validate(loaded, "view")
+    return infoset_from_view(loaded.data, source)
+
+
+def _viewer_to_move(seen, source: str) -> str:
+    """The viewer of ``seen`` (a :class:`~rebis_pbm.view_state.ViewState`), who must be the
+    one to move; Refused (exit 1) or InputError (exit 2, a spectator view) otherwise."""
+    if seen.viewer is None:
+        raise InputError("this is the spectator view, which shows no hand; use your own view "
+                         "(rebis-pbm view GAME --player NAME --format yaml)", source=source)
+    state = seen.state
+    if seen.abandoned:
+        raise Refused(f"{seen.viewer} has no move to make: game {seen.game} was abandoned (its "
+                      f"seed was revealed with rebis-pbm reveal)")
+    if state.player_to_move != seen.viewer:
+        whose = "the game is over" if state.finished else \
+            f"turn {state.turn} is {state.player_to_move}'s"
+        raise Refused(f"{seen.viewer} has no move to make: {whose}")
+    return seen.viewer
+
+
+def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml") -> str:
+    """Every legal move of the view's viewer, from their view file alone: the same listing as
+    :func:`legal_moves_listing` gives the referee on the same position.
+
+    Raises:
+        as :func:`read_view`; Refused (exit 1) when it is not the viewer's move; InputError for
+        a spectator view.
+    """
+    seen = read_view(view_path)
+    _viewer_to_move(seen, os.fspath(view_path))
+    return views_mod.moves_listing(seen.game, seen.state, fmt)
+
+
+def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
+    """Check a move file against the rules as the referee will, from the mover's own view
+    file: the move's form (as :func:`read_move`), its game, then the rules (R6-R12) on the
+    information set the view holds. ``apply --dry-run`` gives the same verdict on the same
+    position for the view's viewer (a move already applied aside: the referee accepts it again
+    as "already applied", the view, being newer, calls it stale).
+
+    Returns:
+        the move, legal now.
+
+    Raises:
+        InputError: the view cannot be read (exit 2), or the move is another player's (a view
+            can judge only its viewer's moves).
+        Refused: the move is unreadable, schema-invalid or for another game (exit 2); against
+            the rules, with the referee's sentence (exit 1).
+    """
+    from .schemas import validate
+
+    seen = read_view(view_path)
+    try:
+        loaded = load_yaml(data, source=source, kind="move")
+        misfiled = not_a_move(loaded.data)
+        if misfiled:
+            raise InputError(misfiled, source=source)
+        validate(loaded, "move")
+    except InputError as exc:
+        raise Refused(str(exc), ExitCode.INPUT) from None
+    doc = loaded.data
+    if doc["game"] != seen.game:
+        raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(view_path)} "
+                      f"is a view of game {seen.game}", ExitCode.INPUT)
+    move = Move.from_dict(doc)
+    if seen.viewer is None:
+        _viewer_to_move(seen, os.fspath(view_path))
+    if move.player != seen.viewer and move.player in seen.state.players \
+            and move.player == seen.state.player_to_move:
+        raise InputError(f"this view is {seen.viewer}'s, so it can judge only {seen.viewer}'s "
+                         f"moves, not {move.player}'s; check the move with {move.player}'s view",
+                         source=os.fspath(view_path))
+    if seen.abandoned:
+        raise Refused(f"{source}: move rejected: game {seen.game} was abandoned (its seed "
+                      f"was revealed with rebis-pbm reveal); no more moves can be played")
+    try:
+        check_move(seen.state, move)
+    except IllegalMove as exc:
+        raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
+    return move
+
+
+# --- deadlines, missed moves and the referee's logged actions (docs/deadlines.md) ------------
+
+class Ticked(NamedTuple):
+    """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), and
+    the player a reminder is due for (None: none)."""
+
+    moved: list
+    remind: str | None
+
+
+def _move_for(game: PathLike, player: str, bot: str, reason: str, now: str | None,
+              views_dir: PathLike | None) -> Submitted:
+    """The bot ``bot`` moves for ``player`` (who must be to move), seeing only their
+    information set; the move is recorded as the referee's with ``reason`` and the bot."""
+    from .bots import make_bot
+    from .engine import information_set
+    from .yamlio import dump_yaml
+
+    record, replay, _ = open_game(game)
+    state = replay.state
+    # The bot's own randomness is drawn from the turn and player: the same position gives the
+    # same stand-in move (a replay reads the move from the record anyway).
+    move = make_bot(bot, f"{record.game}/{state.turn}/{player}").choose(
+        information_set(state, state.to_move))
+    data = dump_yaml({"game": record.game, **move.as_dict()}).encode()
+    return _submit(game, data, f"the referee's move for {player}", author=None,
+                   views_dir=views_dir, dry_run=False, file_name=None, now=now,
+                   stand_in={"by": "referee", "reason": reason, "bot": bot})
+
+
+def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | None = None,
+             views_dir: PathLike | None = None) -> Submitted:
+    """The referee moves for ``player`` at their request: the bot chooses from their
+    information set; the record says so (``by: referee``, the reason and the bot).
+
+    Raises:
+        as :func:`for_mover` and :func:`submit_move`; Failed for a rebis-pbm/1 record.
+    """
+    from .deadlines import ON_REQUEST
+
+    require_record(game)
+    with locked(game):
+        record, _ = for_mover(game, player)
+        _require_v2(record, game)
+        return _move_for(game, player, bot, ON_REQUEST, now, views_dir)
+
+
+def _require_v2(record: Record, game: PathLike) -> None:
+    if record.format == "rebis-pbm/1":
+        raise Failed(f"{os.fspath(game)} is a rebis-pbm/1 record, which cannot log the "
+                     f"referee's actions or moves; they came with rebis-pbm/2 (games created "
+                     f"since); nothing was written")
+
+
+def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None = None) -> Ticked:
+    """Apply the game's missed-move policy (docs/deadlines.md): while the player to move is
+    past their deadline (``now``, ISO 8601, default the clock), or has missed as many turns as
+    the policy ``N`` allows, the bot moves for them (greedy; random with policy ``random``),
+    recorded as the referee's move. Then says whether a reminder is due for the player to move
+    (within 24 h or a quarter of the deadline).
+
+    Raises:
+        as :func:`open_game`; Failed when the game has no deadline.
+    """
+    from .deadlines import MISSED, REPLACED, deadline_of, missed_turns, parse_time, reminder_due
+    from .deadlines import now_text
+
+    require_record(game)
+    now = now_text(now)
+    moved = []
+    with locked(game):
+        while True:
+            record, replay, _ = open_game(game)
+            state = replay.state
+            if "deadline" not in record.header_extra:
+                raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
+                             f"nothing to do")
+            if state.finished or record.abandoned(state):
+                return Ticked(moved, None)
+            player = state.player_to_move
+            policy = record.header_extra.get("missed", "bot")
+            bot = "random" if policy == "random" else "greedy"
+            if policy.isdigit() and missed_turns(record, player) >= int(policy):
+                reason = REPLACED
+            elif parse_time(now) > parse_time(deadline_of(record)):
+                reason = MISSED
+            else:
+                return Ticked(moved, player if reminder_due(record, now) else None)
+            done = _move_for(game, player, bot, reason, now, views_dir)
+            moved.append((done.move.turn, player, reason))
+
+
+def log_action(game: PathLike, action: str, *, now: str | None = None,
+               views_dir: PathLike | None = None, **fields) -> Record:
+    """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
+    ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address``; a ``key``
+    once games have keys), ``extend_deadline`` (``seconds`` added to the current turn),
+    ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
+
+    Raises:
+        as :func:`open_game`; UsageError for a player not in the game; Failed for a
+        rebis-pbm/1 record or a game that is over.
+    """
+    from .deadlines import now_text
+
+    require_record(game)
+    with locked(game):
+        record, replay, seed = open_game(game)
+        _require_v2(record, game)
+        state = replay.state
+        if state.finished or record.abandoned(state):
+            raise Failed(f"game {record.game} is over; nothing was written")
+        fields = {k: v for k, v in fields.items() if v is not None}
+        if "player" in fields:
+            check_player(record, fields["player"])
+        if action == "extend_deadline" and "deadline" not in record.header_extra:
+            raise Failed(f"game {record.game} has no deadline to extend; nothing was written")
+        new_record = record.with_action({"action": action, "at": now_text(now), **fields})
+        if action == "replace_player" and "address" in fields:
+            addresses = {**new_record.addresses, fields["player"]: fields["address"]}
+            from dataclasses import replace as dc_replace
+
+            new_record = dc_replace(new_record, addresses=addresses)
+        if action == "end_game":
+            new_record = new_record.revealed(seed)
+        check_writable(game)
+        write_atomic(game, dump_record(new_record, state))
+        views_dir = views_dir or default_views_dir(game)
+        if os.path.isdir(views_dir):
+            check_views_dir(views_dir, record.game)
+            write_views(views_dir, new_record, replay)
+    return new_record

@@ -177,6 +177,11 @@ LAZY_COMMANDS = {
     "check": ".check",
     "site": ".site",
     "git": ".git",
+    "tick": ".deadlines",
+    "move-for": ".deadlines",
+    "extend": ".deadlines",
+    "replace-player": ".deadlines",
+    "end-game": ".deadlines",
 }
 
 from . import game as _game  # noqa: E402,F401  (registers the core commands on `cli`)

@@ -63,16 +63,27 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
               "hand_size, multiplier.")
 @click.option("--game-id", help="The game's id (default: derived from the seed's commitment).")
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
+@click.option("--deadline", metavar="DURATION", help="Each turn's time, e.g. 72h or 3d; "
+              "`rebis-pbm tick` applies --missed to a late player (docs/deadlines.md).")
+@click.option("--missed", default="bot", show_default=True, metavar="bot|random|N",
+              help="With --deadline: the greedy bot or a random move for a late player, or N "
+              "missed turns after which the bot plays for them for good.")
+@click.option("--now", metavar="TIME", help="The creation time, ISO 8601 (default: the clock).")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
         zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
-        views_dir: str | None) -> None:
+        deadline: str | None, missed: str, now: str | None, views_dir: str | None) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
+    from ..deadlines import parse_duration, parse_policy, parse_time
+
     names, addresses = players_and_addresses(players)
+    if now is not None:
+        parse_time(now)
     created = referee.create_game(
         game, names, addresses=addresses, public_addresses=public_addresses, seed=seed,
         ruleset=referee.ruleset_from(zero, rules), game_id=game_id, random_seats=random_seats,
-        views_dir=views_dir)
+        views_dir=views_dir, deadline=None if deadline is None else parse_duration(deadline),
+        missed=parse_policy(missed), now=now)
     seats = created.record.players
     click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {created.secret_path} (keep it from the players until the "
@@ -105,8 +116,10 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it, as in the moves/ "
               "folder of a game played through git.")
+@click.option("--now", metavar="TIME", help="The time the move is applied, ISO 8601 (default: "
+              "the clock; recorded in a game with a deadline, never read by a replay).")
 def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, author: str | None,
-          check_name: bool) -> None:
+          check_name: bool, now: str | None) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input.
@@ -116,7 +129,7 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
     data, source = read_input(move_file, kind="move")
     try:
         done = referee.submit_move(game, data, source, author=author, views_dir=views_dir,
-                                   dry_run=dry_run, file_name=file_name)
+                                   dry_run=dry_run, file_name=file_name, now=now)
     except InputError as exc:
         raise referee.swapped_arguments(exc, game, "apply") from None
     if done.duplicate:
@@ -143,15 +156,27 @@ def view(game: str, player: str | None, public: bool, fmt: str) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
-@_game_argument
-@click.option("--player", metavar="NAME", required=True, help="The player to move.")
+@click.argument("game", required=False, type=click.Path(dir_okay=False, readable=False))
+@click.option("--player", metavar="NAME", help="The player to move (with GAME).")
+@click.option("--view", "view_file", metavar="VIEW.yaml", type=click.Path(dir_okay=False),
+              help="List them from your own YAML view instead: no GAME, no seed needed.")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True)
-def moves(game: str, player: str, fmt: str) -> None:
+def moves(game: str | None, player: str | None, view_file: str | None, fmt: str) -> None:
     """List every legal move for the player to move, each a complete move file for `apply`.
 
-    YAML: one document per move (separated by ---); JSON: a list of documents.
+    Either GAME --player NAME (the referee: needs the seed), or --view VIEW.yaml (a player, from
+    their own view: the same moves). YAML: one document per move (separated by ---); JSON: a
+    list of documents.
     """
+    if view_file is not None:
+        if game is not None or player is not None:
+            raise click.UsageError("with --view, give neither GAME nor --player: the view says "
+                                   "whose it is")
+        click.echo(referee.legal_moves_from_view(view_file, fmt), nl=False)
+        return
+    if game is None or player is None:
+        raise click.UsageError("give GAME and --player NAME, or --view VIEW.yaml")
     click.echo(referee.legal_moves_listing(game, player, fmt), nl=False)
 
 

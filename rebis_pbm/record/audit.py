@@ -50,6 +50,7 @@ class Report:
     checked: list[str] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)
     status: dict | None = None
+    referee: list[str] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
@@ -85,6 +86,7 @@ class Report:
         lines.append(f"{head}: game {self.game} ({self.source}), {counted(self.moves, 'move')}, "
                      f"{_status_words(self.status)}.")
         lines.append("Checked: " + "; ".join(self.checked) + ".")
+        lines.extend(self.referee)
         if self.not_checked:
             lines.append("Not checked (needs the seed, revealed in the record when the game ends; "
                          "the referee keeps it until then): " + "; ".join(self.not_checked) + ".")
@@ -229,6 +231,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         report.problem = Problem("schema", what, turn=turn, player=_player_at(data, turn))
         return report
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
+    report.referee = referee_lines(record)
     report.checked.append("the record's form (its schema)")
     if fast is not None:
         _, replay, seed, sources = fast
@@ -269,3 +272,25 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
             "the status beyond its turn and player to move",
         ]
     return report
+
+
+_ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
+                 "extend_deadline": "the referee extended the deadline by {seconds} s",
+                 "end_game": "the referee ended the game"}
+
+
+def referee_lines(record: Record) -> list[str]:
+    """What the referee did in a rebis-pbm/2 record, one line each, in order: the moves made
+    for a player ("turn 12: the referee moved for bob (missed deadline, greedy bot)") and the
+    logged actions ("after turn 12: the referee extended the deadline by 86400 s (bob asked)")."""
+    lines = []
+    for move, stamp in zip(record.moves, record.stamps):
+        if stamp.get("by") == "referee":
+            lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
+                         f"({stamp.get('reason')}, {stamp.get('bot')} bot)")
+    for action in record.actions:
+        words = _ACTION_WORDS.get(action.get("action"), str(action.get("action")))
+        words = words.format(player=action.get("player"), seconds=action.get("seconds"))
+        why = f" ({action['reason']})" if action.get("reason") else ""
+        lines.append(f"  after turn {action.get('after')}, at {action.get('at')}: {words}{why}")
+    return (["The referee's part:"] + lines) if lines else []

@@ -108,17 +108,21 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def header_document(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str) -> dict:
+def header_document(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str,
+                    extra: dict | None = None) -> dict:
     """The record's header as the header digest covers it: the same fields and values as the
-    record's ``format``, ``game``, ``ruleset``, ``players`` and ``seed_sha256``."""
+    record's ``format``, ``game``, ``ruleset``, ``players`` and ``seed_sha256``, and, in a
+    ``rebis-pbm/2`` record, its ``extra`` header fields (``created``, ``deadline``, ``missed``)
+    when it has them."""
     return {"format": fmt, "game": game, "ruleset": ruleset.as_dict(), "players": list(players),
-            "seed_sha256": seed_sha256}
+            "seed_sha256": seed_sha256, **(extra or {})}
 
 
-def header_digest(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str) -> str:
+def header_digest(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str,
+                  extra: dict | None = None) -> str:
     """``header_sha256``: SHA-256 (hex) of the canonical :func:`header_document`; the chain's
     first link (the ``prev`` of the first move)."""
-    return sha256_hex(canonical(header_document(fmt, game, ruleset, players, seed_sha256)))
+    return sha256_hex(canonical(header_document(fmt, game, ruleset, players, seed_sha256, extra)))
 
 
 def chain_digest(prev: str, entry: dict) -> str:

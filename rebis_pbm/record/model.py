@@ -22,8 +22,15 @@ from ..engine.state import FINISHED, PLAY, RED_TOKEN
 from ..errors import SeedError
 from .digests import chain_digest, header_digest, seal_card, seed_commitment, state_digest
 
-FORMAT = "rebis-pbm/1"  # the format new games are written in
-FORMATS = ("rebis-pbm/1",)  # every format this version reads, verifies and appends to
+FORMAT = "rebis-pbm/2"  # the format new games are written in
+FORMATS = ("rebis-pbm/1", "rebis-pbm/2")  # every format this version reads, verifies and appends to
+# rebis-pbm/2 adds: the header's ``created``, ``deadline`` and ``missed`` (the missed-move
+# policy), each move entry's ``at`` (when it was applied) and, for a move the referee made for a
+# player, ``by: referee`` with its ``reason`` and ``bot``; and the referee's logged ``actions``
+# (docs/formats.md). None of it is read by a replay: time never changes a game.
+V1 = "rebis-pbm/1"
+HEADER_EXTRA = ("created", "deadline", "missed")  # v2 header fields the header digest covers
+STAMP_FIELDS = ("at", "by", "reason", "bot")       # v2 move-entry fields beside the move
 
 
 def check_seed(record: "Record", seed: str) -> None:
@@ -139,8 +146,16 @@ class Record:
     public_addresses: bool = False
     format: str = FORMAT
     written_status: dict | None = field(default=None, compare=False, hash=False)
+    header_extra: dict = field(default_factory=dict, hash=False)
+    stamps: tuple[dict, ...] = ()
+    actions: tuple[dict, ...] = ()
 
     def __post_init__(self) -> None:
+        if not self.stamps and self.moves:
+            object.__setattr__(self, "stamps", ({},) * len(self.moves))
+        if self.format == V1 and (self.header_extra or self.actions or any(self.stamps)):
+            raise ValueError("a rebis-pbm/1 record has no deadline, times, referee's moves or "
+                             "actions: those fields came with rebis-pbm/2")
         if self.header_sha256 is None:
             object.__setattr__(self, "header_sha256", self.computed_header_sha256())
         if len(self.links) != len(self.moves):
@@ -150,7 +165,7 @@ class Record:
     def computed_header_sha256(self) -> str:
         """The header digest of the header as it now is (compare with :attr:`header_sha256`)."""
         return header_digest(self.format, self.game, self.ruleset, self.players,
-                             self.seed_sha256)
+                             self.seed_sha256, self.header_extra)
 
     def prev_digest(self, index: int) -> str:
         """The ``prev`` of move ``index`` (0-based): the previous chain digest, or the header's."""
@@ -158,18 +173,44 @@ class Record:
 
     def entry(self, index: int) -> dict:
         """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest covers."""
-        return {**self.moves[index].as_dict(), "state_hmac": self.links[index].state_hmac}
+        return {**self.moves[index].as_dict(), **self.stamps[index],
+                "state_hmac": self.links[index].state_hmac}
 
-    def with_move(self, move: Move, state: State, seed: str, events) -> "Record":
+    def with_move(self, move: Move, state: State, seed: str, events,
+                  stamp: dict | None = None) -> "Record":
         """The record with ``move`` appended; ``state`` and ``events`` are what ``apply_move``
         returned for it, ``seed`` the game's seed (for the keyed state digest, and for the seal of
         a closing play's card, which lies face down: R8.1, :func:`seal_card`)."""
         if closes_shelf(events):
             move = SealedMove.of(move, seal_card(seed, self.game, move.turn, move.play.cards[0]))
+        stamp = dict(stamp or {}) if self.format != V1 else {}
         state_hmac = state_digest(state, seed)
-        entry = {**move.as_dict(), "state_hmac": state_hmac}
+        entry = {**move.as_dict(), **stamp, "state_hmac": state_hmac}
         link = Link(state_hmac, chain_digest(self.prev_digest(len(self.moves)), entry))
-        return replace(self, moves=self.moves + (move,), links=self.links + (link,))
+        return replace(self, moves=self.moves + (move,), links=self.links + (link,),
+                       stamps=self.stamps + (stamp,))
+
+    def with_action(self, action: dict) -> "Record":
+        """The record with the referee's logged ``action`` appended (a rebis-pbm/2 record):
+        ``action`` holds ``action`` (its kind), ``at`` and its own fields; ``after`` (the number
+        of moves before it) and ``chain_sha256`` (chaining it to the action before it, or to
+        the header) are added here, so that an edited action fails verification."""
+        if self.format == V1:
+            raise ValueError("a rebis-pbm/1 record cannot log the referee's actions")
+        body = {"after": len(self.moves), **action}
+        prev = self.actions[-1]["chain_sha256"] if self.actions else self.header_sha256
+        return replace(self, actions=self.actions + (
+            {**body, "chain_sha256": chain_digest(prev, body)},))
+
+    def broken_action(self) -> int | None:
+        """The index of the first logged action whose chain digest does not match, or None."""
+        prev = self.header_sha256
+        for index, action in enumerate(self.actions):
+            body = {k: v for k, v in action.items() if k != "chain_sha256"}
+            if chain_digest(prev, body) != action.get("chain_sha256"):
+                return index
+            prev = action["chain_sha256"]
+        return None
 
     def holds(self, move: Move) -> bool:
         """Whether the recorded move of ``move.turn`` is ``move``, as far as the public record
@@ -226,6 +267,7 @@ class Record:
             "ruleset": self.ruleset.as_dict(),
             "players": list(self.players),
             **self._address_fields(),
+            **self.header_extra,
             "seed_sha256": self.seed_sha256,
         }
         if self.seed is not None:
@@ -233,6 +275,8 @@ class Record:
         doc["header_sha256"] = self.header_sha256
         doc["moves"] = [{**self.entry(i), "chain_sha256": link.chain_sha256}
                         for i, link in enumerate(self.links)]
+        if self.actions:
+            doc["actions"] = [dict(a) for a in self.actions]
         doc["status"] = self.status(state)
         return doc
 
@@ -275,6 +319,9 @@ class Record:
             public_addresses=data.get("public_addresses", False),
             format=str(data["format"]),
             written_status=data["status"],
+            header_extra={k: data[k] for k in HEADER_EXTRA if k in data},
+            stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
+            actions=tuple(dict(a) for a in data.get("actions", ())),
         )
 
 

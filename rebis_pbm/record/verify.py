@@ -213,6 +213,14 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                 expected="play.sealed" if not sealed else "play.cards",
                 found="play.cards" if not sealed else "play.sealed", **at), None, index)
         history.append((move, events))
+    broken = record.broken_action()
+    if broken is not None:
+        action = record.actions[broken]
+        return Walk(Problem(
+            "chain_digest", f"the referee's logged action {broken + 1} ({action.get('action')}, "
+            f"after move {action.get('after')}) does not match its chain digest: it, or an action "
+            f"before it, was edited", expected=f"chain_sha256 {action.get('chain_sha256')}",
+            found="another entry"), None, len(record.moves))
     replay = None if key is None else Replay(state, setup_events, tuple(history))
     return Walk(None, replay, len(record.moves))
 

@@ -84,7 +84,7 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
     assert outcome.code == 0, outcome.err
     commitment = sha256_hex("a seed for the test")
     record = yaml.safe_load(game.read_text())
-    assert record["format"] == "rebis-pbm/1"
+    assert record["format"] == "rebis-pbm/2"
     assert record["game"] == f"rebis-{commitment[:10]}"        # default id: from the commitment
     assert record["players"] == ["alice", "bob", "carol"]       # seat order as given (R5)
     assert record["seed_sha256"] == commitment

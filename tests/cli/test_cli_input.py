@@ -447,9 +447,10 @@ def check_every_reader(cli, game, tmp_path, how, code, words):
     before = snapshot(game.parent)
     runs = [cli("apply", game, move, env=env)]
     if cli is run_inproc:
-        runs += [run_inproc("view", game, "--public", env=env),
-                 run_inproc("moves", game, "--player", "alice", env=env),
-                 run_inproc("score", game, env=env)]
+        runs += [run_inproc("moves", game, "--player", "alice", env=env)]
+        if how != "missing seed":  # the public view and the score need no seed (issue 15)
+            runs += [run_inproc("view", game, "--public", env=env),
+                     run_inproc("score", game, env=env)]
     for outcome in runs:
         outcome.refused(code, words)
     assert snapshot(game.parent) == before

@@ -35,7 +35,7 @@ def test_an_internal_error_names_no_game_state_and_shows_no_traceback(tmp_path, 
         raise KeyError("hand of bob: 3 5 7")
 
     monkeypatch.setattr(referee, "open_game", broken)
-    outcome = run_inproc("view", tmp_path / "game.yaml", "--public")
+    outcome = run_inproc("view", tmp_path / "game.yaml", "--player", "bob")
     assert outcome.code == 4
     line = outcome.one_error_line()
     assert "internal error (KeyError)" in line and "REBIS_PBM_DEBUG" in line
