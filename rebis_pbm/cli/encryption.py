@@ -6,8 +6,6 @@ game in a public repository (docs/git.md, "A public repository"). Thin shells ar
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from .. import referee
@@ -24,9 +22,7 @@ def open_(file: str, identity: str) -> None:
     """Decrypt a file encrypted to you (your view NAME.yaml.age or NAME.txt.age, a refusal
     refusals/turn-NNN-NAME.txt.age) and print it. The same as `age -d -i KEY FILE`.
     """
-    data = referee.decrypt_file(file, identity)
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    click.echo(referee.decrypt_file(file, identity), nl=False)  # bytes: written as they are
 
 
 @cli.command("seal", epilog=EXIT_CODES)
