@@ -423,8 +423,10 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
         say(f"{path} ({move.short}, {move.author}): {said}", False)
         rel_views = views_dir.relative_to(git.top).as_posix()
         git.run("add", "--", game, f"{rel_views}/public.yaml", f"{rel_views}/public.txt")
-        if privacy.encrypt_views:
-            git.run("add", "--all", "--", rel_views)
+        if privacy.encrypt_views:  # forced: the example's .gitignore keeps views/* out
+            git.run("add", "--force", "--", *(f"{rel_views}/{p}{suffix}{referee.ENCRYPTED}"
+                                             for p in done.record.players
+                                             for suffix in (".yaml", ".txt")))
         git.run("commit", "--quiet", "--no-verify", "-m", f"Apply {path} from {move.author}",
                 "-m", said)
         applied.append(move.turn)
