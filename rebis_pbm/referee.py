@@ -1492,7 +1492,7 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
 
     path = os.fspath(move_path)
     data, source = read_input(path, kind="move")
-    load_yaml(data, source=source, kind="move")  # a file that is not even YAML is refused before any signing
+    load_yaml(data, source=source, kind="move")  # not even YAML: refused before any signing
     files = [(path, data)]
     if ssh_key is not None:
         try:
