@@ -118,15 +118,24 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
               "folder of a game played through git.")
 @click.option("--now", metavar="TIME", help="The time the move is applied, ISO 8601 (default: "
               "the clock; recorded in a game with a deadline, never read by a replay).")
+@click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
+              envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
+              help="The referee's age identity, to open a sealed move MOVE.yaml.age (written by "
+              "`rebis-pbm seal`).")
 def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, author: str | None,
-          check_name: bool, now: str | None) -> None:
+          check_name: bool, now: str | None, identity: str | None) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
-    MOVE.yaml may be - to read the move from standard input.
+    MOVE.yaml may be - to read the move from standard input, or a sealed move MOVE.yaml.age
+    (with --identity).
     """
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     data, source = read_input(move_file, kind="move")
+    if move_file.endswith(referee.ENCRYPTED):
+        data, _ = referee.open_sealed_move(data, source, identity)
+        if file_name is not None:
+            file_name = file_name[:-len(referee.ENCRYPTED)]
     try:
         done = referee.submit_move(game, data, source, author=author, views_dir=views_dir,
                                    dry_run=dry_run, file_name=file_name, now=now)
