@@ -381,6 +381,29 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
     return msg
 
 
+def no_game_message(*, original: EmailMessage, sender: str, to: str,
+                    games: list[str]) -> EmailMessage:
+    """A reply to ``original``'s sender alone, for a message sent to a mailbox that serves
+    several games but naming none of them: it names ``games`` (the sender's own games, never
+    the others') and how to say which one a move is for."""
+    msg = _message(sender, to, "", "[Rebis] your message names no game: nothing was applied",
+                   auto="auto-replied")
+    original_id = str(original.get("Message-ID", "")).strip()
+    if original_id:
+        msg["In-Reply-To"] = original_id
+        msg["References"] = " ".join(str(original.get("References", "")).split()
+                                     + [original_id])
+    asked = str(original.get("Subject", "")).strip()
+    about = f' "{asked}"' if asked else ""
+    yours = ", ".join(games)
+    msg.set_content(
+        f"Your message{about} names no game of this referee, so nothing was applied.\n\n"
+        f"Say which game your move is for: its game id in the move (game: ID, as in the move "
+        f"template), or reply to the game's last message, whose subject starts with "
+        f"[Rebis ID]. Your games: {yours}.\n")
+    return msg
+
+
 # --- Maildir folders: incoming mail, and the queue of mail to send ------------------------------
 
 def maildir_new(folder: str | os.PathLike) -> list[Path]:
