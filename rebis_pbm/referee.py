@@ -732,21 +732,12 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
 
 
 def not_a_move(doc: object) -> str | None:
-    """When ``doc`` (a YAML document sent as a move) is a file rebis-pbm writes — a view, a
+    """When ``doc`` (a YAML document sent as a move) is another of rebis-pbm's files — a view, a
     record, a secret file or a moves listing's list — the sentence saying so; None otherwise
-    (the move schema then says what is wrong)."""
-    if not isinstance(doc, dict):
-        return None
-    if "view" in doc and "players" in doc:
-        return ("this is a view (what a player sees of the game), not a move; send a move file "
-                "such as the view's move_template, or one listed by rebis-pbm moves")
-    if "moves" in doc and "format" in doc:
-        return ("this is a game record, not a move; send a move file (rebis-pbm moves lists "
-                "them)")
-    if set(doc) == {"game", "seed"}:
-        return ("this is the game's secret seed file, not a move: never send it; send a move "
-                "file (rebis-pbm moves lists them)")
-    return None
+    (the move schema then says what is wrong). See :mod:`rebis_pbm.filekinds`."""
+    from .filekinds import wrong_kind
+
+    return wrong_kind(doc, "move")
 
 
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
@@ -936,7 +927,8 @@ def verify(game: PathLike, seed_file: PathLike | None = None) -> Report:
         a :class:`rebis_pbm.record.audit.Report`; ``report.verified`` says whether it passed.
 
     Raises:
-        InputError: the record or the seed file cannot be read (exit 2).
+        InputError: the record or the seed file cannot be read, or the record is another of
+            rebis-pbm's files, such as a move or a secret file (exit 2).
         SeedError: the seed file is another game's.
     """
     from .record import SEED_ENV, read_secret
@@ -956,7 +948,25 @@ def verify(game: PathLike, seed_file: PathLike | None = None) -> Report:
             return read_secret(sidecar, record), sidecar
         return None
 
-    return run_verify(data, source, find)
+    report = run_verify(data, source, find)
+    if report.problem is not None and report.problem.code == "schema":
+        _refuse_other_kind(data, source)
+    return report
+
+
+def _refuse_other_kind(data: bytes, source: str) -> None:
+    """Raise InputError (exit 2) when the record's bytes are another of rebis-pbm's files (a
+    move, a view, a secret file): a file given in the wrong place is not a record that fails
+    verification (see :mod:`rebis_pbm.filekinds`)."""
+    from .filekinds import wrong_kind
+
+    try:
+        doc = load_yaml(data, source=source, kind="record").data
+    except InputError:
+        return
+    misfiled = wrong_kind(doc, "record")
+    if misfiled:
+        raise InputError(misfiled, source=source)
 
 
 def record_paths(paths: Iterable[PathLike]) -> list[str]:
@@ -1167,8 +1177,13 @@ def read_view(view_path: PathLike):  # -> view_state.ViewState
     from .schemas import validate
     from .view_state import check_view_format, infoset_from_view
 
+    from .filekinds import wrong_kind
+
     data, source = read_input(os.fspath(view_path), kind="view")
     loaded = load_yaml(data, source=source, kind="view")
+    misfiled = wrong_kind(loaded.data, "view")
+    if misfiled:
+        raise InputError(misfiled, source=source)
     check_view_format(loaded.data, source)
     validate(loaded, "view")
     return infoset_from_view(loaded.data, source)
