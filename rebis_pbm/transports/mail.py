@@ -336,6 +336,23 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     return msg
 
 
+def reminder_message(*, game: str, view: dict, view_text: str, view_yaml: str, sender: str,
+                     to: str) -> EmailMessage:
+    """A reminder to the player to move that their deadline is near (docs/deadlines.md): their
+    view by mail (:func:`view_message`, so the same view, picture, attachments and thread), told
+    as a reminder in its subject and first paragraph. ``view`` must be that player's view in a
+    game with a deadline (``view["deadline"]``, UTC).
+    """
+    deadline, turn = view["deadline"], view["turn"]
+    news = (f"Reminder: your move for turn {turn} is due by {deadline} (UTC). After that the "
+            f"referee may move for you.")
+    msg = view_message(game=game, view=view, view_text=view_text, view_yaml=view_yaml,
+                       news=news, sender=sender, to=to)
+    del msg["Subject"]
+    msg["Subject"] = f"[Rebis {game}] turn {turn}: reminder, your move is due by {deadline} UTC"
+    return msg
+
+
 def html_body(view: dict, text: str) -> str:
     """The HTML alternative of a view's message: the picture of the table as an inline SVG,
     then ``text`` (the plain-text part) as preformatted text.

@@ -51,6 +51,63 @@ def _queue_then_note(queue_dir: Path, messages: list, turn: int) -> None:
     write_atomic(queue_dir / QUEUED_STATE, f"{turn}\n", mode=0o600)
 
 
+REMINDED_STATE = "reminded-turn"  # in the queue folder: the last turn a reminder was queued for
+
+
+def reminded_turn(queue_dir: Path) -> int | None:
+    """The last turn a deadline reminder was queued for (the sidecar beside the queue's
+    messages; the record never holds it), or None."""
+    try:
+        return int((queue_dir / REMINDED_STATE).read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir: Path,
+                   now: str) -> str | None:
+    """Queue a reminder (:func:`rebis_pbm.transports.mail.reminder_message`) to the player to
+    move when their deadline is near at ``now`` (ISO 8601; :func:`rebis_pbm.deadlines.
+    reminder_due`: within 24 h, or a quarter of the deadline when shorter), once per turn: the
+    turn is noted in the sidecar ``reminded-turn`` beside the queue's messages after the
+    message is queued (a crash between the two sends a reminder twice, never none). Returns the
+    player reminded, or None (no reminder due, no address for them, or already reminded this
+    turn).
+
+    Raises:
+        as :func:`rebis_pbm.referee.open_game`; Busy when the record stays locked.
+    """
+    from .. import views
+    from ..deadlines import reminder_due
+    from .mail import queue, reminder_message
+
+    with locked(game):
+        record, replay, _ = referee.open_game(game)
+        state = replay.state
+        if state.finished or record.abandoned(state) or not reminder_due(record, now):
+            return None
+        player = state.player_to_move
+        if player not in record.addresses or reminded_turn(queue_dir) == state.turn:
+            return None
+        view = referee.record_view(record, replay, player)
+        queue(queue_dir, [reminder_message(
+            game=record.game, view=view, view_text=views.render(view, "text"),
+            view_yaml=views.render(view, "yaml"), sender=referee_address,
+            to=record.addresses[player])])
+        write_atomic(queue_dir / REMINDED_STATE, f"{state.turn}\n", mode=0o600)
+    return player
+
+
+def queue_stand_in_views(game: str | os.PathLike[str], referee_address: str,
+                         queue_dir: Path) -> int:
+    """After ``tick`` moved for a late player: queue every player's view of the game as it
+    now stands (as ``mail in`` does for a move whose messages were never queued); returns how
+    many messages were queued (none when the game has no mail queue yet: not played by mail)."""
+    if not queue_dir.is_dir():
+        return 0
+    with locked(game):
+        return queue_missing_views(game, referee_address, queue_dir)
+
+
 def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
                         queue_dir: Path) -> int:
     """Crash safety of ``mail in``: if the record holds a move whose messages were never queued
