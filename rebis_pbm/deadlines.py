@@ -79,6 +79,28 @@ def now_text(now: str | None = None) -> str:
     return format_time(parse_time(now) if now else datetime.now(timezone.utc))
 
 
+def latest_time(record) -> str | None:  # type: ignore[no-untyped-def]
+    """The latest time the record holds (its creation, a move's ``at``, an action's ``at``), or
+    None when it holds none."""
+    times = [t for t in (record.header_extra.get("created"),
+                         *(s.get("at") for s in record.stamps),
+                         *(a.get("at") for a in record.actions)) if t]
+    return max(times, key=parse_time) if times else None
+
+
+def check_forward(record, now: str) -> None:  # type: ignore[no-untyped-def]
+    """Times in a record only go forward: refuse ``now`` (as :func:`now_text` wrote it) when it
+    is before the latest time the record holds, whatever clock or ``--now`` gave it.
+
+    Raises:
+        UsageError: ``now`` is earlier (option ``--now``); nothing is written.
+    """
+    latest = latest_time(record)
+    if latest is not None and parse_time(now) < parse_time(latest):
+        raise UsageError(f"{now} is before {latest}, the latest time game {record.game} records; "
+                         f"times in a record only go forward (check the clock, or --now)", "--now")
+
+
 def turn_began(record) -> str | None:
     """When the current turn began: the last move's ``at``, else ``created``; None when the
     record has no times (no deadline)."""

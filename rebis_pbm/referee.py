@@ -778,9 +778,10 @@ def _stamp(record: Record, now: str | None, **fields: str) -> dict:
         return {}
     stamp: dict = {}
     if now is not None or record.header_extra.get("deadline"):
-        from .deadlines import now_text
+        from .deadlines import check_forward, now_text
 
         stamp["at"] = now_text(now)
+        check_forward(record, stamp["at"])
     return {**stamp, **fields}
 
 
@@ -1346,6 +1347,9 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
                 raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
                              f"nothing to do")
             if state.finished or record.abandoned(state):
+                if not moved:
+                    raise Refused(f"game {record.game} is over; no deadline runs any more "
+                                  f"(nothing was written)")
                 return Ticked(moved, None)
             player = state.player_to_move
             policy = record.header_extra.get("missed", "bot")
@@ -1379,13 +1383,17 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         _require_v2(record, game)
         state = replay.state
         if state.finished or record.abandoned(state):
-            raise Failed(f"game {record.game} is over; nothing was written")
+            raise Refused(f"game {record.game} is over; nothing was written")
         fields = {k: v for k, v in fields.items() if v is not None}
         if "player" in fields:
             check_player(record, fields["player"])
         if action == "extend_deadline" and "deadline" not in record.header_extra:
             raise Failed(f"game {record.game} has no deadline to extend; nothing was written")
-        new_record = record.with_action({"action": action, "at": now_text(now), **fields})
+        from .deadlines import check_forward
+
+        at = now_text(now)
+        check_forward(record, at)
+        new_record = record.with_action({"action": action, "at": at, **fields})
         if action == "replace_player" and "address" in fields:
             addresses = {**new_record.addresses, fields["player"]: fields["address"]}
             from dataclasses import replace as dc_replace

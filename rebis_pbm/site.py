@@ -152,7 +152,7 @@ def render_page(game: PublicGame) -> str:
            f"referee builds this page from the game record; it shows no hidden card"
            f"{' until the seed was revealed' if game.seed else ''}.</p>",
            "<h2>The table</h2>",
-           f'<img class="table" src="{NOW}" alt="The table at turn {now["turn"]}: every '
+           f'<img class="table" src="{NOW}" alt="The table {views.moment(now)}: every '
            f'player\'s shelves, tokens and hand sizes, the supply and the deck.">']
     out += ["<h2>Score</h2>",
             f"<p>{'Final score' if score['final'] else 'Score so far'} (R13: each shelf\u2019s "

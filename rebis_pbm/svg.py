@@ -21,7 +21,7 @@ import textwrap
 import drawsvg as draw
 from drawsvg.drawing import XML_HEADER
 
-from .views import standing
+from .views import moment, standing
 
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 CARD_W, CARD_H = 46, 64      # one card
@@ -136,7 +136,7 @@ class _Picture:
         height = y + MARGIN - 10
         d = draw.Drawing(self.width, height, font_family=FONT)
         who = "spectator view" if self.public else f"view of {self.viewer}"
-        d.append(draw.Title(f"Rebis game {self.view['game']}, {who}, turn {self.view['turn']}"))
+        d.append(draw.Title(f"Rebis game {self.view['game']}, {who}, {moment(self.view)}"))
         d.append(draw.Rectangle(0, 0, self.width, height, fill=TABLE))
         for group, top in parts:
             d.append(_moved(group, 0, top))

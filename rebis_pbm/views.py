@@ -11,6 +11,7 @@ anyone can compute every card, and views show every face-down card.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from .engine import events as ev
 from .engine import burdens, information_set, legal_moves, score_table, winners
@@ -462,3 +463,11 @@ def render_text(view: dict) -> str:
         lines.append("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
                      "placed by you.")
     return "\n".join(lines) + "\n"
+
+
+def moment(view: dict[str, Any]) -> str:
+    """When a view was made, in words: ``turn 7`` during the game, ``after turn 37 (game
+    over)`` once it is over (a view's ``turn`` is the move awaited next, one past the last)."""
+    if view.get("phase") == "finished":
+        return f"after turn {view['turn'] - 1} (game over)"
+    return f"turn {view['turn']}"

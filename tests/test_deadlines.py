@@ -123,3 +123,34 @@ def test_a_version_1_record_cannot_log_actions(cli, tmp_path):
         shutil.copyfile(archive / name, tmp_path / name)
     done = cli("extend", tmp_path / "unfinished.yaml", "--by", "1d")
     assert done.code == 2 and "rebis-pbm/1" in done.err
+
+
+def test_times_in_a_record_only_go_forward(cli, tmp_path):
+    """A move or an action dated before the latest time the record holds is refused (exit 2),
+    and nothing is written: a wrong clock cannot make a deadline run backwards."""
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    assert cli("tick", game, "--now", at(80)).code == 0          # ana's turn 1, by the bot
+    before = game.read_bytes()
+    late = cli("extend", game, "--by", "1h", "--now", at(10))
+    late.refused(2, ["is before", "only go forward"])
+    move = cli("moves", game, "--player", "bob").out.split("\n---")[0]
+    (tmp_path / "m.yaml").write_text(move)
+    cli("apply", game, tmp_path / "m.yaml", "--now", at(79)).refused(2, ["only go forward"])
+    assert game.read_bytes() == before
+    assert cli("apply", game, tmp_path / "m.yaml", "--now", at(81)).code == 0
+
+
+def test_a_game_that_is_over_has_no_deadline_to_tick_or_end(cli, tmp_path):
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    assert cli("end-game", game, "--yes", "--now", at(1)).code == 0
+    cli("tick", game, "--now", at(100)).refused(1, ["is over"])
+    cli("end-game", game, "--yes", "--now", at(101)).refused(1, ["is over"])
+
+
+def test_missed_without_a_deadline_is_refused(cli, tmp_path):
+    outcome = cli("new", tmp_path / "g.yaml", "--player", "ana", "--player", "bob",
+                  "--missed", "3")
+    outcome.refused(2, ["--missed", "--deadline"])
+    assert not (tmp_path / "g.yaml").exists()

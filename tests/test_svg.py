@@ -165,3 +165,15 @@ def test_a_views_message_carries_the_picture_in_its_html_part():
     assert "[6]" not in html and "face-down 6" not in html  # alice's closing card
     attachments = [p.get_filename() for p in msg.iter_attachments()]
     assert attachments == ["view-g-turn-002-bob.yaml", "move-turn-002-bob.yaml"]
+
+
+def test_a_finished_game_is_pictured_after_its_last_turn():
+    """A view's ``turn`` is the move awaited next; once the game is over the picture says the
+    turn it ended after, not one that never began."""
+    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
+    view = record_view(record, replay, None)
+    assert view["phase"] == "finished"
+    last = len(record.moves)
+    title = ET.fromstring(svg.render_svg(view).encode()).find("{http://www.w3.org/2000/svg}title")
+    assert title is not None and title.text.endswith(f"after turn {last} (game over)")
+    assert views.moment(view) == f"after turn {last} (game over)"

@@ -65,16 +65,21 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
 @click.option("--deadline", metavar="DURATION", help="Each turn's time, e.g. 72h or 3d; "
               "`rebis-pbm tick` applies --missed to a late player (docs/deadlines.md).")
-@click.option("--missed", default="bot", show_default=True, metavar="bot|random|N",
-              help="With --deadline: the greedy bot or a random move for a late player, or N "
-              "missed turns after which the bot plays for them for good.")
+@click.option("--missed", metavar="bot|random|N",
+              help="With --deadline: the greedy bot (the default) or a random move for a late "
+              "player, or N missed turns after which the bot plays for them for good.")
 @click.option("--now", metavar="TIME", help="The creation time, ISO 8601 (default: the clock).")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
         zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
-        deadline: str | None, missed: str, now: str | None, views_dir: str | None) -> None:
+        deadline: str | None, missed: str | None, now: str | None,
+        views_dir: str | None) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
     from ..deadlines import parse_duration, parse_policy, parse_time
+
+    if missed is not None and deadline is None:
+        raise UsageError("--missed says what happens to a late player, so it goes with "
+                         "--deadline DURATION (e.g. --deadline 72h)", "--missed")
 
     names, addresses = players_and_addresses(players)
     if now is not None:
@@ -83,7 +88,7 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         game, names, addresses=addresses, public_addresses=public_addresses, seed=seed,
         ruleset=referee.ruleset_from(zero, rules), game_id=game_id, random_seats=random_seats,
         views_dir=views_dir, deadline=None if deadline is None else parse_duration(deadline),
-        missed=parse_policy(missed), now=now)
+        missed=parse_policy(missed or "bot"), now=now)
     seats = created.record.players
     click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {created.secret_path} (keep it from the players until the "

@@ -344,8 +344,9 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
                      f"time after applying on its new tip; nothing was pushed: run the job again")
     if outcome.applied and after_push is not None:
         after_push(outcome)
-    say(f"rebis-pbm git: {len(outcome.applied)} move(s) applied, {outcome.repeated} already "
-        f"applied (nothing changed)", False)
+    repeated = (f", {outcome.repeated} already in the record (resent: nothing changed)"
+                if outcome.repeated else "")
+    say(f"rebis-pbm git: {len(outcome.applied)} move(s) applied{repeated}", False)
     if stop is not None:
         raise stop
     return outcome

@@ -130,7 +130,7 @@ def test_a_whole_game_through_git_commits(repo):
         done = job(repo, f"{before}..HEAD")
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"turn-{move.turn:03d}-{mover}.yaml" in done.stdout
-        assert "rebis-pbm git: 1 move(s) applied, 0 already applied" in done.stdout
+        assert "rebis-pbm git: 1 move(s) applied\n" in done.stdout
         applied.append(move)
         # The job committed the record and the public view, as the referee, and nothing else.
         assert git(repo, "log", "-1", "--format=%an <%ae>").strip() == "%s <%s>" % REFEREE
@@ -167,7 +167,7 @@ def test_a_move_sent_twice_is_applied_once(repo):
     again = job(repo, "HEAD~1")
     assert again.returncode == 0, again.stderr
     assert "Turn 1 by alice was already applied" in again.stdout
-    assert "rebis-pbm git: 0 move(s) applied, 1 already applied (nothing changed)" in again.stdout
+    assert "rebis-pbm git: 0 move(s) applied, 1 already in the record (resent: nothing changed)" in again.stdout
     assert git(repo, "rev-parse", "HEAD") == head
 
 
@@ -273,13 +273,13 @@ def test_the_first_push_of_a_branch_takes_every_commit_from_the_first(repo):
     commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
     done = job(repo, f"{'0' * 40}..HEAD")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "rebis-pbm git: 1 move(s) applied, 0 already applied" in done.stdout
+    assert "rebis-pbm git: 1 move(s) applied\n" in done.stdout
     assert len(played(repo / "game.yaml")) == 1
     assert git(repo, "log", "-1", "--format=%s").strip() == \
         "Apply moves/turn-001-alice.yaml from alice@example.org"
     # The same push seen again from the start: nothing more to apply.
     again = job(repo, f"{'0' * 40}..HEAD")
-    assert again.returncode == 0 and "0 move(s) applied, 1 already applied" in again.stdout
+    assert again.returncode == 0 and "0 move(s) applied, 1 already in the record" in again.stdout
 
 
 def test_a_merged_pull_request_is_applied_as_its_commits_author(repo):
@@ -324,7 +324,7 @@ def test_the_moves_of_one_push_are_applied_in_turn_order(repo):
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.index("turn-001-alice") < done.stdout.index("turn-002-bob")
     assert played(repo / "game.yaml") == [first, second]
-    assert "2 move(s) applied, 0 already applied" in done.stdout
+    assert "rebis-pbm git: 2 move(s) applied\n" in done.stdout
 
 
 def test_the_check_of_a_pull_request_refuses_to_run_with_the_seed(repo):
