@@ -25,8 +25,13 @@ from . import cli
               "if there is one.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@click.option("--witness", "witnesses", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False, readable=False, path_type=Path),
+              help="A view or mail saved during the game (repeatable): fail (exit 3) unless the "
+              "record still holds the chain digest it saw at its move.")
 @click.pass_context
-def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str) -> None:
+def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str,
+           witnesses: tuple[Path, ...]) -> None:
     """Check that GAME is the game that was played, by the rules, and unedited.
 
     \b
@@ -43,7 +48,7 @@ def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str) -> 
     seed); 3 verification failed (the record is edited, cut short, or not the game
     its seed deals); 2 GAME or the seed file cannot be read.
     """
-    report = referee.verify(game, seed_file)
+    report = referee.verify(game, seed_file, witnesses)
     if fmt == "json":
         click.echo(json.dumps(report.as_dict(), indent=2))
     else:

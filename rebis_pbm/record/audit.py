@@ -50,6 +50,7 @@ class Report:
     checked: list[str] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)
     status: dict | None = None
+    deal_from: list[str] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
@@ -65,7 +66,7 @@ class Report:
                 "complete": self.complete, "moves": self.moves, "seed": self.seed,
                 "checked": list(self.checked), "not_checked": list(self.not_checked),
                 "problem": None if self.problem is None else self.problem.as_dict(),
-                "status": self.status}
+                "status": self.status, "deal_from": list(self.deal_from)}
 
     def render_text(self) -> str:
         lines = []
@@ -85,6 +86,11 @@ class Report:
         lines.append(f"{head}: game {self.game} ({self.source}), {counted(self.moves, 'move')}, "
                      f"{_status_words(self.status)}.")
         lines.append("Checked: " + "; ".join(self.checked) + ".")
+        if self.deal_from:
+            lines.append("Deal from: " + ", ".join(self.deal_from) + (
+                " (the referee's seed alone: the referee could have chosen the deal)"
+                if self.deal_from == ["referee"] else " (a fair deal: nobody could choose it)")
+                + ".")
         if self.not_checked:
             lines.append("Not checked (needs the seed, revealed in the record when the game ends; "
                          "the referee keeps it until then): " + "; ".join(self.not_checked) + ".")
@@ -100,6 +106,8 @@ class Report:
 def _status_words(status: dict | None) -> str:
     status = status or {}
     phase = status.get("phase")
+    if phase == "join":
+        return "waiting for joins: " + ", ".join(status.get("waiting", []))
     if phase == FINISHED:
         return f"finished ({status.get('end', '?').replace('_', ' ')})"
     if phase == RED_TOKEN:
@@ -154,7 +162,8 @@ def _player_at(data, turn: int | None) -> str | None:
 SeedFinder = Callable[[Record], "tuple[str, str] | None"]
 
 
-def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Report:
+def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
+           witnesses=()) -> Report:
     """Verify a record's bytes: its form, then :func:`walk`, then :func:`check_status`.
 
     Args:
@@ -162,6 +171,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         source: its name, for the report.
         find_seed: called with the parsed record; returns ``(seed, where it came from)`` or
             None (a record that reveals its seed needs none). What it raises passes through.
+        witnesses: :class:`rebis_pbm.trust.Witness` es, each a chain digest at a move that a
+            saved view or mail saw: the record must still hold it (problem ``witness``).
 
     Returns:
         a :class:`Report`; ``report.verified`` is False, with ``report.problem`` set, when anything
@@ -197,6 +208,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         report.problem = Problem("schema", what, turn=turn, player=_player_at(data, turn))
         return report
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
+    report.deal_from = ["referee"] + ([j.player for j in record.joins]
+                                      if record.deal == "players" else [])
     report.checked.append("the record's form (its schema)")
     seed, sources = None, []
     if record.seed is not None:
@@ -219,7 +232,24 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         report.checked.append(f"{turns}: turn numbers, seat order, chain digests"
                               + (", sealed cards, legality by replay, keyed state digests" if known
                                  else ""))
+    if any(record.player_keys(p) for p in record.players):
+        report.checked.append("each move's signature by its player's key"
+                              + ("" if known else " (a closing play's once the seed is revealed)"))
     report.problem = result.problem or check_status(record, loaded.data["status"], result.replay)
+    if report.problem is None:
+        from ..trust import check_witness
+
+        for witness in witnesses:
+            wrong = check_witness(record, witness)
+            if wrong is not None:
+                report.problem = Problem("witness", wrong, turn=witness.move or None,
+                                         expected=f"chain_sha256 {witness.chain_sha256} at move "
+                                         f"{witness.move} (witness {witness.source})")
+                break
+        else:
+            if witnesses:
+                report.checked.append("the record holds every witness (" + ", ".join(
+                    w.source for w in witnesses) + ")")
     if report.problem is not None:
         return report
     finished = loaded.data["status"].get("phase") == FINISHED
