@@ -10,7 +10,7 @@ game="$out/game.yaml"
 
 echo "== rebis-pbm new: a 3-player game with the example's seed"
 rebis-pbm new "$game" --player alice --player bob --player carol \
-    --seed "rebis-pbm example game" --game-id example
+    --seed "rebis-pbm example game" --insecure-seed --referee-deal --game-id example
 echo
 echo "== alice's view before the first move (what she would receive)"
 rebis-pbm view "$game" --player alice

@@ -209,7 +209,7 @@ def new_game(folder: Path, players=("alice", "bob"), seed="cli tests", *extra) -
     """`rebis-pbm new` (in-process) in ``folder``; returns the record's path."""
     folder.mkdir(parents=True, exist_ok=True)
     game = folder / "game.yaml"
-    args = ["new", game, *[a for p in players for a in ("--player", p)], "--seed", seed, *extra]
+    args = ["new", game, *[a for p in players for a in ("--player", p)], "--insecure-seed", "--referee-deal", "--seed", seed, *extra]
     outcome = run_inproc(*args)
     assert outcome.code == 0, outcome.err
     return game

@@ -82,7 +82,7 @@ def test_python_dash_m_runs_every_command():
 def test_new_writes_record_secret_and_views(cli, tmp_path):
     game = tmp_path / "game.yaml"
     outcome = cli("new", game, "--player", "alice", "--player", "bob", "--player", "carol",
-                  "--seed", "a seed for the test")
+                  "--insecure-seed", "--referee-deal", "--seed", "a seed for the test")
     assert outcome.code == 0, outcome.err
     commitment = sha256_hex("a seed for the test")
     record = yaml.safe_load(game.read_text())
@@ -119,7 +119,7 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
 
 def test_new_options_zero_game_id_views_dir(cli, tmp_path):
     game = tmp_path / "g.yaml"
-    outcome = cli("new", game, "--player", "ann", "--player", "ben", "--seed", "z", "--zero",
+    outcome = cli("new", game, "--player", "ann", "--player", "ben", "--insecure-seed", "--referee-deal", "--seed", "z", "--zero",
                   "--game-id", "club-7", "--views-dir", tmp_path / "out")
     assert outcome.code == 0, outcome.err
     record = yaml.safe_load(game.read_text())
@@ -134,13 +134,13 @@ def test_new_random_seats_come_from_the_seed(cli, tmp_path):
     for n in range(6):
         game = tmp_path / f"g{n}.yaml"
         assert cli("new", game, "--player", "a", "--player", "b", "--player", "c",
-                   "--player", "d", "--seed", f"s{n}", "--random-seats").code == 0
+                   "--player", "d", "--insecure-seed", "--referee-deal", "--seed", f"s{n}", "--random-seats").code == 0
         orders.append(yaml.safe_load(game.read_text())["players"])
     assert all(sorted(o) == ["a", "b", "c", "d"] for o in orders)
     assert any(o != ["a", "b", "c", "d"] for o in orders)
     again = tmp_path / "again.yaml"
     assert cli("new", again, "--player", "a", "--player", "b", "--player", "c", "--player", "d",
-               "--seed", "s3", "--random-seats").code == 0
+               "--insecure-seed", "--referee-deal", "--seed", "s3", "--random-seats").code == 0
     assert yaml.safe_load(again.read_text())["players"] == orders[3]
 
 
@@ -158,14 +158,14 @@ def test_new_without_seed_draws_a_fresh_one(tmp_path):
 def test_new_refuses_to_overwrite(cli, tmp_path):
     game = new_game(tmp_path, seed="first")
     before = snapshot(tmp_path)
-    outcome = cli("new", game, "--player", "x", "--player", "y", "--seed", "second")
+    outcome = cli("new", game, "--player", "x", "--player", "y", "--insecure-seed", "--referee-deal", "--seed", "second")
     assert outcome.code == 2
     assert "already exists" in outcome.one_error_line()
     assert snapshot(tmp_path) == before
     # The secret alone is enough to refuse: its seed must never be replaced.
     game.unlink()
     before = snapshot(tmp_path)
-    outcome = cli("new", game, "--player", "x", "--player", "y", "--seed", "second")
+    outcome = cli("new", game, "--player", "x", "--player", "y", "--insecure-seed", "--referee-deal", "--seed", "second")
     assert outcome.code == 2 and "game.secret.yaml already exists" in outcome.one_error_line()
     assert snapshot(tmp_path) == before
 
@@ -206,7 +206,7 @@ def test_example_game_replays_through_the_console_script(console_script, tmp_pat
     game = tmp_path / "game.yaml"
     outcome = run_script(console_script, "new", game, *[a for p in EXAMPLE_PLAYERS
                                                         for a in ("--player", p)],
-                         "--seed", EXAMPLE_SEED, "--game-id", "example")
+                         "--insecure-seed", "--referee-deal", "--seed", EXAMPLE_SEED, "--game-id", "example")
     assert outcome.code == 0, outcome.err
     move_files = sorted((EXAMPLES / "moves").glob("turn-*.yaml"))
     assert len(move_files) > 10
@@ -298,7 +298,7 @@ def test_short_game_through_the_console_script_with_stdin(console_script, tmp_pa
         return run_script(console_script, *args, **kw)
 
     game = tmp_path / "game.yaml"
-    outcome = run("new", game, "--player", "ann", "--player", "ben", "--seed", "short",
+    outcome = run("new", game, "--player", "ann", "--player", "ben", "--insecure-seed", "--referee-deal", "--seed", "short",
                   "--rule", "shelf_limit=6", "--rule", "golden_dust=1", "--rule", "gold=1")
     assert outcome.code == 0, outcome.err
 

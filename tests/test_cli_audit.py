@@ -44,7 +44,7 @@ def new_game(folder: Path, upto: int) -> Path:
     """The example game created and played through the CLI up to move ``upto``."""
     game = folder / "game.yaml"
     result = run("new", game, "--player", "alice", "--player", "bob", "--player", "carol",
-                 "--seed", SEED, "--game-id", "example")
+                 "--insecure-seed", "--referee-deal", "--seed", SEED, "--game-id", "example")
     assert result.exit_code == 0, result.output
     for move in MOVE_FILES[:upto]:
         result = run("apply", game, move)

@@ -50,7 +50,7 @@ def invoke(*args: str, stdin: str | None = None):
 def game(tmp_path: Path) -> Path:
     path = tmp_path / "g.yaml"
     result = invoke("new", str(path), "--player", "ann", "--player", "bo", "--player", "cy",
-                    "--seed", "bot-test", "--game-id", "bots")
+                    "--insecure-seed", "--referee-deal", "--seed", "bot-test", "--game-id", "bots")
     assert result.exit_code == 0, result.output
     return path
 
@@ -113,7 +113,7 @@ def simulate_json(*args: str, cwd: Path) -> dict:
 
 def test_simulate_same_seed_same_report_with_one_or_two_processes(tmp_path: Path):
     args = ("--games", "24", "--players", "2-4", "--strategy", "greedy", "--strategy", "random",
-            "--seed", "jobs")
+            "--insecure-seed", "--referee-deal", "--seed", "jobs")
     one = simulate_json(*args, "--jobs", "1", cwd=tmp_path)
     two = simulate_json(*args, "--jobs", "2", cwd=tmp_path)
     assert (one.pop("timing")["jobs"], two.pop("timing")["jobs"]) == (1, 2)
@@ -187,7 +187,7 @@ def test_an_invariant_violation_is_reported_with_the_seed_that_reproduces_it(mon
 
     monkeypatch.setitem(bots_mod._BOTS, "greedy", Cheat)
     result = invoke("simulate", "--games", "3", "--players", "2", "--strategy", "random",
-                    "--strategy", "greedy", "--seed", "cheat", "--format", "json")
+                    "--strategy", "greedy", "--insecure-seed", "--referee-deal", "--seed", "cheat", "--format", "json")
     assert result.exit_code == 4
     rep = json.loads(result.stdout)
     assert [p["game"] for p in rep["problems"]] == [1, 2, 3]
@@ -203,7 +203,7 @@ def test_a_simulated_game_replays_through_the_cli_to_the_same_final_score(tmp_pa
     assert not result.problems and result.moves
     game = tmp_path / "sim.yaml"
     players = [a for name in spec.players for a in ("--player", name)]
-    created = run_script("new", str(game), *players, "--seed", spec.seed, "--game-id", "sim",
+    created = run_script("new", str(game), *players, "--insecure-seed", "--referee-deal", "--seed", spec.seed, "--game-id", "sim",
                          cwd=tmp_path)
     assert created.returncode == 0, created.stderr
     for move in result.moves:

@@ -353,7 +353,7 @@ SEED = "secrecy"
 def closing_game(tmp_path):
     """A new game (shelf limit 3) where alice's first move closes bob's shelf with a card that bob
     does not hold: returns (folder, the move's file, its card, another number that would close)."""
-    done = run("new", "game.yaml", "--player", "alice", "--player", "bob", "--seed", SEED,
+    done = run("new", "game.yaml", "--player", "alice", "--player", "bob", "--insecure-seed", "--referee-deal", "--seed", SEED,
                "--game-id", "g", "--rule", "shelf_limit=3", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     state, _ = setup(Ruleset(shelf_limit=3), SEATS, SEED)

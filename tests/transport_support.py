@@ -54,7 +54,7 @@ def run(*args, cwd=None, env=None, stdin: bytes | None = None) -> subprocess.Com
 
 def new_args(game: Path, seed: str, game_id: str, players=PLAYERS) -> list:
     """``rebis-pbm new`` arguments for a small game of ``players`` (name -> address or None)."""
-    args = ["new", game, "--seed", seed, "--game-id", game_id, *SMALL_RULES]
+    args = ["new", game, "--insecure-seed", "--referee-deal", "--seed", seed, "--game-id", game_id, *SMALL_RULES]
     for name, address in players.items():
         args += ["--player", f"{name}={address}" if address else name]
     return args

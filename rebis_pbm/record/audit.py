@@ -208,8 +208,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.problem = Problem("schema", what, turn=turn, player=_player_at(data, turn))
         return report
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
-    report.deal_from = ["referee"] + ([j.player for j in record.joins]
-                                      if record.deal == "players" else [])
+    joined = {j.player for j in record.joins} if record.deal == "players" else set()
+    report.deal_from = ["referee"] + [p for p in record.players if p in joined]  # seat order
     report.checked.append("the record's form (its schema)")
     seed, sources = None, []
     if record.seed is not None:
