@@ -912,7 +912,7 @@ def public_game(game: PathLike):  # -> site.PublicGame
     from .site import PublicGame, public_frames, score_data
 
     record, replay, seed = open_game(game)
-    start, setup_events = setup(record.ruleset, record.players, seed)
+    start, setup_events = setup(record.ruleset, record.players, record.deal_seed(seed))
     frames = public_frames(record.game, start, setup_events, replay.history)
     data, _ = read_input(os.fspath(game), kind="record")
     # The record alone, under its file name only: never the secret file, whose report could

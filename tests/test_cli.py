@@ -84,12 +84,11 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
     outcome = cli("new", game, "--player", "alice", "--player", "bob", "--player", "carol",
                   "--insecure-seed", "--referee-deal", "--seed", "a seed for the test")
     assert outcome.code == 0, outcome.err
-    commitment = sha256_hex("a seed for the test")
     record = yaml.safe_load(game.read_text())
-    assert record["format"] == "rebis-pbm/1"
-    assert record["game"] == f"rebis-{commitment[:10]}"        # default id: from the commitment
+    assert record["format"] == "rebis-pbm/2"
+    assert re.fullmatch(r"rebis-[0-9a-f]{10}", record["game"])  # default id: random (issue 12)
     assert record["players"] == ["alice", "bob", "carol"]       # seat order as given (R5)
-    assert record["seed_sha256"] == commitment
+    assert record["seed_sha256"] != sha256_hex("a seed for the test")  # salted
     assert record["moves"] == []
     assert record["status"] == {"phase": "play", "turn": 1, "player": "alice"}
     assert record["ruleset"]["zero"] is False and record["ruleset"]["shelf_limit"] == 13
@@ -98,8 +97,9 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
 
     secret = tmp_path / "game.secret.yaml"
     assert mode_of(secret) == 0o600
-    assert yaml.safe_load(secret.read_text()) == {"game": record["game"],
-                                                  "seed": "a seed for the test"}
+    kept = yaml.safe_load(secret.read_text())
+    assert kept["game"] == record["game"] and kept["seed"] == "a seed for the test"
+    assert re.fullmatch(r"[0-9a-f]{32}", kept["salt"])
 
     views = tmp_path / "game.views"
     for name in ("alice", "bob", "carol", "public"):
@@ -150,7 +150,10 @@ def test_new_without_seed_draws_a_fresh_one(tmp_path):
         game = tmp_path / f"{name}.yaml"
         assert run_inproc("new", game, "--player", "a", "--player", "b").code == 0
         secret = yaml.safe_load((tmp_path / f"{name}.secret.yaml").read_text())
-        assert yaml.safe_load(game.read_text())["seed_sha256"] == sha256_hex(secret["seed"])
+        from rebis_pbm.record import commitment, salted
+
+        assert yaml.safe_load(game.read_text())["seed_sha256"] == commitment(
+            "rebis-pbm/2", salted(secret["seed"], secret["salt"]))
         seeds.append(secret["seed"])
     assert seeds[0] != seeds[1] and len(seeds[0]) >= 16
 
@@ -214,14 +217,21 @@ def test_example_game_replays_through_the_console_script(console_script, tmp_pat
         outcome = run_script(console_script, "apply", game, path)
         assert outcome.code == 0, (path.name, outcome.err)
         assert outcome.out.startswith(f"Turn {int(path.name.split('-')[1])}: ")
-    assert game.read_bytes() == (EXAMPLES / "game.yaml").read_bytes()
-    assert (tmp_path / "game.secret.yaml").read_bytes() == \
-        (EXAMPLES / "game.secret.yaml").read_bytes()
+    # rebis-pbm/2 salts the commitment with fresh random bits, so the digests differ from run to
+    # run; everything else is the shipped game's, byte for byte once the digests are set aside.
+    assert unsalted(game.read_text()) == unsalted((EXAMPLES / "game.yaml").read_text())
+    assert yaml.safe_load((tmp_path / "game.secret.yaml").read_text())["seed"] == \
+        yaml.safe_load((EXAMPLES / "game.secret.yaml").read_text())["seed"]
     shipped = sorted(p.name for p in (EXAMPLES / "game.views").iterdir())
     assert sorted(p.name for p in (tmp_path / "game.views").iterdir()) == shipped
     for name in shipped:
-        assert (tmp_path / "game.views" / name).read_bytes() == \
-            (EXAMPLES / "game.views" / name).read_bytes(), name
+        assert unsalted((tmp_path / "game.views" / name).read_text()) == \
+            unsalted((EXAMPLES / "game.views" / name).read_text()), name
+
+
+def unsalted(text: str) -> str:
+    """A record or view without what the salt changes: 64-hex digests and 32-hex salts."""
+    return re.sub(r"\b[0-9a-f]{64}\b|\b[0-9a-f]{32}\b", "HEX", text)
 
     state = open_game(game)[1].state
     assert state.finished
