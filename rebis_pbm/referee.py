@@ -194,6 +194,9 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
         view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
                                     abandoned=record.abandoned(replay.state),
                                     addresses=record.shown_addresses())
+    if record.format == "rebis-pbm/1":  # a rebis-pbm/1 game keeps its views as they were
+        view["view"] = "rebis-pbm/view/1"
+        return view
     view["witness"] = {"game": record.game, "move": len(record.moves),
                        "chain_sha256": record.last_digest()}
     return view
