@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm.record import audit
+
+FORMAT = "rebis-pbm/1"  # these tests check the rebis-pbm/1 digests (tests/test_trust.py: /2)
 from rebis_pbm.record.digests import canonical, chain_digest, header_digest, state_digest, state_document
 from rebis_pbm.engine import Move, Ruleset, apply_move, setup
 from rebis_pbm.record import FORMAT, HEADER, Record, dump_record, entry_from_dict, seed_commitment
@@ -38,7 +40,7 @@ FINISHED = (EXAMPLE / "game.yaml").read_text(encoding="utf-8")
 
 def recorded(upto: int) -> str:
     """The example game's record after its first ``upto`` moves, as apply writes it."""
-    record = Record("example", Ruleset(), PLAYERS, seed_commitment(SEED))
+    record = Record("example", Ruleset(), PLAYERS, seed_commitment(SEED), format="rebis-pbm/1")
     state, _ = setup(record.ruleset, PLAYERS, SEED)
     for move in MOVES[:upto]:
         state, events = apply_move(state, move)

@@ -314,7 +314,7 @@ def test_a_sealed_entry_round_trips():
 
 
 def test_a_resent_closing_play_is_compared_without_its_card():
-    record = Record("g", RULES, SEATS, "0" * 64)
+    record = Record("g", RULES, SEATS, "0" * 64, format="rebis-pbm/1")
     replay = closing_turn()
     move, events = replay.history[0]
     record = record.with_move(move, replay.state, "seed", events)
