@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := build/demo
 
-.PHONY: all install test demo bench clean
+.PHONY: all install install-dev test check demo bench clean
 
 all: test
 
@@ -17,6 +17,18 @@ $(BIN)/python:
 install: $(BIN)/python
 	rm -rf build/lib build/bdist.*
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check '.[test]'
+
+# The linter and the type checker (pyproject.toml's dev extra and their settings there).
+install-dev: $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check '.[test,dev]'
+
+# ruff over the engine, the application layer and their tests for now (the rest of the tree
+# joins RUFF_PATHS as its findings are fixed); mypy checks the files pyproject.toml names.
+RUFF_PATHS := rebis_pbm/engine rebis_pbm/errors.py rebis_pbm/referee.py tests/engine
+
+check: install-dev
+	$(BIN)/ruff check $(RUFF_PATHS)
+	$(BIN)/mypy
 
 test: install
 	$(BIN)/pytest -q -p no:cacheprovider

@@ -92,12 +92,14 @@ def bot_game(ruleset: Ruleset, seed: str, stop: int | None = None):
     return moves
 
 
-def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str) -> Path:
-    """A record of ``moves`` with its seed sidecar and views, as `new` + `apply` leave them."""
+def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str,
+               addresses: dict | None = None) -> Path:
+    """A record of ``moves`` with its seed sidecar and views, as `new` + `apply` leave them;
+    ``addresses``: the players' e-mail addresses, as a mail or git game has them."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "game.yaml"
     state, _ = setup(ruleset, PLAYERS, seed)
-    record = Record(game_id, ruleset, PLAYERS, seed_commitment(seed))
+    record = Record(game_id, ruleset, PLAYERS, seed_commitment(seed), addresses=addresses or {})
     for move in moves:  # as apply does: digests, seals, and the seed revealed at the end
         state, events = apply_move(state, move)
         record = record.with_move(move, state, seed, events)
@@ -108,10 +110,188 @@ def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str) -
     return path
 
 
+def write_views(path: Path) -> None:
+    """The views of the record ``path``, as `new` and every `apply` leave them beside it."""
+    from rebis_pbm import referee
+
+    game = referee.open_game(path)
+    referee.write_views(referee.default_views_dir(path), game.record, game.replay)
+
+
 def move_file(folder: Path, game_id: str, move) -> Path:
     path = folder / "move.yaml"
     path.write_text(dump_yaml({"game": game_id, **move.as_dict()}))
     return path
+
+
+ADDRESSES = {player: f"{player}@example.org" for player in PLAYERS}
+REFEREE = "referee@example.org"
+
+
+def mail_message(path: Path, sender: str, move_path: Path) -> Path:
+    """A plain-text message from ``sender`` whose body is the move file (docs/mail.md)."""
+    path.write_bytes(f"From: {sender}\nTo: {REFEREE}\nSubject: my move\n"
+                     f"Message-ID: <bench@example.org>\n\n".encode() + move_path.read_bytes())
+    return path
+
+
+def cpu_of(cmd: list[str], cwd: Path, rounds: int, prepare) -> float:
+    """Median CPU seconds of ``cmd`` over ``rounds`` runs, each after ``prepare()``."""
+    times = []
+    for _ in range(rounds):
+        prepare()
+        _, cpu, _, code = run_once(cmd, cwd)
+        if code != 0:
+            sys.exit(f"{' '.join(cmd[:3])} ... failed (exit {code})")
+        times.append(cpu)
+    return statistics.median(times)
+
+
+def addresses_figures(exe: list[str], root: Path, moves, floor: dict, repeat: int) -> None:
+    """apply, view, moves and mail in on the bench game with every player's address."""
+    finished = write_game(root / "mail-finished", Ruleset(), "bench", moves, "bench", ADDRESSES)
+    before = write_game(root / "mail-before", Ruleset(), "bench", moves[:-1], "bench", ADDRESSES)
+    saved = before.read_bytes()
+    last = move_file(root / "mail-before", "bench", moves[-1])
+    to_move = moves[-1].player
+    message = mail_message(root / "message.eml", ADDRESSES[to_move], last)
+    queue = before.with_name("game.mailq")
+
+    def restore() -> None:
+        before.write_bytes(saved)
+        shutil.rmtree(queue, ignore_errors=True)
+
+    rows = [
+        ("apply (last move)", [*exe, "apply", str(before), str(last)]),
+        ("view --player alice", [*exe, "view", str(finished), "--player", "alice"]),
+        (f"moves --player {to_move}", [*exe, "moves", str(before), "--player", to_move]),
+        ("mail in (one message: the last move)",
+         [*exe, "mail", "in", str(before), str(message), "--referee", REFEREE]),
+    ]
+    print(f"\nThe same game with every player's e-mail address (a mail or git game):")
+    for label, cmd in rows:
+        m = measure(cmd, root, repeat, restore)
+        status = "" if m["exit"] == [0] else f"  (exit {m['exit']})"
+        print(f"  {label:44s} {figures(m, floor)}{status}")
+
+
+def growth_figures(exe: list[str], root: Path, floor: dict, repeat: int) -> None:
+    """apply and verify against the record's length, and their growth per recorded move."""
+    print("\napply and verify against record length (larger deck and token supply so that a game "
+          "lasts 200 moves):")
+    long_moves = bot_game(LONG_RULESET, "long", stop=201)
+    cpu: dict = {}
+    for length in (10, 50, 100, 200):
+        folder = root / f"long{length}"
+        path = write_game(folder, LONG_RULESET, "long", long_moves[:length], "long")
+        data = path.read_bytes()
+        nxt = move_file(folder, "long", long_moves[length])
+        for name, cmd in (("apply", [*exe, "apply", str(path), str(nxt)]),
+                          ("verify", [*exe, "verify", str(path)])):
+            m = measure(cmd, folder, repeat, lambda p=path, d=data: p.write_bytes(d))
+            cpu[name, length] = m["cpu"]
+            print(f"  {name:6s} {length:3d} recorded moves: {figures(m, floor)}")
+    for name in ("apply", "verify"):
+        per_move = (cpu[name, 200] - cpu[name, 10]) / 190
+        print(f"  {name} growth per recorded move (10 -> 200 moves, CPU): "
+              f"{per_move * 1000:.3f} ms")
+
+
+ONE_PROCESS_APPLY = """import sys
+from rebis_pbm import referee
+for game, move in zip(sys.argv[1::2], sys.argv[2::2]):
+    with open(move, "rb") as f:
+        referee.submit_move(game, f.read(), move)
+"""
+ONE_PROCESS_VERIFY = """import sys
+from rebis_pbm import referee
+assert all(referee.verify(game).verified for game in sys.argv[1:])
+"""
+
+
+def many_games_figures(exe: list[str], root: Path, count: int, rounds: int) -> None:
+    """``count`` games: a move to each through referee.submit_move in one process against one
+    `apply` command per game; a verify of each in one `verify` command against one per game."""
+    games, pairs, saved = [], [], {}
+    for i in range(count):
+        moves = bot_game(Ruleset(), f"many{i}", stop=31)
+        folder = root / "many" / f"g{i:04d}"
+        path = write_game(folder, Ruleset(), f"many{i}", moves[:-1], f"many{i}", ADDRESSES)
+        games.append(path)
+        pairs.append((path, move_file(folder, f"many{i}", moves[-1])))
+        saved[path] = path.read_bytes()
+        write_views(path)
+
+    def restore() -> None:
+        for path, data in saved.items():
+            path.write_bytes(data)
+
+    def each(commands) -> float:
+        restore()
+        return sum(run_once(cmd, root)[1] for cmd in commands)
+
+    singles = statistics.median(
+        each([[*exe, "apply", str(g), str(m)] for g, m in pairs]) for _ in range(rounds))
+    one = cpu_of([sys.executable, "-c", ONE_PROCESS_APPLY,
+                  *[str(p) for pair in pairs for p in pair]], root, rounds, restore)
+    print(f"\nMany games, one process ({count} games of 4 players with addresses, 30 moves "
+          f"recorded; CPU, median of {rounds} rounds):")
+    print(f"  {count} apply commands: {singles:6.2f} s; {count} moves through "
+          f"referee.submit_move in one process: {one:6.2f} s  x{one / singles:.3f}")
+    restore()
+    singles = statistics.median(
+        each([[*exe, "verify", str(g)] for g in games]) for _ in range(rounds))
+    many = [*exe, "verify", *map(str, games)]
+    if run_once(many[:len(exe) + 3], root)[3] == 0:
+        label, one = "one verify command", cpu_of(many, root, rounds, restore)
+    else:  # a version whose verify takes one record: the use case in one process
+        label = "referee.verify in one process"
+        one = cpu_of([sys.executable, "-c", ONE_PROCESS_VERIFY, *map(str, games)], root, rounds,
+                     restore)
+    print(f"  {count} verify commands: {singles:6.2f} s; {label}: {one:6.2f} s  "
+          f"x{one / singles:.3f}")
+
+
+def git_job_figures(exe: list[str], root: Path, moves, floor: dict, repeat: int) -> None:
+    """The per-move cost of the git job's work on a runner, measured here as its proxy: `apply`
+    of the move file, then `git add` and `git commit` of the record and views in a local repo."""
+    git = shutil.which("git")
+    if git is None:
+        print("\ngit job proxy: git is not installed")
+        return
+    folder = root / "repo"
+    path = write_game(folder, Ruleset(), "bench", moves[:-1], "bench", ADDRESSES)
+    last = move_file(folder, "bench", moves[-1])
+    env = dict(os.environ, GIT_AUTHOR_NAME="referee", GIT_AUTHOR_EMAIL=REFEREE,
+               GIT_COMMITTER_NAME="referee", GIT_COMMITTER_EMAIL=REFEREE)
+    quiet = dict(cwd=folder, env=env, check=True, capture_output=True)
+    subprocess.run([git, "init", "-q"], **quiet)
+    write_views(path)
+    subprocess.run([git, "add", "-A"], **quiet)
+    subprocess.run([git, "commit", "-qm", "before the last move"], **quiet)
+    head = subprocess.run([git, "rev-parse", "HEAD"], **quiet, text=True).stdout.strip()
+    steps = [[*exe, "apply", "game.yaml", "move.yaml"], [git, "add", "-A"],
+             [git, "commit", "-qm", "turn"]]
+    cpus, walls = [], []
+    for i in range(repeat + 1):
+        subprocess.run([git, "reset", "-q", "--hard", head], **quiet)
+        wall = cpu = 0.0
+        for cmd in steps:
+            start = time.perf_counter()
+            proc = subprocess.Popen(cmd, cwd=folder, env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            _, status, usage = os.wait4(proc.pid, 0)
+            wall += time.perf_counter() - start
+            cpu += usage.ru_utime + usage.ru_stime
+            if os.waitstatus_to_exitcode(status) != 0:
+                sys.exit(f"{' '.join(cmd)} failed in the git job proxy")
+        if i:
+            cpus.append(cpu)
+            walls.append(wall)
+    cpu, wall = statistics.median(cpus), statistics.median(walls)
+    print(f"\ngit job proxy (apply + git add + git commit in a local repo, the work of one move "
+          f"on a CI runner): wall {wall * 1000:.1f} ms, cpu {cpu * 1000:.1f} ms "
+          f"x{cpu / floor['cpu']:.2f} the floor")
 
 
 def engine_turns_per_second(games: int, players: int, seed: int = 1) -> tuple[float, float]:
@@ -133,6 +313,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=15, help="timed runs per command")
     parser.add_argument("--games", type=int, default=600, help="games per engine measurement")
+    parser.add_argument("--many", type=int, default=200,
+                        help="games of the many-games figures (0: skip them)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the many-games figures")
+    parser.add_argument("--no-engine", action="store_true", help="skip the engine figures")
     args = parser.parse_args()
     exe = rebis_pbm()
     print(f"rebis-pbm benchmarks: Python {platform.python_version()} on {platform.machine()}, "
@@ -177,18 +361,14 @@ def main() -> None:
             print(f"  {label:44s} {figures(m, floor)}  RSS {m['rss'] / 1024:4.1f} MiB "
                   f"x{m['rss'] / floor['rss']:.2f}{status}")
 
-        print("\napply against record length (larger deck and token supply so that a game lasts "
-              "200 moves):")
-        long_moves = bot_game(LONG_RULESET, "long", stop=201)
-        for length in (10, 50, 100, 200):
-            folder = root / f"long{length}"
-            path = write_game(folder, LONG_RULESET, "long", long_moves[:length], "long")
-            data = path.read_bytes()
-            nxt = move_file(folder, "long", long_moves[length])
-            m = measure([*exe, "apply", str(path), str(nxt)], folder, args.repeat,
-                        lambda p=path, d=data: p.write_bytes(d))
-            print(f"  {length:3d} recorded moves: {figures(m, floor)}")
+        addresses_figures(exe, root, moves, floor, args.repeat)
+        growth_figures(exe, root, floor, args.repeat)
+        git_job_figures(exe, root, moves, floor, args.repeat)
+        if args.many:
+            many_games_figures(exe, root, args.many, args.rounds)
 
+    if args.no_engine:
+        return
     print("\nEngine, uniformly random legal moves, one core (best of 3 runs of "
           f"{args.games} games):")
     for players in (2, 3, 4):

@@ -24,23 +24,72 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import views as views_mod
-from .engine import IllegalMove, Move, Ruleset, State, apply_move, burdens, score_table, winners
+from .engine import (IllegalMove, Move, Ruleset, State, apply_move, burdens, check_move, score_table,
+                     winners)
 from .errors import ExitCode, Failed, InputError, Refused, UsageError
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
-from .record import (FAIR_DEAL, FORMAT, HEADER, REFEREE_DEAL, CorruptRecord, Join, Record, Replay,
-                     SealedMove, ascii_lower, commitment, dump_record, dump_secret, find_seed,
-                     parse_record, read_game, salted, secret_path)
+from .record import (
+    FAIR_DEAL,
+    FORMAT,
+    HEADER,
+    REFEREE_DEAL,
+    CorruptRecord,
+    Join,
+    Record,
+    Replay,
+    SealedMove,
+    ascii_lower,
+    commitment,
+    dump_record,
+    dump_secret,
+    find_seed,
+    parse_record,
+    read_game,
+    salted,
+    secret_path,
+)
 from .yamlio import clip, load_yaml
 
+if TYPE_CHECKING:  # imported where used: only their commands pay for them
+    from .record.audit import Report
+    from .site import PublicGame
+
 __all__ = [
-    "Game", "Created", "Submitted", "create_game", "open_game", "read_record", "submit_move",
-    "read_move", "check_move_file", "player_view", "write_views", "legal_moves_listing",
-    "for_mover", "score", "verify", "reveal", "bot_move", "default_views_dir", "secret_path",
-    "ruleset_from", "already_applied", "move_file_name", "require_record",
+    "Created",
+    "Game",
+    "Revealed",
+    "Submitted",
+    "already_applied",
+    "bot_move",
+    "check_against_view",
+    "check_move_file",
+    "create_game",
+    "default_views_dir",
+    "for_mover",
+    "legal_moves_from_view",
+    "legal_moves_listing",
+    "move_file_name",
+    "open_game",
+    "player_view",
+    "public_game",
+    "read_move",
+    "read_record",
+    "read_view",
+    "record_paths",
+    "require_record",
+    "reveal",
+    "ruleset_from",
+    "score",
+    "secret_path",
+    "submit_move",
+    "verify",
+    "verify_many",
+    "write_site",
+    "write_views",
 ]
 
 
@@ -97,6 +146,9 @@ def read_record(record_path: PathLike) -> Record:
         CorruptRecord: a record rebis-pbm wrote that is now damaged (see :func:`damaged_record`).
     """
     data, source = read_input(os.fspath(record_path), kind="record")
+    known = _opened.get(data)
+    if known is not None:  # these very bytes were read, validated and replayed in this process
+        return known.record
     try:
         return parse_record(data, source)
     except InputError as exc:
@@ -112,13 +164,38 @@ def open_game(record_path: PathLike) -> Game:
         CorruptRecord: the record fails verification (exit 3); the message names the turn.
     """
     data, source = read_input(os.fspath(record_path), kind="record")
+    seed_for = lambda record: find_seed(record_path, record)  # noqa: E731
+    known = _opened.get(data)
+    if known is not None and _same_seed(known, seed_for):
+        return known
     try:
-        return Game(*read_game(data, source, lambda record: find_seed(record_path, record)))
+        game = Game(*read_game(data, source, seed_for))
     except InputError as exc:
         raise damaged_record(exc, data, source) from None
     except CorruptRecord as exc:
         raise CorruptRecord(f"{source} fails verification at {exc}; nothing was written "
                             f"(rebis-pbm verify {source} tells more)", exc.problem) from None
+    _opened[data] = game
+    while len(_opened) > _OPENED_MAX:
+        del _opened[next(iter(_opened))]  # the oldest
+    return game
+
+
+# Games read in this process, by the record's exact bytes: reading the same bytes with the same
+# seed gives the same game, so a second read of an unchanged record in one process (the sender
+# check of `mail in`, then submit_move) replays nothing. A few games at most: a process handling
+# many games reads each once.
+_opened: dict[bytes, Game] = {}
+_OPENED_MAX = 4
+
+
+def _same_seed(game: Game, seed_for: Callable[[Record], str]) -> bool:
+    """Does ``seed_for`` still give ``game``'s seed? Any failure sends the record down the whole
+    read again, which raises it as a first read would."""
+    try:
+        return bool(seed_for(game.record) == game.seed)
+    except Exception:
+        return False
 
 
 def damaged_record(exc: InputError, data: bytes, source: str) -> Exception:
@@ -150,8 +227,10 @@ def damaged_record(exc: InputError, data: bytes, source: str) -> Exception:
 def check_player(record: Record, player: str, option: str = "--player") -> None:
     """Raises UsageError (exit 2) unless ``player`` is one of ``record``'s players."""
     if player not in record.players:
+        close = [name for name in record.players if name.casefold() == player.casefold()]
+        hint = f"; did you mean {close[0]}?" if close else ""
         raise UsageError(f"no player {clip(player)!r} in game {record.game} (players: "
-                         f"{', '.join(record.players)})", option)
+                         f"{', '.join(record.players)}){hint}", option)
 
 
 def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
@@ -181,10 +260,13 @@ def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
 
 # --- views -----------------------------------------------------------------------------------
 
-def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
+def record_view(record: Record, replay: Replay, viewer: str | None) -> dict[str, Any]:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
-    addresses when the game made them public; ``views.join_view`` in the join phase. Every view
-    carries the record's witness (docs/audit.md, "Witnesses")."""
+    addresses when the game made them public, the deadline when there is one;
+    ``views.join_view`` in the join phase. Every view carries the record's witness (docs/audit.md,
+    "Witnesses")."""
+    from .deadlines import deadline_of
+
     if record.joining():
         view = views_mod.join_view(record.game, record.players, record.waiting_for(), viewer)
         if record.seed is not None:
@@ -194,25 +276,61 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict:
         view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
                                     abandoned=record.abandoned(replay.state),
                                     addresses=record.shown_addresses())
-    if record.format == "rebis-pbm/1":  # a rebis-pbm/1 game keeps its views as they were
-        view["view"] = "rebis-pbm/view/1"
-        return view
+        deadline = deadline_of(record)
+        if deadline is not None and "to_move" in view:
+            view["deadline"] = deadline  # docs/deadlines.md
     view["witness"] = {"game": record.game, "move": len(record.moves),
                        "chain_sha256": record.last_digest()}
     return view
 
 
-def player_view(game: PathLike, player: str | None) -> dict:
+def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
     """The view of ``player`` (None: the spectator view) of the game in ``game``, as a dict
     that :func:`rebis_pbm.views.render` turns into text, YAML or JSON (docs/views.md).
 
     Raises:
         UsageError: ``player`` is not in the game; as :func:`open_game` otherwise.
     """
+    if player is None:
+        record, replay = public_game_state(game)
+        return record_view(record, replay, None)
     record, replay, _ = open_game(game)
-    if player is not None:
-        check_player(record, player)
+    check_player(record, player)
     return record_view(record, replay, player)
+
+
+def public_game_state(game: PathLike) -> tuple[Record, Replay]:
+    """The game as a spectator may know it: :func:`open_game` when the seed is at hand (every
+    digest checked), else, from the public record alone, the record's chain checked without the
+    seed (docs/audit.md) and the moves replayed on public information
+    (:func:`rebis_pbm.record.public.public_replay`): face-down cards count 0 and are never
+    needed for the public view or the score.
+
+    Raises:
+        InputError: the record cannot be read (exit 2).
+        CorruptRecord: the record fails verification (exit 3).
+    """
+    from .record import SEED_ENV
+
+    # A seed at hand is used (every digest checked), and a wrong one refused (SeedError) as
+    # everywhere; the record is read without it only when there is none.
+    if os.environ.get(SEED_ENV) or os.path.exists(secret_path(game)) \
+            or read_record(game).seed is not None:
+        record, replay, _ = open_game(game)
+        return record, replay
+    from .record.audit import verify as run_verify
+    from .record.public import public_replay
+
+    data, source = read_input(os.fspath(game), kind="record")
+    report = run_verify(data, source)
+    if report.problem is not None:
+        raise CorruptRecord(f"{source} fails verification at {report.problem.sentence()}; "
+                            f"rebis-pbm verify {source} tells more", report.problem)
+    record = read_record(game)
+    try:
+        return record, public_replay(record)
+    except IllegalMove as exc:  # a chain that holds but a move the rules refuse: edited
+        raise CorruptRecord(f"{source} fails verification: {exc.message}") from None
 
 
 def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
@@ -259,6 +377,48 @@ def _holds(path: str, data: bytes, mode: int) -> bool:
             return f.read() == data
     except OSError:
         return False
+
+
+def check_views_dir(views_dir: PathLike, game_id: str) -> None:
+    """Refuse a views folder that holds another game's views (each view names its game), so
+    that ``--views-dir`` pointed at the wrong folder overwrites nothing.
+
+    Raises:
+        UsageError: a view in the folder is of another game (option ``--views-dir``, exit 2).
+    """
+    path = os.path.join(os.fspath(views_dir), views_mod.PUBLIC + ".yaml")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+    except OSError:
+        return  # no views yet (or none readable): nothing to overwrite by mistake
+    import yaml
+
+    try:
+        doc = yaml.safe_load(data)
+    except yaml.YAMLError:
+        return
+    if isinstance(doc, dict) and isinstance(doc.get("game"), str) and doc["game"] != game_id:
+        raise UsageError(f"{os.fspath(views_dir)} holds the views of game {doc['game']}, not of "
+                         f"game {game_id}; give this game's views folder (nothing was written)",
+                         "--views-dir")
+
+
+def check_writable(game: PathLike) -> None:
+    """Refuse to replace a record whose file is read-only (no write permission for anyone):
+    whoever made it so meant it to stay (an archived game); the rename that writes a record
+    would replace it regardless.
+
+    Raises:
+        Failed: the record is read-only (exit 2); nothing is written.
+    """
+    try:
+        mode = os.stat(game).st_mode
+    except OSError:
+        return
+    if not mode & 0o222:
+        raise Failed(f"{os.fspath(game)} is read-only, so it was left as it is and nothing was "
+                     f"written; make it writable (chmod u+w) to go on with the game")
 
 
 def make_views_dir(views_dir: PathLike) -> bool:
@@ -320,9 +480,14 @@ def ruleset_from(zero: bool = False, rules: Iterable[str] = ()) -> Ruleset:
                 raise UsageError(f"{name} must be a whole number, not {clip(text)!r}",
                                  "--rule") from None
     try:
-        return Ruleset(**values)  # type: ignore[arg-type]  # checked by Ruleset itself
+        ruleset = Ruleset(**values)  # type: ignore[arg-type]  # checked by Ruleset itself
     except ValueError as exc:
         raise UsageError(str(exc), "--rule") from None
+    if ruleset.golden_dust + ruleset.gold == 0:
+        raise UsageError("with golden_dust=0 and gold=0 the supply has no token from the start, "
+                         "so the game would end after its first turn (R11); give golden_dust or "
+                         "gold at least 1", "--rule")
+    return ruleset
 
 
 def check_players(players: Sequence[str], addresses: dict[str, str]) -> None:
@@ -378,7 +543,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 ruleset: Ruleset | None = None, game_id: str | None = None,
                 random_seats: bool = False, views_dir: PathLike | None = None,
                 insecure_seed: bool = False, referee_deal: bool = True,
-                keys: dict[str, str] | None = None) -> Created:
+                keys: dict[str, str] | None = None, deadline: int | None = None,
+                missed: str = "bot", now: str | None = None) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -396,6 +562,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             that player's moves must be signed (docs/audit.md, "Signed moves").
         random_seats: draw the seat order from the seed (R5).
         views_dir: where the views go (default: :func:`default_views_dir`).
+        deadline: seconds each turn has (docs/deadlines.md); None: no deadline.
+        missed: the missed-move policy (:func:`rebis_pbm.deadlines.parse_policy`).
+        now: the creation time (ISO 8601; default the clock), recorded with a deadline.
 
     Raises:
         UsageError: bad players, an empty or guessable seed, a malformed game id, a key for no
@@ -438,9 +607,15 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     elif not defined_pattern("move", "game").fullmatch(game_id):
         raise UsageError("use letters, digits, '.', '_' or '-' (at most 64)", "--game-id")
     seats = seat_order(players, seed) if random_seats else tuple(players)
+    extra: dict = {}
+    if deadline is not None:
+        from .deadlines import now_text
+
+        extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
     record = Record(game_id, ruleset, seats, commitment(FORMAT, secret), addresses=addresses,
                     public_addresses=public_addresses,
-                    deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys)
+                    deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
+                    header_extra=extra)
     state = None
     setup_events: tuple = ()
     try:
@@ -457,6 +632,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             if os.path.exists(path):
                 raise Failed(f"{path} already exists; choose another file name (nothing was "
                              f"written)")
+        check_views_dir(views_dir, game_id)
         made = make_views_dir(views_dir)  # before the record: a bad views folder writes nothing
         try:
             write_atomic(secret_file, dump_secret(game_id, secret, FORMAT), mode=0o600)
@@ -524,6 +700,12 @@ def author_player(record: Record, author: str) -> str | None:
     Raises:
         UsageError: a name that is not a player's (option ``--as``).
     """
+    if "<" in author and author.rstrip().endswith(">"):  # 'Ana <ana@example.org>', as git prints
+        from email.utils import parseaddr
+
+        address = parseaddr(author)[1]
+        if address:
+            author = address
     if "@" in author:  # player names cannot contain '@' (move schema), so this is an address
         return record.player_at(author)
     check_player(record, author, "--as")
@@ -552,11 +734,14 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
 
     try:
         loaded = load_yaml(data, source=source, kind="move")
+        misfiled = not_a_move(loaded.data)
+        if misfiled:
+            raise InputError(misfiled, source=source)
         joining = isinstance(loaded.data, dict) and "join" in loaded.data
         validate(loaded, {"$ref": "move.schema.json#/$defs/join_move"} if joining else "move")
     except InputError as exc:
         raise Refused(str(exc), ExitCode.INPUT) from None
-    doc = loaded.data
+    doc = cast("dict[str, Any]", loaded.data)  # the move schema holds
     if doc["game"] != record.game:
         raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(game)} is "
                       f"game {record.game}", ExitCode.INPUT)
@@ -628,9 +813,28 @@ def check_signature(record: Record, move, data: bytes, signature: bytes | None,
     return data, text.strip() + "\n"
 
 
+def not_a_move(doc: object) -> str | None:
+    """When ``doc`` (a YAML document sent as a move) is a file rebis-pbm writes — a view, a
+    record, a secret file or a moves listing's list — the sentence saying so; None otherwise
+    (the move schema then says what is wrong)."""
+    if not isinstance(doc, dict):
+        return None
+    if "view" in doc and "players" in doc:
+        return ("this is a view (what a player sees of the game), not a move; send a move file "
+                "such as the view's move_template, or one listed by rebis-pbm moves")
+    if "moves" in doc and "format" in doc:
+        return ("this is a game record, not a move; send a move file (rebis-pbm moves lists "
+                "them)")
+    if set(doc) in ({"game", "seed"}, {"game", "seed", "salt"}):
+        return ("this is the game's secret seed file, not a move: never send it; send a move "
+                "file (rebis-pbm moves lists them)")
+    return None
+
+
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
                 views_dir: PathLike | None = None, dry_run: bool = False,
-                file_name: str | None = None, signature: bytes | None = None) -> Submitted:
+                file_name: str | None = None, signature: bytes | None = None,
+                now: str | None = None) -> Submitted:
     """The one way a move enters a game, for every transport: check it, append it to the
     record, write the views. Takes the record's lock for the whole of it.
 
@@ -660,15 +864,32 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
     require_record(game)
     with locked(game):
         return _submit(game, data, source, author=author, views_dir=views_dir,
-                       dry_run=dry_run, file_name=file_name, signature=signature)
+                       dry_run=dry_run, file_name=file_name, signature=signature,
+                       now=now)
+
+
+def _stamp(record: Record, now: str | None, **fields: str) -> dict:
+    """A move entry's rebis-pbm/2 fields: ``at`` in a game with a deadline or when ``now`` is
+    given (a game without one stays free of the clock), and ``fields`` (``by``, ``reason``,
+    ``bot``) for a move the referee made."""
+    if record.format == "rebis-pbm/1":
+        return {}
+    stamp: dict = {}
+    if now is not None or record.header_extra.get("deadline"):
+        from .deadlines import now_text
+
+        stamp["at"] = now_text(now)
+    return {**stamp, **fields}
 
 
 def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
             views_dir: PathLike | None, dry_run: bool, file_name: str | None,
-            signature: bytes | None = None) -> Submitted:
+            signature: bytes | None = None, now: str | None = None,
+            stand_in: dict | None = None) -> Submitted:
     record, replay, seed = open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
+    check_views_dir(views_dir, record.game)
     signed = check_signature(record, move, data, signature, source)
     if isinstance(move, JoinMove):
         return _join(game, record, replay, seed, move, signed, source, views_dir, dry_run)
@@ -676,6 +897,7 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
         raise Refused(f"{source}: move rejected: the deal waits for joins by "
                       f"{', '.join(record.waiting_for())}; no turn can be played before")
     if record.holds(move):
+        _same_closing(record, replay, move, source)
         # A mail delivered twice. Existing view files are rewritten only where they are stale
         # (an earlier apply interrupted after the record was written): normally none.
         repaired = 0 if dry_run else _views_after_record(game, views_dir, record, replay,
@@ -690,11 +912,13 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
     except IllegalMove as exc:
         raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
     # The seed also seals the card of a closing play in the public record (R8.1).
-    new_record = record.with_move(move, state, seed, events, signed)
+    new_record = record.with_move(move, state, seed, events,
+                                  _stamp(record, now, **(stand_in or {})), signed)
     if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
+        check_writable(game)
         make_views_dir(views_dir)  # fail before the record changes
         write_atomic(game, dump_record(new_record, state))
         _views_after_record(game, views_dir, new_record, new_replay)
@@ -741,6 +965,32 @@ def _key_line(text: str | None) -> str | None:
     from .record.signing import parse_keys
 
     return parse_keys(text, "key")[0]
+
+
+def _same_closing(record: Record, replay: Replay, move: Move, source: str) -> None:
+    """A resent closing play (R8.1) whose card could not have closed the shelf is another move,
+    not the one recorded: the closed shelf's weight is public, so saying so opens no seal.
+
+    Raises:
+        Refused: the card sent would not have closed that shelf (exit 1).
+    """
+    entry = record.moves[move.turn - 1]
+    if not isinstance(entry, SealedMove):
+        return
+    from .engine import events as ev
+
+    closed = next((e for e in replay.history[move.turn - 1][1] if isinstance(e, ev.Closed)), None)
+    if closed is None:
+        return
+    seat = replay.state.players.index(closed.owner)
+    weight = replay.state.shelves[seat][closed.shelf - 1].weight
+    limit = record.ruleset.shelf_limit
+    card = move.play.cards[0]
+    if weight + card <= limit:
+        raise Refused(f"{source}: move rejected: turn {move.turn} was played by {entry.player}, "
+                      f"closing {closed.owner}'s shelf {closed.shelf} (weight {weight}, limit "
+                      f"{limit}); a {card} would not have closed it, so this is a different move, "
+                      f"and turn {move.turn} has already been played", reason="stale_turn")
 
 
 def swapped_arguments(exc: InputError, game: PathLike, command: str) -> InputError:
@@ -794,16 +1044,16 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
     return views_mod.moves_listing(record.game, state, fmt)
 
 
-def score(game: PathLike) -> dict:
+def score(game: PathLike) -> dict[str, Any]:
     """The score of the game shelf by shelf (R13), the burdens (R12) and, once it is over, the
     winners: ``{"game", "phase", "turn", "scores": [{"player", "total", "shelves": [{"shelf",
     "active", "value", "tokens", "multiplier", "score"}]}], "burdens": [{"player", "negative",
     "hand", "total"}], "winners": [names] or None}``.
 
     Raises:
-        as :func:`open_game`.
+        as :func:`public_game_state` (no seed is needed: face-down cards count 0).
     """
-    record, replay, _ = open_game(game)
+    record, replay = public_game_state(game)
     state = replay.state
     if state is None:
         raise Refused(f"game {record.game} has no score yet: the deal waits for joins by "
@@ -823,7 +1073,7 @@ def score(game: PathLike) -> dict:
 
 
 def verify(game: PathLike, seed_file: PathLike | None = None,
-           witnesses: Sequence[PathLike] = ()):  # -> record.audit.Report
+           witnesses: Sequence[PathLike] = ()) -> Report:
     """Check that the record in ``game`` is the game that was played, by the rules, and
     unedited (docs/audit.md). Anyone can: without the seed, the form, the header digest and
     each move's turn, seat order and chain digest; with it (revealed in the record, the secret
@@ -863,6 +1113,101 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
     return run_verify(data, source, find, seen)
 
 
+def record_paths(paths: Iterable[PathLike]) -> list[str]:
+    """The records that ``paths`` name: a file as given; for a folder, every record in it and
+    its subfolders (a ``.yaml`` file that starts with the header rebis-pbm writes on every
+    record, :data:`~rebis_pbm.record.HEADER`), by name, leaving out views, mail queues and
+    hidden folders. Each record once, in the order given.
+
+    Raises:
+        InputError: a path that does not exist, or a folder with no record (exit 2).
+    """
+    first_line = HEADER.splitlines(keepends=True)[0].encode()
+    found: list[str] = []
+    for path in (os.fspath(p) for p in paths):
+        if not os.path.isdir(path):
+            if not os.path.exists(path):
+                raise InputError("there is no such game record or folder; check the name",
+                                 source=path)
+            found.append(path)
+            continue
+        before = len(found)
+        for folder, subfolders, files in os.walk(path):
+            subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")
+                                   and not d.endswith((".views", ".mailq")))
+            for name in sorted(files):
+                if not name.endswith(".yaml") or name.endswith(".secret.yaml"):
+                    continue
+                file = os.path.join(folder, name)
+                try:
+                    with open(file, "rb") as f:
+                        if f.read(len(first_line)) != first_line:
+                            continue
+                except OSError:
+                    continue
+                found.append(file)
+        if len(found) == before:
+            raise InputError("this folder holds no game record (a .yaml file written by "
+                             "rebis-pbm, in it or below it)", source=path)
+    unique: dict[str, str] = {}
+    for file in found:  # one file named twice (a folder and a file in it) is verified once
+        unique.setdefault(os.path.realpath(file), file)
+    return list(unique.values())
+
+
+def _verify_one(game: str) -> Report:
+    """:func:`verify` of one of many records: a record that cannot be read at all is a failed
+    report (code ``unreadable``), not an exception."""
+    from .errors import RebisError
+    from .record.audit import Report
+    from .record.verify import Problem
+
+    try:
+        return verify(game)
+    except (RebisError, OSError) as exc:
+        return Report(game, problem=Problem("unreadable", f"the record cannot be read: {exc}"))
+
+
+def _verify_chunk(games: list[str]) -> list[Report]:
+    return [_verify_one(game) for game in games]
+
+
+def verify_many(paths: Iterable[PathLike], jobs: int = 1,
+                progress: Callable[[int], object] | None = None) -> list[Report]:
+    """:func:`verify` of every record ``paths`` name (see :func:`record_paths`), on ``jobs``
+    processes, in one process each: reports in the order of the records, the same for any
+    ``jobs``. Each record's seed is found as :func:`verify` finds it (revealed, else
+    ``REBIS_PBM_SEED``, else its own secret file). A record that cannot be read is a failed
+    report (problem code ``unreadable``). ``progress(n)`` is called as ``n`` more records are
+    done.
+
+    Returns:
+        a list of :class:`rebis_pbm.record.audit.Report`.
+
+    Raises:
+        InputError: as :func:`record_paths` (exit 2), before any record is verified.
+    """
+    games = record_paths(paths)
+    if jobs <= 1 or len(games) <= 1:
+        reports = []
+        for game in games:
+            reports.append(_verify_one(game))
+            if progress:
+                progress(1)
+        return reports
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = max(1, min(50, len(games) // (jobs * 8)))  # small chunks: a smooth bar, little waste
+    chunks = [games[i:i + size] for i in range(0, len(games), size)]
+    reports = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for done in pool.map(_verify_chunk, chunks):
+            reports += done
+            if progress:
+                progress(len(done))
+    return reports
+
+
 class Revealed(NamedTuple):
     """What :func:`reveal` did: ``record`` and ``state`` after it; ``already`` when the record
     revealed its seed before (nothing written)."""
@@ -895,13 +1240,15 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
                          f"with --yes to do it")
         revealed = record.revealed(seed)
         views_dir = views_dir or default_views_dir(game)
+        check_views_dir(views_dir, record.game)
+        check_writable(game)
         make_views_dir(views_dir)  # a bad views folder is refused before the record changes
         write_atomic(game, dump_record(revealed, state))
         write_views(views_dir, revealed, replay)  # "abandoned", every card shown
     return Revealed(revealed, state, False)
 
 
-def public_game(game: PathLike):  # -> site.PublicGame
+def public_game(game: PathLike) -> PublicGame:
     """What a spectator may know of the game in ``game``, for its web page
     (:mod:`rebis_pbm.site`): the public table after every move, the public view, the score,
     and ``verify``'s verdict on the record alone. Read with the seed (to replay), but only
@@ -958,3 +1305,237 @@ def bot_move(game: PathLike, player: str, strategy: str = "random",
         seed = secrets.token_hex(16)
     move = make_bot(strategy, seed).choose(information_set(state, state.to_move))
     return record, move
+
+
+# --- a player's own tools: their view, no seed ------------------------------------------------
+
+def read_view(view_path: PathLike):  # -> view_state.ViewState
+    """Read a player's YAML (or JSON) view file and rebuild their information set from it
+    (:func:`rebis_pbm.view_state.infoset_from_view`): what a player's tools judge moves on,
+    without the record or the seed.
+
+    Raises:
+        InputError: the file cannot be read, is not a view, is a view of an older format
+            (``rebis-pbm/view/1`` lacks the ruleset) or contradicts itself (exit 2).
+    """
+    from .schemas import validate
+    from .view_state import check_view_format, infoset_from_view
+
+    data, source = read_input(os.fspath(view_path), kind="view")
+    loaded = load_yaml(data, source=source, kind="view")
+    check_view_format(loaded.data, source)
+    validate(loaded, "view")
+    return infoset_from_view(loaded.data, source)
+
+
+def _viewer_to_move(seen, source: str) -> str:
+    """The viewer of ``seen`` (a :class:`~rebis_pbm.view_state.ViewState`), who must be the
+    one to move; Refused (exit 1) or InputError (exit 2, a spectator view) otherwise."""
+    if seen.viewer is None:
+        raise InputError("this is the spectator view, which shows no hand; use your own view "
+                         "(rebis-pbm view GAME --player NAME --format yaml)", source=source)
+    state = seen.state
+    if seen.abandoned:
+        raise Refused(f"{seen.viewer} has no move to make: game {seen.game} was abandoned (its "
+                      f"seed was revealed with rebis-pbm reveal)")
+    if state.player_to_move != seen.viewer:
+        whose = "the game is over" if state.finished else \
+            f"turn {state.turn} is {state.player_to_move}'s"
+        raise Refused(f"{seen.viewer} has no move to make: {whose}")
+    return seen.viewer
+
+
+def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml") -> str:
+    """Every legal move of the view's viewer, from their view file alone: the same listing as
+    :func:`legal_moves_listing` gives the referee on the same position.
+
+    Raises:
+        as :func:`read_view`; Refused (exit 1) when it is not the viewer's move; InputError for
+        a spectator view.
+    """
+    seen = read_view(view_path)
+    _viewer_to_move(seen, os.fspath(view_path))
+    return views_mod.moves_listing(seen.game, seen.state, fmt)
+
+
+def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
+    """Check a move file against the rules as the referee will, from the mover's own view
+    file: the move's form (as :func:`read_move`), its game, then the rules (R6-R12) on the
+    information set the view holds. ``apply --dry-run`` gives the same verdict on the same
+    position for the view's viewer (a move already applied aside: the referee accepts it again
+    as "already applied", the view, being newer, calls it stale).
+
+    Returns:
+        the move, legal now.
+
+    Raises:
+        InputError: the view cannot be read (exit 2), or the move is another player's (a view
+            can judge only its viewer's moves).
+        Refused: the move is unreadable, schema-invalid or for another game (exit 2); against
+            the rules, with the referee's sentence (exit 1).
+    """
+    from .schemas import validate
+
+    seen = read_view(view_path)
+    try:
+        loaded = load_yaml(data, source=source, kind="move")
+        misfiled = not_a_move(loaded.data)
+        if misfiled:
+            raise InputError(misfiled, source=source)
+        validate(loaded, "move")
+    except InputError as exc:
+        raise Refused(str(exc), ExitCode.INPUT) from None
+    doc = loaded.data
+    if doc["game"] != seen.game:
+        raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(view_path)} "
+                      f"is a view of game {seen.game}", ExitCode.INPUT)
+    move = Move.from_dict(doc)
+    if seen.viewer is None:
+        _viewer_to_move(seen, os.fspath(view_path))
+    if move.player != seen.viewer and move.player in seen.state.players \
+            and move.player == seen.state.player_to_move:
+        raise InputError(f"this view is {seen.viewer}'s, so it can judge only {seen.viewer}'s "
+                         f"moves, not {move.player}'s; check the move with {move.player}'s view",
+                         source=os.fspath(view_path))
+    if seen.abandoned:
+        raise Refused(f"{source}: move rejected: game {seen.game} was abandoned (its seed "
+                      f"was revealed with rebis-pbm reveal); no more moves can be played")
+    try:
+        check_move(seen.state, move)
+    except IllegalMove as exc:
+        raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
+    return move
+
+
+# --- deadlines, missed moves and the referee's logged actions (docs/deadlines.md) ------------
+
+class Ticked(NamedTuple):
+    """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), and
+    the player a reminder is due for (None: none)."""
+
+    moved: list
+    remind: str | None
+
+
+def _move_for(game: PathLike, player: str, bot: str, reason: str, now: str | None,
+              views_dir: PathLike | None) -> Submitted:
+    """The bot ``bot`` moves for ``player`` (who must be to move), seeing only their
+    information set; the move is recorded as the referee's with ``reason`` and the bot."""
+    from .bots import make_bot
+    from .engine import information_set
+    from .yamlio import dump_yaml
+
+    record, replay, _ = open_game(game)
+    state = replay.state
+    # The bot's own randomness is drawn from the turn and player: the same position gives the
+    # same stand-in move (a replay reads the move from the record anyway).
+    move = make_bot(bot, f"{record.game}/{state.turn}/{player}").choose(
+        information_set(state, state.to_move))
+    data = dump_yaml({"game": record.game, **move.as_dict()}).encode()
+    return _submit(game, data, f"the referee's move for {player}", author=None,
+                   views_dir=views_dir, dry_run=False, file_name=None, now=now,
+                   stand_in={"by": "referee", "reason": reason, "bot": bot})
+
+
+def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | None = None,
+             views_dir: PathLike | None = None) -> Submitted:
+    """The referee moves for ``player`` at their request: the bot chooses from their
+    information set; the record says so (``by: referee``, the reason and the bot).
+
+    Raises:
+        as :func:`for_mover` and :func:`submit_move`; Failed for a rebis-pbm/1 record.
+    """
+    from .deadlines import ON_REQUEST
+
+    require_record(game)
+    with locked(game):
+        record, _ = for_mover(game, player)
+        _require_v2(record, game)
+        return _move_for(game, player, bot, ON_REQUEST, now, views_dir)
+
+
+def _require_v2(record: Record, game: PathLike) -> None:
+    if record.format == "rebis-pbm/1":
+        raise Failed(f"{os.fspath(game)} is a rebis-pbm/1 record, which cannot log the "
+                     f"referee's actions or moves; they came with rebis-pbm/2 (games created "
+                     f"since); nothing was written")
+
+
+def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None = None) -> Ticked:
+    """Apply the game's missed-move policy (docs/deadlines.md): while the player to move is
+    past their deadline (``now``, ISO 8601, default the clock), or has missed as many turns as
+    the policy ``N`` allows, the bot moves for them (greedy; random with policy ``random``),
+    recorded as the referee's move. Then says whether a reminder is due for the player to move
+    (within 24 h or a quarter of the deadline).
+
+    Raises:
+        as :func:`open_game`; Failed when the game has no deadline.
+    """
+    from .deadlines import MISSED, REPLACED, deadline_of, missed_turns, parse_time, reminder_due
+    from .deadlines import now_text
+
+    require_record(game)
+    now = now_text(now)
+    moved = []
+    with locked(game):
+        while True:
+            record, replay, _ = open_game(game)
+            state = replay.state
+            if "deadline" not in record.header_extra:
+                raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
+                             f"nothing to do")
+            if state.finished or record.abandoned(state):
+                return Ticked(moved, None)
+            player = state.player_to_move
+            policy = record.header_extra.get("missed", "bot")
+            bot = "random" if policy == "random" else "greedy"
+            if policy.isdigit() and missed_turns(record, player) >= int(policy):
+                reason = REPLACED
+            elif parse_time(now) > parse_time(deadline_of(record)):
+                reason = MISSED
+            else:
+                return Ticked(moved, player if reminder_due(record, now) else None)
+            done = _move_for(game, player, bot, reason, now, views_dir)
+            moved.append((done.move.turn, player, reason))
+
+
+def log_action(game: PathLike, action: str, *, now: str | None = None,
+               views_dir: PathLike | None = None, **fields) -> Record:
+    """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
+    ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address``; a ``key``
+    once games have keys), ``extend_deadline`` (``seconds`` added to the current turn),
+    ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
+
+    Raises:
+        as :func:`open_game`; UsageError for a player not in the game; Failed for a
+        rebis-pbm/1 record or a game that is over.
+    """
+    from .deadlines import now_text
+
+    require_record(game)
+    with locked(game):
+        record, replay, seed = open_game(game)
+        _require_v2(record, game)
+        state = replay.state
+        if state.finished or record.abandoned(state):
+            raise Failed(f"game {record.game} is over; nothing was written")
+        fields = {k: v for k, v in fields.items() if v is not None}
+        if "player" in fields:
+            check_player(record, fields["player"])
+        if action == "extend_deadline" and "deadline" not in record.header_extra:
+            raise Failed(f"game {record.game} has no deadline to extend; nothing was written")
+        new_record = record.with_action({"action": action, "at": now_text(now), **fields})
+        if action == "replace_player" and "address" in fields:
+            addresses = {**new_record.addresses, fields["player"]: fields["address"]}
+            from dataclasses import replace as dc_replace
+
+            new_record = dc_replace(new_record, addresses=addresses)
+        if action == "end_game":
+            new_record = new_record.revealed(seed)
+        check_writable(game)
+        write_atomic(game, dump_record(new_record, state))
+        views_dir = views_dir or default_views_dir(game)
+        if os.path.isdir(views_dir):
+            check_views_dir(views_dir, record.game)
+            write_views(views_dir, new_record, replay)
+    return new_record

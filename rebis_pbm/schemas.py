@@ -42,7 +42,7 @@ from .yamlio import (
 )
 
 __all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate",
-           "quickly_accepted", "defined_pattern", "check_integer_spelling"]
+           "quickly_accepted", "address_accepted", "defined_pattern", "check_integer_spelling"]
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -119,6 +119,32 @@ def defined_pattern(schema: str, definition: str) -> re.Pattern:
     it has no such pattern.
     """
     return re.compile(_parsed(schema)["$defs"][definition]["pattern"])
+
+
+@functools.lru_cache(maxsize=None)
+def _address_rule() -> int | None:
+    """The longest address the record schema accepts, when its rule for an address is exactly
+    a string of the "email" format with a ``maxLength``; None for any other rule."""
+    try:
+        rule = _parsed("record")["properties"]["addresses"]["additionalProperties"]
+    except (SchemaProblem, KeyError, TypeError):
+        return None
+    if set(rule) != {"type", "format", "maxLength"} or rule["type"] != "string" \
+            or rule["format"] != "email" or type(rule["maxLength"]) is not int:
+        return None
+    return rule["maxLength"]
+
+
+def address_accepted(value) -> bool:
+    """Does the record schema accept ``value`` as a player's e-mail address, without importing
+    jsonschema? True means it does: a text of at most the schema's ``maxLength`` characters
+    holding an ``@`` (jsonschema's check of the ``email`` format, draft 2020-12, is exactly
+    that). False means "not known": ask jsonschema (also whenever the schema's rule for an
+    address is anything else). ``new`` accepts less (``transports.mail.check_address``); this
+    is what a record may hold. tests/test_record_fast_path.py checks it against jsonschema.
+    """
+    longest = _address_rule()
+    return longest is not None and type(value) is str and "@" in value and len(value) <= longest
 
 
 def _check_schema(schema, label: str) -> None:

@@ -94,11 +94,6 @@ WITNESS_LINE = re.compile(
     r"chain_sha256 (?P<digest>[0-9a-f]{64})")
 
 
-def witness_line(game: str, move: int, digest: str) -> str:
-    """The witness as the text view writes it (one line)."""
-    return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
-
-
 def read_witness(path: str) -> Witness:
     """The witness in a saved view (YAML, JSON or text) or a saved mail (.eml).
 

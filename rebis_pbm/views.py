@@ -19,7 +19,9 @@ from .engine.state import FINISHED, PLAY, RED_TOKEN, State
 from .record import Replay
 from .yamlio import dump_yaml
 
-VIEW_FORMAT = "rebis-pbm/view/2"  # /2: the witness, and the join phase's view
+VIEW_FORMAT = "rebis-pbm/view/2"  # 2: the ruleset in force (a player's tools need it), the
+# record's witness, and the join phase's view
+VIEW_FORMATS = ("rebis-pbm/view/1", VIEW_FORMAT)  # what a player's tools recognise
 PUBLIC = "public"  # the spectator view's name; no player may take it
 RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-player game
 
@@ -177,6 +179,7 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
         "viewer": PUBLIC if viewer is None else viewer,
         "phase": state.phase,
         "turn": state.turn,
+        "ruleset": state.ruleset.as_dict(),
     }
     if abandoned:
         view["abandoned"] = True
@@ -309,9 +312,13 @@ def join_view(game: str, players, waiting, viewer: str | None) -> dict:
     return view
 
 
-def _witness_text(view: dict) -> list[str]:
-    from .trust import witness_line
+def witness_line(game: str, move: int, digest: str) -> str:
+    """The witness as the text view writes it (one line; :func:`rebis_pbm.trust.read_witness`
+    reads it back)."""
+    return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
 
+
+def _witness_text(view: dict) -> list[str]:
     w = view.get("witness")
     return [witness_line(w["game"], w["move"], w["chain_sha256"])] if w else []
 
@@ -333,8 +340,11 @@ def render_text(view: dict) -> str:
     lines.append(f"Rebis game {view['game']} - {who}")
     lines.append(standing(view["phase"], view["turn"], view.get("to_move"),
                           view.get("abandoned", False)))
+    if "deadline" in view:
+        lines.append(f"Deadline for {view['to_move']}'s move: {view['deadline']} (UTC); after it "
+                     f"the referee may move for them.")
     supply = view["supply"]
-    lines.append(f"Deck: {view['deck']} cards. Supply: {supply['golden_dust']} golden dust, "
+    lines.append(f"Deck: {counted(view['deck'], 'card')}. Supply: {supply['golden_dust']} golden dust, "
                  f"{supply['gold']} gold, {supply['red']} red.")
     you = view.get("you")
     if you:

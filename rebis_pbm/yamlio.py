@@ -456,15 +456,22 @@ def _str_style(data: str) -> str | None:
 
 
 def _represent_str(dumper, data):
-    return dumper.represent_scalar(TAG_STR, data, style=_str_style(data))
+    # str.__str__ gives a subclass's text as a plain str (an enum member: its word, not its name).
+    text = str.__str__(data)
+    return dumper.represent_scalar(TAG_STR, text, style=_str_style(text))
 
 
 _RebisDumper.add_representer(list, _represent_list)
 _RebisDumper.add_representer(str, _represent_str)
+# Subclasses of str (the engine's enums: Phase.PLAY is the text "play") are written as their text.
+_RebisDumper.add_multi_representer(str, _represent_str)
 
 
 def dump_yaml(data) -> str:
     """Render plain data (dict with str keys, list, str, int, bool, None, float) as YAML text.
+
+    A subclass of str (the engine's enums, such as ``Phase.PLAY``) is written as its text
+    (``play``), exactly as the equal plain str would be.
 
     Key order is kept as given (callers choose a stable order). Text that YAML 1.1 would read
     as a boolean, null or number (``'no'``, ``'010'``, ``'null'``) is quoted. Raises
@@ -500,4 +507,7 @@ def _node(data) -> yaml.Node:
         return yaml.ScalarNode(TAG_BOOL, "true" if data else "false")
     if data is None:
         return yaml.ScalarNode(TAG_NULL, "null")
+    if isinstance(data, str):  # a subclass of str, such as the engine's enums: its text
+        text = str.__str__(data)
+        return yaml.ScalarNode(TAG_STR, text, style=_str_style(text))
     raise _NotPlain

@@ -138,7 +138,7 @@ def expected(script: str, name: str, work: Path) -> dict:
         views[who] = {"text": text.split("\n"), "yaml": yaml.safe_load(data)}
     result = {
         "about": f"What rebis-pbm {version(script)} said about {record} when the archive was "
-                 "written; checked by tests/test_record_archive.py. Never regenerate this file "
+                 "written; checked by tests/record/test_record_archive.py. Never regenerate this file "
                  "(tests/records/README.md).",
         "verify": {
             "game": report["game"],

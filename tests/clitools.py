@@ -1,7 +1,7 @@
 """Shared helpers for the CLI tests: run rebis-pbm in-process (click's CliRunner) or as the
 installed console script in a subprocess, build games through the CLI, snapshot their files.
 
-Test modules import the fixtures they use (``from clitools import cli, console_script``).
+The fixtures that run the command line (``cli``, ``console_script``) are in conftest.py.
 """
 
 from __future__ import annotations
@@ -108,40 +108,6 @@ def _install_into_venv(base: Path) -> str:
         pytest.fail("could not install rebis-pbm to test its console script; run `make test`, "
                     f"or install the project first.\n{proc.stdout}\n{proc.stderr}")
     return str(script)
-
-
-_INSTALLED: list[str] = []   # the temporary install, shared by every module of the session
-
-
-@pytest.fixture(scope="session")
-def console_script(tmp_path_factory) -> str:
-    """Path of the installed `rebis-pbm` console script running this checkout's code.
-
-    `make test` installs the project into .venv, where the script sits next to sys.executable.
-    Run with another interpreter (e.g. `python -m pytest` in a checkout), the project is
-    installed once per session into a temporary venv instead.
-    """
-    beside = Path(sys.executable).parent / "rebis-pbm"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("rebis-pbm")
-    if found and _is_ours(Path(found)):
-        return found
-    # Each test module imports this fixture, which makes one fixture per module: share the
-    # install through the module state instead of installing once per module.
-    if not _INSTALLED:
-        _INSTALLED.append(_install_into_venv(tmp_path_factory.mktemp("console-script")))
-    return _INSTALLED[0]
-
-
-@pytest.fixture(params=["runner", "script"])
-def cli(request):
-    """Run rebis-pbm: ``cli(*args, stdin=bytes, env=dict) -> Outcome``, once through click's
-    CliRunner and once through the installed console script in a subprocess."""
-    if request.param == "runner":
-        return run_inproc
-    script = request.getfixturevalue("console_script")
-    return lambda *args, **kw: run_script(script, *args, **kw)
 
 
 # ----------------------------------------------------------------------------- game folders

@@ -16,7 +16,7 @@ from rebis_pbm import svg, views
 from rebis_pbm.transports import mail
 from rebis_pbm.cli import cli
 from rebis_pbm.referee import open_game, record_view
-from rebis_pbm.engine import Move, Play, Ruleset, ShelfRef, apply_move
+from rebis_pbm.engine import Move, Play, Ruleset, apply_move
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import deal
 from rebis_pbm.transports.mail import view_message

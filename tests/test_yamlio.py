@@ -345,3 +345,23 @@ def test_dump_of_every_example_file_is_unchanged():
     for path in files:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         assert dump_yaml(data) == _representer_dump(data), path
+
+
+def test_dump_writes_a_str_subclass_as_its_text():
+    """The engine's enums are str subclasses (Phase.PLAY is the text "play"): written as the
+    equal plain text would be, by the fast path and by the representer (a float sends the whole
+    value there), quoting included."""
+    from rebis_pbm.engine import Phase, Sign, TokenKind
+
+    class Odd(str):
+        def __str__(self) -> str:
+            return "something else"
+
+    data = {"phase": Phase.RED_TOKEN, "sign": Sign.NEGATIVE,
+            "tokens": [TokenKind.GOLD, TokenKind.GOLDEN_DUST], "odd": Odd("010")}
+    plain = {"phase": "red_token", "sign": "negative", "tokens": ["gold", "golden_dust"],
+             "odd": "010"}
+    assert dump_yaml(data) == dump_yaml(plain)
+    assert "phase: red_token\n" in dump_yaml(data) and "odd: '010'\n" in dump_yaml(data)
+    assert dump_yaml({**data, "x": 1.5}) == dump_yaml({**plain, "x": 1.5})
+    assert dump_yaml({**data, "x": 1.5}) == _representer_dump({**plain, "x": 1.5})

@@ -2,7 +2,7 @@
 
 One module per command group: :mod:`.game` (``new``, ``apply``, ``view``, ``moves``, ``score``,
 ``schema``), :mod:`.check`, :mod:`.audit` (``verify``, ``reveal``), :mod:`.bots` (``bot``,
-``simulate``), :mod:`.mail`. Only :mod:`.game` is imported at start; the others when one of
+``simulate``), :mod:`.mail`, :mod:`.git`. Only :mod:`.game` is imported at start; the others when one of
 their commands is run or listed, so that ``view`` does not pay for mail or the audit.
 
 Every error is one sentence on standard error, ``rebis-pbm: ...``, and the exit code its
@@ -176,6 +176,12 @@ LAZY_COMMANDS = {
     "mail": ".mail",
     "check": ".check",
     "site": ".site",
+    "git": ".git",
+    "tick": ".deadlines",
+    "move-for": ".deadlines",
+    "extend": ".deadlines",
+    "replace-player": ".deadlines",
+    "end-game": ".deadlines",
 }
 
 from . import game as _game  # noqa: E402,F401  (registers the core commands on `cli`)

@@ -7,22 +7,26 @@ checks are :mod:`rebis_pbm.record.audit`'s.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
 
 from .. import referee
-from ..errors import ExitCode
+from ..errors import ExitCode, UsageError
 from . import cli
 
 
 @cli.command()
-@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@click.argument("games", metavar="GAME...", nargs=-1, required=True,
+                type=click.Path(readable=False, path_type=Path))
 @click.option("--seed-file", type=click.Path(dir_okay=False, readable=False, path_type=Path),
               metavar="FILE",
               help="The game's secret file (game.secret.yaml), for a game whose record does not "
               "reveal its seed yet. Default: $REBIS_PBM_SEED, else the secret file beside GAME "
-              "if there is one.")
+              "if there is one. With one GAME only.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes verifying records at once, when there are many.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--witness", "witnesses", multiple=True, metavar="FILE",
@@ -30,8 +34,8 @@ from . import cli
               help="A view or mail saved during the game (repeatable): fail (exit 3) unless the "
               "record still holds the chain digest it saw at its move.")
 @click.pass_context
-def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str,
-           witnesses: tuple[Path, ...]) -> None:
+def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, jobs: int,
+           fmt: str, witnesses: tuple[Path, ...]) -> None:
     """Check that GAME is the game that was played, by the rules, and unedited.
 
     \b
@@ -44,17 +48,60 @@ def verify(ctx: click.Context, game: Path, seed_file: Path | None, fmt: str,
     expected, what was found.
 
     \b
+    Many records at once (several GAMEs, or folders: every record in them and
+    below them), in one process or --jobs of them: one line per record, then
+    which failed; each record's seed is found as for one GAME.
+
+    \b
     Exit codes: 0 verified (the text says what could not be checked without the
     seed); 3 verification failed (the record is edited, cut short, or not the game
-    its seed deals); 2 GAME or the seed file cannot be read.
+    its seed deals; with many records: any of them); 2 GAME or the seed file
+    cannot be read.
     """
-    report = referee.verify(game, seed_file, witnesses)
-    if fmt == "json":
-        click.echo(json.dumps(report.as_dict(), indent=2))
+    if len(games) == 1 and not games[0].is_dir():
+        report = referee.verify(games[0], seed_file, witnesses)
+        if fmt == "json":
+            click.echo(json.dumps(report.as_dict(), indent=2))
+        else:
+            click.echo(report.render_text(), nl=False)
+        if not report.verified:
+            ctx.exit(ExitCode.VERIFY)
+        return
+    if witnesses:
+        raise UsageError("give --witness with a single GAME: a witness belongs to one game",
+                         "--witness")
+    if seed_file is not None:
+        raise UsageError("give --seed-file with a single GAME; with many records, each one's "
+                         "secret file beside it (or a revealed seed) is used", "--seed-file")
+    if sys.stderr.isatty():
+        count = len(referee.record_paths(games))
+        with click.progressbar(length=count, label="Verifying", file=sys.stderr) as bar:
+            reports = referee.verify_many(games, jobs, progress=bar.update)
     else:
-        click.echo(report.render_text(), nl=False)
-    if not report.verified:
+        reports = referee.verify_many(games, jobs)
+    failed = [r.source for r in reports if not r.verified]
+    if fmt == "json":
+        click.echo(json.dumps({"records": len(reports), "verified": len(reports) - len(failed),
+                               "failed": failed, "reports": [r.as_dict() for r in reports]},
+                              indent=2))
+    else:
+        for r in reports:
+            click.echo(many_line(r))
+        click.echo(f"{len(reports)} records: {len(reports) - len(failed)} verified, "
+                   f"{len(failed)} failed" + (f" ({', '.join(failed)})." if failed else "."))
+    if failed:
         ctx.exit(ExitCode.VERIFY)
+
+
+def many_line(report) -> str:
+    """One record's line in a verify of many: ``verified  FILE: game ID, N moves`` (``verified
+    without the seed`` when it could not be checked completely) or ``FAILED  FILE: where:
+    what``."""
+    if report.problem is not None:
+        return f"FAILED    {report.source}: {report.problem.sentence()}"
+    head = "verified" if report.complete else "verified without the seed:"
+    moves = f"{report.moves} move" + ("" if report.moves == 1 else "s")
+    return f"{head:9s} {report.source}: game {report.game}, {moves}"
 
 
 @cli.command()

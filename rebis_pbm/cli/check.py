@@ -17,19 +17,40 @@ from .game import checked_name
 
 
 @cli.command(epilog=EXIT_CODES)
-@click.argument("game", type=click.Path(dir_okay=False, readable=False))
-@click.argument("move_file", metavar="MOVE.yaml|-")
+@click.argument("game", required=False, type=click.Path(dir_okay=False, readable=False))
+@click.argument("move_file", metavar="MOVE.yaml|-", required=False)
+@click.option("--view", "view_file", metavar="VIEW.yaml", type=click.Path(dir_okay=False),
+              help="Check MOVE.yaml against the rules from your own YAML view, as the referee "
+              "will (then give only MOVE.yaml).")
 @click.option("--as", "author", metavar="PLAYER|ADDRESS",
               help="Who sends the move (a player's name or registered address): refuse it "
               "unless it is that player's own move (exit 1).")
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it.")
-def check(game: str, move_file: str, author: str | None, check_name: bool) -> None:
-    """Check a move file without the seed: its form, its game, its name and its sender.
+def check(game: str | None, move_file: str | None, view_file: str | None, author: str | None,
+          check_name: bool) -> None:
+    """Check a move file without the seed.
 
-    Not the rules (the cards in hand, whose turn it is): they need the seed, and `apply`
-    checks them. Reads GAME without replaying it; writes nothing.
+    GAME MOVE.yaml: its form, its game, its name and its sender; not the rules (the cards in
+    hand, whose turn it is): they need the seed, and `apply` checks them. Reads GAME without
+    replaying it; writes nothing.
+
+    MOVE.yaml --view VIEW.yaml: the move against the rules, from its player's own view, with
+    the referee's answer (exit 0 legal, 1 refused, 2 unreadable).
     """
+    if view_file is not None:
+        if move_file is not None or game is None:
+            raise click.UsageError("with --view, give only MOVE.yaml: rebis-pbm check MOVE.yaml "
+                                   "--view VIEW.yaml")
+        if author is not None or check_name:
+            raise click.UsageError("--as and --check-name go with GAME, not with --view")
+        data, source = read_input(game, kind="move")
+        move = referee.check_against_view(view_file, data, source)
+        click.echo(f"{source}: a legal move of turn {move.turn} by {move.player} in {view_file}'s "
+                   f"position; the referee will accept it if nothing has changed since.")
+        return
+    if game is None or move_file is None:
+        raise click.UsageError("give GAME and MOVE.yaml, or MOVE.yaml --view VIEW.yaml")
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     try:

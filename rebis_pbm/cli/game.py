@@ -71,12 +71,20 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
               "hand_size, multiplier.")
 @click.option("--game-id", help="The game's id (default: random).")
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
+@click.option("--deadline", metavar="DURATION", help="Each turn's time, e.g. 72h or 3d; "
+              "`rebis-pbm tick` applies --missed to a late player (docs/deadlines.md).")
+@click.option("--missed", default="bot", show_default=True, metavar="bot|random|N",
+              help="With --deadline: the greedy bot or a random move for a late player, or N "
+              "missed turns after which the bot plays for them for good.")
+@click.option("--now", metavar="TIME", help="The creation time, ISO 8601 (default: the clock).")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
         insecure_seed: bool, referee_deal: bool, keys: tuple[str, ...],
         zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
-        views_dir: str | None) -> None:
+        deadline: str | None, missed: str, now: str | None, views_dir: str | None) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
+    from ..deadlines import parse_duration, parse_policy, parse_time
+
     names, addresses = players_and_addresses(players)
     key_texts: dict[str, str] = {}
     for item in keys:
@@ -85,11 +93,14 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
             raise UsageError(f"{item!r}: write NAME=FILE", "--key")
         data, _ = read_input(path, kind="key")
         key_texts[name] = key_texts.get(name, "") + data.decode("utf-8", "replace") + "\n"
+    if now is not None:
+        parse_time(now)
     created = referee.create_game(
         game, names, addresses=addresses, public_addresses=public_addresses, seed=seed,
         ruleset=referee.ruleset_from(zero, rules), game_id=game_id, random_seats=random_seats,
         views_dir=views_dir, insecure_seed=insecure_seed, referee_deal=referee_deal,
-        keys=key_texts)
+        keys=key_texts, deadline=None if deadline is None else parse_duration(deadline),
+        missed=parse_policy(missed), now=now)
     seats = created.record.players
     click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {created.secret_path} (keep it from the players until the "
@@ -128,8 +139,10 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
               "folder of a game played through git.")
 @click.option("--signature", metavar="FILE", help="The move's SSH signature (default: MOVE.yaml.sig "
               "beside the move file, if there is one; required with -).")
+@click.option("--now", metavar="TIME", help="The time the move is applied, ISO 8601 (default: "
+              "the clock; recorded in a game with a deadline, never read by a replay).")
 def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, author: str | None,
-          check_name: bool, signature: str | None) -> None:
+          check_name: bool, signature: str | None, now: str | None) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input. A player who registered a key
@@ -144,7 +157,8 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
     signed = None if signature is None else read_input(signature, kind="signature")[0]
     try:
         done = referee.submit_move(game, data, source, author=author, views_dir=views_dir,
-                                   dry_run=dry_run, file_name=file_name, signature=signed)
+                                   dry_run=dry_run, file_name=file_name, signature=signed,
+                                   now=now)
     except InputError as exc:
         raise referee.swapped_arguments(exc, game, "apply") from None
     if isinstance(done.move, referee.JoinMove):
@@ -181,15 +195,27 @@ def view(game: str, player: str | None, public: bool, fmt: str) -> None:
 
 
 @cli.command(epilog=EXIT_CODES)
-@_game_argument
-@click.option("--player", metavar="NAME", required=True, help="The player to move.")
+@click.argument("game", required=False, type=click.Path(dir_okay=False, readable=False))
+@click.option("--player", metavar="NAME", help="The player to move (with GAME).")
+@click.option("--view", "view_file", metavar="VIEW.yaml", type=click.Path(dir_okay=False),
+              help="List them from your own YAML view instead: no GAME, no seed needed.")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True)
-def moves(game: str, player: str, fmt: str) -> None:
+def moves(game: str | None, player: str | None, view_file: str | None, fmt: str) -> None:
     """List every legal move for the player to move, each a complete move file for `apply`.
 
-    YAML: one document per move (separated by ---); JSON: a list of documents.
+    Either GAME --player NAME (the referee: needs the seed), or --view VIEW.yaml (a player, from
+    their own view: the same moves). YAML: one document per move (separated by ---); JSON: a
+    list of documents.
     """
+    if view_file is not None:
+        if game is not None or player is not None:
+            raise click.UsageError("with --view, give neither GAME nor --player: the view says "
+                                   "whose it is")
+        click.echo(referee.legal_moves_from_view(view_file, fmt), nl=False)
+        return
+    if game is None or player is None:
+        raise click.UsageError("give GAME and --player NAME, or --view VIEW.yaml")
     click.echo(referee.legal_moves_listing(game, player, fmt), nl=False)
 
 

@@ -65,8 +65,11 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
     """Apply the moves that arrived by e-mail and queue the answers (`mail out` sends them).
 
     SOURCE is one message file, - for standard input (a mail filter such as procmail or a
-    .forward pipe), or a Maildir folder: every message in its new/, oldest first, each moved to
-    cur/ once handled, so that a re-run never handles it twice.
+    .forward pipe), or a Maildir folder: every message not yet handled (all of new/, and those
+    in cur/ without the Seen flag, as an IMAP server leaves them), oldest first, each marked
+    Seen in cur/ once handled, so that a re-run never handles it twice. The Maildir is locked
+    while it is read: two runs at once never answer a message twice. A move applied earlier
+    whose messages were never queued (a run stopped at the wrong moment) has them queued first.
 
     The move is a YAML attachment, or the message's text (docs/mail.md). It must come from the
     address registered for the move's player. An accepted move sends every player their own
@@ -108,41 +111,65 @@ def mail_views(game: Path, players, referee: str, queue) -> None:
 @click.option("--smtp", metavar="HOST[:PORT]", help="Send the queued messages through this SMTP "
               "server (port 25 by default).")
 @click.option("--starttls", is_flag=True, help="Encrypt the SMTP session with STARTTLS first.")
+@click.option("--smtps", is_flag=True, help="Implicit TLS: encrypt the SMTP session from the "
+              "first byte (port 465 by default).")
+@click.option("--sendmail", metavar="[PATH]", is_flag=False, flag_value="/usr/sbin/sendmail",
+              default=None, help="Hand each message to the local mail system's sendmail program "
+              "(default /usr/sbin/sendmail), which queues, retries and bounces it, instead of "
+              "SMTP.")
 @click.option("--user", help="Log in to the SMTP server as USER; the password is read from the "
               "environment variable named by --password-env (never from the command line).")
 @click.option("--password-env", default=PASSWORD_ENV, show_default=True, metavar="NAME",
               help="The environment variable holding the SMTP password.")
-def mail_out(game: Path, queue, outbox, smtp, starttls: bool, user, password_env: str) -> None:
-    """Send the queued messages (SMTP), or write them as .eml files (--outbox).
+def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendmail,
+             user, password_env: str) -> None:
+    """Send the queued messages (SMTP or the local sendmail), or write them as .eml files
+    (--outbox, readable by their owner only).
 
-    A message leaves the queue once sent (it is kept in the queue's cur/); if the server
-    cannot be reached or refuses, the rest stays queued for the next run (exit 2).
+    A message leaves the queue once sent (it is kept in the queue's cur/). A message the
+    server refuses for now (4xx) stays queued for the next run; one it refuses for good (5xx,
+    e.g. an address that does not exist) is set aside in the queue's failed/ and reported to
+    the referee (standard error, and a message queued to the referee), and the others go on.
+    If the server cannot be reached, the rest stays queued for the next run (exit 2).
     """
     from ..transports.mail import SmtpServer, parse_server
     from ..transports.mail_jobs import send_queue
 
-    if (outbox is None) == (smtp is None):
-        raise click.UsageError("give exactly one of --outbox DIR or --smtp HOST[:PORT]")
+    if [outbox, smtp, sendmail].count(None) != 2:
+        raise click.UsageError("give exactly one of --outbox DIR, --smtp HOST[:PORT] or "
+                               "--sendmail [PATH]")
+    if starttls and smtps:
+        raise click.UsageError("give one of --starttls and --smtps: --smtps encrypts from the "
+                               "start (port 465), --starttls after connecting (port 587)")
     server = None
     if smtp is not None:
         try:
             host, port = parse_server(smtp)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--smtp") from None
+        if smtps and not smtp.rstrip().endswith(f":{port}"):
+            port = 465
         password = None
         if user is not None:
             password = os.environ.get(password_env)
             if password is None:
                 raise click.UsageError(f"set the environment variable {password_env} to the "
                                        f"SMTP password of {user}")
-        server = SmtpServer(host, port, starttls, user, password)
-    elif starttls or user:
-        raise click.UsageError("--starttls and --user go with --smtp")
+        server = SmtpServer(host, port, starttls, user, password, smtps=smtps)
+    elif starttls or smtps or user:
+        raise click.UsageError("--starttls, --smtps and --user go with --smtp")
     queue_dir = queue or default_queue(game)
-    count = send_queue(queue_dir, outbox=outbox, server=server)
-    if count is None:
+    done = send_queue(queue_dir, outbox=outbox, server=server, sendmail=sendmail)
+    if done is None:
         click.echo(f"Nothing to send: {queue_dir} does not exist yet.")
-    elif server is None:
-        click.echo(f"{count} messages written to {outbox}/.")
+        return
+    for note in done.notes:
+        click.echo(f"rebis-pbm: {note}", err=True)
+    if outbox is not None:
+        click.echo(f"{done.sent} messages written to {outbox}/.")
+    elif sendmail is not None:
+        click.echo(f"{done.sent} messages handed to {sendmail}.")
     else:
-        click.echo(f"{count} messages sent through {host}:{port}.")
+        click.echo(f"{done.sent} messages sent through {host}:{port}"
+                   + (f"; {done.kept} kept for the next run" if done.kept else "")
+                   + (f"; {done.set_aside} set aside" if done.set_aside else "") + ".")

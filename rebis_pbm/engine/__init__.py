@@ -5,26 +5,97 @@
 >>> state.turn, state.player_to_move, len(state.hands[0]), len(state.hands[1])
 (1, 'alice', 6, 5)
 >>> state, events = apply_move(state, legal_moves(state)[0])
->>> state.player_to_move
-'bob'
+>>> state.player_to_move, state.phase
+('bob', <Phase.PLAY: 'play'>)
 """
 
-from .cards import (DEALT, GOLD, GOLDEN_DUST, HIDDEN, NEGATIVE, POSITIVE, RED, SIGNS, TOKEN_KINDS,
-                    Shelf, ShelfCard)
+from .cards import (
+    DEALT,
+    GOLD,
+    GOLDEN_DUST,
+    HIDDEN,
+    NEGATIVE,
+    POSITIVE,
+    RED,
+    SIGNS,
+    TOKEN_KINDS,
+    Shelf,
+    ShelfCard,
+)
+from .enums import DrawCause, EndReason, Phase, Reason, Sign, TokenKind, Word
+from .events import Event
 from .moves import Move, Play, ShelfRef
-from .rules import (IllegalMove, LegalMoves, REASONS, apply_move, check_move, legal_moves, replay,
-                    shelves_in_play)
+from .rules import (
+    REASONS,
+    IllegalMove,
+    LegalMoves,
+    apply_move,
+    check_move,
+    legal_moves,
+    replay,
+    shelves_in_play,
+)
 from .ruleset import Ruleset
-from .scoring import (Burden, PlayerScore, ShelfScore, burdens, red_token_holder, score_table, scores,
-                      winners)
+from .scoring import (
+    Burden,
+    PlayerScore,
+    ShelfScore,
+    burdens,
+    red_token_holder,
+    score_table,
+    scores,
+    winners,
+)
 from .shuffle import seat_order, shuffled
 from .state import FINISHED, PLAY, RED_TOKEN, State, Supply, information_set, setup
 
 __all__ = [
-    "DEALT", "GOLD", "GOLDEN_DUST", "HIDDEN", "NEGATIVE", "POSITIVE", "RED", "SIGNS", "TOKEN_KINDS",
-    "Shelf", "ShelfCard", "Move", "Play", "ShelfRef", "IllegalMove", "LegalMoves", "REASONS",
-    "apply_move", "check_move", "legal_moves", "replay", "shelves_in_play", "Ruleset", "Burden",
-    "PlayerScore", "ShelfScore", "burdens", "red_token_holder", "score_table", "scores", "winners",
-    "seat_order", "shuffled", "FINISHED", "PLAY", "RED_TOKEN", "State", "Supply", "information_set",
+    "DEALT",
+    "FINISHED",
+    "GOLD",
+    "GOLDEN_DUST",
+    "HIDDEN",
+    "NEGATIVE",
+    "PLAY",
+    "POSITIVE",
+    "REASONS",
+    "RED",
+    "RED_TOKEN",
+    "SIGNS",
+    "TOKEN_KINDS",
+    "Burden",
+    "DrawCause",
+    "EndReason",
+    "Event",
+    "IllegalMove",
+    "LegalMoves",
+    "Move",
+    "Phase",
+    "Play",
+    "PlayerScore",
+    "Reason",
+    "Ruleset",
+    "Shelf",
+    "ShelfCard",
+    "ShelfRef",
+    "ShelfScore",
+    "Sign",
+    "State",
+    "Supply",
+    "TokenKind",
+    "Word",
+    "apply_move",
+    "burdens",
+    "check_move",
+    "information_set",
+    "legal_moves",
+    "red_token_holder",
+    "replay",
+    "score_table",
+    "scores",
+    "seat_order",
     "setup",
+    "shelves_in_play",
+    "shuffled",
+    "winners",
 ]

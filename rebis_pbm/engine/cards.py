@@ -3,23 +3,37 @@
 A card is its number (an ``int``): in the deck and in a hand nothing else distinguishes two cards.
 On a shelf a card also has a face (up or down), a sign, and the seat of the player who placed it
 (which decides who may see it when it is face down).
+
+Two sentinels, of different kinds and values, so that neither can pass for the other:
+
+* ``DEALT`` (-1) is a *seat*: the ``placed_by`` of the card dealt face down at setup, which
+  nobody placed (R5). It is no seat index: ``information_set(state, DEALT)`` raises IndexError.
+* ``HIDDEN`` (-2) is a *card number*: the number of a card its viewer may not know (see
+  ``information_set``). No deck holds it (card numbers are 0-99, R1).
+
+>>> DEALT != HIDDEN
+True
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
-POSITIVE = "positive"
-NEGATIVE = "negative"
-SIGNS = (POSITIVE, NEGATIVE)
+from .enums import Sign, TokenKind
 
-GOLDEN_DUST = "golden_dust"
-GOLD = "gold"
-RED = "red"
-TOKEN_KINDS = (GOLDEN_DUST, GOLD, RED)
+# Aliases of the members (module globals: the hot paths read them faster than enum attributes).
+POSITIVE: Final = Sign.POSITIVE
+NEGATIVE: Final = Sign.NEGATIVE
+SIGNS: Final = (POSITIVE, NEGATIVE)
 
-DEALT = -1  # ``placed_by`` of the face-down card dealt at setup: nobody placed it (R5).
-HIDDEN = -1  # the number of a card its viewer may not know (see ``information_set``); no card has it
+GOLDEN_DUST: Final = TokenKind.GOLDEN_DUST
+GOLD: Final = TokenKind.GOLD
+RED: Final = TokenKind.RED
+TOKEN_KINDS: Final = (GOLDEN_DUST, GOLD, RED)
+
+DEALT: Final = -1   # a seat: ``placed_by`` of the face-down card dealt at setup (R5)
+HIDDEN: Final = -2  # a card number: a card its viewer may not know; no deck holds it
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +41,8 @@ class ShelfCard:
     """A card on a shelf.
 
     Attributes:
-        number: the card's number (its book weight and book value, R1).
+        number: the card's number (its book weight and book value, R1); ``HIDDEN`` in an
+            information set for a face-down card its viewer may not know.
         factor: what the number counts for in the shelf's value: ``+1`` face up positive,
             ``-1`` face up negative (R8.2), ``0`` face down (R5, R8.1). (A play's ``sign`` is
             the word, ``positive`` or ``negative``; the state digest calls this field ``sign``.)
@@ -68,7 +83,7 @@ class Shelf:
     """
 
     cards: tuple[ShelfCard, ...] = ()
-    tokens: tuple[str, ...] = ()
+    tokens: tuple[TokenKind, ...] = ()
     weight: int = field(init=False, repr=False, compare=False)
     value: int = field(init=False, repr=False, compare=False)
 
@@ -81,22 +96,25 @@ class Shelf:
         object.__setattr__(self, "weight", weight)
         object.__setattr__(self, "value", value)
 
-    def with_card(self, card: ShelfCard) -> "Shelf":
+    def with_card(self, card: ShelfCard) -> Shelf:
+        """This shelf with ``card`` on top (a new shelf)."""
         # The hottest path of a game: add the card's weight and value instead of summing again.
         return _known(self.cards + (card,), self.tokens,
                       self.weight + (card.number if card.factor else 0),
                       self.value + card.number * card.factor)
 
-    def with_face_down(self, cards: tuple[ShelfCard, ...]) -> "Shelf":
+    def with_face_down(self, cards: tuple[ShelfCard, ...]) -> Shelf:
         """This shelf with ``cards`` in place of its cards, which differ from them only in the
         numbers of face-down cards (weight and value stay: face-down cards count for nothing)."""
         return _known(cards, self.tokens, self.weight, self.value)
 
-    def with_tokens(self, *kinds: str) -> "Shelf":
+    def with_tokens(self, *kinds: TokenKind) -> Shelf:
+        """This shelf with ``kinds`` added to its tokens, in order (a new shelf)."""
         return Shelf(self.cards, self.tokens + kinds)
 
 
-def _known(cards: tuple[ShelfCard, ...], tokens: tuple[str, ...], weight: int, value: int) -> Shelf:
+def _known(cards: tuple[ShelfCard, ...], tokens: tuple[TokenKind, ...], weight: int,
+           value: int) -> Shelf:
     """A shelf whose weight and value the caller already knows (they must be its cards' own)."""
     shelf = object.__new__(Shelf)
     _set = object.__setattr__

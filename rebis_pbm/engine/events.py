@@ -6,19 +6,23 @@ decides who may read what. Players are named, shelves numbered from 1 per player
 Events are immutable named tuples: several are made at every move, and a ``NamedTuple`` costs
 half a frozen dataclass to create and a seventh to define (at every command's start). Tell them
 apart by type (``isinstance``, ``match``), as the views do, not by comparing them to tuples.
+:data:`Event` is the union of them all.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple, TypeAlias
 
-# Why a card was drawn.
-TURN_DRAW = "turn"          # R6 step 1
-NEGATIVE_DRAW = "negative"  # R8.2
-CLOSED_DRAW = "closed"      # R8.1
+from .enums import DrawCause, EndReason, Sign, TokenKind
 
-DECK_EMPTY = "deck_empty"            # R11
-TOKENS_EXHAUSTED = "tokens_exhausted"  # R11
+# Why a card was drawn (aliases of the DrawCause members).
+TURN_DRAW: Final = DrawCause.TURN          # R6 step 1
+NEGATIVE_DRAW: Final = DrawCause.NEGATIVE  # R8.2
+CLOSED_DRAW: Final = DrawCause.CLOSED      # R8.1
+
+# Why the game ended (aliases of the EndReason members).
+DECK_EMPTY: Final = EndReason.DECK_EMPTY              # R11
+TOKENS_EXHAUSTED: Final = EndReason.TOKENS_EXHAUSTED  # R11
 
 
 class Dealt(NamedTuple):
@@ -29,6 +33,8 @@ class Dealt(NamedTuple):
 
 
 class TurnBegan(NamedTuple):
+    """Turn number ``turn`` began; ``player`` is to move (R6)."""
+
     turn: int
     player: str
 
@@ -38,14 +44,14 @@ class Drew(NamedTuple):
 
     player: str
     card: int | None
-    cause: str
+    cause: DrawCause
 
 
 class DustPlaced(NamedTuple):
     """R6 step 2: ``count`` golden dust tokens from the reserve onto the own active shelf."""
 
     player: str
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count; views read it
     shelf: int
 
 
@@ -56,7 +62,7 @@ class Played(NamedTuple):
     owner: str
     shelf: int
     cards: tuple[int, ...]
-    sign: str
+    sign: Sign
 
 
 class Closed(NamedTuple):
@@ -74,14 +80,14 @@ class TokenTaken(NamedTuple):
     """R8.1: the closer took ``kind`` from the supply (None: the supply had neither)."""
 
     player: str
-    kind: str | None
+    kind: TokenKind | None
 
 
 class TokenPlaced(NamedTuple):
     """A gold (R8.1) or red (R12) token placed on ``owner``'s shelf number ``shelf``."""
 
     player: str
-    kind: str
+    kind: TokenKind
     owner: str
     shelf: int
 
@@ -89,7 +95,7 @@ class TokenPlaced(NamedTuple):
 class GameEnded(NamedTuple):
     """R11: the end-of-turn check ended the game (``reason``: deck_empty or tokens_exhausted)."""
 
-    reason: str
+    reason: EndReason
 
 
 class RedTokenAwarded(NamedTuple):
@@ -102,5 +108,5 @@ class GameFinished(NamedTuple):
     """The game is over; the score table (R13) is final."""
 
 
-Event = (Dealt | TurnBegan | Drew | DustPlaced | Played | Closed | TokenTaken | TokenPlaced
-         | GameEnded | RedTokenAwarded | GameFinished)
+Event: TypeAlias = (Dealt | TurnBegan | Drew | DustPlaced | Played | Closed | TokenTaken
+                   | TokenPlaced | GameEnded | RedTokenAwarded | GameFinished)

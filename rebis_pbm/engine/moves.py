@@ -6,9 +6,16 @@ creation), exactly as move files do (docs/formats.md).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Final
 
 from .cards import NEGATIVE, POSITIVE
+from .enums import Sign
+
+# A move file's sign word -> its member; any other text is kept as written, for check_move to
+# refuse (bad_sign) rather than from_dict to fail.
+_SIGN_OF_WORD: Final[dict[str, Sign]] = {sign.value: sign for sign in Sign}
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +34,14 @@ class Play:
         cards: one card number, or two equal numbers (a pair, own active shelf only, R7).
         owner: name of the player whose active shelf receives the cards (``play.shelf`` in a
             move file: a shelf is named there by its owner).
-        sign: ``"positive"`` or ``"negative"`` (R8; own shelf: positive only, R7).
+        sign: ``POSITIVE`` or ``NEGATIVE`` (R8; own shelf: positive only, R7). The words
+            ``"positive"`` and ``"negative"`` are equal to them; any other text is refused by
+            :func:`~rebis_pbm.engine.rules.check_move` (``bad_sign``).
     """
 
     cards: tuple[int, ...]
     owner: str
-    sign: str = POSITIVE
+    sign: Sign | str = POSITIVE
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +67,13 @@ class Move:
     gold_token: ShelfRef | None = None
     red_token: ShelfRef | None = None
 
-    def as_dict(self) -> dict:
-        """The move as a move file's body (without the ``game`` field), keys in file order."""
-        doc: dict = {"turn": self.turn, "player": self.player}
+    def as_dict(self) -> dict[str, object]:
+        """The move as a move file's body (without the ``game`` field), keys in file order:
+        ``turn``, ``player``, then ``golden_dust`` (when not 0), ``play`` (``cards``: a number,
+        or a list of two; ``shelf``; ``sign``), ``gold_token`` and ``red_token`` (``player``,
+        ``shelf``) when present. Plain data only (the sign is its word, a plain ``str``, not a
+        :class:`Sign` member), so that any YAML or JSON writer takes it (``yaml.safe_dump``)."""
+        doc: dict[str, object] = {"turn": self.turn, "player": self.player}
         if self.golden_dust:
             doc["golden_dust"] = self.golden_dust
         if self.play is not None:
@@ -68,7 +81,7 @@ class Move:
             doc["play"] = {
                 "cards": cards[0] if len(cards) == 1 else list(cards),
                 "shelf": self.play.owner,
-                "sign": self.play.sign,
+                "sign": str(self.play.sign),  # the word: str() of a Sign member is plain str
             }
         if self.gold_token is not None:
             doc["gold_token"] = {"player": self.gold_token.player, "shelf": self.gold_token.shelf}
@@ -77,12 +90,13 @@ class Move:
         return doc
 
     @classmethod
-    def from_dict(cls, doc: dict) -> "Move":
+    def from_dict(cls, doc: Mapping[str, Any]) -> Move:
         """Build a move from a schema-valid move document (``game`` is ignored here).
 
         Numbers are taken with ``int`` and names with ``str``, a no-op on a valid document; on a
         document of the wrong types (``turn: true``) the move then differs from the document,
-        which :meth:`as_dict` shows (the record reader relies on it).
+        which :meth:`as_dict` shows (the record reader relies on it). The sign words become
+        :class:`Sign` members; other text stays as it is, for ``check_move`` to refuse.
 
         Raises:
             KeyError, TypeError, ValueError: when ``doc`` was not validated against the move
@@ -91,19 +105,20 @@ class Move:
         play = doc.get("play")
         gold = doc.get("gold_token")
         red = doc.get("red_token")
-        cards = None
+        made = None
         if play is not None:
-            cards = play["cards"]
-            cards = (int(cards),) if isinstance(cards, int) else tuple(int(c) for c in cards)
+            given = play["cards"]
+            cards = (int(given),) if isinstance(given, int) else tuple(int(c) for c in given)
+            word = str(play.get("sign", POSITIVE))
+            made = Play(cards, str(play["shelf"]), _SIGN_OF_WORD.get(word, word))
         return cls(
             turn=int(doc["turn"]),
             player=str(doc["player"]),
             golden_dust=int(doc.get("golden_dust", 0)),
-            play=None if play is None else Play(cards, str(play["shelf"]),
-                                                str(play.get("sign", POSITIVE))),
+            play=made,
             gold_token=None if gold is None else ShelfRef(str(gold["player"]), int(gold["shelf"])),
             red_token=None if red is None else ShelfRef(str(red["player"]), int(red["shelf"])),
         )
 
 
-__all__ = ["Move", "Play", "ShelfRef", "POSITIVE", "NEGATIVE"]
+__all__ = ["NEGATIVE", "POSITIVE", "Move", "Play", "ShelfRef"]

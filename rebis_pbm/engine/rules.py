@@ -7,11 +7,12 @@ the mover; the sentence never mentions a card the mover may not know.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Final, TypeAlias, cast, overload
 
 from . import events as ev
 from .cards import GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, SIGNS, Shelf, ShelfCard
+from .enums import DrawCause, EndReason, Reason, Sign, TokenKind
 from .moves import Move, Play, ShelfRef
 from .ruleset import Ruleset
 from .scoring import red_token_holder
@@ -22,38 +23,35 @@ class IllegalMove(ValueError):
     """A move the rules do not allow now.
 
     Attributes:
-        code: a stable identifier of the reason (see ``REASONS``).
+        code: why, a :class:`Reason` (a ``str``: ``err.code == "stale_turn"`` holds); the
+            constructor also takes the reason's word.
         message: one sentence for the mover, citing the ruling where one applies.
         exit_code: 1, how a command refusing the move ends (docs/cli.md), as every error of
             :mod:`rebis_pbm.errors` carries its own.
+
+    ``IllegalMove(code, message)`` raises ValueError when ``code`` is no :class:`Reason` (a
+    programming error).
     """
 
-    exit_code = 1
+    exit_code: Final[int] = 1
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: Reason | str, message: str) -> None:
         super().__init__(message)
-        self.code = code
-        self.message = message
+        self.code: Reason = code if type(code) is Reason else Reason(code)
+        self.message: str = message
 
 
-REASONS = (
-    "game_over", "unknown_player", "stale_turn", "future_turn", "not_your_turn",
-    "red_token_expected", "red_token_too_early", "play_missing", "golden_dust_reserve",
-    "card_not_in_hand", "no_such_card", "card_count", "pair_not_equal", "pair_on_other_shelf",
-    "negative_on_own_shelf", "over_shelf_limit", "value_below_zero", "zero_negative",
-    "gold_token_missing", "gold_token_not_allowed", "no_such_shelf", "bad_sign",
-)
+# Every reason (Reason members, equal to their words), in the order Reason lists them.
+REASONS: Final[tuple[Reason, ...]] = tuple(Reason)
+
+# One legal turn's action, as LegalMoves keeps it: (cards, owner's name, sign, gold ShelfRef).
+_Action: TypeAlias = tuple[tuple[int, ...], str, Sign, ShelfRef | None]
 
 
 def _shelf_name(state: State, seat: int, mover: int, number: int | None = None) -> str:
     owner = "your" if seat == mover else f"{state.players[seat]}'s"
     number = len(state.shelves[seat]) if number is None else number
     return f"{owner} active shelf (shelf {number})"
-
-
-def _closes(state: State, target: int, card: int) -> bool:
-    """R8.1: a card closes another player's active shelf when the weight would exceed the limit."""
-    return state.active_shelf(target).weight + card > state.ruleset.shelf_limit
 
 
 def _gold_due(supply: Supply) -> bool:
@@ -70,16 +68,17 @@ def _players(state: State, name: str) -> str:
     return f"players: {', '.join(state.players)}{hint}"
 
 
-def _check_shelf_ref(state: State, ref: ShelfRef, what: str, new_shelf_of: int | None = None) -> None:
+def _check_shelf_ref(state: State, ref: ShelfRef, what: str,
+                     new_shelf_of: int | None = None) -> None:
     if ref.player not in state.players:
-        raise IllegalMove("unknown_player", f"{what} names player {ref.player!r}, who is not in this "
-                          f"game ({_players(state, ref.player)})")
+        raise IllegalMove(Reason.UNKNOWN_PLAYER, f"{what} names player {ref.player!r}, who is "
+                          f"not in this game ({_players(state, ref.player)})")
     seat = state.players.index(ref.player)
     count = len(state.shelves[seat]) + (1 if seat == new_shelf_of else 0)
     if not 1 <= ref.shelf <= count:
         has = "only shelf 1" if count == 1 else f"shelves 1 to {count}"
-        raise IllegalMove("no_such_shelf", f"{what} names {ref.player}'s shelf {ref.shelf}, but "
-                          f"{ref.player} has {has}")
+        raise IllegalMove(Reason.NO_SUCH_SHELF, f"{what} names {ref.player}'s shelf {ref.shelf}, "
+                          f"but {ref.player} has {has}")
 
 
 def check_move(state: State, move: Move) -> None:
@@ -90,74 +89,82 @@ def check_move(state: State, move: Move) -> None:
     the hand holds the cards coming last. Every check before that last one reads public information
     only, so a rejected move says nothing about the mover's hand beyond "it does not hold these
     cards", which the move's acceptance would also have shown (docs/views.md).
+
+    Raises:
+        IllegalMove: the move is not legal now; its ``code`` (a :class:`Reason`) says why.
     """
     if state.phase == FINISHED:
-        raise IllegalMove("game_over", "the game is over; no more moves can be played")
+        raise IllegalMove(Reason.GAME_OVER, "the game is over; no more moves can be played")
     if move.player not in state.players:
-        raise IllegalMove("unknown_player", f"there is no player {move.player!r} in this game "
-                          f"({_players(state, move.player)})")
+        raise IllegalMove(Reason.UNKNOWN_PLAYER, f"there is no player {move.player!r} in this "
+                          f"game ({_players(state, move.player)})")
+    assert state.to_move is not None  # every phase but FINISHED awaits someone's move
     to_move = state.players[state.to_move]
     if move.turn < state.turn:
-        raise IllegalMove("stale_turn", f"turn {move.turn} has already been played; the current "
-                          f"turn is {state.turn}, {to_move} to move")
+        raise IllegalMove(Reason.STALE_TURN, f"turn {move.turn} has already been played; the "
+                          f"current turn is {state.turn}, {to_move} to move")
     if move.turn > state.turn:
-        raise IllegalMove("future_turn", f"turn {move.turn} has not begun; the current turn is "
-                          f"{state.turn}, {to_move} to move")
+        raise IllegalMove(Reason.FUTURE_TURN, f"turn {move.turn} has not begun; the current turn "
+                          f"is {state.turn}, {to_move} to move")
     mover = state.players.index(move.player)
     if mover != state.to_move:
-        raise IllegalMove("not_your_turn", f"turn {state.turn} is {to_move}'s, not {move.player}'s")
+        raise IllegalMove(Reason.NOT_YOUR_TURN,
+                          f"turn {state.turn} is {to_move}'s, not {move.player}'s")
 
     if state.phase == RED_TOKEN:
         if move.play is not None or move.golden_dust or move.gold_token is not None \
                 or move.red_token is None:
-            raise IllegalMove("red_token_expected", "the game has ended and you hold the red token: "
-                              "your last move places it, with only red_token: {player, shelf} (R12)")
+            raise IllegalMove(Reason.RED_TOKEN_EXPECTED, "the game has ended and you hold the red "
+                              "token: your last move places it, with only red_token: {player, "
+                              "shelf} (R12)")
         _check_shelf_ref(state, move.red_token, "red_token")
         return
 
     if move.red_token is not None:
-        raise IllegalMove("red_token_too_early", "the red token is placed only after the game has "
-                          "ended, by the player with the highest burden (R12); remove red_token")
+        raise IllegalMove(Reason.RED_TOKEN_TOO_EARLY, "the red token is placed only after the game "
+                          "has ended, by the player with the highest burden (R12); remove "
+                          "red_token")
     play = move.play
     if play is None:
-        raise IllegalMove("play_missing", "a turn's move must play a card: add play: {cards, shelf, "
-                          "sign} (R6)")
+        raise IllegalMove(Reason.PLAY_MISSING, "a turn's move must play a card: add play: {cards, "
+                          "shelf, sign} (R6)")
     if move.golden_dust < 0 or move.golden_dust > state.reserves[mover]:
-        raise IllegalMove("golden_dust_reserve", f"you have {state.reserves[mover]} golden dust "
-                          f"token(s) in your reserve, so golden_dust can be at most "
+        raise IllegalMove(Reason.GOLDEN_DUST_RESERVE, f"you have {state.reserves[mover]} golden "
+                          f"dust token(s) in your reserve, so golden_dust can be at most "
                           f"{state.reserves[mover]}, not {move.golden_dust} (R6)")
     if play.sign not in SIGNS:
-        raise IllegalMove("bad_sign", f"sign must be 'positive' or 'negative', not {play.sign!r}")
+        raise IllegalMove(Reason.BAD_SIGN,
+                          f"sign must be 'positive' or 'negative', not {play.sign!r}")
     if play.owner not in state.players:
-        raise IllegalMove("unknown_player", f"play.shelf names player {play.owner!r}, who is not in "
-                          f"this game ({_players(state, play.owner)})")
+        raise IllegalMove(Reason.UNKNOWN_PLAYER, f"play.shelf names player {play.owner!r}, who is "
+                          f"not in this game ({_players(state, play.owner)})")
     target = state.players.index(play.owner)
     cards = play.cards
     if len(cards) not in (1, 2):
-        raise IllegalMove("card_count", "play one card, or two cards with the same number on your "
-                          "own shelf (R7, R8)")
+        raise IllegalMove(Reason.CARD_COUNT, "play one card, or two cards with the same number on "
+                          "your own shelf (R7, R8)")
     if len(cards) == 2:
         if target != mover:
-            raise IllegalMove("pair_on_other_shelf", "only one card can be played on another "
+            raise IllegalMove(Reason.PAIR_ON_OTHER_SHELF, "only one card can be played on another "
                               "player's shelf (R8); a pair goes on your own shelf (R7)")
         if cards[0] != cards[1]:
-            raise IllegalMove("pair_not_equal", f"two cards played together must have the same "
-                              f"number (R7); {cards[0]} and {cards[1]} differ")
-    _check_action(state, move, mover, target)
+            raise IllegalMove(Reason.PAIR_NOT_EQUAL, f"two cards played together must have the "
+                              f"same number (R7); {cards[0]} and {cards[1]} differ")
+    _check_action(state, move, play, mover, target)
     # Last, so that no other reason can tell whether the hand holds the cards: a move made in
     # someone else's name learns only what its acceptance would show.
     if state.hands[mover].count(cards[0]) < len(cards):
         if cards[0] not in state.ruleset.cards:  # public: the ruleset says which numbers exist
-            raise IllegalMove("no_such_card", f"there is no card {cards[0]} in this game: "
+            raise IllegalMove(Reason.NO_SUCH_CARD, f"there is no card {cards[0]} in this game: "
                               f"{_numbers(state.ruleset)} (R1, R2)")
         if len(cards) == 1:
-            raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} in your hand")
+            raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"you have no {cards[0]} in your hand")
         # The same words for none and for one: the answer tells only that the pair is not there.
-        raise IllegalMove("card_not_in_hand", f"you have no {cards[0]} or only one {cards[0]} in "
-                          f"your hand, and a pair needs two (R7)")
+        raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"you have no {cards[0]} or only one "
+                          f"{cards[0]} in your hand, and a pair needs two (R7)")
 
 
-def _numbers(ruleset) -> str:
+def _numbers(ruleset: Ruleset) -> str:
     """Which card numbers a ruleset's deck holds, as a player reads it: "its cards are numbered
     1 to 9" (or "1, 2, 5" when they are not consecutive), or "its deck is empty"."""
     numbers = sorted(set(ruleset.cards))
@@ -168,59 +175,61 @@ def _numbers(ruleset) -> str:
     return "its cards are numbered " + ", ".join(map(str, numbers))
 
 
-def _check_action(state: State, move: Move, mover: int, target: int) -> None:
-    """The checks of R7/R8 that depend on public information only (shelves, supply, the move)."""
-    play = move.play
+def _check_action(state: State, move: Move, play: Play, mover: int, target: int) -> None:
+    """The checks of R7/R8 that depend on public information only (shelves, supply, the move);
+    ``play`` is ``move.play``."""
     cards = play.cards
-    shelf = state.active_shelf(target)
+    shelf = state.shelves[target][-1]  # the active shelf
     limit = state.ruleset.shelf_limit
     if target == mover:
         if play.sign == NEGATIVE:
-            raise IllegalMove("negative_on_own_shelf", "cards on your own shelf are played with a + "
-                              "sign; write sign: positive (R7)")
+            raise IllegalMove(Reason.NEGATIVE_ON_OWN_SHELF, "cards on your own shelf are played "
+                              "with a + sign; write sign: positive (R7)")
         added = sum(cards)
         if shelf.weight + added > limit:
             shown = "+".join(str(c) for c in cards)
-            raise IllegalMove("over_shelf_limit", f"{_shelf_name(state, target, mover)} weighs "
-                              f"{shelf.weight}; adding {shown} would make {shelf.weight + added}, "
-                              f"over the shelf limit of {limit}, and you cannot close your own "
-                              f"shelf (R7)")
+            raise IllegalMove(Reason.OVER_SHELF_LIMIT, f"{_shelf_name(state, target, mover)} "
+                              f"weighs {shelf.weight}; adding {shown} would make "
+                              f"{shelf.weight + added}, over the shelf limit of {limit}, and you "
+                              f"cannot close your own shelf (R7)")
         if move.gold_token is not None:
-            raise IllegalMove("gold_token_not_allowed", "gold_token goes only with a play that "
-                              "closes another player's shelf when the supply gives gold (R8.1); "
-                              "remove it")
+            raise IllegalMove(Reason.GOLD_TOKEN_NOT_ALLOWED, "gold_token goes only with a play "
+                              "that closes another player's shelf when the supply gives gold "
+                              "(R8.1); remove it")
         return
 
     card = cards[0]
     if play.sign == NEGATIVE and card == 0:
-        raise IllegalMove("zero_negative", "a card numbered 0 has no negative value; play it "
+        raise IllegalMove(Reason.ZERO_NEGATIVE, "a card numbered 0 has no negative value; play it "
                           "with sign: positive (R8.3)")
-    if _closes(state, target, card):
+    if shelf.weight + card > limit:  # R8.1: the card closes the shelf
         if _gold_due(state.supply):
             if move.gold_token is None:
-                raise IllegalMove("gold_token_missing", f"this {card} closes "
-                                  f"{_shelf_name(state, target, mover)} and the supply has no golden "
-                                  f"dust left, so you take a gold token and place it at once: add "
-                                  f"gold_token: {{player, shelf}} naming any shelf in play (R8.1)")
+                raise IllegalMove(Reason.GOLD_TOKEN_MISSING, f"this {card} closes "
+                                  f"{_shelf_name(state, target, mover)} and the supply has no "
+                                  f"golden dust left, so you take a gold token and place it at "
+                                  f"once: add gold_token: {{player, shelf}} naming any shelf in "
+                                  f"play (R8.1)")
             _check_shelf_ref(state, move.gold_token, "gold_token", new_shelf_of=target)
         elif move.gold_token is not None:
             took = ("a golden dust token into your reserve" if state.supply.golden_dust
                     else "no token, since the supply has none left")
-            raise IllegalMove("gold_token_not_allowed", f"this {card} closes "
+            raise IllegalMove(Reason.GOLD_TOKEN_NOT_ALLOWED, f"this {card} closes "
                               f"{_shelf_name(state, target, mover)} and you take {took}, not "
                               f"gold; remove gold_token (R8.1)")
         return
     if move.gold_token is not None:
-        raise IllegalMove("gold_token_not_allowed", f"this {card} does not close "
+        raise IllegalMove(Reason.GOLD_TOKEN_NOT_ALLOWED, f"this {card} does not close "
                           f"{_shelf_name(state, target, mover)} (weight {shelf.weight}, limit "
-                          f"{limit}), so there is no gold token to place; remove gold_token (R8.1)")
+                          f"{limit}), so there is no gold token to place; remove gold_token "
+                          f"(R8.1)")
     if play.sign == NEGATIVE and shelf.value - card < 0:
-        raise IllegalMove("value_below_zero", f"{_shelf_name(state, target, mover)} is worth "
+        raise IllegalMove(Reason.VALUE_BELOW_ZERO, f"{_shelf_name(state, target, mover)} is worth "
                           f"{shelf.value}; a -{card} would make it {shelf.value - card}, and a "
                           f"shelf's value can never go below 0 (R8.2)")
 
 
-def apply_move(state: State, move: Move) -> tuple[State, tuple]:
+def apply_move(state: State, move: Move) -> tuple[State, tuple[ev.Event, ...]]:
     """Check ``move`` and play it: returns ``(new_state, events)``.
 
     The events run from the move's own steps to the end-of-turn check (R11) and, when the game goes
@@ -233,8 +242,8 @@ def apply_move(state: State, move: Move) -> tuple[State, tuple]:
     return _play(state, move)
 
 
-def _place_token(shelves: list, seats: tuple, name: str, kind: str, ref: ShelfRef,
-                 out: list) -> None:
+def _place_token(shelves: list[tuple[Shelf, ...]], seats: tuple[str, ...], name: str,
+                 kind: TokenKind, ref: ShelfRef, out: list[ev.Event]) -> None:
     """``name`` places a token of ``kind`` on the shelf ``ref`` (R8.1 gold, R12 red)."""
     seat = seats.index(ref.player)
     row = list(shelves[seat])
@@ -243,10 +252,11 @@ def _place_token(shelves: list, seats: tuple, name: str, kind: str, ref: ShelfRe
     out.append(ev.TokenPlaced(name, kind, ref.player, ref.shelf))
 
 
-def _draw(order: tuple, pos: int, hands: list, seat: int, seats: tuple, cause: str,
-          out: list) -> int:
+def _draw(order: tuple[int, ...], pos: int, hands: list[tuple[int, ...]], seat: int,
+          seats: tuple[str, ...], cause: DrawCause, out: list[ev.Event]) -> int:
     """``seat`` draws the card at ``order[pos]`` (R6, R8.1, R8.2); returns the new deck
     position. An empty deck draws nothing (R9)."""
+    card: int | None
     if pos < len(order):
         card = order[pos]
         pos += 1
@@ -257,10 +267,11 @@ def _draw(order: tuple, pos: int, hands: list, seat: int, seats: tuple, cause: s
     return pos
 
 
-def _play(state: State, move: Move) -> tuple[State, tuple]:
+def _play(state: State, move: Move) -> tuple[State, tuple[ev.Event, ...]]:
     """Apply a move already checked by :func:`check_move`."""
     seats = state.players
     mover = state.to_move
+    assert mover is not None  # check_move refused the move of a finished game
     name = seats[mover]
     order = state.order
     pos = state.deck_pos
@@ -268,9 +279,10 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
     shelves = list(state.shelves)
     reserves = list(state.reserves)
     gd, gold, red = state.supply.golden_dust, state.supply.gold, state.supply.red
-    out: list = []
+    out: list[ev.Event] = []
 
     if state.phase == RED_TOKEN:
+        assert move.red_token is not None  # check_move: the red-token move names its shelf
         _place_token(shelves, seats, name, RED, move.red_token, out)
         out.append(ev.GameFinished())
         return State(state.ruleset, seats, order, pos, state.hands, tuple(shelves),
@@ -284,6 +296,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
         out.append(ev.DustPlaced(name, move.golden_dust, len(row)))
 
     play = move.play
+    assert play is not None  # check_move: a turn's move plays
     target = seats.index(play.owner)
     hand = list(hands[mover])
     for card in play.cards:
@@ -297,7 +310,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
             shelf = shelf.with_card(ShelfCard(card, 1, mover))
         shelves[target] = row[:-1] + (shelf,)
         out.append(ev.Played(name, play.owner, len(row), play.cards, POSITIVE))
-    elif _closes(state, target, card):  # R8.1
+    elif row[-1].weight + card > state.ruleset.shelf_limit:  # R8.1: it closes the shelf
         shelves[target] = row + (Shelf((ShelfCard(card, 0, mover),)),)
         out.append(ev.Closed(name, play.owner, len(row), card, len(row) + 1))
         if gd:
@@ -307,19 +320,21 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
         elif gold:
             gold -= 1
             out.append(ev.TokenTaken(name, GOLD))
+            assert move.gold_token is not None  # check_move: gold due, so its shelf is named
             _place_token(shelves, seats, name, GOLD, move.gold_token, out)
         else:
             out.append(ev.TokenTaken(name, None))
         pos = _draw(order, pos, hands, target, seats, ev.CLOSED_DRAW, out)
-    else:  # R8.2
-        sign = 1 if play.sign == POSITIVE else -1
-        shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, sign, mover)),)
-        out.append(ev.Played(name, play.owner, len(row), play.cards, play.sign))
-        if sign < 0:
-            pos = _draw(order, pos, hands, mover, seats, ev.NEGATIVE_DRAW, out)
+    elif play.sign == POSITIVE:  # R8.2
+        shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, 1, mover)),)
+        out.append(ev.Played(name, play.owner, len(row), play.cards, POSITIVE))
+    else:  # R8.2, a - card: the mover draws
+        shelves[target] = row[:-1] + (row[-1].with_card(ShelfCard(card, -1, mover)),)
+        out.append(ev.Played(name, play.owner, len(row), play.cards, NEGATIVE))
+        pos = _draw(order, pos, hands, mover, seats, ev.NEGATIVE_DRAW, out)
 
     # R11: end-of-turn check.
-    reason = None
+    reason: EndReason | None = None
     if pos >= len(order):
         reason = ev.DECK_EMPTY
     elif gd == 0 and gold == 0:
@@ -331,8 +346,8 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
     if reason is None:
         nxt = (mover + 1) % len(seats)
         out.append(ev.TurnBegan(turn, seats[nxt]))
+        drawn = order[pos]  # the deck is not empty, or the game would have ended (R11)
         pos = _draw(order, pos, hands, nxt, seats, ev.TURN_DRAW, out)
-        drawn = out[-1].card
         return State(state.ruleset, seats, order, pos, tuple(hands), tuple(shelves),
                      tuple(reserves), supply, turn, PLAY, nxt, drawn, mover, None), tuple(out)
     out.append(ev.GameEnded(reason))
@@ -350,7 +365,7 @@ def _play(state: State, move: Move) -> tuple[State, tuple]:
 def shelves_in_play(state: State, new_shelf_of: int | None = None) -> list[ShelfRef]:
     """Every shelf in play, closed or active, seat order then shelf number; ``new_shelf_of`` adds
     the shelf a closing play is about to start for that seat (R8.1 gold may go there)."""
-    refs = []
+    refs: list[ShelfRef] = []
     for seat, player in enumerate(state.players):
         count = len(state.shelves[seat]) + (1 if seat == new_shelf_of else 0)
         refs.extend(ShelfRef(player, n) for n in range(1, count + 1))
@@ -360,29 +375,39 @@ def shelves_in_play(state: State, new_shelf_of: int | None = None) -> list[Shelf
 _ONE = tuple((c,) for c in range(100))  # a single card (c,), shared: card numbers are 0-99 (R1)
 
 
-class LegalMoves(Sequence):
+class LegalMoves(Sequence[Move]):
     """The legal moves of one position: an immutable sequence of :class:`Move`, built on demand.
 
     A position often has hundreds of legal moves (every card, target, sign and golden dust
     count); a caller that picks one (``rng.choice``) or looks at the first should not pay for
-    building them all. Indexing and iteration build each ``Move`` when asked. It equals a list
-    or tuple of the same moves in the same order (``legal_moves(s) == []`` works), and is
-    unhashable like a list.
+    building them all. Indexing and iteration build each ``Move`` when asked (a slice gives a
+    list). It equals a list or tuple of the same moves in the same order
+    (``legal_moves(s) == []`` works), and is unhashable like a list.
+
+    Raises:
+        IndexError: an index out of range, as a list does.
     """
 
-    __slots__ = ("_turn", "_player", "_dust", "_actions", "_red")
+    __slots__ = ("_actions", "_dust", "_player", "_red", "_turn")
 
-    def __init__(self, turn: int, player: str, dust: int, actions: list, red: bool):
+    def __init__(self, turn: int, player: str, dust: int,
+                 actions: list[_Action] | list[ShelfRef], red: bool) -> None:
         self._turn = turn
         self._player = player
         self._dust = dust          # golden dust in the mover's reserve: 0..dust may be placed
-        self._actions = actions    # (cards, owner, sign, gold ShelfRef | None) or, red: ShelfRef
+        self._actions = actions    # _Action tuples or, when ``red``, the red token's ShelfRefs
         self._red = red
 
     def __len__(self) -> int:
         return len(self._actions) * (self._dust + 1)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> Move: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Move]: ...
+
+    def __getitem__(self, index: int | slice) -> Move | list[Move]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         actions = self._actions
@@ -392,17 +417,17 @@ class LegalMoves(Sequence):
         if not 0 <= index < size:
             raise IndexError("legal move index out of range")
         if self._red:
-            return Move(self._turn, self._player, red_token=actions[index])
+            return Move(self._turn, self._player, red_token=cast(ShelfRef, actions[index]))
         dust, k = divmod(index, len(actions))
-        cards, owner, sign, gold = actions[k]
+        cards, owner, sign, gold = cast(_Action, actions[k])
         return Move(self._turn, self._player, dust, Play(cards, owner, sign), gold)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Move]:
         return (self[i] for i in range(len(self)))
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, LegalMoves | list | tuple):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -426,6 +451,7 @@ def legal_moves(state: State) -> LegalMoves:
     mover = state.to_move
     if state.phase == FINISHED:
         return LegalMoves(state.turn, "", 0, [], False)
+    assert mover is not None  # every phase but FINISHED awaits someone's move
     name = state.players[mover]
     if state.phase == RED_TOKEN:  # R12
         return LegalMoves(state.turn, name, 0, shelves_in_play(state), True)
@@ -433,7 +459,7 @@ def legal_moves(state: State) -> LegalMoves:
     numbers = sorted(set(hand))
     limit = state.ruleset.shelf_limit
     room = limit - state.shelves[mover][-1].weight
-    actions: list = [(_ONE[c], name, POSITIVE, None) for c in numbers if c <= room]  # R7
+    actions: list[_Action] = [(_ONE[c], name, POSITIVE, None) for c in numbers if c <= room]  # R7
     actions += [((c, c), name, POSITIVE, None) for c in numbers
                 if 2 * c <= room and hand.count(c) >= 2]
     gold_due = _gold_due(state.supply)
@@ -444,7 +470,7 @@ def legal_moves(state: State) -> LegalMoves:
         shelf = state.shelves[target][-1]
         room = limit - shelf.weight
         value = shelf.value
-        refs = None
+        refs: list[ShelfRef] | None = None
         for c in numbers:
             cards = _ONE[c]
             if c > room:  # R8.1: the card closes the shelf

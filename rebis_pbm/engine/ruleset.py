@@ -6,7 +6,9 @@ with other numbers replays with them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 MULTIPLIERS = ("additive", "doubling")
 ZERO_CARDS = 9  # R2: the Rebis: Zero option adds nine cards numbered 0.
@@ -62,7 +64,8 @@ class Ruleset:
         ):
             value = getattr(self, name)
             if type(value) is not int or not low <= value <= high:
-                raise ValueError(f"ruleset field '{name}' must be a whole number from {low} to {high}")
+                raise ValueError(f"ruleset field '{name}' must be a whole number from {low} to "
+                                 f"{high}")
         if type(self.zero) is not bool:
             raise ValueError("ruleset field 'zero' must be true or false")
         if self.multiplier not in MULTIPLIERS:
@@ -95,9 +98,10 @@ class Ruleset:
         """
         return 1 + tokens if self.multiplier == "additive" else 2 ** tokens
 
-    def as_dict(self) -> dict:
-        """The resolved ruleset as the record stores it (deck keys are strings: JSON has no
-        integer keys)."""
+    def as_dict(self) -> dict[str, object]:
+        """The resolved ruleset as the record stores it: every field above, in that order, with
+        ``deck`` as a mapping of number to count whose keys are strings (JSON has no integer
+        keys)."""
         return {
             "deck": {str(number): count for number, count in self.deck},
             "zero": self.zero,
@@ -110,13 +114,17 @@ class Ruleset:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Ruleset":
+    def from_dict(cls, data: Mapping[str, Any]) -> Ruleset:
         """Inverse of :meth:`as_dict`; missing fields take the rulings' defaults.
+
+        Args:
+            data: a mapping of field names to values, as read from a record (not yet checked).
 
         Raises:
             ValueError: on an unknown field or a value out of range.
         """
-        known = {"deck", "zero", "golden_dust", "gold", "red", "shelf_limit", "hand_size", "multiplier"}
+        known = {"deck", "zero", "golden_dust", "gold", "red", "shelf_limit", "hand_size",
+                 "multiplier"}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"ruleset has unknown field '{unknown[0]}'")

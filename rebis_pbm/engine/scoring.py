@@ -24,6 +24,8 @@ class ShelfScore(NamedTuple):
 
 
 class PlayerScore(NamedTuple):
+    """One player's score (R13): their shelves' parts, and ``total``, the sum of their scores."""
+
     player: str
     shelves: tuple[ShelfScore, ...]
     total: int
@@ -44,9 +46,9 @@ def score_table(state: State) -> tuple[PlayerScore, ...]:
 
     Face-down cards are worth 0, so the table depends on public information only.
     """
-    table = []
+    table: list[PlayerScore] = []
     for seat, player in enumerate(state.players):
-        shelves = []
+        shelves: list[ShelfScore] = []
         last = len(state.shelves[seat]) - 1
         for i, shelf in enumerate(state.shelves[seat]):
             value = shelf.value
@@ -66,7 +68,11 @@ def scores(state: State) -> tuple[int, ...]:
 
 
 def winners(state: State) -> tuple[str, ...]:
-    """The players with the highest score, in seat order; several share the win (R13)."""
+    """The players with the highest score, in seat order; several share the win (R13).
+
+    Raises:
+        ValueError: the state has no player (no state made by the engine is so).
+    """
     table = score_table(state)
     best = max(p.total for p in table)
     return tuple(p.player for p in table if p.total == best)
@@ -74,9 +80,10 @@ def winners(state: State) -> tuple[str, ...]:
 
 def burdens(state: State) -> tuple[Burden, ...]:
     """Every player's burden in seat order (R12)."""
-    result = []
+    result: list[Burden] = []
     for seat, player in enumerate(state.players):
-        negative = sum(c.number for shelf in state.shelves[seat] for c in shelf.cards if c.factor < 0)
+        negative = sum(c.number for shelf in state.shelves[seat] for c in shelf.cards
+                       if c.factor < 0)
         hand = len(state.hands[seat])
         result.append(Burden(player, negative, hand, negative + hand))
     return tuple(result)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from typing import Iterator, Sequence, TypeVar
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 

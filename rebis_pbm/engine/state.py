@@ -6,18 +6,23 @@ everything, hidden cards included; ``rebis_pbm.views`` cuts it down to what one 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from . import events as ev
 from .cards import DEALT, GOLD, GOLDEN_DUST, HIDDEN, RED, Shelf, ShelfCard
+from .enums import EndReason, Phase, TokenKind
 from .ruleset import Ruleset
 from .shuffle import shuffled
 
-PLAY = "play"            # a turn is under way: the player to move plays (R6)
-RED_TOKEN = "red_token"  # the game has ended; the highest burden places the red token (R12)
-FINISHED = "finished"    # nothing more to play; the score is final (R13)
+# Aliases of the Phase members (module globals: the hot paths read them faster).
+PLAY: Final = Phase.PLAY            # a turn is under way: the player to move plays (R6)
+RED_TOKEN: Final = Phase.RED_TOKEN  # the game has ended; the highest burden places it (R12)
+FINISHED: Final = Phase.FINISHED    # nothing more to play; the score is final (R13)
 
-MIN_PLAYERS, MAX_PLAYERS = 2, 4  # R5
+MIN_PLAYERS: Final = 2  # R5
+MAX_PLAYERS: Final = 4  # R5
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +33,12 @@ class Supply:
     gold: int
     red: int
 
-    def count(self, kind: str) -> int:
+    def count(self, kind: TokenKind) -> int:
+        """How many tokens of ``kind`` are left.
+
+        Raises:
+            KeyError: ``kind`` is no token kind.
+        """
         return {GOLDEN_DUST: self.golden_dust, GOLD: self.gold, RED: self.red}[kind]
 
 
@@ -48,11 +58,12 @@ class State:
         supply: tokens not yet taken (R3).
         turn: the number of the move awaited next (1 = the first turn); after the last move, the
             number of moves played plus one.
-        phase: ``PLAY``, ``RED_TOKEN`` or ``FINISHED``.
+        phase: a :class:`Phase`: ``PLAY``, ``RED_TOKEN`` or ``FINISHED``.
         to_move: seat of the player whose move is awaited; None when finished.
         drawn: the card ``to_move`` drew as this turn began (R6 step 1), None if none.
         last_mover: seat of the player who took the last turn (R12 tie-break), None before any.
-        end_reason: why the game ended (``events.DECK_EMPTY`` or ``events.TOKENS_EXHAUSTED``).
+        end_reason: why the game ended (an :class:`EndReason`: ``DECK_EMPTY`` or
+            ``TOKENS_EXHAUSTED``, R11); None while it goes on.
     """
 
     ruleset: Ruleset
@@ -64,11 +75,11 @@ class State:
     reserves: tuple[int, ...]
     supply: Supply
     turn: int
-    phase: str
+    phase: Phase
     to_move: int | None
     drawn: int | None
     last_mover: int | None
-    end_reason: str | None
+    end_reason: EndReason | None
 
     @property
     def deck(self) -> tuple[int, ...]:
@@ -82,10 +93,12 @@ class State:
 
     @property
     def player_to_move(self) -> str | None:
+        """Name of the player whose move is awaited; None when the game is finished."""
         return None if self.to_move is None else self.players[self.to_move]
 
     @property
     def finished(self) -> bool:
+        """Whether the game is over (phase ``FINISHED``)."""
         return self.phase == FINISHED
 
     def seat(self, player: str) -> int:
@@ -102,10 +115,12 @@ class State:
             ) from None
 
     def active_shelf(self, seat: int) -> Shelf:
+        """The active shelf (the newest) of the player in ``seat``."""
         return self.shelves[seat][-1]
 
 
-def setup(ruleset: Ruleset, players: tuple[str, ...] | list[str], seed: str) -> tuple[State, tuple]:
+def setup(ruleset: Ruleset, players: Sequence[str],
+          seed: str) -> tuple[State, tuple[ev.Event, ...]]:
     """Shuffle the deck from ``seed``, deal (R5), and begin turn 1 with its draw (R6 step 1).
 
     Args:
@@ -121,7 +136,8 @@ def setup(ruleset: Ruleset, players: tuple[str, ...] | list[str], seed: str) -> 
     """
     seats = tuple(players)
     if not MIN_PLAYERS <= len(seats) <= MAX_PLAYERS:
-        raise ValueError(f"Rebis is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(seats)}")
+        raise ValueError(f"Rebis is played by {MIN_PLAYERS} to {MAX_PLAYERS} players, "
+                         f"not {len(seats)}")
     if len(set(seats)) != len(seats):
         raise ValueError("each player must have a different name")
     needed = len(seats) * (1 + ruleset.hand_size) + 1
@@ -133,7 +149,8 @@ def setup(ruleset: Ruleset, players: tuple[str, ...] | list[str], seed: str) -> 
     return deal(ruleset, seats, shuffled(ruleset.cards, seed))
 
 
-def deal(ruleset: Ruleset, seats: tuple[str, ...], order: tuple[int, ...]) -> tuple[State, tuple]:
+def deal(ruleset: Ruleset, seats: Sequence[str], order: Sequence[int]
+         ) -> tuple[State, tuple[ev.Event, ...]]:
     """Deal from a deck already in ``order`` (top first) and begin turn 1 with its draw (R5, R6).
 
     :func:`setup` deals from the seed's shuffle; a test deals from an order it chose (e.g. to change
@@ -143,22 +160,22 @@ def deal(ruleset: Ruleset, seats: tuple[str, ...], order: tuple[int, ...]) -> tu
     Returns:
         ``(state, events)`` as :func:`setup`.
     """
-    seats, order = tuple(seats), tuple(order)
-    n = len(seats)
-    first_shelves = tuple((Shelf((ShelfCard(order[i], 0, DEALT),)),) for i in range(n))
+    names, deck = tuple(seats), tuple(order)
+    n = len(names)
+    first_shelves = tuple((Shelf((ShelfCard(deck[i], 0, DEALT),)),) for i in range(n))
     pos = n
-    hands: list[list[int]] = [[] for _ in seats]
+    hands: list[list[int]] = [[] for _ in names]
     for _ in range(ruleset.hand_size):
         for seat in range(n):
-            hands[seat].append(order[pos])
+            hands[seat].append(deck[pos])
             pos += 1
-    drawn = order[pos]
+    drawn = deck[pos]
     hands[0].append(drawn)
     pos += 1
     state = State(
         ruleset=ruleset,
-        players=seats,
-        order=order,
+        players=names,
+        order=deck,
         deck_pos=pos,
         hands=tuple(tuple(sorted(h)) for h in hands),
         shelves=first_shelves,
@@ -171,10 +188,10 @@ def deal(ruleset: Ruleset, seats: tuple[str, ...], order: tuple[int, ...]) -> tu
         last_mover=None,
         end_reason=None,
     )
-    events = (
-        ev.Dealt(seats, ruleset.hand_size),
-        ev.TurnBegan(1, seats[0]),
-        ev.Drew(seats[0], drawn, ev.TURN_DRAW),
+    events: tuple[ev.Event, ...] = (
+        ev.Dealt(names, ruleset.hand_size),
+        ev.TurnBegan(1, names[0]),
+        ev.Drew(names[0], drawn, ev.TURN_DRAW),
     )
     return state, events
 
@@ -194,13 +211,23 @@ def information_set(state: State, seat: int | None) -> State:
     burdens), and ``apply_move`` plays on it, drawing ``HIDDEN`` cards; a look-ahead on it can
     learn nothing the viewer may not know.
 
+    Args:
+        state: the full state.
+        seat: a seat index of this game, ``0 <= seat < len(state.players)``, or None.
+
     Raises:
-        IndexError: ``seat`` is not a seat of this game.
+        IndexError: ``seat`` is not a seat index of this game: too large, or negative (no seat
+            counts from the end; ``DEALT``, which marks the cards nobody placed, is refused
+            rather than shown the cards dealt face down at setup, R5), or not an ``int``.
     """
-    if seat is not None:
-        state.players[seat]  # an unknown seat is an error, not a spectator
+    if seat is not None and (type(seat) is not int or not 0 <= seat < len(state.players)):
+        # Checked, not left to state.players[seat]: a negative index would name a seat from the
+        # end, and DEALT (-1) would then be shown the face-down cards dealt at setup (R5).
+        raise IndexError(f"seat {seat!r} is not a seat of this game (seats 0 to "
+                         f"{len(state.players) - 1}, or None for a spectator)")
     shelves = tuple(tuple(_shelf_seen_by(shelf, seat) for shelf in row) for row in state.shelves)
-    hands = tuple(hand if i == seat else (HIDDEN,) * len(hand) for i, hand in enumerate(state.hands))
+    hands = tuple(hand if i == seat else (HIDDEN,) * len(hand)
+                  for i, hand in enumerate(state.hands))
     drawn = state.drawn
     if drawn is not None and state.to_move != seat:
         drawn = HIDDEN
@@ -211,7 +238,8 @@ def information_set(state: State, seat: int | None) -> State:
 
 def _shelf_seen_by(shelf: Shelf, seat: int | None) -> Shelf:
     """``shelf`` with the face-down cards ``seat`` did not place turned ``HIDDEN`` (the same
-    object when there is none, which is the common case of a shelf seen by its closer)."""
+    object when there is none, which is the common case of a shelf seen by its closer).
+    ``seat`` is a real seat or None (a spectator), never ``DEALT``."""
     cards = shelf.cards
     if all(card.factor or (card.placed_by == seat and seat is not None) for card in cards):
         return shelf

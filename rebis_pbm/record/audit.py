@@ -19,7 +19,7 @@ from typing import Callable
 
 from ..engine.state import FINISHED, RED_TOKEN
 from .model import Record
-from .verify import Problem, check_status, walk
+from .verify import Problem, Walk, _read_as_written, check_status, walk
 from ..views import counted
 from ..errors import InputError
 from ..yamlio import load_yaml
@@ -40,6 +40,9 @@ class Report:
         checked: what was checked, in plain words (up to the problem).
         not_checked: what could not be checked without the seed.
         status: the record's status as written (None if unreadable).
+        deal_from: the parties whose entropy went into the deal, ``["referee"]`` then the
+            joined players in seat order (a rebis-pbm/1 or referee deal: ``["referee"]``).
+        referee: lines saying what the referee did (moves made for a player, logged actions).
     """
 
     source: str
@@ -51,6 +54,7 @@ class Report:
     not_checked: list[str] = field(default_factory=list)
     status: dict | None = None
     deal_from: list[str] = field(default_factory=list)
+    referee: list[str] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
@@ -91,6 +95,7 @@ class Report:
                 " (the referee's seed alone: the referee could have chosen the deal)"
                 if self.deal_from == ["referee"] else " (a fair deal: nobody could choose it)")
                 + ".")
+        lines.extend(self.referee)
         if self.not_checked:
             lines.append("Not checked (needs the seed, revealed in the record when the game ends; "
                          "the referee keeps it until then): " + "; ".join(self.not_checked) + ".")
@@ -162,6 +167,34 @@ def _player_at(data, turn: int | None) -> str | None:
 SeedFinder = Callable[[Record], "tuple[str, str] | None"]
 
 
+def _as_written(data: bytes, source: str, loaded, find_seed: SeedFinder | None):
+    """``(record, replay, seed, where the seed came from)`` when the record is exactly as
+    rebis-pbm writes it and its seed is known (the fast read of every command,
+    :func:`rebis_pbm.record.verify.read_game`: then the schema holds, the walk and the status
+    check find nothing, and jsonschema is not needed); None otherwise, and whenever
+    ``find_seed`` raises: the checked path then says what it says."""
+    sources: list[str] = []
+
+    def seed_for(record: Record) -> str:
+        found = None if find_seed is None else find_seed(record)
+        if record.seed is not None:
+            sources.append("revealed in the record")
+        if found is not None:
+            sources.append(found[1])
+            return found[0]
+        if record.seed is None:
+            raise LookupError("no seed: only the checked path can verify this record")
+        return record.seed
+
+    read = _read_as_written(data, source, seed_for, loaded)
+    if read is None:
+        return None
+    record, replay, _ = read
+    # walk() replays with the seed given from outside when there is one, else the record's own.
+    return record, replay, (None if len(sources) == 1 and record.seed is not None
+                            else read[2]), sources
+
+
 def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
            witnesses=()) -> Report:
     """Verify a record's bytes: its form, then :func:`walk`, then :func:`check_status`.
@@ -189,9 +222,13 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.problem = Problem("unreadable", "the file is not a complete game record (cut "
                                  f"short, or damaged), so it cannot be read: {exc}", turn=turn)
         return report
+    fast = _as_written(data, source, loaded, find_seed)
     try:
-        validate(loaded, "record")
-        record = Record.from_dict(loaded.data)
+        if fast is None:
+            validate(loaded, "record")
+            record = Record.from_dict(loaded.data)
+        else:
+            record = fast[0]
     except ValueError as exc:  # InputError (schema) or a ruleset out of range
         path = exc.path if isinstance(exc, InputError) else ("ruleset",)
         turn = _turn_at_path(loaded.data, path)
@@ -210,17 +247,22 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
     joined = {j.player for j in record.joins} if record.deal == "players" else set()
     report.deal_from = ["referee"] + [p for p in record.players if p in joined]  # seat order
+    report.referee = referee_lines(record)
     report.checked.append("the record's form (its schema)")
-    seed, sources = None, []
-    if record.seed is not None:
-        sources.append("revealed in the record")
-    found = None if find_seed is None else find_seed(record)
-    if found is not None:
-        seed = found[0]
-        sources.append(found[1])
+    if fast is not None:
+        _, replay, seed, sources = fast
+    else:
+        seed, sources = None, []
+        if record.seed is not None:
+            sources.append("revealed in the record")
+        found = None if find_seed is None else find_seed(record)
+        if found is not None:
+            seed = found[0]
+            sources.append(found[1])
     report.seed = " and ".join(sources) or None
     known = report.seed is not None
-    result = walk(record, seed)
+    # The fast read replayed the record with every check of the walk, which found nothing.
+    result = walk(record, seed) if fast is None else Walk(None, replay, len(record.moves))
     code = result.problem.code if result.problem else None
     if code != "header_digest":
         report.checked.append("the header digest")
@@ -263,3 +305,25 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
             "the status beyond its turn and player to move",
         ]
     return report
+
+
+_ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
+                 "extend_deadline": "the referee extended the deadline by {seconds} s",
+                 "end_game": "the referee ended the game"}
+
+
+def referee_lines(record: Record) -> list[str]:
+    """What the referee did in a rebis-pbm/2 record, one line each, in order: the moves made
+    for a player ("turn 12: the referee moved for bob (missed deadline, greedy bot)") and the
+    logged actions ("after turn 12: the referee extended the deadline by 86400 s (bob asked)")."""
+    lines = []
+    for move, stamp in zip(record.moves, record.stamps):
+        if stamp.get("by") == "referee":
+            lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
+                         f"({stamp.get('reason')}, {stamp.get('bot')} bot)")
+    for action in record.actions:
+        words = _ACTION_WORDS.get(action.get("action"), str(action.get("action")))
+        words = words.format(player=action.get("player"), seconds=action.get("seconds"))
+        why = f" ({action['reason']})" if action.get("reason") else ""
+        lines.append(f"  after turn {action.get('after')}, at {action.get('at')}: {words}{why}")
+    return (["The referee's part:"] + lines) if lines else []

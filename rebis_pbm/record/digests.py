@@ -112,8 +112,9 @@ def header_document(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256:
                     extra: dict | None = None) -> dict:
     """The record's header as the header digest covers it: the same fields and values as the
     record's ``format``, ``game``, ``ruleset``, ``players`` and ``seed_sha256``, plus ``extra``:
-    the optional header fields of format rebis-pbm/2 that are present (e.g. ``keys``, ``deal``),
-    each under its own name. A rebis-pbm/1 header has none."""
+    the optional header fields of a ``rebis-pbm/2`` record that are present, each under its own
+    name (``created``, ``deadline``, ``missed``, ``deal``, ``keys``). A rebis-pbm/1 header has
+    none."""
     return {"format": fmt, "game": game, "ruleset": ruleset.as_dict(), "players": list(players),
             "seed_sha256": seed_sha256, **(extra or {})}
 

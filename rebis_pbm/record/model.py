@@ -38,6 +38,14 @@ def ascii_lower(text: str) -> str:
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
+# rebis-pbm/2 adds: the header's ``created``, ``deadline`` and ``missed`` (the missed-move
+# policy), each move entry's ``at`` (when it was applied) and, for a move the referee made for a
+# player, ``by: referee`` with its ``reason`` and ``bot``; and the referee's logged ``actions``
+# (docs/formats.md). None of it is read by a replay: time never changes a game.
+V1 = "rebis-pbm/1"
+HEADER_EXTRA = ("created", "deadline", "missed")  # v2 header fields the header digest covers
+STAMP_FIELDS = ("at", "by", "reason", "bot")       # v2 move-entry fields beside the move
+
 
 def check_seed(record: "Record", seed: str) -> None:
     """Raises SeedError unless ``seed`` (for rebis-pbm/2, the ``SALT:SEED`` secret) matches
@@ -221,13 +229,23 @@ class Record:
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
     joins: tuple[Join, ...] = ()
     proofs: tuple[Proof | None, ...] = ()
+    header_extra: dict = field(default_factory=dict, hash=False)
+    stamps: tuple[dict, ...] = ()
+    actions: tuple[dict, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.format != "rebis-pbm/1" and self.deal is None:
+        if self.format != V1 and self.deal is None:
             object.__setattr__(self, "deal", REFEREE_DEAL)
         if len(self.proofs) < len(self.moves):
             object.__setattr__(self, "proofs",
                                self.proofs + (None,) * (len(self.moves) - len(self.proofs)))
+        if not self.stamps and self.moves:
+            object.__setattr__(self, "stamps", ({},) * len(self.moves))
+        if self.format == V1 and (self.header_extra or self.actions or any(self.stamps)
+                                  or self.keys or self.joins or any(self.proofs)):
+            raise ValueError("a rebis-pbm/1 record has no deadline, times, referee's moves, "
+                             "actions, keys, joins or signatures: those fields came with "
+                             "rebis-pbm/2")
         if self.header_sha256 is None:
             object.__setattr__(self, "header_sha256", self.computed_header_sha256())
         if len(self.links) != len(self.moves):
@@ -240,13 +258,18 @@ class Record:
                              self.seed_sha256, self._header_extra())
 
     def _header_extra(self) -> dict:
-        # rebis-pbm/2's header fields (none for rebis-pbm/1, whose header digest is unchanged).
-        if self.format == "rebis-pbm/1":
+        # Every rebis-pbm/2 header field the header digest covers beyond the five of
+        # rebis-pbm/1 (whose header digest is unchanged): created, deadline, missed (when
+        # present), the deal kind, and the keys registered with new --key (when any).
+        if self.format == V1:
             return {}
-        extra: dict = {"deal": self.deal}
+        return {**self.header_extra, **self._trust_fields()}
+
+    def _trust_fields(self) -> dict:
+        fields: dict = {"deal": self.deal}
         if self.keys:
-            extra["keys"] = {p: list(self.keys[p]) for p in self.players if p in self.keys}
-        return extra
+            fields["keys"] = {p: list(self.keys[p]) for p in self.players if p in self.keys}
+        return fields
 
     def prev_digest(self, index: int) -> str:
         """The ``prev`` of move ``index`` (0-based): the previous chain digest, or the last
@@ -290,7 +313,7 @@ class Record:
             ValueError: a rebis-pbm/2 secret that is not ``SALT:SEED``, or a fair deal whose
                 joins are not all in.
         """
-        if self.format == "rebis-pbm/1":
+        if self.format == V1:
             return secret
         seed, _ = unsalted(secret)
         if self.deal != FAIR_DEAL:
@@ -310,13 +333,15 @@ class Record:
 
     def entry(self, index: int) -> dict:
         """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest covers."""
-        doc = {**self.moves[index].as_dict(), "state_hmac": self.links[index].state_hmac}
+        doc = {**self.moves[index].as_dict(), **self.stamps[index],
+               "state_hmac": self.links[index].state_hmac}
         proof = self.proofs[index] if index < len(self.proofs) else None
         if proof is not None:
             doc.update(proof.as_dict())
         return doc
 
     def with_move(self, move: Move, state: State, seed: str, events,
+                  stamp: dict | None = None,
                   signed: tuple[bytes, str] | None = None) -> "Record":
         """The record with ``move`` appended; ``state`` and ``events`` are what ``apply_move``
         returned for it, ``seed`` the game's seed (for the keyed state digest, and for the seal of
@@ -332,13 +357,36 @@ class Record:
                 proof = Proof(signed[1], None, seal_signed(seed, self.game, move.turn, signed[0]))
         elif signed is not None:
             proof = Proof(signed[1], signed[0].decode("utf-8"))
+        stamp = dict(stamp or {}) if self.format != V1 else {}
         state_hmac = state_digest(state, seed)
-        entry = {**move.as_dict(), "state_hmac": state_hmac}
+        entry = {**move.as_dict(), **stamp, "state_hmac": state_hmac}
         if proof is not None:
             entry.update(proof.as_dict())
         link = Link(state_hmac, chain_digest(self.prev_digest(len(self.moves)), entry))
         return replace(self, moves=self.moves + (move,), links=self.links + (link,),
-                       proofs=self.proofs + (proof,))
+                       proofs=self.proofs + (proof,), stamps=self.stamps + (stamp,))
+
+    def with_action(self, action: dict) -> "Record":
+        """The record with the referee's logged ``action`` appended (a rebis-pbm/2 record):
+        ``action`` holds ``action`` (its kind), ``at`` and its own fields; ``after`` (the number
+        of moves before it) and ``chain_sha256`` (chaining it to the action before it, or to
+        the header) are added here, so that an edited action fails verification."""
+        if self.format == V1:
+            raise ValueError("a rebis-pbm/1 record cannot log the referee's actions")
+        body = {"after": len(self.moves), **action}
+        prev = self.actions[-1]["chain_sha256"] if self.actions else self.header_sha256
+        return replace(self, actions=self.actions + (
+            {**body, "chain_sha256": chain_digest(prev, body)},))
+
+    def broken_action(self) -> int | None:
+        """The index of the first logged action whose chain digest does not match, or None."""
+        prev = self.header_sha256
+        for index, action in enumerate(self.actions):
+            body = {k: v for k, v in action.items() if k != "chain_sha256"}
+            if chain_digest(prev, body) != action.get("chain_sha256"):
+                return index
+            prev = action["chain_sha256"]
+        return None
 
     def holds(self, move: Move) -> bool:
         """Whether the recorded move of ``move.turn`` is ``move``, as far as the public record
@@ -398,12 +446,13 @@ class Record:
             "ruleset": self.ruleset.as_dict(),
             "players": list(self.players),
             **self._address_fields(),
+            **self.header_extra,
             "seed_sha256": self.seed_sha256,
         }
-        if self.format != "rebis-pbm/1":
-            doc.update(self._header_extra())
+        if self.format != V1:
+            doc.update(self._trust_fields())
         if self.seed is not None:
-            if self.format == "rebis-pbm/1":
+            if self.format == V1:
                 doc["seed"] = self.seed
             else:
                 doc["seed"], doc["salt"] = unsalted(self.seed)
@@ -412,6 +461,8 @@ class Record:
             doc["joins"] = [{**j.entry(), "chain_sha256": j.chain_sha256} for j in self.joins]
         doc["moves"] = [{**self.entry(i), "chain_sha256": link.chain_sha256}
                         for i, link in enumerate(self.links)]
+        if self.actions:
+            doc["actions"] = [dict(a) for a in self.actions]
         doc["status"] = self.status(state)
         return doc
 
@@ -463,6 +514,9 @@ class Record:
                              Proof.from_entry(j), str(j["chain_sha256"]))
                         for j in data.get("joins", ())),
             proofs=tuple(Proof.from_entry(m) for m in data["moves"]),
+            header_extra={k: data[k] for k in HEADER_EXTRA if k in data},
+            stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
+            actions=tuple(dict(a) for a in data.get("actions", ())),
         )
 
 

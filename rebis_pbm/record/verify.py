@@ -230,6 +230,14 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                 expected="play.sealed" if not sealed else "play.cards",
                 found="play.cards" if not sealed else "play.sealed", **at), None, index)
         history.append((move, events))
+    broken = record.broken_action()
+    if broken is not None:
+        action = record.actions[broken]
+        return Walk(Problem(
+            "chain_digest", f"the referee's logged action {broken + 1} ({action.get('action')}, "
+            f"after move {action.get('after')}) does not match its chain digest: it, or an action "
+            f"before it, was edited", expected=f"chain_sha256 {action.get('chain_sha256')}",
+            found="another entry"), None, len(record.moves))
     replay = None if key is None else Replay(state, setup_events, tuple(history))
     return Walk(None, replay, len(record.moves))
 
@@ -409,8 +417,9 @@ def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
 
     A record as rebis-pbm writes it is accepted without the JSON Schema, whose import and checks
     cost more than all the rest of a command: when the strict YAML reader reads it, its integers
-    are plainly spelled, it holds no e-mail addresses (their format is the schema's to check),
-    the game id and every name have the schema's form, the record replays
+    are plainly spelled, its e-mail addresses have the schema's form
+    (:func:`rebis_pbm.schemas.address_accepted`; no digest covers them), the game id and every
+    name have the schema's form, the record replays
     (:func:`replay_record`: every digest and every move checked) and its data is exactly, types
     included, what the writer gives for it (:meth:`Record.to_dict` of the replayed state), then
     the schema holds too (and so does the written status). Anything else goes through
@@ -445,16 +454,20 @@ def read_checked(data: bytes, source: str, seed_for) -> tuple[Record, Replay, st
     raise CorruptRecord(problem.sentence(), problem)
 
 
-def _read_as_written(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str] | None:
-    """The fast path of :func:`read_game`; None sends the record down the checked path."""
-    from ..schemas import check_integer_spelling, defined_pattern
+def _read_as_written(data: bytes, source: str, seed_for,
+                     loaded=None) -> tuple[Record, Replay, str] | None:
+    """The fast path of :func:`read_game`; None sends the record down the checked path.
+    ``loaded``: ``data`` already read by the strict loader (``yamlio.load_yaml``)."""
+    from ..schemas import address_accepted, check_integer_spelling, defined_pattern
 
     try:
-        loaded = load_yaml(data, source=source, kind="record")
+        if loaded is None:
+            loaded = load_yaml(data, source=source, kind="record")
         check_integer_spelling(loaded)
         doc = loaded.data
-        if "addresses" in doc:
-            return None  # e-mail addresses have a format only the schema checks
+        addresses = doc.get("addresses", {})
+        if not all(address_accepted(address) for address in addresses.values()):
+            return None  # no digest covers the addresses: only their form is checked
         record = Record.from_dict(doc)
         if not defined_pattern("move", "game").fullmatch(record.game):
             return None

@@ -329,26 +329,64 @@ def maildir_new(folder: str | os.PathLike) -> list[Path]:
     return [Path(e.path) for e in entries]
 
 
+def maildir_unseen(folder: str | os.PathLike) -> list[Path]:
+    """The messages not yet handled in a Maildir: every one in ``new/``, and those in ``cur/``
+    without the Seen flag (``S`` in the info part after ``:2,``), which is where an IMAP server
+    or a mail client moves a message it has shown but nobody has read; oldest first.
+
+    Raises:
+        ValueError: ``folder`` has no ``new/`` and ``cur/``: it is not a Maildir.
+    """
+    import mailbox
+
+    fresh = maildir_new(folder)
+    colon = mailbox.Maildir.colon
+    unseen = []
+    for entry in os.scandir(Path(folder) / "cur"):
+        if not entry.is_file() or entry.name.startswith("."):
+            continue
+        _, _, info = entry.name.partition(colon)
+        flags = info[2:] if info.startswith("2,") else ""
+        if "S" not in flags:
+            unseen.append(entry)
+    unseen.sort(key=lambda e: (e.stat().st_mtime_ns, e.name))
+    return sorted(fresh + [Path(e.path) for e in unseen],
+                  key=lambda p: (_mtime(p), p.name))
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0
+
+
 def mark_seen(path: Path) -> Path:
     """Move a message from ``new/`` to ``cur/`` with the Seen flag, as the Maildir format has
     every reader do (a rename: atomic, so a message is in exactly one of the two)."""
     import mailbox
 
     colon = mailbox.Maildir.colon
-    base = path.name.split(colon)[0]  # a delivery agent may already have added an info part
-    target = path.parent.parent / "cur" / f"{base}{colon}2,S"
+    base, _, info = path.name.partition(colon)  # a delivery agent or client may have set flags
+    flags = set(info[2:]) if info.startswith("2,") else set()
+    target = path.parent.parent / "cur" / f"{base}{colon}2,{''.join(sorted(flags | {'S'}))}"
     os.rename(path, target)
     return target
 
 
 def queue(folder: str | os.PathLike, messages: list[EmailMessage]) -> None:
     """Add ``messages``, in order, to the Maildir ``folder`` (created if missing): the queue
-    ``mail out`` sends from. Each file appears in ``new/`` whole (written in ``tmp/`` first)."""
+    ``mail out`` sends from. Each file appears in ``new/`` whole (written in ``tmp/`` first), and
+    readable by its owner only (mode 0600: a message holds a player's private view)."""
     import mailbox
 
-    box = mailbox.Maildir(os.fspath(folder), create=True)
-    for msg in messages:
-        box.add(msg)
+    mask = os.umask(0o077)  # the files are created 0600, never readable by others for a moment
+    try:
+        box = mailbox.Maildir(os.fspath(folder), create=True)
+        for msg in messages:
+            box.add(msg)
+    finally:
+        os.umask(mask)
 
 
 # --- sending ---------------------------------------------------------------------------------
@@ -364,6 +402,7 @@ class SmtpServer:
     user: str | None = None
     password: str | None = None
     timeout: float = 60.0
+    smtps: bool = False  # implicit TLS from the first byte (port 465), instead of STARTTLS
 
 
 def parse_server(text: str) -> tuple[str, int]:
@@ -384,25 +423,98 @@ def parse_server(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def send_smtp(server: SmtpServer, paths: list[Path], sent) -> None:
+class Refusal(Exception):
+    """The server refused one message: ``code`` (the SMTP reply code; 5xx is permanent, 4xx is
+    "try again later") and ``text``. Other messages of the session are not affected."""
+
+    def __init__(self, code: int, text: str):
+        super().__init__(f"{code} {text}")
+        self.code, self.text = code, text
+
+    @property
+    def permanent(self) -> bool:
+        return self.code >= 500
+
+
+def _refusal(exc) -> Refusal:
+    import smtplib
+
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        codes = [code for code, _ in exc.recipients.values()] or [550]
+        again = [code for code in codes if code < 500]  # any 4xx: try again later
+        texts = [_text(text) for code, text in exc.recipients.values()]
+        return Refusal(again[0] if again else codes[0], "; ".join(texts))
+    return Refusal(exc.smtp_code, _text(exc.smtp_error))
+
+
+def _text(value) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def send_smtp(server: SmtpServer, paths: list[Path], sent, refused=None) -> None:
     """Send the message files ``paths`` in order through one SMTP session; after each one the
-    server accepted, call ``sent(path)``.
+    server accepted, call ``sent(path)``; after each one it refused (a reply to the sender, a
+    recipient or the data), call ``refused(path, Refusal)`` and go on with the next (without
+    ``refused``, the refusal is raised as the smtplib exception).
 
     Raises:
-        smtplib.SMTPException, ssl.SSLError, OSError: the server could not be reached or
-            refused (the messages not yet passed to ``sent`` are not sent).
+        smtplib.SMTPException, ssl.SSLError, OSError: the server could not be reached, or
+            refused the session (login, TLS): the messages not yet passed on are not sent.
     """
     import smtplib
     import socket
     import ssl
 
     # local_hostname: our own name for EHLO, without the DNS look-up smtplib would make.
-    with smtplib.SMTP(server.host, server.port, timeout=server.timeout,
-                      local_hostname=socket.gethostname() or "localhost") as smtp:
+    local = socket.gethostname() or "localhost"
+    if server.smtps:
+        session = smtplib.SMTP_SSL(server.host, server.port, timeout=server.timeout,
+                                   local_hostname=local, context=ssl.create_default_context())
+    else:
+        session = smtplib.SMTP(server.host, server.port, timeout=server.timeout,
+                               local_hostname=local)
+    with session as smtp:
         if server.starttls:
             smtp.starttls(context=ssl.create_default_context())
         if server.user is not None:
             smtp.login(server.user, server.password or "")
         for path in paths:
-            smtp.send_message(parse_message(path.read_bytes()))
+            try:
+                smtp.send_message(parse_message(path.read_bytes()))
+            except (smtplib.SMTPRecipientsRefused, smtplib.SMTPSenderRefused,
+                    smtplib.SMTPDataError) as exc:
+                if refused is None:
+                    raise
+                try:
+                    smtp.rset()
+                except smtplib.SMTPException:
+                    pass
+                refused(path, _refusal(exc))
+                continue
             sent(path)
+
+
+def send_sendmail(program: str, paths: list[Path], sent) -> None:
+    """Hand the message files ``paths`` in order to the local mail system's ``sendmail``
+    program (``program -i -f FROM -- RECIPIENTS``, the message on its standard input), which
+    queues, retries and bounces them itself; after each one it took, call ``sent(path)``.
+
+    Raises:
+        OSError: the program cannot be run, or it failed (its exit code and first line of
+            error output are in the message); the messages not yet passed on are not sent.
+    """
+    import subprocess
+
+    for path in paths:
+        data = path.read_bytes()
+        msg = parse_message(data)
+        sender = sender_address(msg)
+        recipients = [a.addr_spec for field in ("To", "Cc", "Bcc")
+                      for a in (msg[field].addresses if msg[field] is not None else ())]
+        done = subprocess.run([program, "-i", "-f", sender, "--", *recipients], input=data,
+                              capture_output=True, timeout=300)
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise OSError(f"{program} exited with {done.returncode}"
+                          + (f" ({said[0]})" if said else ""))
+        sent(path)

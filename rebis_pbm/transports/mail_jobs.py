@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from .. import referee
-from ..errors import ExitCode, Failed, Refused, UsageError, one_line
+from ..errors import (CorruptRecord, ExitCode, Failed, InputError, RebisError, Refused,
+                      UsageError, one_line)
 from ..fileio import locked, open_regular, write_atomic
 from ..record import Record, Replay
 
@@ -26,6 +27,53 @@ def default_queue(record_path: str | os.PathLike[str]) -> Path:
     record_path = Path(record_path)
     stem = record_path.name[:-5] if record_path.name.endswith(".yaml") else record_path.name
     return record_path.with_name(stem + ".mailq")
+
+
+QUEUED_STATE = "queued-turn"  # in the queue folder: the last turn whose messages were queued
+
+
+def queued_turn(queue_dir: Path) -> int | None:
+    """The last turn whose messages were queued (0: the deal), from the small state file beside
+    the queue's messages; None when there is none yet (a queue from an earlier version)."""
+    try:
+        return int((queue_dir / QUEUED_STATE).read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _queue_then_note(queue_dir: Path, messages: list, turn: int) -> None:
+    """Queue ``messages``, then record that the messages of ``turn`` are queued (in this order:
+    a crash between the two queues them again, never loses them)."""
+    from .mail import queue
+
+    queue(queue_dir, messages)
+    write_atomic(queue_dir / QUEUED_STATE, f"{turn}\n", mode=0o600)
+
+
+def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
+                        queue_dir: Path) -> int:
+    """Crash safety of ``mail in``: if the record holds a move whose messages were never queued
+    (the queue could not be written, or the process was killed between the record and the
+    queue), queue every player's current view now. Returns how many messages were queued (0:
+    nothing was missing). Call with the record's lock held."""
+    # The game as every command reads it (the fast path, kept for the move's own read); a
+    # record whose seed cannot be found is read without it, and then left to the move's read.
+    try:
+        game_read: referee.Game | None = referee.open_game(game)
+        record = game_read.record
+    except RebisError:
+        game_read, record = None, referee.read_record(game)
+    last = len(record.moves)
+    noted = queued_turn(queue_dir)
+    if noted is None:  # no state yet: take the queue as up to date from here on
+        _queue_then_note(queue_dir, [], last)
+        return 0
+    if noted >= last or not record.addresses:
+        return 0
+    record, replay, _ = game_read or referee.open_game(game)
+    messages = view_messages(record, replay, referee_address)
+    _queue_then_note(queue_dir, messages, last)
+    return len(messages)
 
 
 def _status(record: Record, replay: Replay) -> str:
@@ -90,6 +138,7 @@ class Handled(NamedTuple):
 
     line: str
     notice: bool = False
+    applied: bool = False   # a move was applied (and its messages queued)
 
 
 def handle_message(game: str | os.PathLike[str], data: bytes, label: str, referee_address: str,
@@ -113,7 +162,10 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         sender = sender_address(msg)
     except MailError as exc:
         return Handled(f"{label}: ignored: {exc}, so there is no one to answer")
-    record = referee.read_record(game)
+    try:  # read once: submit_move finds the same bytes already read (referee.open_game)
+        record = referee.open_game(game).record
+    except (InputError, CorruptRecord):  # SeedError too: the stranger's check needs no seed
+        record = referee.read_record(game)
     if record.player_at(sender) is None:
         return Handled(f"{label}: ignored, not answered: {sender} is not the address of any "
                        f"player of game {record.game} (a player writing from another address "
@@ -146,55 +198,93 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
                        f"queued")
     messages = view_messages(done.record, done.replay, referee_address, original=msg,
                              sender=sender)
-    queue(queue_dir, messages)
+    try:
+        _queue_then_note(queue_dir, messages, move.turn)
+    except OSError as exc:
+        from ..fileio import os_error_message
+
+        return Handled(f"{label} from {sender}: turn {move.turn} applied ({move.player}), but "
+                       f"its messages could not be queued ({os_error_message(exc)}); the next "
+                       f"mail in queues them", True, True)
     return Handled(f"{label} from {sender}: turn {move.turn} applied ({move.player}); "
-                   f"{len(messages)} messages queued")
+                   f"{len(messages)} messages queued", applied=True)
 
 
 def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_address: str,
             queue_dir: Path, views_dir: str | os.PathLike[str] | None = None
             ) -> Iterator[Handled]:
     """Handle the messages of ``source``: a stream (standard input), a message file, or a
-    Maildir folder (every message in its ``new/``, oldest first, each moved to ``cur/`` once
-    handled, so that a re-run never handles it twice). Yields what was done with each.
+    Maildir folder (every message not yet handled: all of ``new/``, and those in ``cur/``
+    without the Seen flag, oldest first; each gets the Seen flag in ``cur/`` once handled, so
+    that a re-run never handles it twice). Yields what was done with each.
+
+    Before the messages, a move in the record whose messages were never queued (an earlier run
+    killed, or a queue that could not be written) has its messages queued. A Maildir is read
+    under a lock (``.NAME.lock`` beside it), so that two runs at once (cron) never handle, and
+    answer, the same message twice.
 
     Raises:
-        Failed: ``source`` is a folder but not a Maildir (exit 2).
+        Failed: ``source`` does not exist, or is a folder but not a Maildir (exit 2).
+        Busy: another run held the Maildir's (or the record's) lock for too long (exit 75).
         anything :func:`handle_message` raises for the referee's side: that message and the
             later ones stay where they are (a notice saying so is yielded first).
     """
-    from .mail import maildir_new, mark_seen
+    from .mail import mark_seen, maildir_unseen
+
+    def recover() -> Iterator[Handled]:
+        from ..errors import Busy
+
+        try:
+            with locked(game):
+                count = queue_missing_views(game, referee_address, queue_dir)
+        except Busy:  # the next run checks again; a message waiting says busy in its own words
+            return
+        if count:
+            yield Handled(f"rebis-pbm: the last move's messages had not been queued (an "
+                          f"earlier run was stopped); {count} messages queued now", True)
 
     if not isinstance(source, str):
+        yield from recover()
         yield handle_message(game, read_capped(source), "<stdin>", referee_address, queue_dir,
                              views_dir)
         return
     path = Path(source)
+    if not path.exists():
+        raise Failed(f"{path} does not exist: give the Maildir your mail system delivers the "
+                     f"players' messages to (a folder with new/, cur/ and tmp/ inside), one "
+                     f"message file, or - for standard input (docs/mail.md)")
     if not path.is_dir():
+        yield from recover()
         with open_regular(path) as f:
             data = read_capped(f)
         yield handle_message(game, data, str(path), referee_address, queue_dir, views_dir)
         return
-    try:
-        pending = maildir_new(path)
-    except ValueError as exc:
-        raise Failed(str(exc)) from None
-    for message in pending:
+    with locked(path):
         try:
-            with open_regular(message) as f:
-                handled = handle_message(game, read_capped(f), message.name, referee_address,
+            pending = maildir_unseen(path)
+        except ValueError as exc:
+            raise Failed(str(exc)) from None
+        yield from recover()
+        for message in pending:
+            try:
+                with open_regular(message) as f:
+                    data = read_capped(f)
+            except FileNotFoundError:  # moved meanwhile by a mail client: no longer ours
+                continue
+            try:
+                handled = handle_message(game, data, message.name, referee_address,
                                          queue_dir, views_dir)
-        except BaseException:
-            yield Handled(f"rebis-pbm: {message.name} was not handled; it stays in "
-                          f"{message.parent}", True)
-            raise
-        seen = mark_seen(message)
-        if handled.notice:
-            handled = Handled(f"{handled.line}; the message is kept in {seen.parent}/ as "
-                              f"{seen.name}", True)
-        yield handled
-    if not pending:
-        yield Handled(f"No new message in {path}.")
+            except BaseException:
+                yield Handled(f"rebis-pbm: {message.name} was not handled; it stays in "
+                              f"{message.parent}", True)
+                raise
+            seen = mark_seen(message)
+            if handled.notice and not handled.applied:
+                handled = Handled(f"{handled.line}; the message is kept in {seen.parent}/ as "
+                                  f"{seen.name}", True)
+            yield handled
+        if not pending:
+            yield Handled(f"No new message in {path}.")
 
 
 # --- mail views ------------------------------------------------------------------------------
@@ -219,8 +309,12 @@ def queue_views(game: str | os.PathLike[str], referee_address: str,
         raise Failed(f"no player of game {record.game} has an e-mail address; register them when "
                      f"creating the game: new ... --player NAME=ADDRESS")
     messages = view_messages(record, replay, referee_address, players=players or None)
+    queue_dir = queue_dir or default_queue(game)
     with locked(game):  # the queue keeps the order in which views were made
-        add_to_queue(queue_dir or default_queue(game), messages)
+        if players:
+            add_to_queue(queue_dir, messages)
+        else:  # every view of the last move: what mail in's crash check looks for
+            _queue_then_note(queue_dir, messages, len(record.moves))
     return len(messages)
 
 
@@ -240,17 +334,33 @@ def _smtp_reason(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def send_queue(queue_dir: Path, *, outbox: Path | None = None,
-               server: object = None) -> int | None:
+class Sent(NamedTuple):
+    """What :func:`send_queue` did: ``sent`` messages, ``kept`` (refused for now: 4xx, left in
+    the queue for the next run), ``set_aside`` (refused for good: 5xx, moved to the queue's
+    ``failed/``), and a line per refusal in ``notes``."""
+
+    sent: int
+    kept: int = 0
+    set_aside: int = 0
+    notes: tuple[str, ...] = ()
+
+
+def send_queue(queue_dir: Path, *, outbox: Path | None = None, server: object = None,
+               sendmail: str | None = None) -> Sent | None:
     """Send the queued messages through ``server`` (a :class:`~rebis_pbm.transports.mail.
-    SmtpServer`), or write each as a ``.eml`` file in ``outbox``. A message leaves the queue
-    once sent (it is kept in the queue's ``cur/``). Returns how many were sent, or None when the
-    queue does not exist yet.
+    SmtpServer`), hand them to the local mail system (``sendmail``, the path of its sendmail
+    program), or write each as a ``.eml`` file in ``outbox`` (mode 0600: a message holds a
+    player's private view). A message leaves the queue once sent (it is kept in the queue's
+    ``cur/``). A message the server refuses for now (a 4xx reply) stays queued for the next
+    run; one it refuses for good (5xx: an address that does not exist) is set aside in the
+    queue's ``failed/``, and a report to the referee (the message's sender) is queued, so one
+    bad address blocks nobody. Returns what was done, or None when the queue does not exist yet.
 
     Raises:
-        Failed: the server could not be reached or refused: the rest stays queued (exit 2).
+        Failed: the server could not be reached or refused the session (or sendmail failed):
+            the messages not yet sent stay queued (exit 2).
     """
-    from .mail import SmtpServer, maildir_new, mark_seen, send_smtp
+    from .mail import (SmtpServer, maildir_new, mark_seen, send_sendmail, send_smtp)
 
     if not queue_dir.exists():
         return None
@@ -260,22 +370,75 @@ def send_queue(queue_dir: Path, *, outbox: Path | None = None,
         except ValueError as exc:
             raise Failed(str(exc)) from None
         done: list[Path] = []
+        kept: list[str] = []
+        aside: list[str] = []
 
         def sent(path: Path) -> None:
             mark_seen(path)
             done.append(path)
 
+        def refused(path: Path, refusal) -> None:
+            if refusal.permanent:
+                aside.append(_set_aside(queue_dir, path, refusal))
+            else:
+                kept.append(f"{_recipients(path)}: refused for now ({refusal}); it stays "
+                            f"queued for the next run")
+
         if outbox is not None:
-            outbox.mkdir(parents=True, exist_ok=True)
+            outbox.mkdir(parents=True, exist_ok=True, mode=0o700)
             for path in pending:
-                write_atomic(outbox / f"{path.name}.eml", path.read_bytes())
+                write_atomic(outbox / f"{path.name}.eml", path.read_bytes(), mode=0o600)
                 sent(path)
-            return len(done)
-        assert isinstance(server, SmtpServer)
+            return Sent(len(done))
+        where = sendmail
         try:
-            send_smtp(server, pending, sent)
+            if sendmail is not None:
+                send_sendmail(sendmail, pending, sent)
+            else:
+                assert isinstance(server, SmtpServer)
+                where = f"{server.host}:{server.port}"
+                send_smtp(server, pending, sent, refused)
         except OSError as exc:  # smtplib's and ssl's errors are OSErrors too
-            raise Failed(f"could not send through {server.host}:{server.port}: "
-                         f"{_smtp_reason(exc)}; {len(done)} messages sent, "
-                         f"{len(pending) - len(done)} still queued (run mail out again)") from None
-    return len(done)
+            left = len(pending) - len(done) - len(aside)
+            raise Failed(f"could not send through {where}: {_smtp_reason(exc)}; "
+                         f"{len(done)} messages sent, {left} still queued (run mail out "
+                         f"again)") from None
+    return Sent(len(done), len(kept), len(aside), tuple(kept + aside))
+
+
+def _recipients(path: Path) -> str:
+    from .mail import parse_message
+
+    msg = parse_message(path.read_bytes(), headers_only=True)
+    return str(msg.get("To", "?"))
+
+
+def _set_aside(queue_dir: Path, path: Path, refusal) -> str:
+    """Move a message refused for good to ``failed/`` and queue a report to its sender (the
+    referee); returns the line that tells it."""
+    from email.message import EmailMessage
+
+    from .mail import parse_message, queue
+
+    failed = queue_dir / "failed"
+    failed.mkdir(exist_ok=True, mode=0o700)
+    os.rename(path, failed / path.name)
+    msg = parse_message((failed / path.name).read_bytes(), headers_only=True)
+    to, sender = str(msg.get("To", "?")), str(msg.get("From", ""))
+    line = (f"{to}: refused for good ({refusal}); the message is set aside in {failed}/ as "
+            f"{path.name}")
+    senders = msg["From"].addresses if msg["From"] is not None else ()
+    if senders and senders[0].addr_spec not in to:  # never a report about a report
+        report = EmailMessage()
+        report["From"] = sender
+        report["To"] = sender
+        report["Subject"] = f"rebis-pbm: a message to {to} could not be delivered"
+        report["Auto-Submitted"] = "auto-generated"
+        report.set_content(
+            f"The mail server refused for good the message \"{msg.get('Subject', '')}\" to "
+            f"{to}:\n\n    {refusal}\n\nIt is kept in {failed}/{path.name}. Check the "
+            f"player's address; `rebis-pbm mail views GAME --player NAME` sends their view "
+            f"again.\n")
+        queue(queue_dir, [report])
+        line += "; a report to the referee is queued"
+    return line

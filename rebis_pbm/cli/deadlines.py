@@ -1,0 +1,99 @@
+"""Deadlines and the referee's logged actions: ``tick``, ``move-for``, ``extend``,
+``replace-player``, ``end-game`` (docs/deadlines.md). Each calls one use case of
+:mod:`rebis_pbm.referee` and prints.
+"""
+
+from __future__ import annotations
+
+import click
+
+from .. import referee
+from ..deadlines import parse_duration
+from . import EXIT_CODES, cli
+
+_NOW = click.option("--now", metavar="TIME", help="The time to act at, ISO 8601 (e.g. "
+                    "2025-01-31T18:00:00Z; default: the clock).")
+_GAME = click.argument("game", type=click.Path(dir_okay=False, readable=False))
+_VIEWS = click.option("--views-dir", type=click.Path(file_okay=False),
+                      help="Where the views are (default: GAME's name with .views, beside it).")
+
+
+@cli.command(epilog=EXIT_CODES)
+@_GAME
+@_NOW
+@_VIEWS
+def tick(game: str, now: str | None, views_dir: str | None) -> None:
+    """Apply GAME's missed-move policy: a player past their deadline (or replaced after N
+    missed turns) gets a move from the bot, recorded as the referee's. Run it from cron."""
+    done = referee.tick(game, now=now, views_dir=views_dir)
+    for turn, player, reason in done.moved:
+        click.echo(f"Turn {turn}: the referee moved for {player} ({reason}).")
+    if not done.moved:
+        click.echo("No deadline has passed; nothing was written.")
+    if done.remind:
+        click.echo(f"Reminder due: {done.remind}'s deadline is near.")
+
+
+@cli.command("move-for", epilog=EXIT_CODES)
+@_GAME
+@click.option("--player", required=True, metavar="NAME", help="The player to move, who asked.")
+@click.option("--strategy", type=click.Choice(["greedy", "random"]), default="greedy",
+              show_default=True)
+@_NOW
+@_VIEWS
+def move_for(game: str, player: str, strategy: str, now: str | None,
+             views_dir: str | None) -> None:
+    """Move for a player at their request (the bot chooses from their information set); the
+    record says the referee moved, why and with which bot."""
+    done = referee.move_for(game, player, bot=strategy, now=now, views_dir=views_dir)
+    click.echo(f"Turn {done.move.turn}: the referee moved for {player} (on the player's request, "
+               f"{strategy} bot).")
+
+
+@cli.command(epilog=EXIT_CODES)
+@_GAME
+@click.option("--by", "by", required=True, metavar="DURATION", help="Time added to the current "
+              "turn's deadline: 24h, 2d, 90m.")
+@click.option("--reason", help="Why (shown by verify).")
+@_NOW
+def extend(game: str, by: str, reason: str | None, now: str | None) -> None:
+    """Extend the current turn's deadline; logged in the record."""
+    record = referee.log_action(game, "extend_deadline", now=now,
+                                seconds=parse_duration(by, "--by"), reason=reason)
+    from ..deadlines import deadline_of
+
+    click.echo(f"The deadline of turn {len(record.moves) + 1} is now {deadline_of(record)}.")
+
+
+@cli.command("replace-player", epilog=EXIT_CODES)
+@_GAME
+@click.option("--player", required=True, metavar="NAME")
+@click.option("--address", required=True, help="The player's new e-mail address.")
+@click.option("--reason", help="Why (shown by verify).")
+@_NOW
+def replace_player(game: str, player: str, address: str, reason: str | None,
+                   now: str | None) -> None:
+    """Give a player a new address (a key, once games have keys); logged in the record."""
+    from ..errors import UsageError
+    from ..transports.mail import check_address
+
+    try:
+        address = check_address(address)
+    except ValueError as exc:
+        raise UsageError(str(exc), "--address") from None
+    referee.log_action(game, "replace_player", now=now, player=player, address=address,
+                       reason=reason)
+    click.echo(f"{player}'s address is now {address}.")
+
+
+@cli.command("end-game", epilog=EXIT_CODES)
+@_GAME
+@click.option("--reason", help="Why (shown by verify).")
+@click.option("--yes", is_flag=True, help="Really end it: the seed is revealed.")
+@_NOW
+def end_game(game: str, reason: str | None, yes: bool, now: str | None) -> None:
+    """End GAME for good, logged in the record; its seed is revealed (as with reveal)."""
+    if not yes:
+        raise click.UsageError("this ends the game for good and reveals its seed; add --yes")
+    referee.log_action(game, "end_game", now=now, reason=reason)
+    click.echo(f"Game ended: {game} now reveals its seed.")

@@ -1,0 +1,110 @@
+"""``rebis-pbm git``: the referee's CI job for a game played through a git repository
+(docs/git.md). A thin shell: the use cases are :mod:`rebis_pbm.transports.git_jobs`, which
+enter each move through :func:`rebis_pbm.referee.submit_move`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from . import EXIT_CODES, cli
+
+GIT_EXIT = EXIT_CODES + """
+\b
+A job stops at the first move file not applied; the moves before it
+are committed (and pushed) first. A file under moves/ that is not
+named turn-NNN-PLAYER.yaml stops it before any move is applied (2)."""
+
+
+def _say(line: str, notice: bool = False) -> None:
+    click.echo(line, err=notice)
+
+
+def _game_option(f):
+    return click.option("--game", default="game.yaml", show_default=True, envvar="REBIS_GAME",
+                        show_envvar=True, metavar="PATH", help="The record, relative to the "
+                        "repository's top folder.")(f)
+
+
+@cli.group()
+def git() -> None:
+    """Play through a git repository: the referee's CI job (docs/git.md).
+
+    \b
+    Pull request:  rebis-pbm git check "$BASE..$HEAD"        (no seed)
+    Push to main:  rebis-pbm git apply --remote origin --branch main
+    """
+
+
+@git.command("check", epilog=GIT_EXIT)
+@click.argument("revisions", metavar="REVISIONS")
+@_game_option
+def check(revisions: str, game: str) -> None:
+    """Check a pull request's move files without the seed: name, form, game and author.
+
+    REVISIONS is BASE..HEAD (the pull request's base and head) or one commit (what it changed).
+    Each move file added or changed is checked as it stands in HEAD, with `rebis-pbm check
+    --as <author of its last commit> --check-name`; not the rules, which need the seed (the
+    referee job checks them once merged). Refuses to run if REBIS_PBM_SEED is set. Writes
+    nothing.
+    """
+    from ..transports.git_jobs import check_moves
+
+    done = check_moves(".", revisions, game, say=_say)
+    click.echo(f"rebis-pbm git: {done.checked} move file(s) checked (name, form, game and "
+               f"author; the rules are checked once merged); nothing committed")
+
+
+@git.command("apply", epilog=GIT_EXIT)
+@click.argument("revisions", metavar="[REVISIONS]", required=False)
+@_game_option
+@click.option("--remote", metavar="NAME", help="Fetch BRANCH from this remote, work on its "
+              "current tip (not the commit that started the job), and push to it; a refused "
+              "push (BRANCH moved meanwhile) starts again from the new tip. Without it: work on "
+              "HEAD and only commit.")
+@click.option("--branch", default="main", show_default=True, metavar="NAME",
+              help="The protected branch the record lives on.")
+@click.option("--name", "referee_name", default="Rebis referee", show_default=True,
+              envvar="REBIS_REFEREE_NAME", show_envvar=True, help="Who commits the record.")
+@click.option("--email", "referee_email", default="referee@localhost", show_default=True,
+              envvar="REBIS_REFEREE_EMAIL", show_envvar=True,
+              help="The committer's address.")
+@click.option("--queue", type=click.Path(file_okay=False, path_type=Path),
+              help="Once moves are applied and pushed, queue every player's view in this Maildir "
+              "for `rebis-pbm mail out` (needs --referee); nothing is queued when no move was "
+              "applied.")
+@click.option("--referee", metavar="ADDRESS", envvar="REBIS_PBM_REFEREE", show_envvar=True,
+              help="The referee's address, the From of the queued views.")
+def apply(revisions: str | None, game: str, remote: str | None, branch: str, referee_name: str,
+          referee_email: str, queue: Path | None, referee: str | None) -> None:
+    """Apply every new move file, commit the record and the public view, and push.
+
+    Takes every file under moves/ whose turn is the record's next or later (and the files
+    REVISIONS, OLD..NEW or one commit, adds or changes), as they stand at the tip, in turn
+    order. Each is applied with `rebis-pbm apply --as <author of its last commit>
+    --check-name`; private views go to a temporary folder, never into the repository. Jobs may
+    start in any order or overlap: whichever runs first applies every waiting move.
+    """
+    from ..transports.git_jobs import Identity, apply_moves
+    from ..transports.mail import check_address
+
+    if queue is not None:
+        if referee is None:
+            raise click.UsageError("--queue needs --referee ADDRESS (or REBIS_PBM_REFEREE)")
+        try:
+            referee = check_address(referee)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--referee") from None
+
+    def queue_views(outcome) -> None:
+        from ..transports.git_jobs import repository
+        from ..transports.mail_jobs import queue_views as add
+
+        count = add(repository(".") / game, referee, (), queue)
+        click.echo(f"rebis-pbm git: {count} messages queued in {queue}/ for mail out.")
+
+    apply_moves(".", revisions, game=game, remote=remote, branch=branch,
+                identity=Identity(referee_name, referee_email), say=_say,
+                after_push=queue_views if queue is not None else None)

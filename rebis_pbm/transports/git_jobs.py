@@ -1,0 +1,380 @@
+"""Play through a git repository: the referee's CI job as use cases around
+:mod:`rebis_pbm.referee` (docs/git.md). ``rebis-pbm git apply`` and ``rebis-pbm git check``
+(:mod:`rebis_pbm.cli.git`) are their shells.
+
+:func:`check_moves` is a pull request's check: without the seed, each move file the pull request
+adds or changes is checked for its name, form, game and author (``referee.check_move_file``).
+:func:`apply_moves` is the referee's job: it fetches the protected branch, works on its current
+tip (never on the commit whose push started the job, which may be behind), enters every move
+file not yet in the record through :func:`rebis_pbm.referee.submit_move` in turn order, with the
+author of the file's last commit as the move's author, commits the record and the public view
+after each, and pushes; a push refused because the branch moved meanwhile starts the whole
+round again from the new tip (a bounded number of times). So jobs may start in any order, or
+overlap: whichever runs first applies every waiting move, the others find nothing left to do.
+
+Git is the machine's own ``git``, run as a subprocess with the referee's identity in the
+environment (a runner needs no ``git config``). Move files are read with ``git cat-file`` as
+data, never checked out or run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import referee
+from ..errors import ExitCode, Failed, RebisError, Refused, UsageError
+
+ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
+MOVES = "moves/"
+# The characters a move file's name may hold, and its form: turn-NNN-PLAYER.yaml.
+SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+MOVE_NAME = re.compile(r"turn-([0-9]+)-.+\.yaml")
+PUSH_ATTEMPTS = 10  # rounds of fetch, apply, push before giving up (each refusal = a new tip)
+
+Say = Callable[[str, bool], None]  # (line, for the referee's attention: standard error)
+
+
+def _print(line: str, notice: bool = False) -> None:
+    print(line)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who commits the record: ``name`` and ``email`` (the referee's)."""
+
+    name: str = "Rebis referee"
+    email: str = "referee@localhost"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a job did: ``applied`` moves (their turns, in order), ``repeated`` files already in
+    the record, ``checked`` files (a check), ``pushed``: the new tip was pushed."""
+
+    applied: tuple[int, ...] = ()
+    repeated: int = 0
+    checked: int = 0
+    pushed: bool = False
+
+
+class Git:
+    """The machine's ``git`` in the repository ``top``, committing as ``identity``."""
+
+    def __init__(self, top: Path, identity: Identity = Identity()):
+        self.top = top
+        self.env = {**os.environ, "GIT_AUTHOR_NAME": identity.name,
+                    "GIT_AUTHOR_EMAIL": identity.email, "GIT_COMMITTER_NAME": identity.name,
+                    "GIT_COMMITTER_EMAIL": identity.email, "GIT_TERMINAL_PROMPT": "0"}
+
+    def run(self, *args: str, check: bool = True, binary: bool = False
+            ) -> subprocess.CompletedProcess:
+        done = subprocess.run(["git", *args], cwd=self.top, env=self.env, capture_output=True,
+                              text=not binary)
+        if check and done.returncode != 0:
+            err = done.stderr if isinstance(done.stderr, str) else \
+                done.stderr.decode("utf-8", "replace")
+            raise Failed(f"git {args[0]} failed in {self.top}: "
+                         f"{err.strip().splitlines()[-1] if err.strip() else 'no reason given'}")
+        return done
+
+    def out(self, *args: str) -> str:
+        return self.run(*args).stdout.strip()
+
+    def commit_of(self, revision: str) -> str | None:
+        done = self.run("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", check=False)
+        return done.stdout.strip() if done.returncode == 0 else None
+
+
+def repository(start: str | os.PathLike[str] = ".") -> Path:
+    """The top folder of the git repository holding ``start``.
+
+    Raises:
+        Failed: ``start`` is not inside a git repository, or git is not installed (exit 2).
+    """
+    try:
+        done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
+                              capture_output=True, text=True)
+    except FileNotFoundError:
+        raise Failed("git is not installed on this machine; the git job needs it") from None
+    if done.returncode != 0:
+        raise Failed(f"{os.path.abspath(start)} is not inside a git repository; run the job in "
+                     f"the game's clone")
+    return Path(done.stdout.strip())
+
+
+def _deepen(git: Git, remote: str | None) -> None:
+    """A shallow clone (GitLab's default, ``fetch-depth: 1``) lacks the commits that tell who
+    wrote each move file: fetch the whole history first."""
+    if git.out("rev-parse", "--is-shallow-repository") != "true":
+        return
+    remotes = git.out("remote").split()
+    name = remote or (remotes[0] if remotes else None)
+    if name is None:
+        raise Failed(f"{git.top} is a shallow clone with no remote to fetch its history from; "
+                     f"clone it whole")
+    git.run("fetch", "--quiet", "--unshallow", name)
+
+
+def _refuse_secret(git: Git, commit: str, game: str) -> None:
+    secret = (game[:-5] if game.endswith(".yaml") else game) + ".secret.yaml"
+    if git.out("ls-tree", "--name-only", commit, "--", secret):
+        raise Failed(f"{secret} is committed: every player can read the seed and so every hand; "
+                     f"start a new game and keep the seed in a CI secret only")
+
+
+def _span(git: Git, revisions: str) -> tuple[str | None, str]:
+    """``OLD..NEW`` or ``NEW`` -> (base, new): the commit the new files are compared with (None:
+    everything ``new`` holds is new) and the new commit."""
+    shallow = git.out("rev-parse", "--is-shallow-repository") == "true"
+
+    def bad() -> UsageError:
+        return UsageError(f"{revisions}: give a commit, or a range OLD..NEW of this repository "
+                          f"(OLD may be {ZERO}: every commit of NEW)"
+                          + ("; this clone is shallow and lacks it: fetch the whole history "
+                             "(git fetch --unshallow)" if shallow else ""), "REVISIONS")
+
+    if ".." in revisions:
+        old, _, new_rev = revisions.partition("..")
+        new = git.commit_of(new_rev)
+        if new is None:
+            raise bad()
+        if old == ZERO:
+            return None, new
+        old_commit = git.commit_of(old)
+        if old_commit is None:
+            raise bad()
+        base = git.run("merge-base", old_commit, new, check=False).stdout.strip()
+        if not base:
+            raise bad()
+        return base, new
+    new = git.commit_of(revisions)
+    if new is None:
+        raise bad()
+    return git.commit_of(f"{new}^"), new
+
+
+def _names(git: Git, args: list[str]) -> list[str]:
+    """Paths from a git command run with ``-z`` (NUL-separated: no name split or quoted)."""
+    out = git.run(*args, binary=True).stdout
+    return [n.decode("utf-8", "surrogateescape") for n in out.split(b"\0") if n]
+
+
+def _refuse_name(git: Git, path: str, why: str, span: str) -> Failed:
+    shown = "".join(c if c.isprintable() else "?" for c in path)
+    by = git.run("--literal-pathspecs", "log", "-1", "--format=%h by %ae", span, "--", path,
+                 check=False).stdout.strip() or "?"
+    return Failed(f"{shown} (commit {by}): {why}; only move files go in moves/, each named "
+                  f"moves/turn-NNN-PLAYER.yaml after its turn and player (e.g. "
+                  f"moves/turn-007-alice.yaml). Rename or remove it in a new commit; no move was "
+                  f"applied")
+
+
+def _turn_of(git: Git, path: str, span: str) -> int:
+    """The turn in a move file's name; refuses any other name under moves/."""
+    name = path[len(MOVES):]
+    if "/" in name:
+        raise _refuse_name(git, path, "it is in a folder inside moves/", span)
+    if not SAFE_NAME.fullmatch(name):
+        raise _refuse_name(git, path, "its name holds a space or another character no move "
+                           "file has", span)
+    match = MOVE_NAME.fullmatch(name)
+    if not match:
+        raise _refuse_name(git, path, "this is not a move file's name", span)
+    return int(match.group(1))
+
+
+def _changed(git: Git, base: str | None, new: str) -> list[str]:
+    """The files under moves/ that ``new`` adds or changes since ``base``."""
+    empty = git.out("hash-object", "-t", "tree", "/dev/null")
+    return [p for p in _names(git, ["diff-tree", "-r", "-z", "--name-only", "--diff-filter=AMT",
+                                    base or empty, new, "--", MOVES])
+            if p != MOVES + ".gitkeep"]
+
+
+@dataclass(frozen=True)
+class MoveFile:
+    path: str      # moves/turn-NNN-PLAYER.yaml
+    turn: int      # from its name
+    author: str    # the author address of the last commit that changed it
+    short: str     # that commit, abbreviated
+    data: bytes    # its content at the commit judged
+
+    @property
+    def label(self) -> str:
+        return f"{self.path} (commit {self.short} by {self.author})"
+
+
+def _move_file(git: Git, commit: str, path: str, turn: int, span: str) -> MoveFile:
+    found = git.run("--literal-pathspecs", "log", "-1", "--format=%ae%x00%h", span, "--", path)
+    author, _, short = found.stdout.strip().partition("\0")
+    blob = git.run("cat-file", "blob", f"{commit}:{path}", check=False, binary=True)
+    if blob.returncode != 0:
+        raise _refuse_name(git, path, "it is not a file", span)
+    return MoveFile(path, turn, author, short, blob.stdout)
+
+
+def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game.yaml",
+                say: Say = _print) -> Outcome:
+    """A pull request's check, without the seed: each move file ``revisions`` (``BASE..HEAD``
+    or one commit) adds or changes is checked for its name, form, game and author; nothing is
+    written or committed. ``say`` gets a line per file.
+
+    Raises:
+        Failed: the seed is in the environment (a check must never see it), a seed file is
+            committed, or a file under moves/ is not named as a move file (exit 2).
+        UsageError: ``revisions`` is not a commit or range of this repository (exit 2).
+        Refused: the first file that would be refused (exit 1 or 2).
+    """
+    from ..record.secret import SEED_ENV
+
+    if os.environ.get(SEED_ENV):
+        raise Failed(f"a check runs without the seed, but {SEED_ENV} is set: a pull request's "
+                     f"check must never see it (docs/git.md); remove it from that job")
+    git = Git(repository(start))
+    _deepen(git, None)
+    base, new = _span(git, revisions)
+    span = f"{base}..{new}" if base else new
+    _refuse_secret(git, new, game)
+    paths = _changed(git, base, new)
+    turns = {p: _turn_of(git, p, span) for p in paths}
+    checked = 0
+    with tempfile.TemporaryDirectory() as work:
+        record = Path(work) / "record.yaml"
+        record.write_bytes(git.run("cat-file", "blob", f"{new}:{game}", binary=True).stdout)
+        for path in sorted(paths, key=lambda p: (turns[p], p)):
+            move = _move_file(git, new, path, turns[path], span)
+            try:
+                referee.check_move_file(record, move.data, path, author=move.author,
+                                        file_name=os.path.basename(path))
+            except Refused:
+                say(f"rebis-pbm git: {move.label} would be refused", True)
+                raise
+            say(f"{path} ({move.short}, {move.author}): a well-formed move of turn {move.turn}; "
+                f"the rules are checked once it is merged", False)
+            checked += 1
+    return Outcome(checked=checked)
+
+
+def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
+                game: str = "game.yaml", remote: str | None = None, branch: str = "main",
+                identity: Identity = Identity(), say: Say = _print,
+                after_push: Callable[[Outcome], None] | None = None) -> Outcome:
+    """The referee's job: apply every move file not yet in the record, commit, push.
+
+    With ``remote``, the job fetches ``branch`` from it (the whole history, if the clone is
+    shallow) and works on its current tip, checked out detached (the job's own checkout:
+    anything else there is discarded); then pushes to ``remote``'s ``branch``. A refused push
+    (the branch moved meanwhile) starts again from the new tip, at most :data:`PUSH_ATTEMPTS`
+    rounds. Without ``remote``, it works on HEAD and only commits.
+
+    The move files taken: every file under moves/ whose name's turn is the record's next turn
+    or later, and the files ``revisions`` (``OLD..NEW`` or a commit, as for a push) adds or
+    changes, each as it stands at the tip, in turn order. Each is entered with
+    :func:`rebis_pbm.referee.submit_move` with ``--check-name`` and the author address of its
+    last commit; after each applied move the record and the public view are committed.
+    ``after_push`` is called once what was applied is on the remote (or committed, without one).
+
+    Raises:
+        Failed: a seed file is committed, a file under moves/ is not named as a move file (no
+            move applied), git failed, or the push was refused every round (exit 2).
+        UsageError: ``revisions`` is not a commit or a range.
+        Refused, Busy, SeedError, CorruptRecord...: as ``submit_move`` for the first move not
+            applied; the moves before it are committed and pushed first.
+    """
+    git = Git(repository(start), identity)
+    _deepen(git, remote)
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
+        if remote is not None:
+            git.run("fetch", "--quiet", remote,
+                    f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
+            git.run("checkout", "--quiet", "--force", "--detach", f"{remote}/{branch}")
+            git.run("clean", "--quiet", "-d", "--force", "--", MOVES)
+        tip = git.out("rev-parse", "HEAD")
+        outcome, stop = _apply_round(git, tip, revisions, game, say)
+        if remote is None or not outcome.applied:
+            break
+        pushed = git.run("push", "--quiet", remote, f"HEAD:refs/heads/{branch}", check=False)
+        if pushed.returncode == 0:
+            outcome = Outcome(outcome.applied, outcome.repeated, pushed=True)
+            break
+        say(f"rebis-pbm git: {remote}/{branch} moved while the moves were applied (the push was "
+            f"refused); applying again on its new tip (round {attempt + 1})", True)
+    else:
+        raise Failed(f"the push to {remote}/{branch} was refused {PUSH_ATTEMPTS} times, each "
+                     f"time after applying on its new tip; nothing was pushed: run the job again")
+    if outcome.applied and after_push is not None:
+        after_push(outcome)
+    say(f"rebis-pbm git: {len(outcome.applied)} move(s) applied, {outcome.repeated} already "
+        f"applied (nothing changed)", False)
+    if stop is not None:
+        raise stop
+    return outcome
+
+
+def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say
+                 ) -> tuple[Outcome, RebisError | None]:
+    """One round on ``tip``: (what was applied, the error that stopped it or None)."""
+    from .. import views
+
+    _refuse_secret(git, tip, game)
+    record_path = git.top / game
+    referee.require_record(record_path)
+    next_turn = len(referee.read_record(record_path).moves) + 1
+    chosen: dict[str, int] = {}
+    span = tip
+    for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", tip, "--", MOVES]):
+        if path == MOVES + ".gitkeep":
+            continue
+        turn = _turn_of(git, path, span)
+        if turn >= next_turn:
+            chosen[path] = turn
+    if revisions is not None:
+        base, new = _span(git, revisions)
+        range_span = f"{base}..{new}" if base else new
+        for path in _changed(git, base, new):
+            turn = _turn_of(git, path, range_span)
+            if git.run("cat-file", "-e", f"{tip}:{path}", check=False).returncode == 0:
+                chosen[path] = turn
+    applied: list[int] = []
+    repeated = 0
+    views_dir = record_path.with_name(
+        (game.rsplit("/", 1)[-1][:-5] if game.endswith(".yaml") else game) + ".views")
+    for path in sorted(chosen, key=lambda p: (chosen[p], p)):
+        move = _move_file(git, tip, path, chosen[path], span)
+        with tempfile.TemporaryDirectory() as work:
+            try:
+                done = referee.submit_move(record_path, move.data, path, author=move.author,
+                                           views_dir=Path(work) / "views",
+                                           file_name=os.path.basename(path))
+            except RebisError as exc:
+                if exc.exit_code == ExitCode.BUSY:
+                    say(f"rebis-pbm git: {move.label} was not applied: the record was busy; "
+                        f"nothing changed, run the job again", True)
+                else:
+                    say(f"rebis-pbm git: {move.label} was refused; the record is unchanged", True)
+                return Outcome(tuple(applied), repeated), exc
+            if done.duplicate:
+                repeated += 1
+                say(f"{path} ({move.short}, {move.author}): "
+                    f"{referee.already_applied(done.record, done.move)}", False)
+                continue
+            said = f"Turn {done.move.turn}: {views.account(done.events)}"
+            if done.finished:
+                said += (f"\nThe game is over: {game} now reveals its seed, so anyone can check "
+                         f"the whole game with: rebis-pbm verify {game}")
+            views_dir.mkdir(parents=True, exist_ok=True)
+            for name in ("public.yaml", "public.txt"):
+                (views_dir / name).write_bytes((Path(work) / "views" / name).read_bytes())
+        say(f"{path} ({move.short}, {move.author}): {said}", False)
+        rel_views = views_dir.relative_to(git.top).as_posix()
+        git.run("add", "--", game, f"{rel_views}/public.yaml", f"{rel_views}/public.txt")
+        git.run("commit", "--quiet", "--no-verify", "-m", f"Apply {path} from {move.author}",
+                "-m", said)
+        applied.append(move.turn)
+    return Outcome(tuple(applied), repeated), None

@@ -1,0 +1,246 @@
+"""The record archive (tests/records/): records written by rebis-pbm 0.1.0 in the format
+rebis-pbm/1, which every later version must keep reading, verifying and replaying identically.
+
+Each record NAME.yaml is checked against NAME.expected.json, what 0.1.0 said about it
+(tests/records/README.md). Everything runs through the installed console script `rebis-pbm` in
+a subprocess, on a copy of the files in a scratch folder, as a user would run it: these tests use
+no module of the package, so that they keep testing the same thing whatever the package becomes.
+A record added to the folder later (with its expected file and its line in SHA256SUMS) is
+covered by every test here without changing this file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import yaml
+
+ARCHIVE = Path(__file__).resolve().parents[1] / "records"
+RECORDS = sorted(p.name[: -len(".yaml")] for p in ARCHIVE.glob("*.yaml")
+                 if not p.name.endswith(".secret.yaml"))
+
+# The games scripts/make-record-archive.py wrote with 0.1.0: none may disappear.
+WRITTEN_BY_0_1_0 = {
+    "finished-2p", "finished-3p", "finished-4p", "finished-zero", "finished-rules",
+    "finished-random-seats", "finished-addresses", "finished-public-addresses", "abandoned",
+    "unfinished", "red-token-pending",
+}
+
+
+# ------------------------------------------------------------------------------- helpers
+
+@pytest.fixture(scope="module")
+def script() -> str:
+    """The installed `rebis-pbm` console script (make test installs it beside this Python)."""
+    beside = Path(sys.executable).parent / "rebis-pbm"
+    found = str(beside) if beside.exists() else shutil.which("rebis-pbm")
+    if not found:
+        pytest.fail("the rebis-pbm console script is not installed: run `make test`")
+    return found
+
+
+def run(script: str, *args: str, cwd: Path, stdin: str | None = None):
+    """rebis-pbm ARGS in folder `cwd`, with no seed from the environment."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REBIS_PBM_")}
+    return subprocess.run([script, *args], cwd=cwd, input=stdin, capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def expected(name: str) -> dict:
+    return json.loads((ARCHIVE / f"{name}.expected.json").read_text(encoding="utf-8"))
+
+
+def copy_game(name: str, folder: Path) -> Path:
+    """The record (and its secret, if archived) copied into `folder`, under the same names."""
+    folder.mkdir(exist_ok=True)
+    for file in (f"{name}.yaml", f"{name}.secret.yaml"):
+        if (ARCHIVE / file).exists():
+            shutil.copyfile(ARCHIVE / file, folder / file)
+    return folder
+
+
+def seed_source(value):
+    """verify's `seed`: 'revealed in the record', or the seed file, kept by its bare name."""
+    if isinstance(value, str) and value.endswith(".yaml"):
+        return Path(value).name
+    return value
+
+
+def verify_report(script: str, name: str, folder: Path) -> dict:
+    done = run(script, "verify", f"{name}.yaml", "--format", "json", cwd=folder)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    return json.loads(done.stdout)
+
+
+def stable_fields(report: dict) -> dict:
+    """The fields of verify's JSON report a user relies on (not its file path, not the wording
+    of the lists of checks)."""
+    return {
+        "game": report["game"],
+        "verified": report["verified"],
+        "complete": report["complete"],
+        "moves": report["moves"],
+        "seed": seed_source(report["seed"]),
+        "problem": report["problem"],
+        "status": report["status"],
+    }
+
+
+# ------------------------------------------------------------------------ the archive itself
+
+def test_the_archive_keeps_every_record_with_its_expected_outcome():
+    assert WRITTEN_BY_0_1_0 <= set(RECORDS), "a record of the archive was removed"
+    for name in RECORDS:
+        assert (ARCHIVE / f"{name}.expected.json").is_file(), f"{name}.yaml has no expected file"
+    for path in ARCHIVE.glob("*.expected.json"):
+        assert path.name[: -len(".expected.json")] in RECORDS, f"{path.name} has no record"
+
+
+def test_the_records_are_byte_for_byte_as_written():
+    """SHA256SUMS lists every record and secret of the archive: none was edited or regenerated."""
+    sums = {}
+    for line in (ARCHIVE / "SHA256SUMS").read_text(encoding="utf-8").splitlines():
+        digest, file = line.split("  ")
+        sums[file] = digest
+    files = {p.name for p in ARCHIVE.glob("*.yaml")}
+    assert set(sums) == files, "SHA256SUMS must list exactly the archive's .yaml files"
+    for file, digest in sums.items():
+        assert hashlib.sha256((ARCHIVE / file).read_bytes()).hexdigest() == digest, (
+            f"{file} differs from the file rebis-pbm wrote: the archive is never edited")
+
+
+@pytest.mark.parametrize("name", RECORDS)
+def test_each_record_is_in_the_format_rebis_pbm_1(name):
+    record = yaml.safe_load((ARCHIVE / f"{name}.yaml").read_text(encoding="utf-8"))
+    assert record["format"] == "rebis-pbm/1"
+
+
+# ------------------------------------------------------------------ what a version must say
+
+@pytest.mark.parametrize("name", RECORDS)
+def test_verify_passes_and_reports_the_same_game(script, tmp_path, name):
+    report = verify_report(script, name, copy_game(name, tmp_path))
+    assert report["verified"] is True and report["problem"] is None
+    assert stable_fields(report) == expected(name)["verify"]
+
+
+@pytest.mark.parametrize("name", RECORDS)
+def test_score_is_the_same(script, tmp_path, name):
+    done = run(script, "score", f"{name}.yaml", "--format", "json", cwd=copy_game(name, tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == expected(name)["score"]
+
+
+def contains(archived, now, where: str = "view") -> None:
+    """Every field and value of the ``archived`` view is still in the view shown ``now``; new
+    fields may be added (views are presentation, records the contract: tests/records/README.md).
+    The view's format tag (``view``) may have moved on."""
+    if isinstance(archived, dict):
+        assert isinstance(now, dict), where
+        for key, value in archived.items():
+            if where == "view" and key == "view":
+                continue
+            assert key in now, f"{where}.{key} is gone"
+            contains(value, now[key], f"{where}.{key}")
+    elif isinstance(archived, list):
+        assert isinstance(now, list) and len(now) == len(archived), where
+        for i, (a, b) in enumerate(zip(archived, now)):
+            contains(a, b, f"{where}[{i}]")
+    else:
+        assert archived == now, f"{where}: {archived!r} became {now!r}"
+
+
+def table_lines(lines) -> list[str]:
+    """The lines of a text view that show cards: the hand, and each shelf's cards (up to the
+    " | " after which weights, tokens and scores are worded)."""
+    return [line.split(" | ")[0] for line in lines
+            if line.startswith("Your hand:") or line.startswith("  shelf ")]
+
+
+@pytest.mark.parametrize("name", RECORDS)
+def test_every_view_is_the_same(script, tmp_path, name):
+    """Each player's view and the spectator's: the YAML view still holds every field and value
+    0.1.0 showed (new fields may be added), the JSON view the same data as the YAML one, and the
+    text view the same hand and the same cards on every shelf."""
+    folder = copy_game(name, tmp_path)
+    views = expected(name)["views"]
+    players = yaml.safe_load((folder / f"{name}.yaml").read_text(encoding="utf-8"))["players"]
+    assert set(views) == {*players, "public"}
+
+    def view(who: str, form: str):
+        which = ["--public"] if who == "public" else ["--player", who]
+        done = run(script, "view", f"{name}.yaml", *which, "--format", form, cwd=folder)
+        assert done.returncode == 0, (who, form, done.stderr)
+        return done.stdout
+
+    jobs = [(who, form) for who in views for form in ("text", "yaml", "json")]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        out = dict(zip(jobs, pool.map(lambda job: view(*job), jobs)))
+    for who, want in views.items():
+        assert table_lines(out[who, "text"].split("\n")) == table_lines(want["text"]), \
+            f"text view of {who}"
+        shown = yaml.safe_load(out[who, "yaml"])
+        contains(want["yaml"], shown)
+        assert json.loads(out[who, "json"]) == shown, f"JSON view of {who}"
+
+
+@pytest.mark.parametrize("name", RECORDS)
+def test_a_game_in_play_goes_on_and_an_ended_one_does_not(script, tmp_path, name):
+    """In a copy: a game still in play (its secret archived beside it) lists the same legal moves,
+    accepts the first one, and still verifies; a finished or abandoned game has no move to make."""
+    folder = copy_game(name, tmp_path)
+    want = expected(name)
+    status = want["verify"]["status"]
+    if "moves" not in want:
+        assert status["phase"] == "finished" or status.get("abandoned")
+        player = status.get("player") or want["score"]["scores"][0]["player"]
+        done = run(script, "moves", f"{name}.yaml", "--player", player, cwd=folder)
+        assert done.returncode == 1, (done.returncode, done.stdout, done.stderr)
+        return
+    player = want["moves"]["player"]
+    assert (folder / f"{name}.secret.yaml").exists(), "a game in play keeps its secret"
+    done = run(script, "moves", f"{name}.yaml", "--player", player, "--format", "json",
+               cwd=folder)
+    assert done.returncode == 0, done.stderr
+    legal = json.loads(done.stdout)
+    assert legal == want["moves"]["legal"]
+    (folder / "next.yaml").write_text(yaml.safe_dump(legal[0], sort_keys=False), encoding="utf-8")
+    done = run(script, "apply", f"{name}.yaml", "next.yaml", "--as", player, cwd=folder)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    report = verify_report(script, name, folder)
+    assert report["verified"] is True and report["complete"] is True
+    assert report["moves"] == want["verify"]["moves"] + 1
+
+
+# ------------------------------------------------------------------ and the check can fail
+
+CARD = re.compile(r"^(    cards: \[?)(\d)", re.MULTILINE)
+
+
+@pytest.mark.parametrize("name", RECORDS)
+def test_a_record_with_one_card_edited_fails_verification(script, tmp_path, name):
+    """The first card number written in the record's moves, changed by one byte in a copy:
+    verify fails (exit 3) at that move. So the tests above can tell a record that verifies."""
+    folder = copy_game(name, tmp_path)
+    record = folder / f"{name}.yaml"
+    text = record.read_text(encoding="utf-8")
+    found = CARD.search(text, text.index("\nmoves:\n"))
+    assert found, "no card number in the moves"
+    digit = int(found.group(2))
+    edited = text[: found.start(2)] + str(digit % 9 + 1) + text[found.end(2):]
+    record.write_text(edited, encoding="utf-8")
+    turn = int(re.findall(r"^- turn: (\d+)$", text[: found.start()], re.MULTILINE)[-1])
+    done = run(script, "verify", f"{name}.yaml", "--format", "json", cwd=folder)
+    assert done.returncode == 3, (done.returncode, done.stdout, done.stderr)
+    report = json.loads(done.stdout)
+    assert report["verified"] is False
+    assert report["problem"]["turn"] == turn, report["problem"]

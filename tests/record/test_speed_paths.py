@@ -1,0 +1,129 @@
+"""Games with e-mail addresses (every mail and git game) take the fast read path, and a record
+is read once per command (docs/performance.md): the addresses' form is checked without
+jsonschema (``schemas.address_accepted``), exactly as the record schema checks it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rebis_pbm.engine import Ruleset, legal_moves, setup
+from rebis_pbm.record import Record, dump_record, seed_commitment
+from rebis_pbm.record.verify import _read_as_written, read_checked
+from rebis_pbm.schemas import _validator, address_accepted, load_schema
+from rebis_pbm.yamlio import dump_yaml
+
+REPO = Path(__file__).resolve().parents[2]
+SEED = "speed-paths"
+ADDRESSES = {"ann": "ann@example.org", "bo": "bo@example.org"}
+
+
+def _schema_accepts_address(value) -> bool:
+    """jsonschema's verdict on ``value`` as an address, under the record schema's own rule."""
+    rule = load_schema("record")["properties"]["addresses"]["additionalProperties"]
+    return _validator(rule).is_valid(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.emails(), st.text(), st.text(alphabet="@ab.\n ", max_size=6),
+                 st.text(min_size=250, max_size=260).map(lambda t: "a@" + t),
+                 st.integers(), st.none(), st.booleans(), st.lists(st.text(), max_size=2)))
+def test_the_fast_address_check_accepts_exactly_what_the_schema_accepts(value):
+    assert address_accepted(value) == _schema_accepts_address(value)
+
+
+def test_every_address_new_accepts_is_accepted_by_the_fast_check():
+    from rebis_pbm.transports.mail import check_address
+
+    for text in ("ann@example.org", "a.b+c@sub.example.co.uk", "x@y", "\"q u\"@example.org"):
+        assert address_accepted(check_address(text))
+
+
+def game_text(addresses: dict, moves: int = 3) -> str:
+    state, _ = setup(Ruleset(), ("ann", "bo"), SEED)
+    record = Record("speed", Ruleset(), ("ann", "bo"), seed_commitment(SEED), addresses=addresses)
+    for _ in range(moves):
+        move = legal_moves(state)[0]
+        from rebis_pbm.engine import apply_move
+
+        state, events = apply_move(state, move)
+        record = record.with_move(move, state, SEED, events)
+    return dump_record(record, state)
+
+
+def test_a_record_with_addresses_takes_the_fast_path():
+    data = game_text(ADDRESSES).encode()
+    fast = _read_as_written(data, "game.yaml", lambda record: SEED)
+    assert fast is not None
+    assert fast[:2] == read_checked(data, "game.yaml", lambda record: SEED)[:2]
+    assert fast[0].addresses == ADDRESSES
+
+
+@pytest.mark.parametrize("address", ["ann.example.org", "a@" + "x" * 253, "'1'"])
+def test_an_address_outside_the_schema_goes_down_the_checked_path(address):
+    data = game_text({"ann": "ann@example.org"}).replace("ann@example.org", address).encode()
+    assert _read_as_written(data, "game.yaml", lambda record: SEED) is None
+
+
+def _imports_after(tmp_path: Path, argv: list[str]) -> tuple[subprocess.CompletedProcess, str]:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                    os.environ.get("PYTHONPATH")])))
+    code = ("import sys\nfrom rebis_pbm.cli import main\n"
+            f"sys.argv = ['rebis-pbm', *{argv!r}]\ntry:\n    main()\n"
+            "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
+            "print('jsonschema' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=120)
+    return out, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else ""
+
+
+def _new_game(tmp_path: Path) -> dict:
+    state, _ = setup(Ruleset(), ("ann", "bo"), SEED)
+    record = Record("speed", Ruleset(), ("ann", "bo"), seed_commitment(SEED), addresses=ADDRESSES)
+    (tmp_path / "game.yaml").write_text(dump_record(record, state))
+    (tmp_path / "game.secret.yaml").write_text(f"game: speed\nseed: {SEED}\n")
+    move = legal_moves(state)[0]
+    (tmp_path / "move.yaml").write_text(dump_yaml({"game": "speed", **move.as_dict()}))
+    return {"move": move}
+
+
+def test_apply_view_and_moves_of_a_game_with_addresses_need_no_jsonschema(tmp_path: Path):
+    _new_game(tmp_path)
+    for argv in (["view", "game.yaml", "--player", "ann"], ["moves", "game.yaml", "--player", "ann"],
+                 ["apply", "game.yaml", "move.yaml"]):
+        out, imported = _imports_after(tmp_path, argv)
+        assert out.returncode == 0, out.stderr
+        assert imported == "False", (argv, out.stderr)
+    assert "turn: 1" in (tmp_path / "game.yaml").read_text()
+
+
+def test_mail_in_reads_the_record_once_and_without_jsonschema(tmp_path: Path):
+    """The sender check and the move's entry read the same bytes: one read, the fast path."""
+    made = _new_game(tmp_path)
+    message = (f"From: {ADDRESSES['ann']}\nTo: referee@example.org\nSubject: move\n"
+               "Message-ID: <m1@example.org>\n\n").encode() + (tmp_path / "move.yaml").read_bytes()
+    (tmp_path / "m.eml").write_bytes(message)
+    counting = ("import rebis_pbm.record.verify as v\nreads = []\nold = v.read_game\n"
+                "def counted(*a, **k):\n    reads.append(1)\n    return old(*a, **k)\n"
+                "v.read_game = counted\nimport rebis_pbm.referee as r\nr.read_game = counted\n"
+                "import atexit, sys\natexit.register(lambda: print('reads', len(reads), "
+                "file=sys.stderr))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                    os.environ.get("PYTHONPATH")])))
+    code = (counting + "from rebis_pbm.cli import main\nsys.argv = ['rebis-pbm', 'mail', 'in', "
+            "'game.yaml', 'm.eml', '--referee', 'referee@example.org']\ntry:\n    main()\n"
+            "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
+            "print('jsonschema' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "turn 1 applied (ann)" in out.stdout
+    lines = out.stderr.strip().splitlines()
+    assert lines[-2:] == ["False", "reads 1"], out.stderr
+    assert f"player: {made['move'].player}" in (tmp_path / "game.yaml").read_text()

@@ -1,0 +1,125 @@
+"""Deadlines, missed moves and the referee's logged actions (issue 15, docs/deadlines.md): a game
+with a 72h deadline and a silent player reaches its end by `tick` alone, every stand-in move
+visible in `verify`; times are data (`--now`), never read by a replay."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from rebis_pbm import referee
+from rebis_pbm.deadlines import parse_duration
+from rebis_pbm.errors import UsageError
+
+START = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+def at(hours: float) -> str:
+    return (START + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def small_game(folder, missed="bot"):
+    return referee.create_game(folder / "g.yaml", ["ana", "bob"], seed="deadlines",
+                               ruleset=referee.ruleset_from(False, ["golden_dust=2", "gold=1"]),
+                               deadline=parse_duration("72h"), missed=missed, now=at(0))
+
+
+def test_durations_and_policies():
+    assert parse_duration("3d") == parse_duration("72h") == 259200
+    with pytest.raises(UsageError):
+        parse_duration("soon")
+
+
+def test_a_silent_game_ends_by_tick_alone_and_verifies(cli, tmp_path):
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    hours = 0
+    while referee.score(game)["winners"] is None:
+        hours += 73
+        done = cli("tick", game, "--now", at(hours))
+        assert done.code == 0, done.err
+        assert hours < 73 * 200, "tick never ended the game"
+    report = cli("verify", game, "--format", "json")
+    assert report.code == 0 and json.loads(report.out)["verified"] is True
+    text = cli("verify", game).out
+    assert "turn 1: the referee moved for ana (missed deadline, greedy bot)" in text
+    assert "turn 2: the referee moved for bob (missed deadline, greedy bot)" in text
+
+
+def test_tick_before_the_deadline_changes_nothing_and_says_a_reminder_is_due(cli, tmp_path):
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    before = game.read_bytes()
+    done = cli("tick", game, "--now", at(1))
+    assert done.code == 0 and "nothing was written" in done.out and "Reminder" not in done.out
+    done = cli("tick", game, "--now", at(60))
+    assert "Reminder due: ana" in done.out
+    assert game.read_bytes() == before
+
+
+def test_the_deadline_shows_in_the_view_and_extending_it_is_logged(cli, tmp_path):
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    assert "Deadline for ana's move: 2025-01-04T00:00:00Z" in cli("view", game, "--player",
+                                                                  "ana").out
+    done = cli("extend", game, "--by", "1d", "--reason", "ana is away", "--now", at(2))
+    assert done.code == 0 and "2025-01-05T00:00:00Z" in done.out
+    assert cli("tick", game, "--now", at(80)).out.startswith("No deadline")
+    assert "extended the deadline by 86400 s (ana is away)" in cli("verify", game).out
+
+
+def test_after_n_missed_turns_the_bot_plays_for_good(tmp_path):
+    small_game(tmp_path, missed="1")
+    game = tmp_path / "g.yaml"
+    done = referee.tick(game, now=at(73))  # ana misses turn 1: bob's turn begins now
+    assert [m[1] for m in done.moved] == ["ana"]
+    # bob moves himself; ana, replaced, is moved for at once
+    from rebis_pbm.yamlio import dump_yaml
+
+    listing = referee.legal_moves_listing(game, "bob").split("---\n")[1]
+    referee.submit_move(game, listing.encode(), "bob.yaml", now=at(74))
+    done = referee.tick(game, now=at(74))
+    assert done.moved[0][1:] == ("ana", "replaced by the bot after missed deadlines")
+    assert dump_yaml  # (imported for symmetry with the CLI tests)
+
+
+def test_move_for_on_request_replace_player_and_end_game(cli, tmp_path):
+    referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="actions",
+                        addresses={"ana": "ana@example.org"}, now=at(0))
+    game = tmp_path / "g.yaml"
+    assert cli("move-for", game, "--player", "ana", "--now", at(1)).code == 0
+    assert cli("replace-player", game, "--player", "ana", "--address", "ana@new.example.org",
+               "--now", at(2)).code == 0
+    assert referee.read_record(game).addresses["ana"] == "ana@new.example.org"
+    assert cli("end-game", game, "--yes", "--reason", "both agreed", "--now", at(3)).code == 0
+    text = cli("verify", game).out
+    assert "turn 1: the referee moved for ana (on the player's request, greedy bot)" in text
+    assert "replaced ana's address" in text and "ended the game (both agreed)" in text
+
+
+def test_an_edited_referee_entry_fails_verification(cli, tmp_path):
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    cli("tick", game, "--now", at(73))
+    cli("extend", game, "--by", "1d", "--reason", "asked", "--now", at(74))
+    for old, new in (("reason: missed deadline", "reason: on the player's request"),
+                     ("reason: asked", "reason: asked twice"),
+                     ("bot: greedy", "bot: random")):
+        text = game.read_text()
+        game.write_text(text.replace(old, new, 1))
+        assert cli("verify", game).code == 3, old
+        game.write_text(text)
+    assert cli("verify", game).code == 0
+
+
+def test_a_version_1_record_cannot_log_actions(cli, tmp_path):
+    import shutil
+    from pathlib import Path
+
+    archive = Path(__file__).resolve().parent / "records"
+    for name in ("unfinished.yaml", "unfinished.secret.yaml"):
+        shutil.copyfile(archive / name, tmp_path / name)
+    done = cli("extend", tmp_path / "unfinished.yaml", "--by", "1d")
+    assert done.code == 2 and "rebis-pbm/1" in done.err

@@ -1,0 +1,516 @@
+"""Play through a git repository: examples/git/ copied into a real repository in a temporary
+folder (the machine's git), three players committing their move files in turn, the job script
+applying each commit with the seed from the environment (as from a CI secret), a forged move
+refused, and a record that replays from its seed to the end."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rebis_pbm.referee import open_game
+from rebis_pbm.engine import legal_moves
+from rebis_pbm.yamlio import dump_yaml
+
+from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run
+
+SEED = "git-game"
+REFEREE = ("Rebis referee", "referee@example.org")
+
+
+def git(repo: Path, *args, author: tuple[str, str] | None = None) -> str:
+    env = {**os.environ, "HOME": str(repo.parent), "GIT_CONFIG_NOSYSTEM": "1"}
+    if author:
+        env.update(GIT_AUTHOR_NAME=author[0], GIT_AUTHOR_EMAIL=author[1])
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def job(repo: Path, *args, seed: bool = True) -> subprocess.CompletedProcess:
+    """The CI job as the workflow runs it: plain shell; the seed from the environment's secret
+    (the referee job), or no seed at all (``seed=False``: a pull request's check)."""
+    env = {**os.environ, "HOME": str(repo.parent), "GIT_CONFIG_NOSYSTEM": "1",
+           "REBIS_PBM_SEED": SEED, "REBIS_REFEREE_NAME": REFEREE[0],
+           "REBIS_REFEREE_EMAIL": REFEREE[1],
+           "PATH": f"{Path(exe()).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    if not seed:
+        del env["REBIS_PBM_SEED"]
+    command = ["git", "check", *args[1:]] if args and args[0] == "--check" else \
+        ["git", "apply", *args]
+    return subprocess.run([exe(), *command], cwd=repo, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> Path:
+    """The referee's set-up of docs/git.md, step by step."""
+    assert shutil.which("git"), "these tests need git on the machine"
+    repo = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", repo)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    git(repo, "config", "user.name", REFEREE[0])
+    git(repo, "config", "user.email", REFEREE[1])
+    made = run(*new_args(repo / "game.yaml", SEED, "gitgame"))
+    assert made.returncode == 0, made.stderr
+    # The seed goes to the CI secret (here: the environment), never into the repository.
+    shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    monkeypatch.setenv("REBIS_PBM_SEED", SEED)
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "Start the game")
+    return repo
+
+
+def played(game: Path) -> list:
+    """The moves of the record as replayed with the seed (the record seals closing cards)."""
+    return [move for move, _ in open_game(game)[1].history]
+
+
+def tracked(repo: Path, commit="HEAD") -> set[str]:
+    return set(git(repo, "ls-tree", "-r", "--name-only", commit).split())
+
+
+def commit_move(repo: Path, player: str, move, message: str, *, as_player: str | None = None):
+    """``as_player`` commits it (default: the move's own player)."""
+    sender = as_player or player
+    path = repo / "moves" / f"turn-{move.turn:03d}-{player}.yaml"
+    path.write_text(dump_yaml({"game": "gitgame", **move.as_dict()}))
+    git(repo, "add", str(path.relative_to(repo)))
+    git(repo, "commit", "--quiet", "-m", message, author=(sender, PLAYERS[sender]))
+
+
+def test_the_repository_holds_the_record_and_public_view_only(repo):
+    assert tracked(repo) == {".github/workflows/rebis-referee.yml", ".github/CODEOWNERS",
+                             ".gitignore", "README.md", ".gitlab-ci.yml", "moves/.gitkeep",
+                             "game.yaml",
+                             "game.views/public.yaml", "game.views/public.txt"}
+    # The private views `new` wrote beside the record are ignored, as a seed file would be.
+    assert (repo / "game.views" / "alice.yaml").exists()
+    ignored = git(repo, "check-ignore", "game.views/alice.yaml", "game.secret.yaml")
+    assert ignored.split() == ["game.views/alice.yaml", "game.secret.yaml"]
+
+
+def test_a_whole_game_through_git_commits(repo):
+    before = git(repo, "rev-parse", "HEAD").strip()
+    applied = []
+    while True:
+        state = open_game(repo / "game.yaml")[1].state
+        if state.finished:
+            break
+        mover = state.player_to_move
+        move = pick_move(state)
+        if state.turn == 2:
+            # carol commits a move for bob: refused, the record is unchanged, nothing committed.
+            forged = next((m for m in legal_moves(state) if m != move), move)
+            record_before = (repo / "game.yaml").read_bytes()
+            commit_move(repo, mover, forged, "bob's move, honest", as_player="carol")
+            refused = job(repo, f"{before}..HEAD")
+            assert refused.returncode == 1, refused.stdout + refused.stderr
+            assert ("this move is for bob, but it comes from carol@example.org (carol); a player "
+                    "can only send their own moves") in refused.stderr
+            assert "was refused; the record is unchanged" in refused.stderr
+            assert (repo / "game.yaml").read_bytes() == record_before
+            assert git(repo, "log", "-1", "--format=%ae").strip() == PLAYERS["carol"]
+            before = git(repo, "rev-parse", "HEAD").strip()
+        if state.turn == 3:
+            # A pull request's check, without the seed: nothing is written or committed.
+            commit_move(repo, mover, move, "my move (for review)")
+            head, record_before = git(repo, "rev-parse", "HEAD"), (repo / "game.yaml").read_bytes()
+            checked = job(repo, "--check", "HEAD", seed=False)
+            assert checked.returncode == 0, checked.stderr
+            assert "1 move file(s) checked" in checked.stdout
+            assert "nothing committed" in checked.stdout
+            assert git(repo, "rev-parse", "HEAD") == head
+            assert (repo / "game.yaml").read_bytes() == record_before
+        else:
+            commit_move(repo, mover, move, f"turn {move.turn}")
+        done = job(repo, f"{before}..HEAD")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"turn-{move.turn:03d}-{mover}.yaml" in done.stdout
+        assert "rebis-pbm git: 1 move(s) applied, 0 already applied" in done.stdout
+        applied.append(move)
+        # The job committed the record and the public view, as the referee, and nothing else.
+        assert git(repo, "log", "-1", "--format=%an <%ae>").strip() == "%s <%s>" % REFEREE
+        changed = set(git(repo, "show", "--name-only", "--format=", "HEAD").split())
+        assert changed == {"game.yaml", "game.views/public.yaml", "game.views/public.txt"}
+        assert played(repo / "game.yaml") == applied
+        before = git(repo, "rev-parse", "HEAD").strip()
+
+    assert open_game(repo / "game.yaml")[1].state.finished
+    assert played(repo / "game.yaml") == applied and len(applied) == 10
+    assert {m.player for m in applied} == set(PLAYERS)
+    # The record as committed verifies on its own: the last move revealed the seed.
+    verified = run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": ""})
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith(b"Verified: game gitgame (") and b", 10 move" in verified.stdout
+    # The public view in the repository is the final one; no commit ever held a private view or
+    # a seed file, and the seed entered the history only with the game's last move.
+    assert "The game is over." in (repo / "game.views" / "public.txt").read_text()
+    for commit in git(repo, "rev-list", "--all").split():
+        assert not {f for f in tracked(repo, commit)
+                    if f.endswith(".secret.yaml") or f.startswith("game.views/")
+                    and not f.startswith("game.views/public.")}
+    revealing = git(repo, "log", "--all", "--format=%H", f"-Sseed: {SEED}").split()
+    assert revealing == [git(repo, "rev-parse", "HEAD").strip()]
+
+
+def test_a_move_sent_twice_is_applied_once(repo):
+    state = open_game(repo / "game.yaml")[1].state
+    commit_move(repo, "alice", pick_move(state), "turn 1")
+    assert job(repo, "HEAD").returncode == 0
+    head = git(repo, "rev-parse", "HEAD")
+    # The same commit again (a re-run of the CI job): nothing changes, nothing is committed,
+    # and the job does not count it as applied.
+    again = job(repo, "HEAD~1")
+    assert again.returncode == 0, again.stderr
+    assert "Turn 1 by alice was already applied" in again.stdout
+    assert "rebis-pbm git: 0 move(s) applied, 1 already applied (nothing changed)" in again.stdout
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_an_illegal_move_fails_the_job_with_the_reason(repo):
+    state = open_game(repo / "game.yaml")[1].state
+    move = pick_move(state)
+    path = repo / "moves" / "turn-001-alice.yaml"
+    text = dump_yaml({"game": "gitgame", **move.as_dict()})
+    path.write_text(text.replace(f"cards: {move.play.cards[0]}",
+                                 f"cards: {illegal_card(state)}"))
+    git(repo, "add", "moves")
+    git(repo, "commit", "--quiet", "-m", "oops", author=("alice", PLAYERS["alice"]))
+    record_before = (repo / "game.yaml").read_bytes()
+    refused = job(repo, "HEAD")
+    assert refused.returncode == 1
+    assert "moves/turn-001-alice.yaml: move rejected:" in refused.stderr
+    assert (repo / "game.yaml").read_bytes() == record_before
+
+
+def test_a_busy_record_fails_the_job_with_75_not_as_a_refused_move(repo, monkeypatch):
+    """Another command holding the record's lock is not the move's fault: exit 75 (try again
+    later), said so, nothing changed; the same job run again applies the move."""
+    from rebis_pbm.fileio import locked
+
+    commit_move(repo, "alice", pick_move(open_game(repo / "game.yaml")[1].state), "turn 1")
+    record_before, head = (repo / "game.yaml").read_bytes(), git(repo, "rev-parse", "HEAD")
+    monkeypatch.setenv("REBIS_PBM_LOCK_TIMEOUT", "0.2")
+    with locked(repo / "game.yaml"):
+        busy = job(repo, "HEAD")
+    assert busy.returncode == 75, busy.stderr
+    assert "another rebis-pbm command is updating" in busy.stderr
+    assert ("rebis-pbm git: moves/turn-001-alice.yaml (commit" in busy.stderr
+            and "was not applied: the record was busy; nothing changed, run the job again"
+            in busy.stderr and "refused" not in busy.stderr)
+    assert (repo / "game.yaml").read_bytes() == record_before
+    assert git(repo, "rev-parse", "HEAD") == head and git(repo, "status", "--porcelain") == ""
+    again = job(repo, "HEAD")
+    assert again.returncode == 0 and "1 move(s) applied" in again.stdout
+
+
+def test_a_committed_seed_stops_the_job(repo, tmp_path):
+    shutil.copy(tmp_path / "referee-only.secret.yaml", repo / "game.secret.yaml")
+    git(repo, "add", "--force", "game.secret.yaml")
+    git(repo, "commit", "--quiet", "-m", "oops")
+    result = job(repo, "HEAD")
+    assert result.returncode == 2 and "game.secret.yaml is committed" in result.stderr
+
+
+def test_a_bad_revision_is_a_usage_error(repo):
+    result = job(repo, "no-such-branch")
+    assert result.returncode == 2 and "give a commit, or a range OLD..NEW" in result.stderr
+
+
+def commit_file(repo: Path, name: str, text: str, author: str = "alice") -> None:
+    """Commit ``text`` as ``moves/NAME`` (any name, spaces and line breaks included)."""
+    path = repo / "moves" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    git(repo, "add", "--", str(path.relative_to(repo)))
+    git(repo, "commit", "--quiet", "-m", "a move", author=(author, PLAYERS[author]))
+
+
+def first_move_text(repo: Path) -> str:
+    return dump_yaml({"game": "gitgame", **pick_move(open_game(repo / "game.yaml")[1].state)
+                      .as_dict()})
+
+
+@pytest.mark.parametrize("name, words", [
+    ("turn 001 alice.yaml", "its name holds a space or another character"),
+    ("turn-001-alice.yaml\nnotes", "its name holds a space or another character"),
+    ("notes.txt", "this is not a move file's name"),
+    ("turn-001-alice.yml", "this is not a move file's name"),
+    ("old/turn-001-alice.yaml", "it is in a folder inside moves/"),
+])
+def test_a_file_in_moves_that_is_not_named_as_a_move_stops_the_job_clearly(repo, name, words):
+    commit_file(repo, name, first_move_text(repo))
+    head, record_before = git(repo, "rev-parse", "HEAD"), (repo / "game.yaml").read_bytes()
+    for args, seed in ((("HEAD~1..HEAD",), True), (("--check", "HEAD"), False)):
+        result = job(repo, *args, seed=seed)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert words in result.stderr
+        assert "each named moves/turn-NNN-PLAYER.yaml" in result.stderr
+        assert "fatal:" not in result.stderr  # git never got a broken-up name
+        assert (repo / "game.yaml").read_bytes() == record_before
+        assert git(repo, "rev-parse", "HEAD") == head
+
+
+@pytest.mark.parametrize("name", ["turn-002-alice.yaml", "turn-001-bob.yaml", "turn-01-alice.yaml",
+                                  "turn-0001-alice.yaml"])
+def test_a_move_file_named_for_another_turn_or_player_is_refused(repo, name):
+    commit_file(repo, name, first_move_text(repo))  # turn 1 by alice, whatever the name says
+    record_before = (repo / "game.yaml").read_bytes()
+    for args, seed in ((("HEAD",), True), (("--check", "HEAD"), False)):
+        result = job(repo, *args, seed=seed)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert (f"moves/{name}: this file holds the move of turn 1 by alice, so it must be "
+                f"named turn-001-alice.yaml") in result.stderr
+        assert (repo / "game.yaml").read_bytes() == record_before
+
+
+def test_the_first_push_of_a_branch_takes_every_commit_from_the_first(repo):
+    """CI gives 40 zeros as the "before" of a branch's first push."""
+    commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
+    done = job(repo, f"{'0' * 40}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "rebis-pbm git: 1 move(s) applied, 0 already applied" in done.stdout
+    assert len(played(repo / "game.yaml")) == 1
+    assert git(repo, "log", "-1", "--format=%s").strip() == \
+        "Apply moves/turn-001-alice.yaml from alice@example.org"
+    # The same push seen again from the start: nothing more to apply.
+    again = job(repo, f"{'0' * 40}..HEAD")
+    assert again.returncode == 0 and "0 move(s) applied, 1 already applied" in again.stdout
+
+
+def test_a_merged_pull_request_is_applied_as_its_commits_author(repo):
+    """The documented flow: alice's move on a branch, merged into main with a merge commit by
+    someone else; the job attributes the move to alice's commit, not to the merge."""
+    start = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "switch", "--quiet", "-c", "alice-turn-1")
+    commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
+    checked = job(repo, "--check", f"{start}..HEAD", seed=False)
+    assert checked.returncode == 0 and "1 move file(s) checked" in checked.stdout
+    git(repo, "switch", "--quiet", "main")
+    git(repo, "merge", "--quiet", "--no-ff", "-m", "Merge alice's move", "alice-turn-1",
+        author=("bob", PLAYERS["bob"]))
+    done = job(repo, f"{start}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "moves/turn-001-alice.yaml" in done.stdout and "alice@example.org" in done.stdout
+    assert "1 move(s) applied" in done.stdout and len(played(repo / "game.yaml")) == 1
+
+
+def test_a_pull_request_counts_as_its_files_stand_at_its_last_commit(repo):
+    """A pull request whose first commit misnamed the move and whose second renamed it: the
+    merged push holds only the right name, and that is what the job applies."""
+    start = git(repo, "rev-parse", "HEAD").strip()
+    commit_file(repo, "turn 001 alice.yaml", first_move_text(repo))
+    git(repo, "mv", "moves/turn 001 alice.yaml", "moves/turn-001-alice.yaml")
+    git(repo, "commit", "--quiet", "-m", "rename", author=("alice", PLAYERS["alice"]))
+    done = job(repo, f"{start}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 move(s) applied" in done.stdout and len(played(repo / "game.yaml")) == 1
+
+
+def test_the_moves_of_one_push_are_applied_in_turn_order(repo):
+    from rebis_pbm.engine import apply_move
+
+    start = git(repo, "rev-parse", "HEAD").strip()
+    state = open_game(repo / "game.yaml")[1].state
+    first = pick_move(state)
+    second = pick_move(apply_move(state, first)[0])
+    commit_move(repo, "bob", second, "bob's move, pushed first")
+    commit_move(repo, "alice", first, "alice's move, pushed second")
+    done = job(repo, f"{start}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.index("turn-001-alice") < done.stdout.index("turn-002-bob")
+    assert played(repo / "game.yaml") == [first, second]
+    assert "2 move(s) applied, 0 already applied" in done.stdout
+
+
+def test_the_check_of_a_pull_request_refuses_to_run_with_the_seed(repo):
+    commit_file(repo, "turn-001-alice.yaml", first_move_text(repo))
+    result = job(repo, "--check", "HEAD", seed=True)
+    assert result.returncode == 2
+    assert "a check runs without the seed, but REBIS_PBM_SEED is set" in result.stderr
+
+
+def test_the_check_of_a_pull_request_needs_no_seed_and_checks_the_author(repo):
+    commit_file(repo, "turn-001-alice.yaml", first_move_text(repo), author="carol")
+    result = job(repo, "--check", "HEAD", seed=False)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "this move is for alice, but it comes from carol@example.org (carol)" in result.stderr
+    assert "would be refused" in result.stderr
+
+
+# --- the workflow: only code from the protected main branch ever gets the seed ---------------
+
+WORKFLOW = REPO / "examples/git/.github/workflows/rebis-referee.yml"
+
+
+def workflow() -> dict:
+    import yaml
+
+    return yaml.safe_load(WORKFLOW.read_text())
+
+
+def test_the_workflow_runs_the_referee_for_pushes_to_main_and_checks_pull_requests():
+    flow = workflow()
+    triggers = flow[True]  # PyYAML reads the key `on` as true (YAML 1.1)
+    # pull_request_target and workflow_run would run from main with a pull request's content.
+    assert triggers == {"push": {"branches": ["main"], "paths": ["moves/**"]},
+                        "pull_request": {"paths": ["moves/**"]}}
+    assert flow["permissions"] == {"contents": "read"}
+    referee = flow["jobs"]["referee"]
+    assert referee["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
+    assert referee["concurrency"]["cancel-in-progress"] is False  # moves are applied in order
+    runs = {s.get("name"): s.get("run", "") for s in referee["steps"]}
+    publish = runs["Apply the new moves and publish the record"]
+    assert publish.startswith('rebis-pbm git apply "$BEFORE..$GITHUB_SHA" --remote origin '
+                              '--branch main')
+    check = flow["jobs"]["check"]
+    assert check["if"] == "github.event_name == 'pull_request'"
+    assert 'rebis-pbm git check "$BASE..$HEAD"' in \
+        {s.get("name"): s.get("run", "") for s in check["steps"]}[
+            "Check the pull request's move files (without the seed; nothing is committed)"]
+
+
+def test_only_the_referee_job_sees_secrets_and_only_through_the_main_only_environment():
+    import yaml
+
+    flow = workflow()
+    referee, check = flow["jobs"]["referee"], flow["jobs"]["check"]
+    # The environment's deployment branches are main only (docs/git.md): its secrets reach no
+    # run from another branch, a pull request or a fork.
+    assert referee["environment"] == "rebis-referee"
+    # The seed only in the one step that needs it, not in the install steps.
+    with_seed = [s for s in referee["steps"] if "REBIS_PBM_SEED" in yaml.safe_dump(s)]
+    assert [s["name"] for s in with_seed] == ["Apply the new moves and publish the record"]
+    assert with_seed[0]["env"]["REBIS_PBM_SEED"] == "${{ secrets.REBIS_PBM_SEED }}"
+    assert "REBIS_PBM_SEED" not in yaml.safe_dump(referee["env"])
+    assert "secrets." not in yaml.safe_dump(check) and "environment" not in check
+    assert "REBIS_PBM_SEED" not in yaml.safe_dump(check)
+    checkout = next(s for s in check["steps"] if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["persist-credentials"] is False
+    outside = {k: v for k, v in flow.items() if k != "jobs"}
+    assert "secrets." not in yaml.safe_dump(outside)
+
+
+def install_steps() -> list[str]:
+    flow = workflow()
+    return [s["run"] for job_ in flow["jobs"].values() for s in job_["steps"]
+            if "pip install" in s.get("run", "")]
+
+
+def run_install(tmp_path, commit: str) -> tuple[subprocess.CompletedProcess, str]:
+    """The install step as CI runs it, with a stand-in ``python`` that records its arguments."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    log = tmp_path / "python-args"
+    (bin_dir / "python").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{log}"\n')
+    (bin_dir / "python").chmod(0o755)
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+           "REBIS_PBM_GIT": "https://git.example.org/rebis-pbm.git", "REBIS_PBM_COMMIT": commit}
+    done = subprocess.run(["sh", "-e", "-c", install_steps()[0]], env=env, capture_output=True,
+                          text=True, timeout=60)
+    return done, log.read_text() if log.exists() else ""
+
+
+def test_rebis_pbm_is_installed_from_git_at_one_commit_never_by_name_from_an_index(tmp_path):
+    steps = install_steps()
+    assert len(steps) == 2 and steps[0] == steps[1]  # the check job and the referee job
+    assert workflow()["env"]["REBIS_PBM_COMMIT"] == "0" * 40  # to be set by the referee
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    done, args = run_install(tmp_path, commit)
+    assert done.returncode == 0, done.stderr
+    assert args.splitlines() == [
+        "-m", "pip", "install", f"rebis-pbm @ git+https://git.example.org/rebis-pbm.git@{commit}"]
+
+
+@pytest.mark.parametrize("commit", ["0" * 40, "", "main", "v0.1.0", "0123456789abcdef",
+                                    "0123456789ABCDEF0123456789ABCDEF01234567",
+                                    "0123456789abcdef0123456789abcdef012345678"])
+def test_the_install_step_refuses_anything_but_a_full_commit_id(tmp_path, commit):
+    done, args = run_install(tmp_path, commit)
+    assert done.returncode == 2 and args == ""
+    assert "must be the full 40-hex id of the rebis-pbm commit to install" in done.stderr
+
+
+def test_code_owners_review_every_change_but_move_files():
+    rules = [line.split() for line in
+             (REPO / "examples/git/.github/CODEOWNERS").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    # The last matching pattern wins: moves/ has no owner, everything else is the referee's.
+    assert rules == [["*", "@REFEREE"], ["/moves/"]]
+
+
+def test_the_guide_names_the_workflows_environment_and_has_players_push_branches_not_main():
+    import re
+
+    guide = (REPO / "docs" / "git.md").read_text()
+    assert f"`{workflow()['jobs']['referee']['environment']}`" in guide
+    steps = re.search(r"## What a player does each turn\n\n```sh\n(.*?)```", guide, re.S).group(1)
+    pushes = [line.split("#")[0] for line in steps.splitlines() if line.startswith("git push")]
+    assert pushes and not any(re.search(r"\bmain\b", line) for line in pushes)
+
+
+# --- the CI examples run real commands ------------------------------------------------------
+
+GITLAB = REPO / "examples/git/.gitlab-ci.yml"
+
+
+def example_commands() -> list[list[str]]:
+    """Every ``rebis-pbm ...`` command line in the GitHub and GitLab examples, as words."""
+    import shlex
+
+    import yaml
+
+    lines = []
+    for job_ in workflow()["jobs"].values():
+        lines += [s.get("run", "") for s in job_["steps"]]
+    gitlab = yaml.safe_load(GITLAB.read_text())
+    for name, job_ in gitlab.items():
+        if isinstance(job_, dict):
+            lines += job_.get("script", []) + job_.get("before_script", [])
+    commands = []
+    for text in lines:
+        text = text.replace("\\\n", " ")
+        for part in re.split(r"[;\n]|\bthen\b", text):
+            words = shlex.split(part, comments=True)
+            if "rebis-pbm" in words:
+                commands.append(words[words.index("rebis-pbm") + 1:])
+    return commands
+
+
+def test_the_ci_examples_parse_and_run_only_real_commands_and_options():
+    from rebis_pbm.cli import cli
+
+    commands = example_commands()
+    used = {tuple(c[:2]) for c in commands}
+    assert {("git", "check"), ("git", "apply"), ("mail", "out")} <= used
+    for words in commands:
+        group = cli.get_command(None, words[0])
+        command = group.get_command(None, words[1])
+        assert command is not None, words
+        known = {o for p in command.params for o in p.opts}
+        for word in words[2:]:
+            if word.startswith("--"):
+                assert word.split("=")[0] in known, f"{words[:2]}: no option {word}"
+    helped = subprocess.run([exe(), "git", "apply", "--help"], capture_output=True, text=True)
+    assert helped.returncode == 0 and "--remote" in helped.stdout
+
+
+def test_the_gitlab_example_serialises_the_referee_and_keeps_the_seed_from_merge_requests():
+    import yaml
+
+    gitlab = yaml.safe_load(GITLAB.read_text())
+    referee, check = gitlab["referee"], gitlab["check"]
+    assert referee["resource_group"] == "rebis-referee"
+    assert referee["environment"] == "rebis-referee"
+    assert referee["rules"][0]["if"] == \
+        '$CI_PIPELINE_SOURCE == "push" && $CI_COMMIT_BRANCH == "main"'
+    assert "REBIS_PBM_SEED" not in yaml.safe_dump(check)
+    # The seed variable leaves the environment before anything is installed.
+    first = gitlab["default"]["before_script"][0]
+    assert first == "seed=${REBIS_REFEREE_SEED:-}; unset REBIS_REFEREE_SEED"
+    seeded = [line for line in referee["script"] if "REBIS_PBM_SEED" in line]
+    assert len(seeded) == 1 and seeded[0].startswith("REBIS_PBM_SEED=$seed rebis-pbm git apply")
