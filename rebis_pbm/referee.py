@@ -1484,6 +1484,8 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
             if "deadline" not in record.header_extra:
                 raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
                              f"nothing to do")
+            if state is None:  # the join phase: no turn yet, so no deadline missed
+                return Ticked(moved, None)
             if state.finished or record.abandoned(state):
                 return Ticked(moved, None)
             player = state.player_to_move
@@ -1502,8 +1504,9 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
 def log_action(game: PathLike, action: str, *, now: str | None = None,
                views_dir: PathLike | None = None, **fields) -> Record:
     """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
-    ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address``; a ``key``
-    once games have keys), ``extend_deadline`` (``seconds`` added to the current turn),
+    ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address`` and/or a new
+    public ``key``, one OpenSSH line: that player's later moves must be signed with it,
+    :meth:`Record.player_keys`), ``extend_deadline`` (``seconds`` added to the current turn),
     ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
 
     Raises:
@@ -1516,8 +1519,8 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
     with locked(game):
         record, replay, seed = open_game(game)
         _require_v2(record, game)
-        state = replay.state
-        if state.finished or record.abandoned(state):
+        state = replay.state  # None in the join phase of a fair deal
+        if (state is not None and state.finished) or record.abandoned(state):
             raise Failed(f"game {record.game} is over; nothing was written")
         fields = {k: v for k, v in fields.items() if v is not None}
         if "player" in fields:

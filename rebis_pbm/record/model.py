@@ -296,12 +296,19 @@ class Record:
         joined = {j.player for j in self.joins}
         return tuple(p for p in self.players if p not in joined) if self.deal == FAIR_DEAL else ()
 
-    def player_keys(self, player: str) -> tuple[str, ...]:
-        """The public keys ``player`` registered (``new --key`` or their join); () for none."""
+    def player_keys(self, player: str, before: int | None = None) -> tuple[str, ...]:
+        """The public keys ``player`` registered (``new --key`` or their join); () for none.
+        A ``replace_player`` action with a ``key`` replaces them from its place on: ``before``
+        (a number of moves) gives the keys in force for the move after that many moves
+        (default: now, for the next move)."""
         keys = tuple(self.keys.get(player, ()))
         for join in self.joins:
             if join.player == player and join.key is not None:
                 keys += (join.key,)
+        for action in self.actions:
+            if (action.get("action") == "replace_player" and action.get("player") == player
+                    and "key" in action and (before is None or action["after"] <= before)):
+                keys = (str(action["key"]),)
         return keys
 
     def deal_seed(self, secret: str) -> str:

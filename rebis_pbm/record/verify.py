@@ -284,7 +284,7 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
     from ..engine import Move
 
     entry = record.moves[index]
-    keys = record.player_keys(entry.player)
+    keys = record.player_keys(entry.player, index)
     proof = record.proofs[index]
     at = {"turn": index + 1, "player": entry.player}
     if not keys:

@@ -15,7 +15,8 @@ from rebis_pbm.referee import open_game
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.yamlio import dump_yaml
 
-from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run
+from transport_support import (PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run,
+                               secret_key)
 
 SEED = "git-game"
 REFEREE = ("Rebis referee", "referee@example.org")
@@ -30,11 +31,16 @@ def git(repo: Path, *args, author: tuple[str, str] | None = None) -> str:
     return done.stdout
 
 
+def key(repo: Path) -> str:
+    """The game's secret (``SALT:SEED``), as the CI secret holds it."""
+    return secret_key(repo.parent / "referee-only.secret.yaml")
+
+
 def job(repo: Path, *args, seed: bool = True) -> subprocess.CompletedProcess:
     """The CI job as the workflow runs it: plain shell; the seed from the environment's secret
     (the referee job), or no seed at all (``seed=False``: a pull request's check)."""
     env = {**os.environ, "HOME": str(repo.parent), "GIT_CONFIG_NOSYSTEM": "1",
-           "REBIS_PBM_SEED": SEED, "REBIS_REFEREE_NAME": REFEREE[0],
+           "REBIS_PBM_SEED": key(repo), "REBIS_REFEREE_NAME": REFEREE[0],
            "REBIS_REFEREE_EMAIL": REFEREE[1],
            "PATH": f"{Path(exe()).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     if not seed:
@@ -58,7 +64,7 @@ def repo(tmp_path, monkeypatch) -> Path:
     assert made.returncode == 0, made.stderr
     # The seed goes to the CI secret (here: the environment), never into the repository.
     shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
-    monkeypatch.setenv("REBIS_PBM_SEED", SEED)
+    monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
     git(repo, "add", "--all")
     git(repo, "commit", "--quiet", "-m", "Start the game")
     return repo
