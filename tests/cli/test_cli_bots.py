@@ -113,7 +113,7 @@ def simulate_json(*args: str, cwd: Path) -> dict:
 
 def test_simulate_same_seed_same_report_with_one_or_two_processes(tmp_path: Path):
     args = ("--games", "24", "--players", "2-4", "--strategy", "greedy", "--strategy", "random",
-            "--insecure-seed", "--referee-deal", "--seed", "jobs")
+            "--seed", "jobs")
     one = simulate_json(*args, "--jobs", "1", cwd=tmp_path)
     two = simulate_json(*args, "--jobs", "2", cwd=tmp_path)
     assert (one.pop("timing")["jobs"], two.pop("timing")["jobs"]) == (1, 2)
@@ -187,7 +187,7 @@ def test_an_invariant_violation_is_reported_with_the_seed_that_reproduces_it(mon
 
     monkeypatch.setitem(bots_mod._BOTS, "greedy", Cheat)
     result = invoke("simulate", "--games", "3", "--players", "2", "--strategy", "random",
-                    "--strategy", "greedy", "--insecure-seed", "--referee-deal", "--seed", "cheat", "--format", "json")
+                    "--strategy", "greedy", "--seed", "cheat", "--format", "json")
     assert result.exit_code == 4
     rep = json.loads(result.stdout)
     assert [p["game"] for p in rep["problems"]] == [1, 2, 3]
