@@ -175,6 +175,14 @@ def _refuse_name(git: Git, path: str, why: str, span: str) -> Failed:
                   f"applied")
 
 
+SIGNATURE = ".sig"  # moves/turn-NNN-PLAYER.yaml.sig: the move's signature (ssh-keygen -Y sign)
+
+
+def _is_signature(path: str) -> bool:
+    """Whether ``path`` is a move file's signature committed beside it (docs/git.md)."""
+    return path.endswith(SIGNATURE) and bool(MOVE_NAME.fullmatch(path[len(MOVES):-len(SIGNATURE)]))
+
+
 def _turn_of(git: Git, path: str, span: str) -> int:
     """The turn in a move file's name; refuses any other name under moves/."""
     name = path[len(MOVES):]
@@ -194,7 +202,7 @@ def _changed(git: Git, base: str | None, new: str) -> list[str]:
     empty = git.out("hash-object", "-t", "tree", "/dev/null")
     return [p for p in _names(git, ["diff-tree", "-r", "-z", "--name-only", "--diff-filter=AMT",
                                     base or empty, new, "--", MOVES])
-            if p != MOVES + ".gitkeep"]
+            if p != MOVES + ".gitkeep" and not _is_signature(p)]
 
 
 @dataclass(frozen=True)
@@ -204,6 +212,7 @@ class MoveFile:
     author: str    # the author address of the last commit that changed it
     short: str     # that commit, abbreviated
     data: bytes    # its content at the commit judged
+    signature: bytes | None = None  # the signature committed beside it (PATH.sig), if any
 
     @property
     def label(self) -> str:
@@ -216,7 +225,9 @@ def _move_file(git: Git, commit: str, path: str, turn: int, span: str) -> MoveFi
     blob = git.run("cat-file", "blob", f"{commit}:{path}", check=False, binary=True)
     if blob.returncode != 0:
         raise _refuse_name(git, path, "it is not a file", span)
-    return MoveFile(path, turn, author, short, blob.stdout)
+    sig = git.run("cat-file", "blob", f"{commit}:{path}{SIGNATURE}", check=False, binary=True)
+    return MoveFile(path, turn, author, short, blob.stdout,
+                    sig.stdout if sig.returncode == 0 else None)
 
 
 def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game.yaml",
@@ -329,7 +340,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say
     chosen: dict[str, int] = {}
     span = tip
     for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", tip, "--", MOVES]):
-        if path == MOVES + ".gitkeep":
+        if path == MOVES + ".gitkeep" or _is_signature(path):
             continue
         turn = _turn_of(git, path, span)
         if turn >= next_turn:
@@ -351,7 +362,8 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say
             try:
                 done = referee.submit_move(record_path, move.data, path, author=move.author,
                                            views_dir=Path(work) / "views",
-                                           file_name=os.path.basename(path))
+                                           file_name=os.path.basename(path),
+                                           signature=move.signature)
             except RebisError as exc:
                 if exc.exit_code == ExitCode.BUSY:
                     say(f"rebis-pbm git: {move.label} was not applied: the record was busy; "

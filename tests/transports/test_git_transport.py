@@ -520,3 +520,44 @@ def test_the_gitlab_example_serialises_the_referee_and_keeps_the_seed_from_merge
     assert first == "seed=${REBIS_REFEREE_SEED:-}; unset REBIS_REFEREE_SEED"
     seeded = [line for line in referee["script"] if "REBIS_PBM_SEED" in line]
     assert len(seeded) == 1 and seeded[0].startswith("REBIS_PBM_SEED=$seed rebis-pbm git apply")
+
+
+# --- signed moves: the signature committed beside the move (docs/git.md) ----------------------
+
+def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_without(tmp_path):
+    """alice registered a key: a commit in her name without her signature (carol forging the
+    author) is refused; her move with moves/turn-001-alice.yaml.sig is applied."""
+    keygen = shutil.which("ssh-keygen")
+    if keygen is None:
+        pytest.skip("ssh-keygen (openssh-client) is not installed; .ci/run installs it")
+    repo = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", repo)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    key_file = tmp_path / "alice_key"
+    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(key_file)], check=True)
+    made = run(*new_args(repo / "game.yaml", SEED, "gitgame"), "--key", f"alice={key_file}.pub")
+    assert made.returncode == 0, made.stderr
+    shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "Start the game", author=REFEREE)
+    os.environ["REBIS_PBM_SEED"] = key(repo)
+    try:
+        state = open_game(repo / "game.yaml")[1].state
+    finally:
+        del os.environ["REBIS_PBM_SEED"]
+    # carol commits a move for alice with alice's name and address as the author: git takes it
+    commit_move(repo, "alice", pick_move(state), "turn 1")
+    before = (repo / "game.yaml").read_bytes()
+    forged = job(repo, "HEAD")
+    assert forged.returncode == 1
+    assert "no signature came with it" in forged.stderr
+    assert (repo / "game.yaml").read_bytes() == before
+    move_path = repo / "moves" / "turn-001-alice.yaml"
+    subprocess.run([keygen, "-q", "-Y", "sign", "-f", str(key_file), "-n", "rebis-pbm",
+                    str(move_path)], check=True, capture_output=True)
+    git(repo, "add", "moves")
+    git(repo, "commit", "--quiet", "-m", "turn 1, signed", author=("alice", PLAYERS["alice"]))
+    signed = job(repo, "HEAD")
+    assert signed.returncode == 0, signed.stderr
+    assert "1 move(s) applied" in signed.stdout
+    assert run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": ""}).returncode == 0
