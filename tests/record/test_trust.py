@@ -297,3 +297,31 @@ def test_the_documented_vectors():
     assert commit in audit
     deal = fair_deal_seed("example", [("ann", "entropy of ann"), ("ben", "entropy of ben")])
     assert deal in shuffle and str(shuffled(range(10), deal)) in shuffle
+
+
+@needs_ssh
+def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
+    """alice's key is lost: the referee logs a new one; from then on only the new key signs for
+    her, and verify checks each move against the key in force when it was made."""
+    old, new = keygen(tmp_path, "alice_old"), keygen(tmp_path, "alice_new")
+    bob = keygen(tmp_path, "bob")
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["alice", "bob"], seed="replace key", insecure_seed=True,
+                        keys={"alice": Path(f"{old}.pub").read_text(),
+                              "bob": Path(f"{bob}.pub").read_text()},
+                        ruleset=referee.ruleset_from(False, RULES))
+    play(game, {"alice": old, "bob": bob}, tmp_path, upto=2)
+    out = run_inproc("replace-player", game, "--player", "alice", "--key", f"{new}.pub",
+                     "--reason", "alice lost her key")
+    assert out.code == 0, out.err
+    record, replay, _ = referee.open_game(game)
+    _, move = referee.bot_move(game, "alice", "random", seed="after")
+    data = move_bytes(record.game, move)
+    before = game.read_bytes()
+    with pytest.raises(referee.Refused, match="does not check"):
+        referee.submit_move(game, data, "old key", signature=sign(old, data, tmp_path))
+    assert game.read_bytes() == before
+    referee.submit_move(game, data, "new key", signature=sign(new, data, tmp_path))
+    verified = run_inproc("verify", game, "--format", "json")
+    assert verified.code == 0, verified.out
+    assert "each move's signature by its player's key" in json.loads(verified.out)["checked"]
