@@ -30,8 +30,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="rebis-compare-") as tmp:
         root = Path(tmp)
         moves = bot_game(Ruleset(), "bench")
-        finished = write_game(root / "finished", Ruleset(), "bench", moves, "bench")
-        before = write_game(root / "before", Ruleset(), "bench", moves[:-1], "bench")
+        # Format 1: the one every version reads.
+        finished = write_game(root / "finished", Ruleset(), "bench", moves, "bench",
+                              fmt="rebis-pbm/1")
+        before = write_game(root / "before", Ruleset(), "bench", moves[:-1], "bench",
+                            fmt="rebis-pbm/1")
         saved = before.read_bytes()
         last = move_file(root, "bench", moves[-1])
         commands = {

@@ -93,13 +93,16 @@ def bot_game(ruleset: Ruleset, seed: str, stop: int | None = None):
 
 
 def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str,
-               addresses: dict | None = None) -> Path:
+               addresses: dict | None = None, fmt: str | None = None) -> Path:
     """A record of ``moves`` with its seed sidecar and views, as `new` + `apply` leave them;
-    ``addresses``: the players' e-mail addresses, as a mail or git game has them."""
+    ``addresses``: the players' e-mail addresses, as a mail or git game has them; ``fmt``: the
+    record format (default: that of new games; compare.py writes the oldest, which every
+    version reads)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "game.yaml"
     state, _ = setup(ruleset, PLAYERS, seed)
-    record = Record(game_id, ruleset, PLAYERS, seed_commitment(seed), addresses=addresses or {})
+    record = Record(game_id, ruleset, PLAYERS, seed_commitment(seed), addresses=addresses or {},
+                    **({"format": fmt} if fmt else {}))
     for move in moves:  # as apply does: digests, seals, and the seed revealed at the end
         state, events = apply_move(state, move)
         record = record.with_move(move, state, seed, events)

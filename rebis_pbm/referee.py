@@ -89,6 +89,7 @@ __all__ = [
     "submit_move",
     "verify",
     "verify_many",
+    "write_encrypted_views",
     "write_site",
     "write_views",
 ]
@@ -335,7 +336,7 @@ def public_game_state(game: PathLike) -> tuple[Record, Replay]:
 
 
 def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
-                stale_only: bool = False) -> int:
+                stale_only: bool = False, keys: dict[str, str] | None = None) -> int:
     """One view per player (YAML and text, mode 0600) and the public view (mode 0644).
 
     A view file that already holds exactly the right bytes and mode is left alone, so writing the
@@ -343,10 +344,21 @@ def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
     exist but are out of date are rewritten (what an ``apply`` interrupted after writing the
     record leaves); no file or folder is created. Returns how many files were written.
 
+    With ``keys`` (player -> SSH public key line), the private views are written only encrypted
+    to their player: :func:`write_encrypted_views` (a game in a public repository). This is the
+    hook for a record that says its views are encrypted (issue 12's keys in the record).
+
     Raises:
         OSError: a :class:`~rebis_pbm.fileio.FileError`, worded for people, when the folder or
             a file cannot be written.
+        Failed, InputError: with ``keys``, a player has no usable key (see
+            :func:`write_encrypted_views`).
     """
+    if keys is not None:
+        if stale_only:  # an encrypted view cannot be compared: written again in full
+            return 0 if not os.path.isdir(views_dir) else \
+                write_encrypted_views(views_dir, record, replay, keys)
+        return write_encrypted_views(views_dir, record, replay, keys)
     if not os.path.isdir(views_dir):
         if stale_only:
             return 0
@@ -815,21 +827,12 @@ def check_signature(record: Record, move, data: bytes, signature: bytes | None,
 
 
 def not_a_move(doc: object) -> str | None:
-    """When ``doc`` (a YAML document sent as a move) is a file rebis-pbm writes — a view, a
+    """When ``doc`` (a YAML document sent as a move) is another of rebis-pbm's files — a view, a
     record, a secret file or a moves listing's list — the sentence saying so; None otherwise
-    (the move schema then says what is wrong)."""
-    if not isinstance(doc, dict):
-        return None
-    if "view" in doc and "players" in doc:
-        return ("this is a view (what a player sees of the game), not a move; send a move file "
-                "such as the view's move_template, or one listed by rebis-pbm moves")
-    if "moves" in doc and "format" in doc:
-        return ("this is a game record, not a move; send a move file (rebis-pbm moves lists "
-                "them)")
-    if set(doc) in ({"game", "seed"}, {"game", "seed", "salt"}):
-        return ("this is the game's secret seed file, not a move: never send it; send a move "
-                "file (rebis-pbm moves lists them)")
-    return None
+    (the move schema then says what is wrong). See :mod:`rebis_pbm.filekinds`."""
+    from .filekinds import wrong_kind
+
+    return wrong_kind(doc, "move")
 
 
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
@@ -1091,7 +1094,8 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
         a :class:`rebis_pbm.record.audit.Report`; ``report.verified`` says whether it passed.
 
     Raises:
-        InputError: the record, the seed file or a witness cannot be read (exit 2).
+        InputError: the record, the seed file or a witness cannot be read, or the record is
+            another of rebis-pbm's files, such as a move or a secret file (exit 2).
         SeedError: the seed file is another game's.
     """
     from .record import SEED_ENV, read_secret
@@ -1114,7 +1118,25 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
     from .trust import read_witness
 
     seen = [read_witness(os.fspath(w)) for w in witnesses]
-    return run_verify(data, source, find, seen)
+    report = run_verify(data, source, find, seen)
+    if report.problem is not None and report.problem.code == "schema":
+        _refuse_other_kind(data, source)
+    return report
+
+
+def _refuse_other_kind(data: bytes, source: str) -> None:
+    """Raise InputError (exit 2) when the record's bytes are another of rebis-pbm's files (a
+    move, a view, a secret file): a file given in the wrong place is not a record that fails
+    verification (see :mod:`rebis_pbm.filekinds`)."""
+    from .filekinds import wrong_kind
+
+    try:
+        doc = load_yaml(data, source=source, kind="record").data
+    except InputError:
+        return
+    misfiled = wrong_kind(doc, "record")
+    if misfiled:
+        raise InputError(misfiled, source=source)
 
 
 def record_paths(paths: Iterable[PathLike]) -> list[str]:
@@ -1325,8 +1347,13 @@ def read_view(view_path: PathLike):  # -> view_state.ViewState
     from .schemas import validate
     from .view_state import check_view_format, infoset_from_view
 
+    from .filekinds import wrong_kind
+
     data, source = read_input(os.fspath(view_path), kind="view")
     loaded = load_yaml(data, source=source, kind="view")
+    misfiled = wrong_kind(loaded.data, "view")
+    if misfiled:
+        raise InputError(misfiled, source=source)
     check_view_format(loaded.data, source)
     validate(loaded, "view")
     return infoset_from_view(loaded.data, source)
@@ -1546,3 +1573,153 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
             check_views_dir(views_dir, record.game)
             write_views(views_dir, new_record, replay)
     return new_record
+
+
+# --- encryption to the readers (a game in a public repository, docs/git.md) --------------------
+
+ENCRYPTED = ".age"  # the suffix of a file encrypted with age to its readers
+
+
+def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
+                          keys: dict[str, str]) -> int:
+    """Each player's view (YAML and text) only encrypted with age to that player's SSH public
+    key, as ``NAME.yaml.age`` and ``NAME.txt.age`` (mode 0644: anyone may hold them); the public
+    view plain, as :func:`write_views` writes it. A plain ``NAME.yaml`` or ``NAME.txt`` left in
+    the folder (from before) is removed, so the folder can be committed to a public repository.
+
+    ``keys``: player name -> SSH public key line (``ssh-ed25519 ...`` or ``ssh-rsa ...``).
+    Each call encrypts afresh (age output differs each time), so every view file is rewritten.
+    Returns how many files were written.
+
+    Raises:
+        Failed: a player has no key (exit 2, nothing written).
+        InputError: a player's key is not one age encrypts to (exit 2, nothing written).
+        OSError: a :class:`~rebis_pbm.fileio.FileError` when a file cannot be written.
+    """
+    from .transports.encryption import encrypt_to_ssh_keys
+
+    missing = [p for p in record.players if not keys.get(p)]
+    if missing:
+        raise Failed(f"game {record.game}: {', '.join(missing)} ha"
+                     f"{'s' if len(missing) == 1 else 've'} no public key, so "
+                     f"{'their view' if len(missing) == 1 else 'their views'} cannot be written "
+                     f"encrypted; register every player's SSH key first (nothing was written)")
+    files: list[tuple[str, bytes, int]] = []
+    for viewer in (*record.players, None):
+        view = record_view(record, replay, viewer)
+        for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
+            data = views_mod.render(view, fmt).encode("utf-8")
+            if viewer is None:
+                files.append((f"{views_mod.PUBLIC}{suffix}", data, 0o644))
+            else:
+                sealed = encrypt_to_ssh_keys(data, [keys[viewer]], source=f"{viewer}'s key")
+                files.append((f"{viewer}{suffix}{ENCRYPTED}", sealed, 0o644))
+    if not os.path.isdir(views_dir):
+        make_folder(views_dir, what="the views folder")
+    written = 0
+    for name, data, mode in files:
+        path = os.path.join(views_dir, name)
+        if not _holds(path, data, mode):
+            write_atomic(path, data, mode=mode, durable=False)
+            written += 1
+    for viewer in record.players:
+        for suffix in (".yaml", ".txt"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(views_dir, viewer + suffix))
+    return written
+
+
+def decrypt_file(path: PathLike, identity_file: PathLike) -> bytes:
+    """The plain text of an age file (a view, a refusal, a sealed move) decrypted with
+    ``identity_file`` (an SSH private key or an age identity file); ``-`` reads standard input.
+
+    Raises:
+        InputError: the file or the identity cannot be read, or the file is not encrypted to it.
+    """
+    from .transports.encryption import decrypt
+
+    data, source = read_input(os.fspath(path), kind="view")  # a view's size cap
+    return decrypt(data, identity_file, source)
+
+
+def make_referee_identity(out: PathLike) -> str:
+    """Write a fresh age identity for the referee to ``out`` (mode 0600; refuses to replace an
+    existing file) and return its public recipient ``age1...``, which players seal moves to.
+    The identity is a secret like the seed: in a public repository, a CI secret.
+
+    Raises:
+        Failed: ``out`` exists (exit 2, nothing written).
+        OSError: it cannot be written.
+    """
+    from .transports.encryption import new_identity
+
+    if os.path.lexists(out):
+        raise Failed(f"{os.fspath(out)} exists; a new identity would lock out every move sealed "
+                     f"to the old one, so nothing was written: give another file name")
+    text, recipient = new_identity()
+    write_atomic(out, text, mode=0o600)
+    return recipient
+
+
+def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None = None
+              ) -> list[str]:
+    """Seal a move file for the referee: with ``ssh_key``, sign it first with the standard
+    ``ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml`` (writing ``MOVE.yaml.sig``); then
+    encrypt the move to ``to`` (age recipients ``age1...`` or SSH public key lines) as
+    ``MOVE.yaml.age``, and the signature as ``MOVE.yaml.sig.age`` (a signature in clear would let
+    anyone test guesses of a closing play's face-down card against it). Returns the files
+    written. The plain move and signature stay where they are, for the player.
+
+    Raises:
+        InputError: the move file is unreadable or not YAML, a recipient is not one (exit 2).
+        Failed: ``ssh-keygen`` is missing or refused to sign (its reason, exit 2).
+    """
+    import subprocess
+
+    from .transports.encryption import encrypt_to
+
+    path = os.fspath(move_path)
+    data, source = read_input(path, kind="move")
+    load_yaml(data, source=source, kind="move")  # not even YAML: refused before any signing
+    files = [(path, data)]
+    if ssh_key is not None:
+        try:
+            done = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", os.fspath(ssh_key),
+                                   "-n", SIGNATURE_NAMESPACE, path], capture_output=True,
+                                  text=True, stdin=subprocess.DEVNULL)
+        except FileNotFoundError:
+            raise Failed("ssh-keygen is not installed on this machine; install OpenSSH's client "
+                         "to sign moves") from None
+        if done.returncode != 0:
+            why = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
+            raise Failed(f"ssh-keygen could not sign {path} with {os.fspath(ssh_key)}: {why}")
+        with open(path + ".sig", "rb") as f:
+            files.append((path + ".sig", f.read()))
+    written = []
+    for name, content in files:
+        write_atomic(name + ENCRYPTED, encrypt_to(content, to), mode=0o644)
+        written.append(name + ENCRYPTED)
+    return written
+
+
+SIGNATURE_NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n: what a move's signature is for
+
+
+def open_sealed_move(data: bytes, source: str, identity_file: PathLike | None
+                     ) -> tuple[bytes, str]:
+    """A move as sent: when ``source`` ends with ``.age`` (a sealed move), its plain text
+    decrypted with the referee's identity; else ``data`` as it is. Returns (the move's bytes,
+    the name its checks see: ``source`` without ``.age``).
+
+    Raises:
+        UsageError: a sealed move and no identity (option ``--identity``, exit 2).
+        InputError: it cannot be decrypted with that identity (exit 2).
+    """
+    from .transports.encryption import decrypt
+
+    if not source.endswith(ENCRYPTED):
+        return data, source
+    if identity_file is None:
+        raise UsageError(f"{source} is a sealed move; give the referee's age identity to open "
+                         f"it (--identity FILE or REBIS_PBM_AGE_IDENTITY)", "--identity")
+    return decrypt(data, identity_file, source), source[:-len(ENCRYPTED)]

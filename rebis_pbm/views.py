@@ -150,6 +150,9 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     # the seed is revealed, every face-down card is public and the full state is shown).
     state = replay.state if revealed else information_set(replay.state, viewer_seat)
     scores = {p.player: p for p in score_table(state)}
+    # R12's burden during the game: face-up - cards and hand sizes, both public.
+    burden_of = {b.player: {"negative": b.negative, "hand": b.hand, "total": b.total}
+                 for b in burdens(state)}
     players = []
     for seat, name in enumerate(state.players):
         shelves = []
@@ -171,6 +174,7 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
             "hand": len(state.hands[seat]),
             "reserve": state.reserves[seat],
             "score": scores[name].total,
+            "burden": burden_of[name],
             "shelves": shelves,
         })
     view: dict = {
@@ -190,6 +194,10 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     view["deck"] = state.deck_count
     view["supply"] = {"golden_dust": state.supply.golden_dust, "gold": state.supply.gold,
                       "red": state.supply.red}
+    if state.phase == PLAY and not abandoned:
+        warnings = end_warnings(state.deck_count, state.supply.golden_dust, state.supply.gold)
+        if warnings:
+            view["warnings"] = warnings
     if viewer_seat is not None:
         you: dict = {"hand": list(state.hands[viewer_seat]), "reserve": state.reserves[viewer_seat]}
         if state.phase == PLAY and state.to_move == viewer_seat and not abandoned:
@@ -202,6 +210,40 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     if viewer_seat is not None and state.to_move == viewer_seat and not abandoned:
         view["move_template"] = move_template(game, state)
     return view
+
+
+LAST_TURN, LAST_CARD, LAST_TOKEN = "last_turn", "last_card", "last_token"
+
+
+def end_warnings(deck: int, golden_dust: int, gold: int) -> list[dict]:
+    """What may end the game at the end of this turn (R11), for a game in play: from the deck
+    count after this turn's draw and the supply's golden dust and gold only, which everyone
+    sees, so a warning never tells a hidden card.
+
+    Returns a list of ``{"warning": code, "text": sentence}``: ``last_turn`` (the deck is
+    empty: the game ends after this turn), ``last_card`` (one card left: a - card or a closed
+    shelf draws it, and the game ends after this turn), ``last_token`` (one golden dust or gold
+    token left in the supply: closing a shelf takes it, and the game ends after this turn).
+
+    >>> [w["warning"] for w in end_warnings(0, 3, 1)], end_warnings(5, 0, 2)
+    (['last_turn'], [])
+    >>> [w["warning"] for w in end_warnings(1, 0, 1)]
+    ['last_card', 'last_token']
+    """
+    if deck == 0:
+        return [{"warning": LAST_TURN, "text": "Last turn: the deck is empty, so the game ends "
+                 "after this turn (R11)."}]
+    warnings = []
+    if deck == 1:
+        warnings.append({"warning": LAST_CARD, "text": "One card is left in the deck: if this "
+                         "turn plays a - card or closes a shelf, that draw takes it and the "
+                         "game ends after this turn (R11)."})
+    if golden_dust + gold == 1:
+        token = "golden dust" if golden_dust else "gold"
+        warnings.append({"warning": LAST_TOKEN, "text": f"The last {token} token is in the "
+                         f"supply: closing a shelf this turn takes it, and then no golden dust "
+                         f"and no gold is left, so the game ends after this turn (R11)."})
+    return warnings
 
 
 def _history(replay: Replay, viewer: str | None) -> list[dict]:
@@ -323,6 +365,55 @@ def _witness_text(view: dict) -> list[str]:
     return [witness_line(w["game"], w["move"], w["chain_sha256"])] if w else []
 
 
+def ruleset_text(ruleset: dict) -> str:
+    """The ruleset in force (R1-R4) in one line, from a view's ``ruleset``.
+
+    >>> ruleset_text({"deck": {str(n): 9 for n in range(1, 10)}, "zero": False, "golden_dust": 9,
+    ...               "gold": 3, "red": 1, "shelf_limit": 13, "hand_size": 5,
+    ...               "multiplier": "additive"})
+    'Ruleset: cards 1-9, 9 of each (81 cards); tokens 9 golden dust, 3 gold, 1 red; shelf limit 13; hand 5; multiplier additive (x(1 + tokens)).'
+    """
+    deck = sorted((int(n), c) for n, c in ruleset["deck"].items() if c)
+    numbers = [n for n, _ in deck]
+    counts = {c for _, c in deck}
+    total = sum(c for _, c in deck)
+    if len(counts) == 1 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        cards = f"cards {numbers[0]}-{numbers[-1]}, {deck[0][1]} of each"
+    else:
+        cards = "cards " + ", ".join(f"{c} x {n}" for n, c in deck)
+    if ruleset.get("zero"):
+        cards += " and 9 x 0 (Rebis: Zero)"
+        total += 9
+    multiplier = ruleset["multiplier"]
+    how = "x(1 + tokens)" if multiplier == "additive" else "x2 per token"
+    return (f"Ruleset: {cards} ({counted(total, 'card')}); tokens {ruleset['golden_dust']} "
+            f"golden dust, {ruleset['gold']} gold, {ruleset['red']} red; shelf limit "
+            f"{ruleset['shelf_limit']}; hand {ruleset['hand_size']}; multiplier {multiplier} "
+            f"({how}).")
+
+
+def tokens_text(tokens: list[str]) -> str:
+    """A shelf's tokens as counts.
+
+    >>> tokens_text(["golden_dust", "gold", "golden_dust"]), tokens_text([])
+    ('2 golden dust, 1 gold', 'no tokens')
+    """
+    return ", ".join(f"{tokens.count(kind)} {_TOKEN_WORDS[kind]}"
+                     for kind in (GOLDEN_DUST, GOLD, RED) if kind in tokens) or "no tokens"
+
+
+def _played_by(cards: list[dict]) -> str:
+    """Who played each card of a shelf: ``+4 (bob) -3 (ana) [?] (cy)``; "" when nobody did
+    (only the card dealt face down at setup)."""
+    return " ".join(f"{_card_text(c)} ({c['by']})" for c in cards if "by" in c)
+
+
+def _burden_text(burden: dict | None) -> str:
+    if not burden:
+        return ""
+    return f", burden {burden['total']} (- cards {burden['negative']} + hand {burden['hand']})"
+
+
 def render_text(view: dict) -> str:
     """The view as text for a person (an e-mail body, a terminal)."""
     if view["phase"] == "join":
@@ -343,9 +434,13 @@ def render_text(view: dict) -> str:
     if "deadline" in view:
         lines.append(f"Deadline for {view['to_move']}'s move: {view['deadline']} (UTC); after it "
                      f"the referee may move for them.")
+    for warning in view.get("warnings", ()):
+        lines.append(warning["text"])
     supply = view["supply"]
     lines.append(f"Deck: {counted(view['deck'], 'card')}. Supply: {supply['golden_dust']} golden dust, "
                  f"{supply['gold']} gold, {supply['red']} red.")
+    if "ruleset" in view:
+        lines.append(ruleset_text(view["ruleset"]))
     you = view.get("you")
     if you:
         hand = " ".join(str(c) for c in you["hand"]) or "(empty)"
@@ -359,13 +454,16 @@ def render_text(view: dict) -> str:
         lines.append(f"{player['name']}{address} (seat {player['seat']}): "
                      f"{counted(player['hand'], 'card')} in hand, {player['reserve']} golden dust "
                      f"in reserve, "
-                     f"score {player['score']}")
+                     f"score {player['score']}" + _burden_text(player.get("burden")))
         for shelf in player["shelves"]:
             tag = "active" if shelf["active"] else "closed"
             cards = " ".join(_card_text(c) for c in shelf["cards"])
-            tokens = ", ".join(_TOKEN_WORDS[t] for t in shelf["tokens"]) or "no tokens"
+            tokens = tokens_text(shelf["tokens"])
             lines.append(f"  shelf {shelf['shelf']} ({tag}): {cards} | weight {shelf['weight']}, "
                          f"value {shelf['value']}, {tokens}, scores {shelf['score']}")
+            played = _played_by(shelf["cards"])
+            if played:  # its own line: the shelf line above keeps its cards as they were
+                lines.append(f"    played by: {played}")
     lines.append("")
     lines.append("Recent events:")
     for entry in view["history"]:

@@ -2,7 +2,8 @@
 
 One module per command group: :mod:`.game` (``new``, ``apply``, ``view``, ``moves``, ``score``,
 ``schema``), :mod:`.check`, :mod:`.audit` (``verify``, ``reveal``), :mod:`.bots` (``bot``,
-``simulate``), :mod:`.mail`, :mod:`.git`. Only :mod:`.game` is imported at start; the others when one of
+``simulate``), :mod:`.mail`, :mod:`.git`, :mod:`.encryption` (``open``, ``seal``,
+``keygen-referee``). Only :mod:`.game` is imported at start; the others when one of
 their commands is run or listed, so that ``view`` does not pay for mail or the audit.
 
 Every error is one sentence on standard error, ``rebis-pbm: ...``, and the exit code its
@@ -182,6 +183,9 @@ LAZY_COMMANDS = {
     "extend": ".deadlines",
     "replace-player": ".deadlines",
     "end-game": ".deadlines",
+    "open": ".encryption",
+    "seal": ".encryption",
+    "keygen-referee": ".encryption",
 }
 
 from . import game as _game  # noqa: E402,F401  (registers the core commands on `cli`)

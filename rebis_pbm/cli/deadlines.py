@@ -22,16 +22,51 @@ _VIEWS = click.option("--views-dir", type=click.Path(file_okay=False),
 @_GAME
 @_NOW
 @_VIEWS
-def tick(game: str, now: str | None, views_dir: str | None) -> None:
+@click.option("--referee", "referee_address", metavar="ADDRESS", envvar="REBIS_PBM_REFEREE",
+              show_envvar=True,
+              help="For a game played by mail: the referee's address (the From of messages). "
+              "Then tick queues a reminder to a mail player whose deadline is near (once a "
+              "turn), and the views after the referee's moves (docs/mail.md).")
+@click.option("--queue", "queue_dir", type=click.Path(file_okay=False),
+              help="The Maildir of messages waiting to be sent (default: GAME's name with "
+              ".mailq, beside it).")
+@click.pass_context
+def tick(ctx: click.Context, game: str, now: str | None, views_dir: str | None,
+         referee_address: str | None, queue_dir: str | None) -> None:
     """Apply GAME's missed-move policy: a player past their deadline (or replaced after N
     missed turns) gets a move from the bot, recorded as the referee's. Run it from cron."""
+    from ..deadlines import now_text
+    from ..transports.mail import check_address
+
+    if referee_address is not None:
+        try:
+            referee_address = check_address(referee_address)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), ctx, param_hint="--referee") from None
+    now = now_text(now)  # one time for the moves and the reminder
     done = referee.tick(game, now=now, views_dir=views_dir)
     for turn, player, reason in done.moved:
         click.echo(f"Turn {turn}: the referee moved for {player} ({reason}).")
     if not done.moved:
         click.echo("No deadline has passed; nothing was written.")
+    if referee_address is None:
+        if done.remind:
+            click.echo(f"Reminder due: {done.remind}'s deadline is near.")
+        return
+    from pathlib import Path
+
+    from ..transports import mail_jobs
+
+    queue = Path(queue_dir) if queue_dir else mail_jobs.default_queue(game)
+    if done.moved:
+        count = mail_jobs.queue_stand_in_views(game, referee_address, queue)
+        if count:
+            click.echo(f"{count} messages queued (the views after the referee's moves).")
     if done.remind:
-        click.echo(f"Reminder due: {done.remind}'s deadline is near.")
+        reminded = mail_jobs.queue_reminder(game, referee_address, queue, now)
+        why = "a reminder is queued for them" if reminded else \
+            "no reminder queued (already reminded this turn, or no address registered)"
+        click.echo(f"Reminder due: {done.remind}'s deadline is near; {why}.")
 
 
 @cli.command("move-for", epilog=EXIT_CODES)

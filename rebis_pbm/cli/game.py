@@ -137,24 +137,43 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it, as in the moves/ "
               "folder of a game played through git.")
-@click.option("--signature", metavar="FILE", help="The move's SSH signature (default: MOVE.yaml.sig "
-              "beside the move file, if there is one; required with -).")
+@click.option("--signature", metavar="FILE", help="The move's SSH signature (default: MOVE.yaml.sig, "
+              "or MOVE.yaml.sig.age sealed with the move, beside the move file, if there is one; "
+              "required with -).")
 @click.option("--now", metavar="TIME", help="The time the move is applied, ISO 8601 (default: "
               "the clock; recorded in a game with a deadline, never read by a replay).")
+@click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
+              envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
+              help="The referee's age identity, to open a sealed move MOVE.yaml.age (written by "
+              "`rebis-pbm seal`).")
 def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, author: str | None,
-          check_name: bool, signature: str | None, now: str | None) -> None:
+          check_name: bool, signature: str | None, now: str | None,
+          identity: str | None) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
-    MOVE.yaml may be - to read the move from standard input. A player who registered a key
-    (new --key, or key: in their join) must sign each move file:
-    ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml writes MOVE.yaml.sig.
+    MOVE.yaml may be - to read the move from standard input, or a sealed move MOVE.yaml.age
+    (with --identity). A player who registered a key (new --key, or key: in their join) must
+    sign each move file: ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml writes MOVE.yaml.sig
+    (for a sealed move: signed before sealing, the .sig beside MOVE.yaml.age).
     """
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     data, source = read_input(move_file, kind="move")
-    if signature is None and move_file != "-" and os.path.exists(move_file + ".sig"):
-        signature = move_file + ".sig"
-    signed = None if signature is None else read_input(signature, kind="signature")[0]
+    plain_name = move_file
+    if move_file.endswith(referee.ENCRYPTED):
+        data, _ = referee.open_sealed_move(data, source, identity)
+        plain_name = move_file[:-len(referee.ENCRYPTED)]
+        if file_name is not None:
+            file_name = file_name[:-len(referee.ENCRYPTED)]
+    if signature is None and move_file != "-":
+        for name in (plain_name + ".sig", plain_name + ".sig" + referee.ENCRYPTED):
+            if os.path.exists(name):
+                signature = name
+                break
+    signed = None
+    if signature is not None:  # a sealed signature (rebis-pbm seal --key) is opened as its move
+        signed, _ = referee.open_sealed_move(read_input(signature, kind="signature")[0],
+                                             signature, identity)
     try:
         done = referee.submit_move(game, data, source, author=author, views_dir=views_dir,
                                    dry_run=dry_run, file_name=file_name, signature=signed,

@@ -77,8 +77,21 @@ def check(revisions: str, game: str) -> None:
               "applied.")
 @click.option("--referee", metavar="ADDRESS", envvar="REBIS_PBM_REFEREE", show_envvar=True,
               help="The referee's address, the From of the queued views.")
+@click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
+              envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
+              help="The referee's age identity (`rebis-pbm keygen-referee`), which opens sealed "
+              "moves turn-NNN-PLAYER.yaml.age.")
+@click.option("--public-repo", is_flag=True, help="A public repository: never print a "
+              "refusal's reason nor put it in a commit message; commit it encrypted to the "
+              "mover's --key as refusals/turn-NNN-PLAYER.txt.age (or nowhere without one).")
+@click.option("--key", "keys", multiple=True, metavar="NAME=FILE",
+              help="A player's SSH public key (a .pub file), for --public-repo's refusals and "
+              "--encrypt-views; repeatable.")
+@click.option("--encrypt-views", is_flag=True, help="Commit every private view, encrypted to "
+              "its player's --key (NAME.yaml.age, NAME.txt.age); every player needs a key.")
 def apply(revisions: str | None, game: str, remote: str | None, branch: str, referee_name: str,
-          referee_email: str, queue: Path | None, referee: str | None) -> None:
+          referee_email: str, queue: Path | None, referee: str | None, identity: str | None,
+          public_repo: bool, keys: tuple[str, ...], encrypt_views: bool) -> None:
     """Apply every new move file, commit the record and the public view, and push.
 
     Takes every file under moves/ whose turn is the record's next or later (and the files
@@ -87,7 +100,7 @@ def apply(revisions: str | None, game: str, remote: str | None, branch: str, ref
     --check-name`; private views go to a temporary folder, never into the repository. Jobs may
     start in any order or overlap: whichever runs first applies every waiting move.
     """
-    from ..transports.git_jobs import Identity, apply_moves
+    from ..transports.git_jobs import Identity, Privacy, apply_moves
     from ..transports.mail import check_address
 
     if queue is not None:
@@ -105,6 +118,37 @@ def apply(revisions: str | None, game: str, remote: str | None, branch: str, ref
         count = add(repository(".") / game, referee, (), queue)
         click.echo(f"rebis-pbm git: {count} messages queued in {queue}/ for mail out.")
 
+    privacy = Privacy(age_identity=identity, public_repo=public_repo,
+                      keys=public_keys(keys) if keys else None, encrypt_views=encrypt_views)
     apply_moves(".", revisions, game=game, remote=remote, branch=branch,
                 identity=Identity(referee_name, referee_email), say=_say,
-                after_push=queue_views if queue is not None else None)
+                after_push=queue_views if queue is not None else None, privacy=privacy)
+
+
+def public_keys(items: tuple[str, ...]) -> dict[str, str]:
+    """``("ann=ann.pub", ...)`` -> ``{"ann": "ssh-ed25519 AAAA..."}``: the first ed25519 or rsa
+    key line of each file (a code host's NAME.keys may hold several).
+
+    Raises:
+        click.BadParameter: not NAME=FILE, or a file without such a key.
+    """
+    from ..transports.encryption import SSH_KINDS
+
+    keys = {}
+    for item in items:
+        name, sep, file = item.partition("=")
+        if not sep or not name or not file:
+            raise click.BadParameter(f"{item!r}: give NAME=FILE, e.g. ann=ann.pub",
+                                     param_hint="--key")
+        try:
+            with open(file, encoding="utf-8", errors="replace") as f:
+                lines = [ln.strip() for ln in f.read(1 << 20).splitlines()]
+        except OSError as exc:
+            raise click.BadParameter(f"{file}: {exc.strerror or exc}", param_hint="--key") \
+                from None
+        found = [ln for ln in lines if ln.split(None, 1)[:1] and ln.split()[0] in SSH_KINDS]
+        if not found:
+            raise click.BadParameter(f"{file} holds no ssh-ed25519 or ssh-rsa public key",
+                                     param_hint="--key")
+        keys[name] = found[0]
+    return keys

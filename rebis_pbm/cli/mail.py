@@ -55,7 +55,7 @@ def mail() -> None:
 
 
 @mail.command("in")
-@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@click.argument("game", type=click.Path(readable=False, path_type=Path))
 @click.argument("source", metavar="MESSAGE|-|MAILDIR")
 @_referee_option
 @_queue_option
@@ -80,11 +80,26 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
     disk), and that message and the later ones stay where they are, untouched. A record locked
     by another command for 30 s is exit 75 (EX_TEMPFAIL): a mail system piping a message into
     `mail in -` keeps it and delivers it again later.
+
+    GAME may be a folder of games (every record in it and its subfolders): one mailbox for a
+    whole league. Each message goes to the game named by the move's game field, or else by
+    [Rebis GAME] in its subject, with that game's queue and views beside its record (--queue
+    and --views-dir do not go with a folder). A player's message that names none of the games
+    gets one reply saying so.
     """
     from ..transports.mail_jobs import mail_in as run
+    from ..transports.mail_jobs import mail_in_games
 
     stream = sys.stdin.buffer if source == "-" else source
-    for handled in run(game, stream, referee, queue or default_queue(game), views_dir):
+    if game.is_dir():
+        for option, value in (("--queue", queue), ("--views-dir", views_dir)):
+            if value is not None:
+                raise click.UsageError(f"{option} does not go with a folder of games: each "
+                                       f"game's is beside its record")
+        handled_all = mail_in_games(game, stream, referee)
+    else:
+        handled_all = run(game, stream, referee, queue or default_queue(game), views_dir)
+    for handled in handled_all:
         click.echo(handled.line, err=handled.notice)
 
 
@@ -104,7 +119,7 @@ def mail_views(game: Path, players, referee: str, queue) -> None:
 
 
 @mail.command("out")
-@click.argument("game", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@click.argument("game", type=click.Path(readable=False, path_type=Path))
 @_queue_option
 @click.option("--outbox", type=click.Path(file_okay=False, path_type=Path),
               help="Write each queued message as a .eml file in this folder.")
@@ -131,6 +146,9 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
     e.g. an address that does not exist) is set aside in the queue's failed/ and reported to
     the referee (standard error, and a message queued to the referee), and the others go on.
     If the server cannot be reached, the rest stays queued for the next run (exit 2).
+
+    GAME may be a folder of games (as for mail in): every game's queue is sent in turn
+    (--queue does not go with a folder).
     """
     from ..transports.mail import SmtpServer, parse_server
     from ..transports.mail_jobs import send_queue
@@ -158,11 +176,19 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
         server = SmtpServer(host, port, starttls, user, password, smtps=smtps)
     elif starttls or smtps or user:
         raise click.UsageError("--starttls, --smtps and --user go with --smtp")
-    queue_dir = queue or default_queue(game)
-    done = send_queue(queue_dir, outbox=outbox, server=server, sendmail=sendmail)
-    if done is None:
-        click.echo(f"Nothing to send: {queue_dir} does not exist yet.")
-        return
+    if game.is_dir():
+        if queue is not None:
+            raise click.UsageError("--queue does not go with a folder of games: each game's "
+                                   "queue is beside its record")
+        from ..transports.mail_jobs import send_queues
+
+        done = send_queues(game, outbox=outbox, server=server, sendmail=sendmail)
+    else:
+        queue_dir = queue or default_queue(game)
+        done = send_queue(queue_dir, outbox=outbox, server=server, sendmail=sendmail)
+        if done is None:
+            click.echo(f"Nothing to send: {queue_dir} does not exist yet.")
+            return
     for note in done.notes:
         click.echo(f"rebis-pbm: {note}", err=True)
     if outbox is not None:

@@ -24,11 +24,16 @@ def parse_record(data: bytes, source: str) -> Record:
     """Parse and validate a record's bytes.
 
     Raises:
-        InputError: not YAML, not a valid record (schema), or a ruleset out of range.
+        InputError: not YAML, another of rebis-pbm's files (a move, a view, a secret file: said
+            so), not a valid record (schema), or a ruleset out of range.
     """
+    from ..filekinds import wrong_kind
     from ..schemas import validate
 
     loaded = load_yaml(data, source=source, kind="record")
+    misfiled = wrong_kind(loaded.data, "record")
+    if misfiled:
+        raise InputError(misfiled, source=source)
     validate(loaded, "record")
     try:
         return Record.from_dict(loaded.data)

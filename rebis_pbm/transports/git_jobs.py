@@ -28,13 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import referee
-from ..errors import ExitCode, Failed, RebisError, Refused, UsageError
+from ..errors import ExitCode, Failed, InputError, RebisError, Refused, UsageError
 
 ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
 MOVES = "moves/"
 # The characters a move file's name may hold, and its form: turn-NNN-PLAYER.yaml.
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-MOVE_NAME = re.compile(r"turn-([0-9]+)-.+\.yaml")
+MOVE_NAME = re.compile(r"turn-([0-9]+)-(.+?)\.yaml(\.age)?")  # .age: a sealed move
+# A sealed move's signature beside it (``rebis-pbm seal --key``): read with its move, not alone.
+COMPANION = re.compile(r"turn-[0-9]+-.+\.yaml\.sig(\.age)?")
+REFUSALS = "refusals/"  # in a public repository: each refusal's reason, encrypted to its mover
 PUSH_ATTEMPTS = 10  # rounds of fetch, apply, push before giving up (each refusal = a new tip)
 
 Say = Callable[[str, bool], None]  # (line, for the referee's attention: standard error)
@@ -61,6 +64,7 @@ class Outcome:
     repeated: int = 0
     checked: int = 0
     pushed: bool = False
+    refusals: int = 0   # refusal files committed (a public repository)
 
 
 class Git:
@@ -179,8 +183,9 @@ SIGNATURE = ".sig"  # moves/turn-NNN-PLAYER.yaml.sig: the move's signature (ssh-
 
 
 def _is_signature(path: str) -> bool:
-    """Whether ``path`` is a move file's signature committed beside it (docs/git.md)."""
-    return path.endswith(SIGNATURE) and bool(MOVE_NAME.fullmatch(path[len(MOVES):-len(SIGNATURE)]))
+    """Whether ``path`` is a move file's signature committed beside it (docs/git.md):
+    ``turn-NNN-PLAYER.yaml.sig``, or ``.sig.age`` sealed with a sealed move."""
+    return path.startswith(MOVES) and bool(COMPANION.fullmatch(path[len(MOVES):]))
 
 
 def _turn_of(git: Git, path: str, span: str) -> int:
@@ -192,6 +197,8 @@ def _turn_of(git: Git, path: str, span: str) -> int:
         raise _refuse_name(git, path, "its name holds a space or another character no move "
                            "file has", span)
     match = MOVE_NAME.fullmatch(name)
+    if not match and COMPANION.fullmatch(name):
+        return -1  # a sealed move's signature: not a move of its own
     if not match:
         raise _refuse_name(git, path, "this is not a move file's name", span)
     return int(match.group(1))
@@ -212,7 +219,8 @@ class MoveFile:
     author: str    # the author address of the last commit that changed it
     short: str     # that commit, abbreviated
     data: bytes    # its content at the commit judged
-    signature: bytes | None = None  # the signature committed beside it (PATH.sig), if any
+    signature: bytes | None = None  # the signature committed beside it, if any
+    signature_name: str = ""        # its path: turn-NNN-PLAYER.yaml.sig, or .sig.age (sealed)
 
     @property
     def label(self) -> str:
@@ -225,9 +233,24 @@ def _move_file(git: Git, commit: str, path: str, turn: int, span: str) -> MoveFi
     blob = git.run("cat-file", "blob", f"{commit}:{path}", check=False, binary=True)
     if blob.returncode != 0:
         raise _refuse_name(git, path, "it is not a file", span)
-    sig = git.run("cat-file", "blob", f"{commit}:{path}{SIGNATURE}", check=False, binary=True)
-    return MoveFile(path, turn, author, short, blob.stdout,
-                    sig.stdout if sig.returncode == 0 else None)
+    plain = path[:-len(referee.ENCRYPTED)] if path.endswith(referee.ENCRYPTED) else path
+    for name in (plain + SIGNATURE, plain + SIGNATURE + referee.ENCRYPTED):
+        sig = git.run("cat-file", "blob", f"{commit}:{name}", check=False, binary=True)
+        if sig.returncode == 0:
+            return MoveFile(path, turn, author, short, blob.stdout, sig.stdout, name)
+    return MoveFile(path, turn, author, short, blob.stdout)
+
+
+def _signature_of(move: MoveFile, identity) -> bytes | None:
+    """The move's signature as the referee checks it: a sealed one (``.sig.age``) opened with
+    the referee's age identity.
+
+    Raises:
+        UsageError, InputError: as :func:`rebis_pbm.referee.open_sealed_move`.
+    """
+    if move.signature is None:
+        return None
+    return referee.open_sealed_move(move.signature, move.signature_name, identity)[0]
 
 
 def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game.yaml",
@@ -253,13 +276,18 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
     span = f"{base}..{new}" if base else new
     _refuse_secret(git, new, game)
     paths = _changed(git, base, new)
-    turns = {p: _turn_of(git, p, span) for p in paths}
+    turns = {p: t for p in paths if (t := _turn_of(git, p, span)) >= 0}
     checked = 0
     with tempfile.TemporaryDirectory() as work:
         record = Path(work) / "record.yaml"
         record.write_bytes(git.run("cat-file", "blob", f"{new}:{game}", binary=True).stdout)
-        for path in sorted(paths, key=lambda p: (turns[p], p)):
+        for path in sorted(turns, key=lambda p: (turns[p], p)):
             move = _move_file(git, new, path, turns[path], span)
+            if path.endswith(".age"):  # sealed: only the referee's identity opens it
+                say(f"{path} ({move.short}, {move.author}): a sealed move of turn {move.turn}; "
+                    f"it is opened and checked once it is merged", False)
+                checked += 1
+                continue
             try:
                 referee.check_move_file(record, move.data, path, author=move.author,
                                         file_name=os.path.basename(path))
@@ -272,10 +300,30 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
     return Outcome(checked=checked)
 
 
+@dataclass(frozen=True)
+class Privacy:
+    """How the job treats what a spectator must not see (a public repository, docs/git.md).
+
+    Attributes:
+        age_identity: the referee's age identity file, which opens sealed moves
+            (``turn-NNN-PLAYER.yaml.age``); None: a sealed move is refused.
+        public_repo: a refusal's reason is never printed nor put in a commit: it goes, encrypted
+            to the mover's key, to ``refusals/turn-NNN-PLAYER.txt.age`` (or nowhere without a key).
+        keys: player -> SSH public key line (until issue 12 registers them in the record).
+        encrypt_views: commit every private view encrypted to its player (needs a key for each).
+    """
+
+    age_identity: str | None = None
+    public_repo: bool = False
+    keys: dict[str, str] | None = None
+    encrypt_views: bool = False
+
+
 def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
                 game: str = "game.yaml", remote: str | None = None, branch: str = "main",
                 identity: Identity = Identity(), say: Say = _print,
-                after_push: Callable[[Outcome], None] | None = None) -> Outcome:
+                after_push: Callable[[Outcome], None] | None = None,
+                privacy: Privacy = Privacy()) -> Outcome:
     """The referee's job: apply every move file not yet in the record, commit, push.
 
     With ``remote``, the job fetches ``branch`` from it (the whole history, if the clone is
@@ -290,6 +338,8 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
     :func:`rebis_pbm.referee.submit_move` with ``--check-name`` and the author address of its
     last commit; after each applied move the record and the public view are committed.
     ``after_push`` is called once what was applied is on the remote (or committed, without one).
+    ``privacy`` (:class:`Privacy`) opens sealed moves, keeps refusals' reasons out of the output
+    and the commits, and commits encrypted views, for a game in a public repository.
 
     Raises:
         Failed: a seed file is committed, a file under moves/ is not named as a move file (no
@@ -307,12 +357,13 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
             git.run("checkout", "--quiet", "--force", "--detach", f"{remote}/{branch}")
             git.run("clean", "--quiet", "-d", "--force", "--", MOVES)
         tip = git.out("rev-parse", "HEAD")
-        outcome, stop = _apply_round(git, tip, revisions, game, say)
-        if remote is None or not outcome.applied:
+        outcome, stop = _apply_round(git, tip, revisions, game, say, privacy)
+        if remote is None or not (outcome.applied or outcome.refusals):
             break
         pushed = git.run("push", "--quiet", remote, f"HEAD:refs/heads/{branch}", check=False)
         if pushed.returncode == 0:
-            outcome = Outcome(outcome.applied, outcome.repeated, pushed=True)
+            outcome = Outcome(outcome.applied, outcome.repeated, pushed=True,
+                              refusals=outcome.refusals)
             break
         say(f"rebis-pbm git: {remote}/{branch} moved while the moves were applied (the push was "
             f"refused); applying again on its new tip (round {attempt + 1})", True)
@@ -328,28 +379,35 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
     return outcome
 
 
-def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say
-                 ) -> tuple[Outcome, RebisError | None]:
+def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
+                 privacy: Privacy = Privacy()) -> tuple[Outcome, RebisError | None]:
     """One round on ``tip``: (what was applied, the error that stopped it or None)."""
     from .. import views
 
     _refuse_secret(git, tip, game)
     record_path = git.top / game
     referee.require_record(record_path)
-    next_turn = len(referee.read_record(record_path).moves) + 1
+    record = referee.read_record(record_path)
+    next_turn = len(record.moves) + 1
+    missing = [p for p in record.players if not (privacy.keys or {}).get(p)]
+    if privacy.encrypt_views and missing:
+        raise Failed(f"--encrypt-views needs every player's key, and {', '.join(missing)} "
+                     f"has none (--key NAME=FILE); no move was applied")
     chosen: dict[str, int] = {}
     span = tip
     for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", tip, "--", MOVES]):
         if path == MOVES + ".gitkeep" or _is_signature(path):
             continue
         turn = _turn_of(git, path, span)
-        if turn >= next_turn:
+        if turn >= next_turn:  # (-1: a sealed move's signature)
             chosen[path] = turn
     if revisions is not None:
         base, new = _span(git, revisions)
         range_span = f"{base}..{new}" if base else new
         for path in _changed(git, base, new):
             turn = _turn_of(git, path, range_span)
+            if turn < 0:
+                continue
             if git.run("cat-file", "-e", f"{tip}:{path}", check=False).returncode == 0:
                 chosen[path] = turn
     applied: list[int] = []
@@ -360,11 +418,16 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say
         move = _move_file(git, tip, path, chosen[path], span)
         with tempfile.TemporaryDirectory() as work:
             try:
-                done = referee.submit_move(record_path, move.data, path, author=move.author,
+                data, name = referee.open_sealed_move(move.data, path, privacy.age_identity)
+                done = referee.submit_move(record_path, data, path, author=move.author,
                                            views_dir=Path(work) / "views",
-                                           file_name=os.path.basename(path),
-                                           signature=move.signature)
+                                           file_name=os.path.basename(name),
+                                           signature=_signature_of(move, privacy.age_identity))
             except RebisError as exc:
+                if privacy.public_repo and isinstance(exc, (Refused, InputError)):
+                    # Its reason may speak of the mover's hand ("you have no 2"): to them only.
+                    return _refused_in_public(git, tip, move, exc, privacy, say, applied,
+                                              repeated)
                 if exc.exit_code == ExitCode.BUSY:
                     say(f"rebis-pbm git: {move.label} was not applied: the record was busy; "
                         f"nothing changed, run the job again", True)
@@ -383,10 +446,69 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say
             views_dir.mkdir(parents=True, exist_ok=True)
             for name in ("public.yaml", "public.txt"):
                 (views_dir / name).write_bytes((Path(work) / "views" / name).read_bytes())
+            if privacy.encrypt_views:
+                referee.write_encrypted_views(views_dir, done.record, done.replay,
+                                              privacy.keys or {})
         say(f"{path} ({move.short}, {move.author}): {said}", False)
         rel_views = views_dir.relative_to(git.top).as_posix()
         git.run("add", "--", game, f"{rel_views}/public.yaml", f"{rel_views}/public.txt")
+        if privacy.encrypt_views:  # forced: the example's .gitignore keeps views/* out
+            git.run("add", "--force", "--", *(f"{rel_views}/{p}{suffix}{referee.ENCRYPTED}"
+                                             for p in done.record.players
+                                             for suffix in (".yaml", ".txt")))
         git.run("commit", "--quiet", "--no-verify", "-m", f"Apply {path} from {move.author}",
                 "-m", said)
         applied.append(move.turn)
     return Outcome(tuple(applied), repeated), None
+
+
+def refusal_path(turn: int, player: str) -> str:
+    """Where a refusal's reason goes in a public repository: ``refusals/turn-NNN-PLAYER.txt.age``."""
+    return f"{REFUSALS}turn-{turn:03d}-{player}.txt.age"
+
+
+def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, privacy: Privacy,
+                       say: Say, applied: list[int], repeated: int
+                       ) -> tuple[Outcome, RebisError | None]:
+    """A move refused in a public repository: its reason (which may speak of the mover's hand)
+    is committed only encrypted to the mover's key, never printed nor in a commit message; the
+    job says only where the mover finds it. A refusal already committed for this version of the
+    move file is not written again."""
+    from .encryption import encrypt_to_ssh_keys
+
+    match = MOVE_NAME.fullmatch(move.path[len(MOVES):])
+    player = match.group(2) if match else "?"
+    key = (privacy.keys or {}).get(player)
+    refusals = 0
+    if key is None:
+        where = (f"the reason is not published ({player} has no key to encrypt it to); the "
+                 f"referee can tell {player} privately")
+    else:
+        rel = refusal_path(move.turn, player)
+        where = f"the reason is in {rel}"
+        if not _refusal_current(git, tip, move.path, rel):
+            target = git.top / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(encrypt_to_ssh_keys(f"{exc}\n".encode(), [key],
+                                                   source=f"{player}'s key"))
+            git.run("add", "--", rel)
+            git.run("commit", "--quiet", "--no-verify", "-m",
+                    f"Refusal of {move.path} for {player}", "-m",
+                    f"The reason is in {rel}, encrypted to {player}'s key.")
+            refusals = 1
+    said = f"turn {move.turn} by {player} was refused; {where}"
+    say(f"rebis-pbm git: {said}", True)
+    return (Outcome(tuple(applied), repeated, refusals=refusals),
+            Refused(f"{move.path}: {said}", exc.exit_code))
+
+
+def _refusal_current(git: Git, tip: str, move_path: str, rel: str) -> bool:
+    """Is a refusal already committed after the last change of the move file?"""
+    last = git.run("--literal-pathspecs", "log", "-1", "--format=%H", tip, "--", rel,
+                   check=False).stdout.strip()
+    if not last:
+        return False
+    moved = git.run("--literal-pathspecs", "log", "-1", "--format=%H", tip, "--", move_path,
+                    check=False).stdout.strip()
+    return bool(moved) and git.run("merge-base", "--is-ancestor", moved, last,
+                                   check=False).returncode == 0

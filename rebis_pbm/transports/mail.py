@@ -28,11 +28,20 @@ from pathlib import Path
 
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
 YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
-YAML_SUFFIXES = (".yaml", ".yml")
+YAML_SUFFIXES = (".yaml", ".yml", ".yaml.txt", ".yml.txt")  # .txt: added by some mail clients
 SIGNATURE = re.compile(r"--[ \t]*")       # the signature separator line "-- " (RFC 3676 4.3)
 QUOTED = re.compile(r"[ \t]*>")           # a quoted line of the message replied to
 START = re.compile(r"---(?:[ \t].*)?")    # YAML's document start marker ...
 END = re.compile(r"\.\.\.[ \t]*")         # ... and its document end marker
+# Where a reply's quoted message starts when it is not quoted with '>' (docs/mail.md):
+ATTRIBUTION = re.compile(r"[ \t]*(On\b.*\bwrote|Le\b.*\ba écrit|Am\b.*\bschrieb\b.*)[ \t]*:[ \t]*",
+                         re.IGNORECASE)                       # "On Mon, ... X <x@y> wrote:"
+ATTRIBUTION_START = re.compile(r"[ \t]*(On|Le|Am)\b.*")       # ... wrapped over two lines
+ORIGINAL = re.compile(r"[ \t]*-{2,}[ \t]*(Original Message|Ursprüngliche Nachricht|"
+                      r"Message d'origine)[ \t]*-{2,}[ \t]*", re.IGNORECASE)  # Outlook
+RULE = re.compile(r"[ \t]*_{10,}[ \t]*")   # Outlook's line above the header block
+HEADER = re.compile(r"[ \t]*\*?(From|Sent|Date|To|Cc|Subject)(?::\*|\*?:)([ \t].*)?",
+                    re.IGNORECASE)  # "From: x", "*From:* x" (bold, as plain text shows it)
 
 _parser = BytesParser(policy=policy.default)
 
@@ -117,10 +126,12 @@ def _is_yaml_part(part: EmailMessage) -> bool:
 def extract_move(msg: EmailMessage) -> Extracted:
     """The move file in ``msg``, by the rule of docs/mail.md:
 
-    1. A YAML attachment (a file named ``*.yaml`` or ``*.yml``, or of a YAML content type) is
-       the move; two or more are refused.
-    2. Otherwise the plain-text body: the signature (from a line ``-- `` on) and quoted lines
-       (starting with ``>``) are dropped; if a line ``---`` remains, the move is the block
+    1. A YAML attachment (a file named ``*.yaml`` or ``*.yml``, also with ``.txt`` added as
+       some mail clients do, or of a YAML content type) is the move; two or more are refused.
+    2. Otherwise the plain-text body: the signature (from a line ``-- `` on), the message
+       replied to when it is not quoted with ``>`` (from its Outlook separator, header block or
+       "On ... wrote:" line on, :func:`quoted_view_start`), quoted lines (starting with ``>``)
+       and their "On ... wrote:" line are dropped; if a line ``---`` remains, the move is the block
        from it to the next ``...`` or ``---`` line (or the end) and text outside is ignored,
        two such blocks are refused; without ``---`` the whole remaining body is the move.
        Dropped lines are kept as empty lines, so that line numbers in an error are body lines.
@@ -208,13 +219,70 @@ def _armour_in_text(msg: EmailMessage) -> bytes | None:
     return None if found is None else found.group(0).encode("ascii", "replace") + b"\n"
 
 
+def _attribution(lines: list[str], index: int) -> int:
+    """How many lines (0, 1 or 2) the attribution line at ``index`` takes: ``On <date>, <name>
+    wrote:`` on one line, or wrapped over two as mail clients do with a long name."""
+    line = lines[index]
+    if ATTRIBUTION.fullmatch(line):
+        return 1
+    if (ATTRIBUTION_START.fullmatch(line) and index + 1 < len(lines)
+            and ATTRIBUTION.fullmatch(line.rstrip() + " " + lines[index + 1].strip())):
+        return 2
+    return 0
+
+
+def quoted_view_start(lines: list[str]) -> int | None:
+    """The index of the first line of a quoted message that is not quoted with ``>`` (a reply
+    written on top of the message it answers), or None.
+
+    A quoted message starts at an Outlook separator (``-----Original Message-----``), at an
+    Outlook header block (a ``From:`` line followed, before the next empty line, by ``Subject:``
+    and ``Sent:`` or ``Date:``; a line of underscores just above belongs to it), or at an
+    attribution line (``On <date>, <name> wrote:``, one line or wrapped over two) that is not
+    followed by ``>``-quoted lines (those are dropped line by line, so that a move written
+    below a ``>`` quote still counts). Everything from there on is the quoted message.
+
+    Not ``email-reply-parser``: it takes the move's ``---`` line for a signature separator
+    (dropping a move written between ``---`` and ``...``), strips and rejoins the text (line
+    numbers in errors would no longer be the sender's), and rewrites the text with a regular
+    expression spanning lines.
+    """
+    for index, line in enumerate(lines):
+        if QUOTED.match(line):
+            continue
+        if ORIGINAL.fullmatch(line):
+            return index
+        if HEADER.fullmatch(line) and line.strip().lstrip("*").lower().startswith("from"):
+            block = []
+            for after in lines[index + 1:]:
+                if not after.strip() or not HEADER.fullmatch(after):
+                    break
+                block.append(after.strip().lstrip("*").split(":")[0].rstrip("*").lower())
+            if "subject" in block and ("sent" in block or "date" in block):
+                start = index
+                while start > 0 and not lines[start - 1].strip():
+                    start -= 1
+                return start - 1 if start > 0 and RULE.fullmatch(lines[start - 1]) else index
+        size = _attribution(lines, index)
+        if size:
+            following = next((text for text in lines[index + size:] if text.strip()), None)
+            if following is None or not QUOTED.match(following):
+                return index
+    return None
+
+
 def _move_text(text: str) -> str:
     lines = text.replace("\u00a0", " ").splitlines()
     for index, line in enumerate(lines):
         if SIGNATURE.fullmatch(line):
             lines = lines[:index]
             break
-    lines = ["" if QUOTED.match(line) else line for line in lines]
+    start = quoted_view_start(lines)
+    if start is not None:
+        lines = lines[:start]
+    # A '>' quote's attribution line ("On ... wrote:") goes with the quoted lines.
+    dropped = {i + k for i in range(len(lines)) for k in range(_attribution(lines, i))}
+    lines = ["" if QUOTED.match(line) or i in dropped else line for i, line in enumerate(lines)]
     blocks: list[list[int]] = []   # line indexes of each --- block
     inside = False
     for index, line in enumerate(lines):
@@ -324,6 +392,23 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     return msg
 
 
+def reminder_message(*, game: str, view: dict, view_text: str, view_yaml: str, sender: str,
+                     to: str) -> EmailMessage:
+    """A reminder to the player to move that their deadline is near (docs/deadlines.md): their
+    view by mail (:func:`view_message`, so the same view, picture, attachments and thread), told
+    as a reminder in its subject and first paragraph. ``view`` must be that player's view in a
+    game with a deadline (``view["deadline"]``, UTC).
+    """
+    deadline, turn = view["deadline"], view["turn"]
+    news = (f"Reminder: your move for turn {turn} is due by {deadline} (UTC). After that the "
+            f"referee may move for you.")
+    msg = view_message(game=game, view=view, view_text=view_text, view_yaml=view_yaml,
+                       news=news, sender=sender, to=to)
+    del msg["Subject"]
+    msg["Subject"] = f"[Rebis {game}] turn {turn}: reminder, your move is due by {deadline} UTC"
+    return msg
+
+
 def html_body(view: dict, text: str) -> str:
     """The HTML alternative of a view's message: the picture of the table as an inline SVG,
     then ``text`` (the plain-text part) as preformatted text.
@@ -366,6 +451,29 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
               "message's text between a line '---' and a line '...'; quoted lines and your "
               "signature are ignored."]
     msg.set_content("\n".join(lines) + "\n")
+    return msg
+
+
+def no_game_message(*, original: EmailMessage, sender: str, to: str,
+                    games: list[str]) -> EmailMessage:
+    """A reply to ``original``'s sender alone, for a message sent to a mailbox that serves
+    several games but naming none of them: it names ``games`` (the sender's own games, never
+    the others') and how to say which one a move is for."""
+    msg = _message(sender, to, "", "[Rebis] your message names no game: nothing was applied",
+                   auto="auto-replied")
+    original_id = str(original.get("Message-ID", "")).strip()
+    if original_id:
+        msg["In-Reply-To"] = original_id
+        msg["References"] = " ".join(str(original.get("References", "")).split()
+                                     + [original_id])
+    asked = str(original.get("Subject", "")).strip()
+    about = f' "{asked}"' if asked else ""
+    yours = ", ".join(games)
+    msg.set_content(
+        f"Your message{about} names no game of this referee, so nothing was applied.\n\n"
+        f"Say which game your move is for: its game id in the move (game: ID, as in the move "
+        f"template), or reply to the game's last message, whose subject starts with "
+        f"[Rebis ID]. Your games: {yours}.\n")
     return msg
 
 

@@ -11,6 +11,7 @@ themselves are :mod:`rebis_pbm.transports.mail`'s.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
@@ -48,6 +49,63 @@ def _queue_then_note(queue_dir: Path, messages: list, turn: int) -> None:
 
     queue(queue_dir, messages)
     write_atomic(queue_dir / QUEUED_STATE, f"{turn}\n", mode=0o600)
+
+
+REMINDED_STATE = "reminded-turn"  # in the queue folder: the last turn a reminder was queued for
+
+
+def reminded_turn(queue_dir: Path) -> int | None:
+    """The last turn a deadline reminder was queued for (the sidecar beside the queue's
+    messages; the record never holds it), or None."""
+    try:
+        return int((queue_dir / REMINDED_STATE).read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir: Path,
+                   now: str) -> str | None:
+    """Queue a reminder (:func:`rebis_pbm.transports.mail.reminder_message`) to the player to
+    move when their deadline is near at ``now`` (ISO 8601; :func:`rebis_pbm.deadlines.
+    reminder_due`: within 24 h, or a quarter of the deadline when shorter), once per turn: the
+    turn is noted in the sidecar ``reminded-turn`` beside the queue's messages after the
+    message is queued (a crash between the two sends a reminder twice, never none). Returns the
+    player reminded, or None (no reminder due, no address for them, or already reminded this
+    turn).
+
+    Raises:
+        as :func:`rebis_pbm.referee.open_game`; Busy when the record stays locked.
+    """
+    from .. import views
+    from ..deadlines import reminder_due
+    from .mail import queue, reminder_message
+
+    with locked(game):
+        record, replay, _ = referee.open_game(game)
+        state = replay.state
+        if state.finished or record.abandoned(state) or not reminder_due(record, now):
+            return None
+        player = state.player_to_move
+        if player not in record.addresses or reminded_turn(queue_dir) == state.turn:
+            return None
+        view = referee.record_view(record, replay, player)
+        queue(queue_dir, [reminder_message(
+            game=record.game, view=view, view_text=views.render(view, "text"),
+            view_yaml=views.render(view, "yaml"), sender=referee_address,
+            to=record.addresses[player])])
+        write_atomic(queue_dir / REMINDED_STATE, f"{state.turn}\n", mode=0o600)
+    return player
+
+
+def queue_stand_in_views(game: str | os.PathLike[str], referee_address: str,
+                         queue_dir: Path) -> int:
+    """After ``tick`` moved for a late player: queue every player's view of the game as it
+    now stands (as ``mail in`` does for a move whose messages were never queued); returns how
+    many messages were queued (none when the game has no mail queue yet: not played by mail)."""
+    if not queue_dir.is_dir():
+        return 0
+    with locked(game):
+        return queue_missing_views(game, referee_address, queue_dir)
 
 
 def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
@@ -236,24 +294,38 @@ def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_addres
         anything :func:`handle_message` raises for the referee's side: that message and the
             later ones stay where they are (a notice saying so is yielded first).
     """
-    from .mail import mark_seen, maildir_unseen
-
     def recover() -> Iterator[Handled]:
-        from ..errors import Busy
-
-        try:
-            with locked(game):
-                count = queue_missing_views(game, referee_address, queue_dir)
-        except Busy:  # the next run checks again; a message waiting says busy in its own words
-            return
+        count = _recover(game, referee_address, queue_dir)
         if count:
             yield Handled(f"rebis-pbm: the last move's messages had not been queued (an "
                           f"earlier run was stopped); {count} messages queued now", True)
 
+    def handle(data: bytes, label: str) -> Handled:
+        return handle_message(game, data, label, referee_address, queue_dir, views_dir)
+
+    yield from _each_message(source, recover, handle)
+
+
+def _recover(game: str | os.PathLike[str], referee_address: str, queue_dir: Path) -> int:
+    """:func:`queue_missing_views` under the record's lock; 0 when the record is busy (the next
+    run checks again; a message waiting says busy in its own words)."""
+    from ..errors import Busy
+
+    try:
+        with locked(game):
+            return queue_missing_views(game, referee_address, queue_dir)
+    except Busy:
+        return 0
+
+
+def _each_message(source: str | BinaryIO, recover, handle) -> Iterator[Handled]:
+    """The reading loop of ``mail in`` (see :func:`mail_in`): ``recover()`` first, then
+    ``handle(data, label)`` for each message of ``source``, a Maildir under its lock."""
+    from .mail import mark_seen, maildir_unseen
+
     if not isinstance(source, str):
         yield from recover()
-        yield handle_message(game, read_capped(source), "<stdin>", referee_address, queue_dir,
-                             views_dir)
+        yield handle(read_capped(source), "<stdin>")
         return
     path = Path(source)
     if not path.exists():
@@ -264,7 +336,7 @@ def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_addres
         yield from recover()
         with open_regular(path) as f:
             data = read_capped(f)
-        yield handle_message(game, data, str(path), referee_address, queue_dir, views_dir)
+        yield handle(data, str(path))
         return
     with locked(path):
         try:
@@ -279,8 +351,7 @@ def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_addres
             except FileNotFoundError:  # moved meanwhile by a mail client: no longer ours
                 continue
             try:
-                handled = handle_message(game, data, message.name, referee_address,
-                                         queue_dir, views_dir)
+                handled = handle(data, message.name)
             except BaseException:
                 yield Handled(f"rebis-pbm: {message.name} was not handled; it stays in "
                               f"{message.parent}", True)
@@ -292,6 +363,122 @@ def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_addres
             yield handled
         if not pending:
             yield Handled(f"No new message in {path}.")
+
+
+# --- mail in for a folder of games -------------------------------------------------------------
+
+class League(NamedTuple):
+    """The games of a folder, read once: ``paths`` by game id (in the order of
+    :func:`rebis_pbm.referee.record_paths`) and each game's ``records``."""
+
+    paths: dict[str, str]
+    records: dict[str, Record]
+
+    def games_of(self, address: str) -> list[str]:
+        """The ids of the games in which ``address`` is a player's registered address."""
+        return [game for game, record in self.records.items()
+                if record.player_at(address) is not None]
+
+
+def read_league(folder: str | os.PathLike[str]) -> League:
+    """Every game record in ``folder`` (and its subfolders), read once without its seed.
+
+    Raises:
+        InputError: no record in the folder, or one that cannot be read (exit 2).
+        UsageError: two records of the same game id (which one a message is for is unclear).
+    """
+    paths: dict[str, str] = {}
+    records: dict[str, Record] = {}
+    for path in referee.record_paths([folder]):
+        record = referee.read_record(path)
+        if record.game in paths:
+            raise UsageError(f"{paths[record.game]} and {path} are both game {record.game}: "
+                             f"a message could not tell which one it is for; keep one game per "
+                             f"id in the folder", "GAME")
+        paths[record.game], records[record.game] = path, record
+    return League(paths, records)
+
+
+SUBJECT_GAME = re.compile(r"\[Rebis ([^\]\s]+)\]")  # the game id in our messages' subjects
+
+
+def game_named(msg) -> list[str]:
+    """The game ids a message names, most trusted first: the ``game`` field of the move in it
+    (an attachment or the text, docs/mail.md), then the ``[Rebis GAME]`` of its subject (which
+    a reply to a view keeps)."""
+    from ..yamlio import load_yaml
+    from .mail import MailError, extract_move
+
+    named = []
+    try:  # the strict reader of every move: the message may come from anyone
+        move = extract_move(msg)
+        doc = load_yaml(move.data, source=move.source, kind="move").data
+    except (MailError, InputError):
+        doc = None
+    if isinstance(doc, dict) and isinstance(doc.get("game"), (str, int)):
+        named.append(str(doc["game"]))
+    found = SUBJECT_GAME.search(str(msg.get("Subject", "")))
+    if found:
+        named.append(found.group(1))
+    return named
+
+
+def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, referee_address: str,
+                  views_dir: None = None) -> Iterator[Handled]:
+    """``mail in`` for a folder of games (one mailbox for a whole league): each message goes to
+    its game, named by the ``game`` of the move in it or else by ``[Rebis GAME]`` in its subject
+    (the first of the two that is a game of the folder), and is handled there exactly as
+    :func:`mail_in` would (that game's queue beside its record, its views). A message from an
+    address registered in one of the games that names none of them gets one answer, saying so
+    and naming the sender's games, queued in the first of them; a stranger's message gets none.
+    Every game is read once for the routing (without its seed); a game whose last move's
+    messages were never queued has them queued first.
+
+    Raises:
+        what :func:`read_league` and :func:`mail_in` raise.
+    """
+    from .mail import (MailError, is_automatic, no_game_message, parse_message,
+                       queue, sender_address)
+
+    league = read_league(folder)
+
+    def recover() -> Iterator[Handled]:
+        for game, path in league.paths.items():
+            if not league.records[game].addresses:  # a game played by files: no mail, no queue
+                continue
+            count = _recover(path, referee_address, default_queue(path))
+            if count:
+                yield Handled(f"rebis-pbm: game {game}: the last move's messages had not been "
+                              f"queued (an earlier run was stopped); {count} messages queued "
+                              f"now", True)
+
+    def handle(data: bytes, label: str) -> Handled:
+        from .mail import MAIL_MAX_BYTES
+
+        msg = parse_message(data[:MAIL_MAX_BYTES], headers_only=len(data) > MAIL_MAX_BYTES)
+        known = [g for g in game_named(msg) if g in league.paths]
+        if known:
+            path = league.paths[known[0]]
+            return handle_message(path, data, label, referee_address, default_queue(path),
+                                  views_dir)
+        if is_automatic(msg):
+            return Handled(f"{label}: ignored: an automatic message (a bounce, an auto-reply or "
+                           f"a list)")
+        try:
+            sender = sender_address(msg)
+        except MailError as exc:
+            return Handled(f"{label}: ignored: {exc}, so there is no one to answer")
+        games = league.games_of(sender)
+        if not games:
+            return Handled(f"{label}: ignored, not answered: {sender} is not the address of any "
+                           f"player of the games in {folder}", True)
+        path = league.paths[games[0]]
+        queue(default_queue(path), [no_game_message(
+            original=msg, sender=referee_address, to=sender, games=games)])
+        return Handled(f"{label} from {sender}: names no game in {folder}; reply queued (in "
+                       f"game {games[0]}'s queue)")
+
+    yield from _each_message(source, recover, handle)
 
 
 # --- mail views ------------------------------------------------------------------------------
@@ -449,3 +636,21 @@ def _set_aside(queue_dir: Path, path: Path, refusal) -> str:
         queue(queue_dir, [report])
         line += "; a report to the referee is queued"
     return line
+
+
+def send_queues(folder: str | os.PathLike[str], **how) -> Sent:
+    """:func:`send_queue` for every game of ``folder`` (``mail out`` for a league): each game's
+    queue beside its record, in the order of :func:`rebis_pbm.referee.record_paths`; returns the
+    sums. ``how`` is :func:`send_queue`'s ``outbox``, ``server`` or ``sendmail``.
+
+    Raises:
+        InputError: no record in the folder (exit 2).
+        Failed: as :func:`send_queue`; the queues after it are not sent (exit 2).
+    """
+    total = Sent(0)
+    for path in referee.record_paths([folder]):
+        done = send_queue(default_queue(path), **how)
+        if done is not None:
+            total = Sent(*(a + b for a, b in zip(total[:3], done[:3])), total.notes + done.notes)
+    return total
+

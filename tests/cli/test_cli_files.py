@@ -175,8 +175,10 @@ def test_a_refused_command_leaves_no_lock_file(cli, game, tmp_path):
         (["apply", move, game],
          f"{move}: this is a move file, not a game record: the arguments look swapped; write "
          f"rebis-pbm apply GAME.yaml MOVE.yaml"),
-        (["apply", game.with_name("game.secret.yaml"), move], "field 'format' is missing"),
-        (["apply", views / "public.yaml", move], "unknown field 'view'"),
+        (["apply", game.with_name("game.secret.yaml"), move],
+         "this is the game's secret seed file, not a game record"),
+        (["apply", views / "public.yaml", move], "this is a view (what a player sees of the "
+                                                  "game), not a game record"),
         (["reveal", tmp_path / "nope.yaml", "--yes"], "there is no such game record"),
     ]
     for args, words in cases:

@@ -1,0 +1,55 @@
+"""``open``, ``seal`` and ``keygen-referee``: files encrypted with age to their readers, for a
+game in a public repository (docs/git.md, "A public repository"). Thin shells around
+:mod:`rebis_pbm.referee` (:func:`~rebis_pbm.referee.decrypt_file`,
+:func:`~rebis_pbm.referee.seal_move`, :func:`~rebis_pbm.referee.make_referee_identity`).
+"""
+
+from __future__ import annotations
+
+import click
+
+from .. import referee
+from . import EXIT_CODES, cli
+
+IDENTITY_ENV = "REBIS_PBM_AGE_IDENTITY"  # the referee's age identity file (a CI secret)
+
+
+@cli.command("open", epilog=EXIT_CODES)
+@click.argument("file", metavar="FILE.age|-")
+@click.option("--identity", "-i", required=True, metavar="KEY", type=click.Path(dir_okay=False),
+              help="Your SSH private key (e.g. ~/.ssh/id_ed25519) or an age identity file.")
+def open_(file: str, identity: str) -> None:
+    """Decrypt a file encrypted to you (your view NAME.yaml.age or NAME.txt.age, a refusal
+    refusals/turn-NNN-NAME.txt.age) and print it. The same as `age -d -i KEY FILE`.
+    """
+    click.echo(referee.decrypt_file(file, identity), nl=False)  # bytes: written as they are
+
+
+@cli.command("seal", epilog=EXIT_CODES)
+@click.argument("move_file", metavar="MOVE.yaml", type=click.Path(dir_okay=False))
+@click.option("--to", "recipients", multiple=True, required=True, metavar="RECIPIENT",
+              help="The referee's age recipient (age1..., in the game's README or the "
+              "referee's message); repeatable.")
+@click.option("--key", "ssh_key", metavar="SSHKEY", type=click.Path(dir_okay=False),
+              help="Sign the move first with this SSH private key (ssh-keygen -Y sign -n "
+              "rebis-pbm), writing MOVE.yaml.sig; the signature is sealed too.")
+def seal(move_file: str, recipients: tuple[str, ...], ssh_key: str | None) -> None:
+    """Seal a move for the referee: sign it (with --key), then encrypt it (and its signature)
+    to the referee's recipient, writing MOVE.yaml.age (and MOVE.yaml.sig.age). Commit those,
+    never the plain move, in a public repository.
+    """
+    for written in referee.seal_move(move_file, recipients, ssh_key):
+        click.echo(f"Wrote {written}")
+
+
+@cli.command("keygen-referee", epilog=EXIT_CODES)
+@click.argument("out", metavar="IDENTITY_FILE", type=click.Path(dir_okay=False))
+def keygen_referee(out: str) -> None:
+    """Write a new age identity for the referee (mode 0600) and print its recipient.
+
+    Players seal their moves to the recipient (age1...); the identity file is a secret like the
+    seed: store it as the CI secret REBIS_PBM_AGE_IDENTITY's file, never commit it.
+    """
+    recipient = referee.make_referee_identity(out)
+    click.echo(f"Wrote the referee's identity to {out} (a secret: keep it like the seed).")
+    click.echo(f"Recipient (give it to the players): {recipient}")

@@ -1,0 +1,227 @@
+"""Encryption to a file's readers with age (https://age-encryption.org), through pyrage, the
+maintained Python binding of the reference implementation: no cryptography of our own.
+
+A game played in a public repository (docs/git.md, "A public repository") commits what only one
+reader may see encrypted to that reader: a player's view and the reason a move of theirs was
+refused, to the player's SSH public key; a sealed move, to the referee's age recipient (whose
+identity is a CI secret like the seed). What this module writes is a standard binary age file:
+``age -d -i ~/.ssh/id_ed25519 FILE`` decrypts it, as does ``rebis-pbm open FILE --identity KEY``.
+
+* :func:`encrypt_to_ssh_keys` -- to SSH public key lines (``ssh-ed25519``, ``ssh-rsa``: the kinds
+  age encrypts to; an ``ecdsa`` key is refused with a sentence saying so);
+* :func:`encrypt_to_age` -- to an age X25519 recipient (``age1...``);
+* :func:`encrypt_to` -- to a mix of both, as a person gives them (``--to``);
+* :func:`decrypt` -- with an identity file: an unencrypted OpenSSH private key, or an age
+  identity file (lines ``AGE-SECRET-KEY-1...``, ``#`` comments);
+* :func:`new_identity` -- a fresh age X25519 identity file's text and its recipient.
+
+Every failure is an :class:`~rebis_pbm.errors.InputError` naming the file (or key) at fault and
+what would be right (exit 2); nothing is written by this module.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+
+from ..errors import InputError
+
+__all__ = ["AGE_HEADER", "SSH_KINDS", "decrypt", "encrypt_to", "encrypt_to_age",
+           "encrypt_to_ssh_keys", "is_encrypted", "new_identity", "recipient_of"]
+
+AGE_HEADER = b"age-encryption.org/v1\n"   # how every binary age file begins
+ARMOR_HEADER = b"-----BEGIN AGE ENCRYPTED FILE-----"
+SSH_KINDS = ("ssh-ed25519", "ssh-rsa")   # the SSH public keys age encrypts to
+_SSH_PRIVATE = (b"-----BEGIN OPENSSH PRIVATE KEY-----", b"-----BEGIN RSA PRIVATE KEY-----")
+_AGE_SECRET = "AGE-SECRET-KEY-1"
+IDENTITY_BYTES_MAX = 1 << 20   # an identity file is a few lines; a key file a few kB
+
+
+def is_encrypted(data: bytes) -> bool:
+    """Does ``data`` look like an age file (binary or ASCII-armoured)?"""
+    return data.startswith(AGE_HEADER) or data.lstrip().startswith(ARMOR_HEADER)
+
+
+def _ssh_recipient(line: str, source: str):  # -> pyrage.ssh.Recipient
+    from pyrage import RecipientError, ssh
+
+    kind = line.split(None, 1)[0] if line.split() else ""
+    if kind not in SSH_KINDS:
+        shown = kind or "an empty line"
+        raise InputError(f"{shown!s} is not a key age can encrypt to: give an ssh-ed25519 or "
+                         f"ssh-rsa public key (as in ~/.ssh/id_ed25519.pub)", source=source)
+    try:
+        return ssh.Recipient.from_str(" ".join(line.split()[:2]))
+    except RecipientError as exc:
+        raise InputError(f"this {kind} public key cannot be read ({exc}); give the whole line "
+                         f"of the .pub file", source=source) from None
+
+
+def _age_recipient(text: str, source: str):  # -> pyrage.x25519.Recipient
+    from pyrage import RecipientError, x25519
+
+    try:
+        return x25519.Recipient.from_str(text.strip())
+    except RecipientError:
+        raise InputError(f"{text.strip()[:80]!r} is not an age recipient: one is 'age1' and 58 "
+                         f"more letters and digits, as `rebis-pbm keygen-referee` prints",
+                         source=source) from None
+
+
+def _encrypt(data: bytes, recipients: list) -> bytes:
+    import pyrage
+
+    return bytes(pyrage.encrypt(data, recipients))
+
+
+def encrypt_to_ssh_keys(data: bytes, keys: Sequence[str], source: str = "the key") -> bytes:
+    """``data`` encrypted with age so that the private key of any of ``keys`` decrypts it.
+
+    ``keys``: SSH public key lines (``ssh-ed25519 AAAA... comment`` or ``ssh-rsa ...``), at least
+    one. ``source`` names where the keys come from, for messages. Returns a binary age file.
+
+    Raises:
+        InputError: no key, or a key of another kind (ecdsa, a sk- key) or unreadable (exit 2).
+    """
+    if not keys:
+        raise InputError("no public key to encrypt to", source=source)
+    return _encrypt(data, [_ssh_recipient(k, source) for k in keys])
+
+
+def encrypt_to_age(data: bytes, recipient: str, source: str = "the recipient") -> bytes:
+    """``data`` encrypted with age to an X25519 recipient ``age1...`` (the referee's, for a sealed
+    move). Returns a binary age file.
+
+    Raises:
+        InputError: ``recipient`` is not an age recipient (exit 2).
+    """
+    return _encrypt(data, [_age_recipient(recipient, source)])
+
+
+def encrypt_to(data: bytes, recipients: Iterable[str], source: str = "--to") -> bytes:
+    """``data`` encrypted to each of ``recipients``: age recipients (``age1...``) or SSH public
+    key lines, mixed as a person gives them.
+
+    Raises:
+        InputError: a recipient that is neither, or none (exit 2).
+    """
+    made = [_age_recipient(r, source) if r.strip().startswith("age1") else
+            _ssh_recipient(r, source) for r in recipients]
+    if not made:
+        raise InputError("no recipient to encrypt to", source=source)
+    return _encrypt(data, made)
+
+
+def _read_identity_file(identity_file: str | os.PathLike[str]) -> bytes:
+    path = os.fspath(identity_file)
+    try:
+        with open(path, "rb") as f:
+            data = f.read(IDENTITY_BYTES_MAX + 1)
+    except OSError as exc:
+        raise InputError(f"the identity file cannot be read ({exc.strerror or exc}); give your "
+                         f"private key (e.g. ~/.ssh/id_ed25519) or an age identity file",
+                         source=path) from None
+    if len(data) > IDENTITY_BYTES_MAX:
+        raise InputError("this is too big for a key file; give your private key (e.g. "
+                         "~/.ssh/id_ed25519) or an age identity file", source=path)
+    return data
+
+
+def identities(identity_file: str | os.PathLike[str]) -> list:
+    """The age identities in ``identity_file``: an unencrypted OpenSSH private key (ed25519 or
+    rsa), or an age identity file (``AGE-SECRET-KEY-1...`` lines; ``#`` comments and blank lines
+    skipped).
+
+    Raises:
+        InputError: unreadable, a public key, a passphrase-protected key (pyrage cannot ask for
+            the passphrase: ``age -d`` can), a key of a kind age does not use, or no identity.
+    """
+    from pyrage import IdentityError, ssh, x25519
+
+    path = os.fspath(identity_file)
+    data = _read_identity_file(path)
+    stripped = data.lstrip()
+    if stripped.startswith(_SSH_PRIVATE):
+        try:
+            return [ssh.Identity.from_buffer(data)]
+        except IdentityError as exc:
+            said = str(exc)
+            if "decrypted" in said or "passphrase" in said.lower():
+                raise InputError("this SSH key is protected by a passphrase, which rebis-pbm "
+                                 "cannot ask for; decrypt with `age -d -i KEY FILE` instead",
+                                 source=path) from None
+            raise InputError(f"this SSH private key cannot be used by age ({said}); age takes "
+                             f"ed25519 and rsa keys", source=path) from None
+    text = data.decode("utf-8", "replace")
+    if text.split(None, 1)[:1] and text.split(None, 1)[0] in (*SSH_KINDS, "ecdsa-sha2-nistp256"):
+        raise InputError("this is a public key; give the private key (the same file name "
+                         "without .pub)", source=path)
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if not line.startswith(_AGE_SECRET):
+            raise InputError("this line is neither an age identity (AGE-SECRET-KEY-1...) nor a "
+                             "comment; give an SSH private key or an age identity file",
+                             source=path, line=number)
+        try:
+            found.append(x25519.Identity.from_str(line))
+        except IdentityError:
+            raise InputError("this age identity is damaged (not a valid AGE-SECRET-KEY-1 key)",
+                             source=path, line=number) from None
+    if not found:
+        raise InputError("this file holds no identity; give your private key (e.g. "
+                         "~/.ssh/id_ed25519) or an age identity file", source=path)
+    return found
+
+
+def decrypt(data: bytes, identity_file: str | os.PathLike[str], source: str = "-") -> bytes:
+    """The plain text of the age file ``data`` (named ``source`` in messages), decrypted with the
+    identity in ``identity_file`` (see :func:`identities`).
+
+    Raises:
+        InputError: the identity file is at fault (named), or ``data`` is not an age file, is
+            damaged, or is not encrypted to that identity (``source`` named; exit 2).
+    """
+    import pyrage
+
+    keys = identities(identity_file)
+    if not is_encrypted(data):
+        raise InputError("this is not an age-encrypted file (it does not begin with "
+                         "'age-encryption.org/v1')", source=source)
+    try:
+        return bytes(pyrage.decrypt(data, keys))
+    except pyrage.DecryptError as exc:
+        if "no matching keys" in str(exc).lower():
+            raise InputError(f"this file is not encrypted to {os.fspath(identity_file)} (none of "
+                             f"its recipients is that key): it is someone else's",
+                             source=source) from None
+        raise InputError(f"this age file is damaged and cannot be decrypted ({exc})",
+                         source=source) from None
+
+
+def new_identity() -> tuple[str, str]:
+    """A fresh age X25519 identity: (the identity file's text, as ``age-keygen`` writes it, and
+    its public recipient ``age1...``). The text is a secret: write it with mode 0600."""
+    from pyrage import x25519
+
+    identity = x25519.Identity.generate()
+    recipient = str(identity.to_public())
+    return f"# public key: {recipient}\n{identity}\n", recipient
+
+
+def recipient_of(identity_file: str | os.PathLike[str]) -> str:
+    """The public recipient ``age1...`` of the first X25519 identity in ``identity_file``.
+
+    Raises:
+        InputError: as :func:`identities`, or the file holds an SSH key (its recipient is its
+            .pub line).
+    """
+    from pyrage import x25519
+
+    for identity in identities(identity_file):
+        if isinstance(identity, x25519.Identity):
+            return str(identity.to_public())
+    raise InputError("this is an SSH key; its recipient is the line of its .pub file",
+                     source=os.fspath(identity_file))

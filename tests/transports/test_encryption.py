@@ -1,0 +1,177 @@
+"""Encryption to a file's readers (rebis_pbm.transports.encryption, `open`, `seal`,
+`keygen-referee`, `apply --identity`, referee.write_encrypted_views), checked against the real
+`age` and `ssh-keygen` programs: what rebis-pbm encrypts, `age -d -i ~/.ssh/id_ed25519` opens,
+and only the reader it is for."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from rebis_pbm import referee
+from rebis_pbm.errors import Failed, InputError
+from rebis_pbm.transports import encryption
+
+from transport_support import run
+
+pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),
+                                reason="needs ssh-keygen (Debian: openssh-client; .ci/run "
+                                       "installs it)")
+needs_age = pytest.mark.skipif(not shutil.which("age"),
+                               reason="needs the age program (Debian: age; .ci/run installs it)")
+SEED = "encryption test seed"
+
+
+def ssh_key(folder: Path, name: str, kind: str = "ed25519", passphrase: str = "") -> Path:
+    path = folder / name
+    extra = ["-b", "2048"] if kind == "rsa" else []
+    subprocess.run(["ssh-keygen", "-q", "-t", kind, *extra, "-N", passphrase, "-C", name,
+                    "-f", str(path)], check=True, capture_output=True)
+    return path
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory) -> dict[str, Path]:
+    """Private key files: alice ed25519, bob rsa, carol ed25519."""
+    folder = tmp_path_factory.mktemp("keys")
+    return {"alice": ssh_key(folder, "alice"), "bob": ssh_key(folder, "bob", "rsa"),
+            "carol": ssh_key(folder, "carol")}
+
+
+def pub(key: Path) -> str:
+    return key.with_suffix(".pub").read_text().strip()
+
+
+def age_decrypt(path: Path, key: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(["age", "-d", "-i", str(key), str(path)], capture_output=True)
+
+
+@needs_age
+@pytest.mark.parametrize("who", ["alice", "bob"])  # ed25519 and rsa
+def test_age_opens_what_is_encrypted_to_an_ssh_key_and_another_key_does_not(tmp_path, keys, who):
+    sealed = tmp_path / "note.age"
+    sealed.write_bytes(encryption.encrypt_to_ssh_keys(b"a secret\n", [pub(keys[who])]))
+    assert age_decrypt(sealed, keys[who]).stdout == b"a secret\n"
+    other = age_decrypt(sealed, keys["carol"])
+    assert other.returncode != 0 and b"a secret" not in other.stdout
+    assert encryption.decrypt(sealed.read_bytes(), keys[who]) == b"a secret\n"
+    with pytest.raises(InputError, match="not encrypted to .*carol"):
+        encryption.decrypt(sealed.read_bytes(), keys["carol"], str(sealed))
+
+
+@needs_age
+def test_an_age_recipient_and_identity_file_round_trip_through_the_age_program(tmp_path):
+    text, recipient = encryption.new_identity()
+    identity = tmp_path / "referee.key"
+    identity.write_text(text)
+    sealed = tmp_path / "m.age"
+    sealed.write_bytes(encryption.encrypt_to_age(b"turn: 1\n", recipient))
+    assert age_decrypt(sealed, identity).stdout == b"turn: 1\n"
+    assert encryption.recipient_of(identity) == recipient
+
+
+def test_keys_age_cannot_use_are_refused_each_with_one_sentence(tmp_path, keys):
+    ecdsa = ssh_key(tmp_path, "ec", "ecdsa")
+    locked = ssh_key(tmp_path, "locked", passphrase="secret words")
+    with pytest.raises(InputError, match="ecdsa-sha2-nistp256 is not a key age can encrypt to"):
+        encryption.encrypt_to_ssh_keys(b"x", [pub(ecdsa)])
+    with pytest.raises(InputError, match="not an age recipient"):
+        encryption.encrypt_to_age(b"x", "age1notarecipient")
+    sealed = encryption.encrypt_to_ssh_keys(b"x", [pub(keys["alice"])])
+    with pytest.raises(InputError, match=r"locked: this SSH key is protected by a passphrase"):
+        encryption.decrypt(sealed, locked)
+    with pytest.raises(InputError, match=r"alice.pub: this is a public key"):
+        encryption.decrypt(sealed, keys["alice"].with_suffix(".pub"))
+    with pytest.raises(InputError, match="m.yaml: this is not an age-encrypted file"):
+        encryption.decrypt(b"turn: 1\n", keys["alice"], "m.yaml")
+    with pytest.raises(InputError, match="missing.key: the identity file cannot be read"):
+        encryption.decrypt(sealed, tmp_path / "missing.key")
+
+
+@pytest.fixture
+def game(tmp_path) -> Path:
+    path = tmp_path / "game.yaml"
+    referee.create_game(path, ["alice", "bob", "carol"], seed=SEED, game_id="sealed")
+    return path
+
+
+@needs_age
+def test_encrypted_views_are_readable_by_their_player_only_and_no_plain_view_is_left(
+        tmp_path, game, keys, monkeypatch):
+    views = tmp_path / "game.views"
+    assert (views / "alice.yaml").exists()  # the plain views of `new`
+    monkeypatch.setenv("REBIS_PBM_SEED", SEED)
+    record, replay, _ = referee.open_game(game)
+    referee.write_views(views, record, replay, keys={p: pub(k) for p, k in keys.items()})
+    names = sorted(os.listdir(views))
+    assert names == sorted(["public.yaml", "public.txt",
+                            *(f"{p}.{s}.age" for p in keys for s in ("yaml", "txt"))])
+    for player, key in keys.items():
+        plain = run("view", game, "--player", player, "--format", "yaml",
+                    env={"REBIS_PBM_SEED": SEED}).stdout
+        assert age_decrypt(views / f"{player}.yaml.age", key).stdout == plain
+        for other in keys:
+            if other != player:
+                assert age_decrypt(views / f"{other}.yaml.age", key).returncode != 0
+                assert age_decrypt(views / f"{other}.txt.age", key).returncode != 0
+
+
+def test_encrypted_views_are_refused_when_a_player_has_no_key(tmp_path, game, keys,
+                                                              monkeypatch):
+    monkeypatch.setenv("REBIS_PBM_SEED", SEED)
+    record, replay, _ = referee.open_game(game)
+    out = tmp_path / "out"
+    with pytest.raises(Failed, match="carol has no public key.*nothing was written"):
+        referee.write_encrypted_views(out, record, replay,
+                                      {"alice": pub(keys["alice"]), "bob": pub(keys["bob"])})
+    assert not out.exists()
+
+
+def test_open_prints_a_view_to_its_player_and_refuses_another_key(cli, tmp_path, keys):
+    sealed = tmp_path / "alice.txt.age"
+    sealed.write_bytes(encryption.encrypt_to_ssh_keys(b"Your hand: 1 2 3\n",
+                                                      [pub(keys["alice"])]))
+    done = cli("open", sealed, "--identity", keys["alice"])
+    assert done.code == 0, done.err
+    assert done.out == "Your hand: 1 2 3\n"
+    wrong = cli("open", sealed, "--identity", keys["bob"])
+    assert wrong.code == 2
+    assert "is not encrypted to" in wrong.err and "Your hand" not in wrong.out
+
+
+def test_a_sealed_signed_move_is_applied_with_the_referees_identity_only(cli, tmp_path, game,
+                                                                         keys):
+    identity = tmp_path / "referee.key"
+    made = cli("keygen-referee", identity)
+    assert made.code == 0, made.err
+    recipient = made.out.split("Recipient (give it to the players): ")[1].split()[0]
+    assert (identity.stat().st_mode & 0o777) == 0o600
+    assert cli("keygen-referee", identity).code == 2  # never replaced
+    listing = run("moves", game, "--player", "alice", env={"REBIS_PBM_SEED": SEED}).stdout
+    move = tmp_path / "turn-001-alice.yaml"
+    move.write_bytes(listing.split(b"---")[1].lstrip())
+    sealed = cli("seal", move, "--to", recipient, "--key", keys["alice"])
+    assert sealed.code == 0, sealed.err
+    move_age, sig_age = Path(f"{move}.age"), Path(f"{move}.sig.age")
+    assert b"turn" not in move_age.read_bytes()
+    # The signature is the standard one, and it is sealed too.
+    sig = encryption.decrypt(sig_age.read_bytes(), identity)
+    (tmp_path / "check.sig").write_bytes(sig)
+    with open(move, "rb") as data:
+        checked = subprocess.run(["ssh-keygen", "-Y", "check-novalidate", "-n", "rebis-pbm",
+                                  "-s", str(tmp_path / "check.sig")], stdin=data,
+                                 capture_output=True)
+    assert checked.returncode == 0, checked.stderr
+    env = {"REBIS_PBM_SEED": SEED}
+    without = cli("apply", game, move_age, env=env)
+    assert without.code == 2 and "--identity" in without.err
+    wrong = cli("apply", game, move_age, "--identity", keys["bob"], env=env)
+    assert wrong.code == 2 and "is not encrypted to" in wrong.err
+    applied = cli("apply", game, move_age, "--check-name", env={
+        **env, "REBIS_PBM_AGE_IDENTITY": str(identity)})
+    assert applied.code == 0, applied.err
+    assert "Turn 1:" in applied.out
