@@ -566,7 +566,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         addresses: player name -> e-mail address, for play by e-mail (docs/mail.md).
         public_addresses: show the addresses in every view.
         seed: the seed to shuffle from (default: 128 random bits). A guessable seed lets anyone
-            compute every hand: refused unless ``insecure_seed`` (:func:`rebis_pbm.trust.check_seed`).
+            compute every hand: refused unless ``insecure_seed``
+            (:func:`rebis_pbm.trust.check_seed`).
         ruleset: the game's parameters (default: the rulings', R1-R4).
         game_id: the game's id (default: 40 random bits; it tells nothing of the seed).
         referee_deal: deal at once from the seed alone; False: a fair deal, the game waits for
@@ -629,8 +630,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                     public_addresses=public_addresses,
                     deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
                     header_extra=extra)
-    state = None
-    setup_events: tuple = ()
+    state: State | None = None
+    setup_events: tuple[Any, ...] = ()
     try:
         state, setup_events = setup(ruleset, seats, seed if referee_deal else "check")
     except ValueError as exc:
@@ -650,7 +651,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         try:
             write_atomic(secret_file, dump_secret(game_id, secret, FORMAT), mode=0o600)
             write_atomic(game, dump_record(record, state))
-            write_views(views_dir, record, Replay(state, setup_events))
+            # In the join phase there is no state yet (Replay.state None, record.joining()).
+            write_views(views_dir, record, Replay(cast(State, state), setup_events))
         except BaseException:
             for path in (game, secret_file):
                 with contextlib.suppress(FileNotFoundError):
@@ -680,7 +682,7 @@ class Submitted(NamedTuple):
 
     record: Record
     replay: Replay
-    move: Move
+    move: Move | JoinMove
     events: tuple[object, ...]
     duplicate: bool
     repaired: int = 0
@@ -732,7 +734,7 @@ def move_file_name(turn: int, player: str) -> str:
 
 
 def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
-              author: str | None = None, file_name: str | None = None) -> Move:
+              author: str | None = None, file_name: str | None = None) -> Move | JoinMove:
     """The move in a move file, checked for everything that needs no seed: the strict loader
     and the move schema, the game id, the file's name (``file_name``, when given, must be
     :func:`move_file_name` of the move's turn and player) and the sender (``author``, when
@@ -792,7 +794,7 @@ class JoinMove(NamedTuple):
     turn: int = 0
 
 
-def check_signature(record: Record, move, data: bytes, signature: bytes | None,
+def check_signature(record: Record, move: Move | JoinMove, data: bytes, signature: bytes | None,
                     source: str) -> tuple[bytes, str] | None:
     """The signature of a move file (docs/audit.md, "Signed moves"): required when the mover
     registered a key, and then valid over ``data`` (the file's exact bytes) by that key, in
@@ -952,7 +954,7 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
                           f"player joins once")
     proof = None if signed is None else Proof(signed[1], signed[0].decode("utf-8"))
     new_record = record.with_join(Join(move.player, move.entropy, _key_line(move.key), proof))
-    new_replay = Replay(None, ())
+    new_replay = Replay(cast(State, None), ())  # the join phase: no state until the deal
     if not new_record.joining():
         state, setup_events = setup(record.ruleset, record.players, new_record.deal_seed(seed))
         new_replay = Replay(state, setup_events)
@@ -1015,7 +1017,7 @@ def swapped_arguments(exc: InputError, game: PathLike, command: str) -> InputErr
 
 
 def check_move_file(game: PathLike, data: bytes, source: str, *, author: str | None = None,
-                    file_name: str | None = None) -> tuple[Record, Move]:
+                    file_name: str | None = None) -> tuple[Record, Move | JoinMove]:
     """Check a move file without the seed: what :func:`read_move` checks (its form, its game,
     its name, its sender), not the rules. Reads the record without replaying it; writes
     nothing. Anyone may run it: a player before sending, or a pull request's check.
