@@ -1,25 +1,68 @@
 #!/usr/bin/env bash
-# Play the bundled example game from `new` to the final score through the rebis-pbm CLI, the way a
-# referee would: one `apply` per move file in examples/moves/, in turn order.
+# A fair-deal game with signed moves, from `new` to the final score and `verify`, through the
+# rebis-pbm CLI, the way a referee and three players would (docs/audit.md, "What you must trust,
+# and what you need not"):
+#   1. each player makes an SSH key (ssh-keygen, ed25519; no passphrase for the demo);
+#   2. the referee creates the game in its join phase: the record commits to the seed, nobody
+#      has cards yet;
+#   3. each player joins: entropy of their own and their public key, the join file signed;
+#   4. the deck is shuffled from the seed and every player's entropy; every move is chosen by
+#      the greedy bot for its player, signed with that player's key and applied;
+#   5. verify checks every signature and says whose entropy went into the deal (deal_from).
+# The seed is fixed with --insecure-seed so that the deal is the same on every run (a real game
+# leaves --seed out: 128 random bits). The bundled examples/moves/ are the moves of the example
+# game of docs/ (a referee deal of the same seed); a fair deal deals other cards, so the bot plays.
 # Usage: bash examples/play-example.sh OUTPUT_DIR   (make demo uses build/demo)
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-build/demo}"
-rm -rf "$out" && mkdir -p "$out"
+rm -rf "$out" && mkdir -p "$out/keys" "$out/moves"
 game="$out/game.yaml"
+players=(alice bob carol)
+command -v ssh-keygen >/dev/null || { echo "the demo needs ssh-keygen (openssh-client)" >&2; exit 2; }
 
-echo "== rebis-pbm new: a 3-player game with the example's seed"
+sign() {  # sign FILE PLAYER: writes FILE.sig, which apply reads beside the move file
+    ssh-keygen -q -Y sign -f "$out/keys/$2" -n rebis-pbm "$1" 2>/dev/null
+}
+
+echo "== each player makes a key: ssh-keygen -t ed25519 (in $out/keys/)"
+for p in "${players[@]}"; do
+    ssh-keygen -q -t ed25519 -N "" -C "$p" -f "$out/keys/$p"
+done
+echo
+echo "== rebis-pbm new: a 3-player game in its join phase (a fixed seed, for a reproducible demo)"
 rebis-pbm new "$game" --player alice --player bob --player carol \
-    --seed "rebis-pbm example game" --game-id example
+    --seed "rebis-pbm example game" --insecure-seed --game-id example
+echo
+echo "== each player joins: their own entropy and public key, the join file signed"
+for p in "${players[@]}"; do
+    join="$out/moves/join-$p.yaml"
+    {
+        echo "game: example"
+        echo "player: $p"
+        echo "join: $p's own words, which nobody could know when the seed was committed"
+        echo "key: $(cut -d' ' -f1,2 "$out/keys/$p.pub")"
+    } > "$join"
+    sign "$join" "$p"
+    printf '%s: ' "$(basename "$join")"
+    rebis-pbm apply "$game" "$join"
+done
 echo
 echo "== alice's view before the first move (what she would receive)"
 rebis-pbm view "$game" --player alice
-echo "== applying the move files of examples/moves/"
+echo "== every move chosen by the greedy bot for its player, signed with their key, applied"
 shown=0
-for move in "$here"/moves/turn-*.yaml; do
-    printf '%s: ' "$(basename "$move")"
-    rebis-pbm apply "$game" "$move"
-    turn=$(basename "$move" | sed 's/turn-0*\([0-9]*\)-.*/\1/')
+while :; do
+    to_move=$(rebis-pbm view "$game" --public --format json \
+              | python3 -c 'import json, sys; print(json.load(sys.stdin).get("to_move", ""))')
+    [ -n "$to_move" ] || break
+    move="$out/moves/next.yaml"
+    rebis-pbm bot "$game" --player "$to_move" --strategy greedy > "$move"
+    turn=$(sed -n 's/^turn: //p' "$move")
+    named="$out/moves/turn-$(printf '%03d' "$turn")-$to_move.yaml"
+    mv "$move" "$named"
+    sign "$named" "$to_move"
+    printf '%s: ' "$(basename "$named")"
+    rebis-pbm apply "$game" "$named"
     if [ "$shown" = 0 ] && [ "$turn" -ge 12 ]; then
         echo; echo "== the spectator view after turn $turn"
         rebis-pbm view "$game" --public
@@ -30,14 +73,18 @@ echo
 echo "== final score"
 rebis-pbm score "$game"
 echo
-echo "== rebis-pbm verify: the finished record reveals its seed, so anyone can check the whole game"
+echo "== rebis-pbm verify: the finished record reveals its seed and holds every signature, so"
+echo "   anyone can check the whole game, and who could have steered the deal (deal_from)"
 rebis-pbm verify "$game"
+rebis-pbm verify "$game" --format json \
+    | python3 -c 'import json, sys; r = json.load(sys.stdin); print("deal_from:", r["deal_from"])'
 echo
 echo "== pictures of the final table (SVG) and the game page for spectators"
 rebis-pbm view "$game" --public --format svg > "$out/final.svg"
 rebis-pbm view "$game" --player alice --format svg > "$out/final-alice.svg"
 rebis-pbm site "$game" --out "$out/site"
 echo
-echo "Files: $game (record), $out/game.secret.yaml (seed), $out/game.views/ (views)"
+echo "Files: $game (record), $out/game.secret.yaml (seed), $out/game.views/ (views),"
+echo "$out/keys/ (the players' keys), $out/moves/ (the signed join and move files)"
 echo "Pictures: $out/final.svg (the public view), $out/final-alice.svg (alice's view);"
 echo "game page: $out/site/index.html (open them in a browser)"

@@ -15,7 +15,8 @@ are (docs/api.md):
 >>> import tempfile, os
 >>> folder = tempfile.mkdtemp()
 >>> game = os.path.join(folder, "game.yaml")
->>> created = create_game(game, ["ann", "ben"], seed="doctest seed", game_id="doc")
+>>> created = create_game(game, ["ann", "ben"], seed="doctest seed", game_id="doc",
+...                       insecure_seed=True)
 >>> created.record.players, created.state.player_to_move
 (('ann', 'ben'), 'ann')
 """
@@ -30,21 +31,27 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from . import views as views_mod
 from .engine import (IllegalMove, Move, Ruleset, State, apply_move, burdens, check_move, score_table,
                      winners)
-from .errors import ExitCode, Failed, InputError, Refused, UsageError
+from .errors import ExitCode, Failed, InputError, Refused, SeedError, UsageError
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
 from .record import (
+    FAIR_DEAL,
+    FORMAT,
     HEADER,
+    REFEREE_DEAL,
     CorruptRecord,
+    Join,
     Record,
     Replay,
     SealedMove,
+    ascii_lower,
+    commitment,
     dump_record,
     dump_secret,
     find_seed,
     parse_record,
     read_game,
+    salted,
     secret_path,
-    seed_commitment,
 )
 from .yamlio import clip, load_yaml
 
@@ -238,6 +245,11 @@ def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
     record, replay, _ = open_game(game)
     state = replay.state
     check_player(record, player)
+    if record.joining() and not record.abandoned(state):
+        whose = (f"the deal waits for {player}'s join" if player in record.waiting_for()
+                 else f"{player} has joined; the deal waits for "
+                 + ", ".join(record.waiting_for()))
+        raise Refused(f"{player} has no move to make: {whose}")
     if record.abandoned(state):
         raise Refused(f"{player} has no move to make: game {record.game} was abandoned (its "
                       f"seed was revealed with rebis-pbm reveal)")
@@ -252,15 +264,25 @@ def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
 
 def record_view(record: Record, replay: Replay, viewer: str | None) -> dict[str, Any]:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
-    addresses when the game made them public."""
+    addresses when the game made them public, the deadline when there is one;
+    ``views.join_view`` in the join phase. Every view carries the record's witness (docs/audit.md,
+    "Witnesses")."""
     from .deadlines import deadline_of
 
-    view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
-                                abandoned=record.abandoned(replay.state),
-                                addresses=record.shown_addresses())
-    deadline = deadline_of(record)
-    if deadline is not None and "to_move" in view:
-        view["deadline"] = deadline  # docs/deadlines.md
+    if record.joining():
+        view = views_mod.join_view(record.game, record.players, record.waiting_for(), viewer)
+        if record.seed is not None:
+            view["abandoned"] = True
+            view.pop("move_template", None)
+    else:
+        view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
+                                    abandoned=record.abandoned(replay.state),
+                                    addresses=record.shown_addresses())
+        deadline = deadline_of(record)
+        if deadline is not None and "to_move" in view:
+            view["deadline"] = deadline  # docs/deadlines.md
+    view["witness"] = {"game": record.game, "move": len(record.moves),
+                       "chain_sha256": record.last_digest()}
     return view
 
 
@@ -506,11 +528,11 @@ def check_players(players: Sequence[str], addresses: dict[str, str]) -> None:
                          "upper/lower case count as the same", "--player")
     taken: dict[str, str] = {}
     for name, address in addresses.items():
-        if address.casefold() in taken:
-            raise UsageError(f"{taken[address.casefold()]} and {name} have the same address "
+        if ascii_lower(address) in taken:
+            raise UsageError(f"{taken[ascii_lower(address)]} and {name} have the same address "
                              f"{address}; each player needs their own, so that a move's sender "
                              f"tells who sent it", "--player")
-        taken[address.casefold()] = name
+        taken[ascii_lower(address)] = name
 
 
 class Created(NamedTuple):
@@ -523,7 +545,7 @@ class Created(NamedTuple):
     """
 
     record: Record
-    state: State
+    state: State | None
     record_path: str
     secret_path: str
     views_dir: str
@@ -533,8 +555,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 public_addresses: bool = False, seed: str | None = None,
                 ruleset: Ruleset | None = None, game_id: str | None = None,
                 random_seats: bool = False, views_dir: PathLike | None = None,
-                deadline: int | None = None, missed: str = "bot",
-                now: str | None = None) -> Created:
+                insecure_seed: bool = False, referee_deal: bool = True,
+                keys: dict[str, str] | None = None, deadline: int | None = None,
+                missed: str = "bot", now: str | None = None) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -543,9 +566,14 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         addresses: player name -> e-mail address, for play by e-mail (docs/mail.md).
         public_addresses: show the addresses in every view.
         seed: the seed to shuffle from (default: 128 random bits). A guessable seed lets anyone
-            compute every hand: use one only for tests and examples.
+            compute every hand: refused unless ``insecure_seed``
+            (:func:`rebis_pbm.trust.check_seed`).
         ruleset: the game's parameters (default: the rulings', R1-R4).
-        game_id: the game's id (default: derived from the seed's commitment).
+        game_id: the game's id (default: 40 random bits; it tells nothing of the seed).
+        referee_deal: deal at once from the seed alone; False: a fair deal, the game waits for
+            every player's join (docs/shuffle.md). The command line's default is the fair deal.
+        keys: player -> the text of an OpenSSH public key file (one key or several, one a line):
+            that player's moves must be signed (docs/audit.md, "Signed moves").
         random_seats: draw the seat order from the seed (R5).
         views_dir: where the views go (default: :func:`default_views_dir`).
         deadline: seconds each turn has (docs/deadlines.md); None: no deadline.
@@ -553,7 +581,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         now: the creation time (ISO 8601; default the clock), recorded with a deadline.
 
     Raises:
-        UsageError: bad players, an empty seed or a malformed game id (exit 2).
+        UsageError: bad players, an empty or guessable seed, a malformed game id, a key for no
+            player or a key file that holds no key (exit 2).
         Failed: the folder does not exist, or the record or its secret already exists (exit 2).
         OSError: a file cannot be written (nothing is left behind).
     """
@@ -564,49 +593,68 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     check_players(players, addresses)
     ruleset = ruleset or Ruleset()
     game = os.fspath(game)
-    secret = secret_path(game)
+    secret_file = secret_path(game)
     folder = os.path.dirname(game) or "."
     if not os.path.isdir(folder):
         raise Failed(f"{folder}: there is no such folder; create it first (nothing was written)")
-    if seed is None:
-        import secrets
+    import secrets
 
+    from .record.signing import parse_keys
+    from .trust import check_seed
+
+    if seed is None:
         seed = secrets.token_hex(16)
-    elif seed == "":
-        raise UsageError("the seed cannot be empty", "--seed")
-    commitment = seed_commitment(seed)
+    else:
+        check_seed(seed, insecure_seed)
+    parsed_keys: dict[str, tuple[str, ...]] = {}
+    for name, text in (keys or {}).items():
+        if name not in players:
+            raise UsageError(f"--key {clip(name)}=FILE: {clip(name)} is not a player (players: "
+                             f"{', '.join(players)})", "--key")
+        try:
+            parsed_keys[name] = parse_keys(text, f"the key file of {name}")
+        except ValueError as exc:
+            raise UsageError(str(exc), "--key") from None
+    secret = salted(seed, secrets.token_hex(16))  # the salt: 128 secret random bits
     if game_id is None:
-        game_id = f"rebis-{commitment[:10]}"
+        game_id = f"rebis-{secrets.token_hex(5)}"  # random: it tells nothing of the seed
     elif not defined_pattern("move", "game").fullmatch(game_id):
         raise UsageError("use letters, digits, '.', '_' or '-' (at most 64)", "--game-id")
     seats = seat_order(players, seed) if random_seats else tuple(players)
-    try:
-        state, setup_events = setup(ruleset, seats, seed)
-    except ValueError as exc:
-        raise Failed(str(exc)) from None
     extra: dict = {}
     if deadline is not None:
         from .deadlines import now_text
 
         extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
-    record = Record(game_id, ruleset, seats, commitment, addresses=addresses,
-                    public_addresses=public_addresses, header_extra=extra)
+    record = Record(game_id, ruleset, seats, commitment(FORMAT, secret), addresses=addresses,
+                    public_addresses=public_addresses,
+                    deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
+                    header_extra=extra)
+    state: State | None = None
+    setup_events: tuple[Any, ...] = ()
+    try:
+        state, setup_events = setup(ruleset, seats, seed if referee_deal else "check")
+    except ValueError as exc:
+        raise Failed(str(exc)) from None
+    if not referee_deal:
+        state, setup_events = None, ()
     views_dir = os.fspath(views_dir or default_views_dir(game))
     # Under the record's lock, so that two `new` for the same file name cannot both write; a
     # failed `new` removes what it wrote.
     with locked(game):
-        for path in (game, secret):
+        for path in (game, secret_file):
             if os.path.exists(path):
                 raise Failed(f"{path} already exists; choose another file name (nothing was "
                              f"written)")
         check_views_dir(views_dir, game_id)
         made = make_views_dir(views_dir)  # before the record: a bad views folder writes nothing
         try:
-            write_atomic(secret, dump_secret(game_id, seed), mode=0o600)
+            write_atomic(secret_file, dump_secret(game_id, secret, FORMAT), mode=0o600)
             write_atomic(game, dump_record(record, state))
-            write_views(views_dir, record, Replay(state, setup_events))
+            # In the join phase there is no state yet (Replay.state None, record.joining()).
+            write_views(views_dir, record, Replay(cast(State, state), setup_events))
         except BaseException:
-            for path in (game, secret):
+            for path in (game, secret_file):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
             if made:
@@ -614,7 +662,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
 
                 shutil.rmtree(views_dir, ignore_errors=True)  # made by this call just now
             raise
-    return Created(record, state, game, secret, views_dir)
+    return Created(record, state, game, secret_file, views_dir)
 
 
 # --- a move entering a game ------------------------------------------------------------------
@@ -634,7 +682,7 @@ class Submitted(NamedTuple):
 
     record: Record
     replay: Replay
-    move: Move
+    move: Move | JoinMove
     events: tuple[object, ...]
     duplicate: bool
     repaired: int = 0
@@ -643,7 +691,7 @@ class Submitted(NamedTuple):
     @property
     def finished(self) -> bool:
         """Whether this move ended the game (the record now reveals its seed)."""
-        return not self.duplicate and self.replay.state.finished
+        return not self.duplicate and self.replay.state is not None and self.replay.state.finished
 
 
 def already_applied(record: Record, move: Move, repaired: int = 0,
@@ -686,7 +734,7 @@ def move_file_name(turn: int, player: str) -> str:
 
 
 def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
-              author: str | None = None, file_name: str | None = None) -> Move:
+              author: str | None = None, file_name: str | None = None) -> Move | JoinMove:
     """The move in a move file, checked for everything that needs no seed: the strict loader
     and the move schema, the game id, the file's name (``file_name``, when given, must be
     :func:`move_file_name` of the move's turn and player) and the sender (``author``, when
@@ -704,14 +752,15 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
         misfiled = not_a_move(loaded.data)
         if misfiled:
             raise InputError(misfiled, source=source)
-        validate(loaded, "move")
+        joining = isinstance(loaded.data, dict) and "join" in loaded.data
+        validate(loaded, {"$ref": "move.schema.json#/$defs/join_move"} if joining else "move")
     except InputError as exc:
         raise Refused(str(exc), ExitCode.INPUT) from None
     doc = cast("dict[str, Any]", loaded.data)  # the move schema holds
     if doc["game"] != record.game:
         raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(game)} is "
                       f"game {record.game}", ExitCode.INPUT)
-    if file_name is not None:
+    if file_name is not None and not joining:
         expected = move_file_name(doc["turn"], doc["player"])
         if file_name != expected:
             raise Refused(f"{source}: this file holds the move of turn {doc['turn']} by "
@@ -728,7 +777,55 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
             who = author if sender == author else f"{clip(author)} ({sender})"
             raise Refused(f"{source}: this move is for {doc['player']}, but it comes from "
                           f"{who}; a player can only send their own moves")
+    if joining:
+        return JoinMove(str(doc["player"]), str(doc["join"]),
+                        None if doc.get("key") is None else str(doc["key"]))
     return Move.from_dict(doc)
+
+
+class JoinMove(NamedTuple):
+    """A join move as sent (rebis-pbm/2 fair deal, docs/shuffle.md): ``player``, their
+    ``entropy`` and, optionally, the text of their SSH public ``key``. ``turn`` is 0: a join
+    comes before turn 1."""
+
+    player: str
+    entropy: str
+    key: str | None = None
+    turn: int = 0
+
+
+def check_signature(record: Record, move: Move | JoinMove, data: bytes, signature: bytes | None,
+                    source: str) -> tuple[bytes, str] | None:
+    """The signature of a move file (docs/audit.md, "Signed moves"): required when the mover
+    registered a key, and then valid over ``data`` (the file's exact bytes) by that key, in
+    namespace ``rebis-pbm``. Returns ``(data, armoured signature)`` for the record, or None for
+    a player without a key (a signature is then ignored).
+
+    Raises:
+        Refused: no signature, or one that does not check (exit 1).
+    """
+    from .record.signing import parse_keys, signed_by
+
+    keys = record.player_keys(move.player) if move.player in record.players else ()
+    if not keys and isinstance(move, JoinMove) and move.key is not None:
+        try:  # a join that registers a key proves it holds the key by signing with it
+            keys = parse_keys(move.key, f"{source}: key")
+        except ValueError as exc:
+            raise Refused(str(exc), ExitCode.INPUT) from None
+        if len(keys) != 1:
+            raise Refused(f"{source}: key: give one public key line", ExitCode.INPUT)
+    if not keys:
+        return None
+    if signature is None:
+        raise Refused(f"{source}: move rejected: {move.player} registered a key, so their moves "
+                      f"must be signed (ssh-keygen -Y sign -f KEY -n rebis-pbm FILE writes "
+                      f"FILE.sig); no signature came with it")
+    text = signature.decode("ascii", "replace")
+    if not signed_by(data, text, keys):
+        raise Refused(f"{source}: move rejected: its signature does not check against "
+                      f"{move.player}'s key over this exact file (sign the file as sent, with "
+                      f"ssh-keygen -Y sign -n rebis-pbm)")
+    return data, text.strip() + "\n"
 
 
 def not_a_move(doc: object) -> str | None:
@@ -742,7 +839,8 @@ def not_a_move(doc: object) -> str | None:
 
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
                 views_dir: PathLike | None = None, dry_run: bool = False,
-                file_name: str | None = None, now: str | None = None) -> Submitted:
+                file_name: str | None = None, signature: bytes | None = None,
+                now: str | None = None) -> Submitted:
     """The one way a move enters a game, for every transport: check it, append it to the
     record, write the views. Takes the record's lock for the whole of it.
 
@@ -753,6 +851,11 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
     rewritten, normally none), an abandoned game, the rules (R6-R12). Unless ``dry_run``, the
     record (the move with its chain link; the seed revealed when the move ends the game,
     docs/audit.md), then the views (in ``views_dir``, default beside GAME) are written.
+
+    ``signature``: the armoured SSH signature over ``data`` (``MOVE.yaml.sig``, a mail's
+    ``.sig`` attachment or armoured block, the git job's committed ``.sig``), required when the
+    mover registered a key (:func:`check_signature`); the record keeps it. A join move
+    (``join:``) enters a fair deal's join phase the same way; the last join deals.
 
     Raises:
         Refused: the move is unreadable, schema-invalid, for another game, misnamed (exit 2),
@@ -767,7 +870,8 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
     require_record(game)
     with locked(game):
         return _submit(game, data, source, author=author, views_dir=views_dir,
-                       dry_run=dry_run, file_name=file_name, now=now)
+                       dry_run=dry_run, file_name=file_name, signature=signature,
+                       now=now)
 
 
 def _stamp(record: Record, now: str | None, **fields: str) -> dict:
@@ -787,11 +891,18 @@ def _stamp(record: Record, now: str | None, **fields: str) -> dict:
 
 def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
             views_dir: PathLike | None, dry_run: bool, file_name: str | None,
-            now: str | None = None, stand_in: dict | None = None) -> Submitted:
+            signature: bytes | None = None, now: str | None = None,
+            stand_in: dict | None = None) -> Submitted:
     record, replay, seed = open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
     check_views_dir(views_dir, record.game)
+    signed = check_signature(record, move, data, signature, source)
+    if isinstance(move, JoinMove):
+        return _join(game, record, replay, seed, move, signed, source, views_dir, dry_run)
+    if record.joining():
+        raise Refused(f"{source}: move rejected: the deal waits for joins by "
+                      f"{', '.join(record.waiting_for())}; no turn can be played before")
     if record.holds(move):
         _same_closing(record, replay, move, source)
         # A mail delivered twice. Existing view files are rewritten only where they are stale
@@ -809,7 +920,7 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
         raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
     # The seed also seals the card of a closing play in the public record (R8.1).
     new_record = record.with_move(move, state, seed, events,
-                                  _stamp(record, now, **(stand_in or {})))
+                                  _stamp(record, now, **(stand_in or {})), signed)
     if state.finished:  # the game is over: the record reveals the seed (docs/audit.md)
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
@@ -819,6 +930,48 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
         write_atomic(game, dump_record(new_record, state))
         _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, events, duplicate=False, views_dir=views_dir)
+
+
+def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinMove,
+          signed: tuple[bytes, str] | None, source: str, views_dir: str,
+          dry_run: bool) -> Submitted:
+    """A join move entering the join phase; the last join deals (docs/shuffle.md)."""
+    from .engine import setup
+    from .record import Proof
+
+    if move.player not in record.players:
+        raise Refused(f"{source}: {clip(move.player)} is not a player of game {record.game} "
+                      f"(players: {', '.join(record.players)})")
+    if record.deal != FAIR_DEAL:
+        raise Refused(f"{source}: move rejected: game {record.game} was dealt by the referee "
+                      f"(new --referee-deal): there is nothing to join")
+    if record.abandoned(replay.state):
+        raise Refused(f"{source}: move rejected: game {record.game} was abandoned")
+    for join in record.joins:
+        if join.player == move.player:
+            if join.entropy == move.entropy and join.key == _key_line(move.key):
+                return Submitted(record, replay, move, (), duplicate=True, views_dir=views_dir)
+            raise Refused(f"{source}: move rejected: {move.player} has joined already; a "
+                          f"player joins once")
+    proof = None if signed is None else Proof(signed[1], signed[0].decode("utf-8"))
+    new_record = record.with_join(Join(move.player, move.entropy, _key_line(move.key), proof))
+    new_replay = Replay(cast(State, None), ())  # the join phase: no state until the deal
+    if not new_record.joining():
+        state, setup_events = setup(record.ruleset, record.players, new_record.deal_seed(seed))
+        new_replay = Replay(state, setup_events)
+    if not dry_run:
+        make_views_dir(views_dir)
+        write_atomic(game, dump_record(new_record, new_replay.state))
+        _views_after_record(game, views_dir, new_record, new_replay)
+    return Submitted(new_record, new_replay, move, (), duplicate=False, views_dir=views_dir)
+
+
+def _key_line(text: str | None) -> str | None:
+    if text is None:
+        return None
+    from .record.signing import parse_keys
+
+    return parse_keys(text, "key")[0]
 
 
 def _same_closing(record: Record, replay: Replay, move: Move, source: str) -> None:
@@ -865,7 +1018,7 @@ def swapped_arguments(exc: InputError, game: PathLike, command: str) -> InputErr
 
 
 def check_move_file(game: PathLike, data: bytes, source: str, *, author: str | None = None,
-                    file_name: str | None = None) -> tuple[Record, Move]:
+                    file_name: str | None = None) -> tuple[Record, Move | JoinMove]:
     """Check a move file without the seed: what :func:`read_move` checks (its form, its game,
     its name, its sender), not the rules. Reads the record without replaying it; writes
     nothing. Anyone may run it: a player before sending, or a pull request's check.
@@ -888,6 +1041,15 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
     Raises:
         as :func:`for_mover`.
     """
+    try:  # the fast read (no schema machinery), which every later read in this process reuses
+        record = open_game(game).record
+    except SeedError:
+        record = read_record(game)  # a join needs no seed; anything else raises it again below
+    check_player(record, player)
+    if record.joining() and record.seed is None and player in record.waiting_for():
+        from .trust import join_listing
+
+        return join_listing(record.game, player, fmt)
     record, state = for_mover(game, player)
     return views_mod.moves_listing(record.game, state, fmt)
 
@@ -903,6 +1065,9 @@ def score(game: PathLike) -> dict[str, Any]:
     """
     record, replay = public_game_state(game)
     state = replay.state
+    if state is None:
+        raise Refused(f"game {record.game} has no score yet: the deal waits for joins by "
+                      f"{', '.join(record.waiting_for())}")
     return {
         "game": record.game,
         "phase": str(state.phase),
@@ -917,19 +1082,23 @@ def score(game: PathLike) -> dict[str, Any]:
     }
 
 
-def verify(game: PathLike, seed_file: PathLike | None = None) -> Report:
+def verify(game: PathLike, seed_file: PathLike | None = None,
+           witnesses: Sequence[PathLike] = ()) -> Report:
     """Check that the record in ``game`` is the game that was played, by the rules, and
     unedited (docs/audit.md). Anyone can: without the seed, the form, the header digest and
     each move's turn, seat order and chain digest; with it (revealed in the record, the secret
     file ``seed_file``, ``REBIS_PBM_SEED`` or the secret file beside the record), every move
     replayed and every keyed digest.
 
+    ``witnesses``: saved views or mails (:func:`rebis_pbm.trust.read_witness`); the record
+    must still hold each one's chain digest at its move, else the report fails naming it.
+
     Returns:
         a :class:`rebis_pbm.record.audit.Report`; ``report.verified`` says whether it passed.
 
     Raises:
-        InputError: the record or the seed file cannot be read, or the record is another of
-            rebis-pbm's files, such as a move or a secret file (exit 2).
+        InputError: the record, the seed file or a witness cannot be read, or the record is
+            another of rebis-pbm's files, such as a move or a secret file (exit 2).
         SeedError: the seed file is another game's.
     """
     from .record import SEED_ENV, read_secret
@@ -949,7 +1118,10 @@ def verify(game: PathLike, seed_file: PathLike | None = None) -> Report:
             return read_secret(sidecar, record), sidecar
         return None
 
-    report = run_verify(data, source, find)
+    from .trust import read_witness
+
+    seen = [read_witness(os.fspath(w)) for w in witnesses]
+    report = run_verify(data, source, find, seen)
     if report.problem is not None and report.problem.code == "schema":
         _refuse_other_kind(data, source)
     return report
@@ -1119,7 +1291,7 @@ def public_game(game: PathLike) -> PublicGame:
     from .site import PublicGame, public_frames, score_data
 
     record, replay, seed = open_game(game)
-    start, setup_events = setup(record.ruleset, record.players, seed)
+    start, setup_events = setup(record.ruleset, record.players, record.deal_seed(seed))
     frames = public_frames(record.game, start, setup_events, replay.history)
     data, _ = read_input(os.fspath(game), kind="record")
     # The record alone, under its file name only: never the secret file, whose report could
@@ -1346,6 +1518,8 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
             if "deadline" not in record.header_extra:
                 raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
                              f"nothing to do")
+            if state is None:  # the join phase: no turn yet, so no deadline missed
+                return Ticked(moved, None)
             if state.finished or record.abandoned(state):
                 if not moved:
                     raise Refused(f"game {record.game} is over; no deadline runs any more "
@@ -1367,8 +1541,9 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
 def log_action(game: PathLike, action: str, *, now: str | None = None,
                views_dir: PathLike | None = None, **fields) -> Record:
     """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
-    ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address``; a ``key``
-    once games have keys), ``extend_deadline`` (``seconds`` added to the current turn),
+    ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address`` and/or a new
+    public ``key``, one OpenSSH line: that player's later moves must be signed with it,
+    :meth:`Record.player_keys`), ``extend_deadline`` (``seconds`` added to the current turn),
     ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
 
     Raises:
@@ -1381,8 +1556,8 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
     with locked(game):
         record, replay, seed = open_game(game)
         _require_v2(record, game)
-        state = replay.state
-        if state.finished or record.abandoned(state):
+        state = replay.state  # None in the join phase of a fair deal
+        if (state is not None and state.finished) or record.abandoned(state):
             raise Refused(f"game {record.game} is over; nothing was written")
         fields = {k: v for k, v in fields.items() if v is not None}
         if "player" in fields:

@@ -54,7 +54,7 @@ class PublicGame:
             None}``.
         verified, verify_text: ``verify``'s verdict and its text, run on the record alone (the
             record's own seed, if it reveals one; otherwise what anyone can check without it).
-        seed: the seed, once the record reveals it; else None.
+        seed: the seed once the record reveals it (``SALT:SEED`` for rebis-pbm/2); else None.
         seed_sha256: the commitment to the seed made when the game was created.
     """
 
@@ -172,10 +172,15 @@ def render_page(game: PublicGame) -> str:
                    f"{won}</strong></p>")
     out.append("<h2>The seed and <code>rebis-pbm verify</code></h2>")
     if game.seed is not None:
-        out.append(f"<p>The record reveals the seed: <code>{e(game.seed)}</code>. Its SHA-256, "
-                   f"<code>{e(game.seed_sha256)}</code>, was written in the record when the game "
-                   f"was created, so the deck was fixed before the first move; with the seed "
-                   f"anyone can deal the game again and check every move.</p>")
+        # A rebis-pbm/2 secret is SALT:SEED (32 hex digits, a colon): the seed, then its salt.
+        salt, colon, seed = game.seed.partition(":")
+        if not (colon and len(salt) == 32 and all(c in "0123456789abcdef" for c in salt)):
+            seed, salt = game.seed, ""
+        salted = f" with its salt <code>{e(salt)}</code>" if salt else ""
+        out.append(f"<p>The record reveals the seed: <code>{e(seed)}</code>{salted}. Its "
+                   f"commitment, <code>{e(game.seed_sha256)}</code>, was written in the record "
+                   f"when the game was created, so the deck was fixed before the first move; "
+                   f"with the seed anyone can deal the game again and check every move.</p>")
     else:
         out.append(f"<p>The seed stays with the referee until the game ends (the record holds "
                    f"only its SHA-256, <code>{e(game.seed_sha256)}</code>); the last move's "

@@ -20,7 +20,8 @@ from .engine.state import FINISHED, PLAY, RED_TOKEN, State
 from .record import Replay
 from .yamlio import dump_yaml
 
-VIEW_FORMAT = "rebis-pbm/view/2"  # 2: the ruleset in force (a player's tools need it)
+VIEW_FORMAT = "rebis-pbm/view/2"  # 2: the ruleset in force (a player's tools need it), the
+# record's witness, and the join phase's view
 VIEW_FORMATS = ("rebis-pbm/view/1", VIEW_FORMAT)  # what a player's tools recognise
 PUBLIC = "public"  # the spectator view's name; no player may take it
 RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-player game
@@ -342,6 +343,29 @@ def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False
     return f"The game awaits turn {turn}: {to_move} to move."
 
 
+def join_view(game: str, players, waiting, viewer: str | None) -> dict:
+    """The view of a game in its join phase (rebis-pbm/2 fair deal): nobody has cards yet.
+    ``players`` in seat order, ``waiting`` the players whose join is still awaited."""
+    view: dict = {"view": VIEW_FORMAT, "game": game, "viewer": PUBLIC if viewer is None else viewer,
+                  "phase": "join", "players_joined": [p for p in players if p not in waiting],
+                  "waiting": list(waiting)}
+    if viewer is not None and viewer in waiting:
+        view["move_template"] = (f"game: {game}\nplayer: {viewer}\njoin: WRITE ANY TEXT OF YOUR "
+                                 f"CHOOSING\n")
+    return view
+
+
+def witness_line(game: str, move: int, digest: str) -> str:
+    """The witness as the text view writes it (one line; :func:`rebis_pbm.trust.read_witness`
+    reads it back)."""
+    return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
+
+
+def _witness_text(view: dict) -> list[str]:
+    w = view.get("witness")
+    return [witness_line(w["game"], w["move"], w["chain_sha256"])] if w else []
+
+
 def ruleset_text(ruleset: dict) -> str:
     """The ruleset in force (R1-R4) in one line, from a view's ``ruleset``.
 
@@ -393,6 +417,16 @@ def _burden_text(burden: dict | None) -> str:
 
 def render_text(view: dict) -> str:
     """The view as text for a person (an e-mail body, a terminal)."""
+    if view["phase"] == "join":
+        who = "spectator view" if view["viewer"] == PUBLIC else f"view of {view['viewer']}"
+        lines = [f"Rebis game {view['game']} - {who}",
+                 "The deal waits for joins: " + ", ".join(view["waiting"]) + "."]
+        if view["players_joined"]:
+            lines.append("Joined: " + ", ".join(view["players_joined"]) + ".")
+        if "move_template" in view:
+            lines += ["", "Your join (save as a file and send it; `rebis-pbm moves --player "
+                      "NAME` fills in random entropy):", view["move_template"].rstrip("\n")]
+        return "\n".join(lines + [""] + _witness_text(view)) + "\n"
     lines = []
     who = "spectator view" if view["viewer"] == PUBLIC else f"view of {view['viewer']}"
     lines.append(f"Rebis game {view['game']} - {who}")
@@ -462,6 +496,7 @@ def render_text(view: dict) -> str:
     else:
         lines.append("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
                      "placed by you.")
+    lines += _witness_text(view)
     return "\n".join(lines) + "\n"
 
 

@@ -54,7 +54,7 @@ __all__ = [
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-KINDS = ("move", "record", "secret", "view", "config")
+KINDS = ("move", "record", "secret", "view", "config", "key", "signature", "witness")
 MOVE_MAX_BYTES = 64 * 1024
 MAX_BYTES = 8 * 1024 * 1024  # records, secrets, views, config
 MAX_DEPTH = 32
@@ -85,9 +85,11 @@ _KIND_EXAMPLE = {
     "secret": "a secret file is a YAML mapping written by rebis-pbm",
     "view": "a view file is a YAML mapping written by rebis-pbm",
     "config": "a configuration file is a YAML mapping of 'name: value' lines",
+    "witness": "a witness is a view file or a mail saved during the game",
 }
 _KIND_NAME = {"move": "a move file", "record": "a game record", "secret": "a secret file",
-              "view": "a view file", "config": "a configuration file"}
+              "view": "a view file", "config": "a configuration file", "key": "a public key file",
+              "signature": "a signature file", "witness": "a witness file"}
 
 _resolver = Resolver()
 _constructor = SafeConstructor()

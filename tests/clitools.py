@@ -175,7 +175,7 @@ def new_game(folder: Path, players=("alice", "bob"), seed="cli tests", *extra) -
     """`rebis-pbm new` (in-process) in ``folder``; returns the record's path."""
     folder.mkdir(parents=True, exist_ok=True)
     game = folder / "game.yaml"
-    args = ["new", game, *[a for p in players for a in ("--player", p)], "--seed", seed, *extra]
+    args = ["new", game, *[a for p in players for a in ("--player", p)], "--insecure-seed", "--referee-deal", "--seed", seed, *extra]
     outcome = run_inproc(*args)
     assert outcome.code == 0, outcome.err
     return game
@@ -220,3 +220,21 @@ def clear_schema_caches() -> None:
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def without_salt(text: str) -> str:
+    """A record or view without what a rebis-pbm/2 game's random salt changes: 64-hex digests
+    and 32-hex salts (two runs of the same game differ in nothing else)."""
+    import re
+
+    return re.sub(r"\b[0-9a-f]{64}\b|\b[0-9a-f]{32}\b", "HEX", text)
+
+
+def secret_of(secret_file: Path) -> str:
+    """What ``REBIS_PBM_SEED`` holds for the game of ``secret_file``: ``SALT:SEED`` for a
+    rebis-pbm/2 game, the seed alone for rebis-pbm/1."""
+    from rebis_pbm.record import salted
+    from rebis_pbm.yamlio import load_yaml
+
+    doc = load_yaml(secret_file.read_bytes(), source=str(secret_file), kind="secret").data
+    return salted(doc["seed"], doc["salt"]) if "salt" in doc else doc["seed"]

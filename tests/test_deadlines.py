@@ -21,7 +21,7 @@ def at(hours: float) -> str:
 
 
 def small_game(folder, missed="bot"):
-    return referee.create_game(folder / "g.yaml", ["ana", "bob"], seed="deadlines",
+    return referee.create_game(folder / "g.yaml", ["ana", "bob"], seed="deadlines", insecure_seed=True,
                                ruleset=referee.ruleset_from(False, ["golden_dust=2", "gold=1"]),
                                deadline=parse_duration("72h"), missed=missed, now=at(0))
 
@@ -86,7 +86,7 @@ def test_after_n_missed_turns_the_bot_plays_for_good(tmp_path):
 
 
 def test_move_for_on_request_replace_player_and_end_game(cli, tmp_path):
-    referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="actions",
+    referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="actions", insecure_seed=True,
                         addresses={"ana": "ana@example.org"}, now=at(0))
     game = tmp_path / "g.yaml"
     assert cli("move-for", game, "--player", "ana", "--now", at(1)).code == 0

@@ -96,7 +96,7 @@ def public_record(game) -> str:
     """The record as written (keyed by one stand-in seed), its keyed parts masked: a seal differs
     whenever its card does, a state digest whenever any card does, and so does every chain digest
     after them; only the seed opens them (docs/views.md, docs/audit.md)."""
-    record = Record(GAME, game.ruleset, game.players, "0" * 64)
+    record = Record(GAME, game.ruleset, game.players, "0" * 64, format="rebis-pbm/1")
     for (move, events), state in zip(game.steps, game.states[1:], strict=True):
         record = record.with_move(move, state, SEED_STAND_IN, events)
     return re.sub(r"(sealed|state_hmac|chain_sha256): [0-9a-f]{64}", r"\1: KEYED",

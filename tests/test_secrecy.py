@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from rebis_pbm import views
 from rebis_pbm.record import audit
-from rebis_pbm.record.digests import chain_digest
+from rebis_pbm.record.digests import chain_digest, salted
 from rebis_pbm.cli import cli
 from rebis_pbm.referee import open_game
 from rebis_pbm.engine import (IllegalMove, Move, Play, Ruleset, ShelfRef, apply_move, check_move,
@@ -252,6 +252,10 @@ def example_data() -> dict:
                      kind="record").data
 
 
+# The example is rebis-pbm/2: its secret SALT:SEED keys the seals (the record reveals the salt).
+EXAMPLE_KEY = salted(EXAMPLE_SEED, example_data()["salt"])
+
+
 def rechained(data: dict) -> bytes:
     """The record with every chain digest recomputed, as anyone without the seed can: what is
     left to catch an edit is the seed's part (seals, keyed state digests, legality)."""
@@ -275,7 +279,7 @@ def test_a_changed_seal_is_reported():
     problem = problem_of(data)
     assert (problem.code, problem.turn, problem.player) == ("seal", 8, "bob")
     with pytest.raises(CorruptRecord, match=r"turn 8 \(bob\): the sealed card .* opens to no card"):
-        replay_record(parse_record(rechained(data), "game.yaml"), EXAMPLE_SEED)
+        replay_record(parse_record(rechained(data), "game.yaml"), EXAMPLE_KEY)
 
 
 def test_a_closing_card_in_the_clear_is_reported():
@@ -292,7 +296,7 @@ def test_a_sealed_play_that_does_not_close_is_reported():
     first = data["moves"][0]  # turn 1: alice plays on her own shelf
     assert "cards" in first["play"]
     card = first["play"].pop("cards")
-    first["play"] = {"sealed": seal_card(EXAMPLE_SEED, "example", 1, card), **first["play"]}
+    first["play"] = {"sealed": seal_card(EXAMPLE_KEY, "example", 1, card), **first["play"]}
     problem = problem_of(data)
     assert (problem.code, problem.turn) == ("sealing", 1)
     assert "sealed but does not close" in problem.message
@@ -314,7 +318,7 @@ def test_a_sealed_entry_round_trips():
 
 
 def test_a_resent_closing_play_is_compared_without_its_card():
-    record = Record("g", RULES, SEATS, "0" * 64)
+    record = Record("g", RULES, SEATS, "0" * 64, format="rebis-pbm/1")
     replay = closing_turn()
     move, events = replay.history[0]
     record = record.with_move(move, replay.state, "seed", events)
@@ -353,7 +357,7 @@ SEED = "secrecy"
 def closing_game(tmp_path):
     """A new game (shelf limit 3) where alice's first move closes bob's shelf with a card that bob
     does not hold: returns (folder, the move's file, its card, another number that would close)."""
-    done = run("new", "game.yaml", "--player", "alice", "--player", "bob", "--seed", SEED,
+    done = run("new", "game.yaml", "--player", "alice", "--player", "bob", "--insecure-seed", "--referee-deal", "--seed", SEED,
                "--game-id", "g", "--rule", "shelf_limit=3", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     state, _ = setup(Ruleset(shelf_limit=3), SEATS, SEED)

@@ -56,7 +56,7 @@ def new_game(folder: Path, moves: int) -> Path:
     runner = CliRunner()
     game = folder / "game.yaml"
     assert runner.invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo", "--player",
-                               "cy", "--seed", SEED, "--game-id", "g"]).exit_code == 0
+                               "cy", "--insecure-seed", "--referee-deal", "--seed", SEED, "--game-id", "g"]).exit_code == 0
     for _ in range(moves):
         state = open_game(game)[1].state
         move = folder / "move.yaml"

@@ -139,7 +139,7 @@ def test_view_format_svg_prints_the_picture(tmp_path):
     runner = CliRunner()
     game = tmp_path / "game.yaml"
     assert runner.invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo",
-                               "--seed", "s", "--game-id", "g"]).exit_code == 0
+                               "--insecure-seed", "--referee-deal", "--seed", "s", "--game-id", "g"]).exit_code == 0
     for who in (["--player", "ann"], ["--public"]):
         result = runner.invoke(cli, ["view", str(game), *who, "--format", "svg"])
         assert result.exit_code == 0, result.output

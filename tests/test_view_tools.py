@@ -86,7 +86,8 @@ MOVE = "game: {game}\nturn: 1\nplayer: ana\nplay:\n  cards: {card}\n  shelf: ana
 
 @pytest.fixture
 def game(tmp_path):
-    created = referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="view tools")
+    created = referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="view tools",
+                                  insecure_seed=True)
     return tmp_path, created
 
 

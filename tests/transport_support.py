@@ -52,9 +52,19 @@ def run(*args, cwd=None, env=None, stdin: bytes | None = None) -> subprocess.Com
                           capture_output=True, timeout=120)
 
 
+def secret_key(secret_file: Path) -> str:
+    """What ``REBIS_PBM_SEED`` holds for the game of ``secret_file``: its secret, ``SALT:SEED``
+    for a rebis-pbm/2 game (the seed alone for rebis-pbm/1)."""
+    from rebis_pbm.record import salted
+    from rebis_pbm.yamlio import load_yaml
+
+    doc = load_yaml(secret_file.read_bytes(), source=str(secret_file), kind="secret").data
+    return salted(doc["seed"], doc["salt"]) if "salt" in doc else doc["seed"]
+
+
 def new_args(game: Path, seed: str, game_id: str, players=PLAYERS) -> list:
     """``rebis-pbm new`` arguments for a small game of ``players`` (name -> address or None)."""
-    args = ["new", game, "--seed", seed, "--game-id", game_id, *SMALL_RULES]
+    args = ["new", game, "--insecure-seed", "--referee-deal", "--seed", seed, "--game-id", game_id, *SMALL_RULES]
     for name, address in players.items():
         args += ["--player", f"{name}={address}" if address else name]
     return args

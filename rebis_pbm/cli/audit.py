@@ -29,9 +29,13 @@ from . import cli
               help="Processes verifying records at once, when there are many.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@click.option("--witness", "witnesses", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False, readable=False, path_type=Path),
+              help="A view or mail saved during the game (repeatable): fail (exit 3) unless the "
+              "record still holds the chain digest it saw at its move.")
 @click.pass_context
 def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, jobs: int,
-           fmt: str) -> None:
+           fmt: str, witnesses: tuple[Path, ...]) -> None:
     """Check that GAME is the game that was played, by the rules, and unedited.
 
     \b
@@ -55,7 +59,7 @@ def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, 
     cannot be read.
     """
     if len(games) == 1 and not games[0].is_dir():
-        report = referee.verify(games[0], seed_file)
+        report = referee.verify(games[0], seed_file, witnesses)
         if fmt == "json":
             click.echo(json.dumps(report.as_dict(), indent=2))
         else:
@@ -63,6 +67,9 @@ def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, 
         if not report.verified:
             ctx.exit(ExitCode.VERIFY)
         return
+    if witnesses:
+        raise UsageError("give --witness with a single GAME: a witness belongs to one game",
+                         "--witness")
     if seed_file is not None:
         raise UsageError("give --seed-file with a single GAME; with many records, each one's "
                          "secret file beside it (or a revealed seed) is used", "--seed-file")

@@ -103,22 +103,42 @@ def extend(game: str, by: str, reason: str | None, now: str | None) -> None:
 @cli.command("replace-player", epilog=EXIT_CODES)
 @_GAME
 @click.option("--player", required=True, metavar="NAME")
-@click.option("--address", required=True, help="The player's new e-mail address.")
+@click.option("--address", help="The player's new e-mail address.")
+@click.option("--key", "key_file", metavar="FILE", help="The player's new SSH public key (an "
+              "OpenSSH .pub file): their moves from now on must be signed with it.")
 @click.option("--reason", help="Why (shown by verify).")
 @_NOW
-def replace_player(game: str, player: str, address: str, reason: str | None,
-                   now: str | None) -> None:
-    """Give a player a new address (a key, once games have keys); logged in the record."""
+def replace_player(game: str, player: str, address: str | None, key_file: str | None,
+                   reason: str | None, now: str | None) -> None:
+    """Give a player a new address or a new key (or both); logged in the record."""
     from ..errors import UsageError
+    from ..fileio import read_input
+    from ..record.signing import parse_keys
     from ..transports.mail import check_address
 
-    try:
-        address = check_address(address)
-    except ValueError as exc:
-        raise UsageError(str(exc), "--address") from None
+    if address is None and key_file is None:
+        raise UsageError("give --address, --key or both", "--address")
+    if address is not None:
+        try:
+            address = check_address(address)
+        except ValueError as exc:
+            raise UsageError(str(exc), "--address") from None
+    key = None
+    if key_file is not None:
+        text = read_input(key_file, kind="key")[0].decode("utf-8", "replace")
+        try:
+            keys = parse_keys(text, key_file)
+        except ValueError as exc:
+            raise UsageError(str(exc), "--key") from None
+        if len(keys) != 1:
+            raise UsageError(f"{key_file}: give a file of one public key", "--key")
+        key = keys[0]
     referee.log_action(game, "replace_player", now=now, player=player, address=address,
-                       reason=reason)
-    click.echo(f"{player}'s address is now {address}.")
+                       key=key, reason=reason)
+    if address is not None:
+        click.echo(f"{player}'s address is now {address}.")
+    if key is not None:
+        click.echo(f"{player}'s moves must now be signed with the key in {key_file}.")
 
 
 @cli.command("end-game", epilog=EXIT_CODES)

@@ -56,12 +56,20 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
 @click.option("--public-addresses", is_flag=True, help="Show the players' addresses in every "
               "view, the public one included (by default only the record holds them).")
 @click.option("--seed", help="The seed to shuffle from (default: a fresh random one). Anyone who "
-              "can guess it can compute every hand: use it only for tests and examples.")
+              "can guess it can compute every hand: one under about 128 bits is refused "
+              "(docs/audit.md).")
+@click.option("--insecure-seed", is_flag=True, help="Accept a guessable --seed (tests, demos, "
+              "examples only).")
+@click.option("--referee-deal", is_flag=True, help="Deal at once from the referee's seed alone "
+              "(casual games). Default: a fair deal, after every player's join (docs/shuffle.md).")
+@click.option("--key", "keys", multiple=True, metavar="NAME=FILE",
+              help="Register a player's SSH public key (an OpenSSH .pub file, or several keys one "
+              "a line): that player's moves are accepted only signed (docs/audit.md).")
 @click.option("--zero", is_flag=True, help="Play with the Rebis: Zero option (R2).")
 @click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
               help="Set a ruleset parameter (R3, R4): golden_dust, gold, red, shelf_limit, "
               "hand_size, multiplier.")
-@click.option("--game-id", help="The game's id (default: derived from the seed's commitment).")
+@click.option("--game-id", help="The game's id (default: random).")
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
 @click.option("--deadline", metavar="DURATION", help="Each turn's time, e.g. 72h or 3d; "
               "`rebis-pbm tick` applies --missed to a late player (docs/deadlines.md).")
@@ -71,6 +79,7 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
 @click.option("--now", metavar="TIME", help="The creation time, ISO 8601 (default: the clock).")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
+        insecure_seed: bool, referee_deal: bool, keys: tuple[str, ...],
         zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
         deadline: str | None, missed: str | None, now: str | None,
         views_dir: str | None) -> None:
@@ -82,18 +91,30 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
                          "--deadline DURATION (e.g. --deadline 72h)", "--missed")
 
     names, addresses = players_and_addresses(players)
+    key_texts: dict[str, str] = {}
+    for item in keys:
+        name, sep, path = item.partition("=")
+        if not sep or not path:
+            raise UsageError(f"{item!r}: write NAME=FILE", "--key")
+        data, _ = read_input(path, kind="key")
+        key_texts[name] = key_texts.get(name, "") + data.decode("utf-8", "replace") + "\n"
     if now is not None:
         parse_time(now)
     created = referee.create_game(
         game, names, addresses=addresses, public_addresses=public_addresses, seed=seed,
         ruleset=referee.ruleset_from(zero, rules), game_id=game_id, random_seats=random_seats,
-        views_dir=views_dir, deadline=None if deadline is None else parse_duration(deadline),
+        views_dir=views_dir, insecure_seed=insecure_seed, referee_deal=referee_deal,
+        keys=key_texts, deadline=None if deadline is None else parse_duration(deadline),
         missed=parse_policy(missed or "bot"), now=now)
     seats = created.record.players
     click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {created.secret_path} (keep it from the players until the "
                f"end). Views: {created.views_dir}/.")
-    click.echo(f"Turn 1: {seats[0]} to move.")
+    if created.state is None:
+        click.echo(f"Waiting for joins: {', '.join(seats)} (each sends a join move: rebis-pbm "
+                   f"moves {game} --player NAME writes one).")
+    else:
+        click.echo(f"Turn 1: {seats[0]} to move.")
 
 
 def checked_name(move_file: str, check_name: bool) -> str | None:
@@ -121,6 +142,9 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it, as in the moves/ "
               "folder of a game played through git.")
+@click.option("--signature", metavar="FILE", help="The move's SSH signature (default: MOVE.yaml.sig, "
+              "or MOVE.yaml.sig.age sealed with the move, beside the move file, if there is one; "
+              "required with -).")
 @click.option("--now", metavar="TIME", help="The time the move is applied, ISO 8601 (default: "
               "the clock; recorded in a game with a deadline, never read by a replay).")
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
@@ -128,24 +152,49 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
               help="The referee's age identity, to open a sealed move MOVE.yaml.age (written by "
               "`rebis-pbm seal`).")
 def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, author: str | None,
-          check_name: bool, now: str | None, identity: str | None) -> None:
+          check_name: bool, signature: str | None, now: str | None,
+          identity: str | None) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input, or a sealed move MOVE.yaml.age
-    (with --identity).
+    (with --identity). A player who registered a key (new --key, or key: in their join) must
+    sign each move file: ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml writes MOVE.yaml.sig
+    (for a sealed move: signed before sealing, the .sig beside MOVE.yaml.age).
     """
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     data, source = read_input(move_file, kind="move")
+    plain_name = move_file
     if move_file.endswith(referee.ENCRYPTED):
         data, _ = referee.open_sealed_move(data, source, identity)
+        plain_name = move_file[:-len(referee.ENCRYPTED)]
         if file_name is not None:
             file_name = file_name[:-len(referee.ENCRYPTED)]
+    if signature is None and move_file != "-":
+        for name in (plain_name + ".sig", plain_name + ".sig" + referee.ENCRYPTED):
+            if os.path.exists(name):
+                signature = name
+                break
+    signed = None
+    if signature is not None:  # a sealed signature (rebis-pbm seal --key) is opened as its move
+        signed, _ = referee.open_sealed_move(read_input(signature, kind="signature")[0],
+                                             signature, identity)
     try:
         done = referee.submit_move(game, data, source, author=author, views_dir=views_dir,
-                                   dry_run=dry_run, file_name=file_name, now=now)
+                                   dry_run=dry_run, file_name=file_name, signature=signed,
+                                   now=now)
     except InputError as exc:
         raise referee.swapped_arguments(exc, game, "apply") from None
+    if isinstance(done.move, referee.JoinMove):
+        prefix = "Dry run, nothing written: " if dry_run else ""
+        what = "already joined; nothing changed" if done.duplicate else "joined the deal"
+        click.echo(f"{prefix}{done.move.player} {what}.")
+        if done.record.joining():
+            click.echo("Waiting for joins: " + ", ".join(done.record.waiting_for()) + ".")
+        elif not done.duplicate:
+            click.echo(f"Every player has joined: the cards are dealt; turn 1: "
+                       f"{done.record.players[0]} to move.")
+        return
     if done.duplicate:
         click.echo(referee.already_applied(done.record, done.move, done.repaired, done.views_dir))
         return

@@ -64,3 +64,23 @@ def shuffled(items: Sequence[T], seed: str, domain: bytes = DECK_DOMAIN) -> tupl
 def seat_order(players: Sequence[str], seed: str) -> tuple[str, ...]:
     """A seat order drawn from the seed, for a creator who asks for one (R5)."""
     return shuffled(players, seed, SEATS_DOMAIN)
+
+
+FAIR_DEAL_DOMAIN = "rebis-pbm/fair-deal/v2"
+
+
+def fair_deal_seed(seed: str, entropy: Sequence[tuple[str, str]]) -> str:
+    """The text a fair deal shuffles from (docs/shuffle.md, "Fair deal"): lower-case hex
+    SHA-256 of the UTF-8 JSON text ``{"domain":"rebis-pbm/fair-deal/v2","players":[[NAME,
+    ENTROPY], ...],"seed":SEED}`` (keys sorted, no whitespace, non-ASCII as is), the players in
+    seat order with the entropy of their join. The referee committed to the seed before any
+    join, and no player knows the seed: nobody can steer the deal alone.
+
+    >>> fair_deal_seed("s", [("ann", "a"), ("ben", "b")])[:16]
+    '7753c169f853c206'
+    """
+    import json
+
+    text = json.dumps({"domain": FAIR_DEAL_DOMAIN, "players": [list(p) for p in entropy],
+                       "seed": seed}, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

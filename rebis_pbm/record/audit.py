@@ -40,6 +40,9 @@ class Report:
         checked: what was checked, in plain words (up to the problem).
         not_checked: what could not be checked without the seed.
         status: the record's status as written (None if unreadable).
+        deal_from: the parties whose entropy went into the deal, ``["referee"]`` then the
+            joined players in seat order (a rebis-pbm/1 or referee deal: ``["referee"]``).
+        referee: lines saying what the referee did (moves made for a player, logged actions).
     """
 
     source: str
@@ -50,6 +53,7 @@ class Report:
     checked: list[str] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)
     status: dict | None = None
+    deal_from: list[str] = field(default_factory=list)
     referee: list[str] = field(default_factory=list)
 
     @property
@@ -66,7 +70,7 @@ class Report:
                 "complete": self.complete, "moves": self.moves, "seed": self.seed,
                 "checked": list(self.checked), "not_checked": list(self.not_checked),
                 "problem": None if self.problem is None else self.problem.as_dict(),
-                "status": self.status}
+                "status": self.status, "deal_from": list(self.deal_from)}
 
     def render_text(self) -> str:
         lines = []
@@ -86,6 +90,11 @@ class Report:
         lines.append(f"{head}: game {self.game} ({self.source}), {counted(self.moves, 'move')}, "
                      f"{_status_words(self.status)}.")
         lines.append("Checked: " + "; ".join(self.checked) + ".")
+        if self.deal_from:
+            lines.append("Deal from: " + ", ".join(self.deal_from) + (
+                " (the referee's seed alone: the referee could have chosen the deal)"
+                if self.deal_from == ["referee"] else " (a fair deal: nobody could choose it)")
+                + ".")
         lines.extend(self.referee)
         if self.not_checked:
             lines.append("Not checked (needs the seed, revealed in the record when the game ends; "
@@ -102,6 +111,8 @@ class Report:
 def _status_words(status: dict | None) -> str:
     status = status or {}
     phase = status.get("phase")
+    if phase == "join":
+        return "waiting for joins: " + ", ".join(status.get("waiting", []))
     if phase == FINISHED:
         return f"finished ({status.get('end', '?').replace('_', ' ')})"
     if phase == RED_TOKEN:
@@ -184,7 +195,8 @@ def _as_written(data: bytes, source: str, loaded, find_seed: SeedFinder | None):
                             else read[2]), sources
 
 
-def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Report:
+def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
+           witnesses=()) -> Report:
     """Verify a record's bytes: its form, then :func:`walk`, then :func:`check_status`.
 
     Args:
@@ -192,6 +204,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         source: its name, for the report.
         find_seed: called with the parsed record; returns ``(seed, where it came from)`` or
             None (a record that reveals its seed needs none). What it raises passes through.
+        witnesses: :class:`rebis_pbm.trust.Witness` es, each a chain digest at a move that a
+            saved view or mail saw: the record must still hold it (problem ``witness``).
 
     Returns:
         a :class:`Report`; ``report.verified`` is False, with ``report.problem`` set, when anything
@@ -231,6 +245,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         report.problem = Problem("schema", what, turn=turn, player=_player_at(data, turn))
         return report
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
+    joined = {j.player for j in record.joins} if record.deal == "players" else set()
+    report.deal_from = ["referee"] + [p for p in record.players if p in joined]  # seat order
     report.referee = referee_lines(record)
     report.checked.append("the record's form (its schema)")
     if fast is not None:
@@ -258,7 +274,24 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None) -> Rep
         report.checked.append(f"{turns}: turn numbers, seat order, chain digests"
                               + (", sealed cards, legality by replay, keyed state digests" if known
                                  else ""))
+    if any(record.player_keys(p) for p in record.players):
+        report.checked.append("each move's signature by its player's key"
+                              + ("" if known else " (a closing play's once the seed is revealed)"))
     report.problem = result.problem or check_status(record, loaded.data["status"], result.replay)
+    if report.problem is None:
+        from ..trust import check_witness
+
+        for witness in witnesses:
+            wrong = check_witness(record, witness)
+            if wrong is not None:
+                report.problem = Problem("witness", wrong, turn=witness.move or None,
+                                         expected=f"chain_sha256 {witness.chain_sha256} at move "
+                                         f"{witness.move} (witness {witness.source})")
+                break
+        else:
+            if witnesses:
+                report.checked.append("the record holds every witness (" + ", ".join(
+                    w.source for w in witnesses) + ")")
     if report.problem is not None:
         return report
     finished = loaded.data["status"].get("phase") == FINISHED

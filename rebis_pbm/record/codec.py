@@ -15,7 +15,7 @@ HEADER = ("# Rebis game record, written by rebis-pbm: do not edit by hand.\n"
           "# Players: see your view; referee: rebis-pbm apply THIS_FILE MOVE.yaml\n")
 
 
-def dump_record(record: Record, state: State) -> str:
+def dump_record(record: Record, state: State | None) -> str:
     """The record's text: a header comment, then YAML with a stable key order."""
     return HEADER + dump_yaml(record.to_dict(state))
 

@@ -111,9 +111,10 @@ def sha256_hex(data: bytes) -> str:
 def header_document(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str,
                     extra: dict | None = None) -> dict:
     """The record's header as the header digest covers it: the same fields and values as the
-    record's ``format``, ``game``, ``ruleset``, ``players`` and ``seed_sha256``, and, in a
-    ``rebis-pbm/2`` record, its ``extra`` header fields (``created``, ``deadline``, ``missed``)
-    when it has them."""
+    record's ``format``, ``game``, ``ruleset``, ``players`` and ``seed_sha256``, plus ``extra``:
+    the optional header fields of a ``rebis-pbm/2`` record that are present, each under its own
+    name (``created``, ``deadline``, ``missed``, ``deal``, ``keys``). A rebis-pbm/1 header has
+    none."""
     return {"format": fmt, "game": game, "ruleset": ruleset.as_dict(), "players": list(players),
             "seed_sha256": seed_sha256, **(extra or {})}
 
@@ -192,6 +193,54 @@ def seed_commitment(seed: str) -> str:
     '50d858e0985ecc7f'
     """
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+COMMITMENT_DOMAIN = "rebis-pbm/seed-commitment/v2"
+SALT_HEX = 32  # a rebis-pbm/2 salt: 128 random bits, 32 lower-case hex digits
+
+
+def salted(seed: str, salt: str) -> str:
+    """A rebis-pbm/2 game's secret as one text, ``SALT:SEED`` (the salt is 32 lower-case hex
+    digits): what keys the state digests and seals, and what ``REBIS_PBM_SEED`` holds for such a
+    game. Records and secret files keep ``seed`` and ``salt`` as two fields."""
+    return f"{salt}:{seed}"
+
+
+def unsalted(secret: str) -> tuple[str, str]:
+    """``(seed, salt)`` of a :func:`salted` secret.
+
+    Raises:
+        ValueError: ``secret`` is not ``SALT:SEED`` with a 32-hex-digit salt.
+    """
+    salt, sep, seed = secret.partition(":")
+    if not sep or len(salt) != SALT_HEX or not seed or any(c not in "0123456789abcdef" for c in salt):
+        raise ValueError("a rebis-pbm/2 game's secret is SALT:SEED, the salt 32 lower-case hex "
+                         "digits")
+    return seed, salt
+
+
+def salted_commitment(seed: str, salt: str) -> str:
+    """The rebis-pbm/2 ``seed_sha256``: SHA-256 (lower-case hex) of the canonical form of
+    ``{"domain": "rebis-pbm/seed-commitment/v2", "salt": SALT, "seed": SEED}``. The salt is 128
+    secret random bits revealed with the seed, so the commitment cannot be opened by trying
+    seeds (docs/audit.md, "Seed commitment").
+
+    >>> salted_commitment("example", "00" * 16)[:16]
+    '1297f9a23e420f1d'
+    """
+    return sha256_hex(canonical({"domain": COMMITMENT_DOMAIN, "salt": salt, "seed": seed}))
+
+
+def commitment(fmt: str, secret: str) -> str:
+    """The commitment a record of format ``fmt`` holds for the game secret ``secret``: the
+    seed's plain SHA-256 for rebis-pbm/1 (:func:`seed_commitment`), :func:`salted_commitment`
+    of ``SALT:SEED`` for rebis-pbm/2 (a secret of the wrong form commits to nothing: "")."""
+    if fmt == "rebis-pbm/1":
+        return seed_commitment(secret)
+    try:
+        return salted_commitment(*unsalted(secret))
+    except ValueError:
+        return ""
 
 
 SEAL_DOMAIN = "rebis-pbm/sealed-card/v1"

@@ -20,10 +20,24 @@ from ..engine import (POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_tabl
 from ..engine import events as ev
 from ..engine.state import FINISHED, PLAY, RED_TOKEN
 from ..errors import SeedError
-from .digests import chain_digest, header_digest, seal_card, seed_commitment, state_digest
+from .digests import (chain_digest, commitment, header_digest, salted, seal_card, state_digest,
+                      unsalted)
 
 FORMAT = "rebis-pbm/2"  # the format new games are written in
 FORMATS = ("rebis-pbm/1", "rebis-pbm/2")  # every format this version reads, verifies and appends to
+
+REFEREE_DEAL = "referee"  # a rebis-pbm/2 deal from the referee's seed alone (new --referee-deal)
+FAIR_DEAL = "players"  # from the referee's seed and every player's join entropy (docs/shuffle.md)
+
+
+def ascii_lower(text: str) -> str:
+    """``text`` with A-Z lowered and nothing else changed: addresses compare by ASCII case only,
+    so that no Unicode folding (``ſ`` -> ``s``, the Kelvin sign -> ``k``) makes two addresses one."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
 # rebis-pbm/2 adds: the header's ``created``, ``deadline`` and ``missed`` (the missed-move
 # policy), each move entry's ``at`` (when it was applied) and, for a move the referee made for a
 # player, ``by: referee`` with its ``reason`` and ``bot``; and the referee's logged ``actions``
@@ -34,8 +48,9 @@ STAMP_FIELDS = ("at", "by", "reason", "bot")       # v2 move-entry fields beside
 
 
 def check_seed(record: "Record", seed: str) -> None:
-    """Raises SeedError unless ``seed`` matches ``record.seed_sha256``."""
-    if seed_commitment(seed) != record.seed_sha256:
+    """Raises SeedError unless ``seed`` (for rebis-pbm/2, the ``SALT:SEED`` secret) matches
+    ``record.seed_sha256``."""
+    if commitment(record.format, seed) != record.seed_sha256:
         raise SeedError(f"the seed given does not match game {record.game}'s commitment "
                         f"(seed_sha256); it belongs to another game")
 
@@ -108,6 +123,60 @@ class Link(NamedTuple):
     chain_sha256: str
 
 
+class Proof(NamedTuple):
+    """A rebis-pbm/2 move's signature, as the record keeps it (docs/audit.md, "Signed moves").
+
+    Attributes:
+        signature: the armoured SSH signature (``ssh-keygen -Y sign -n rebis-pbm``) over the
+            exact bytes of the move file.
+        signed: those bytes as text, for a move whose card is public; None when sealed.
+        sealed: for a closing play (its file names the face-down card, R8.1): those bytes
+            encrypted under a key derived from the game's secret (:func:`seal_signed`), base64;
+            None otherwise.
+    """
+
+    signature: str
+    signed: str | None = None
+    sealed: str | None = None
+
+    def as_dict(self) -> dict:
+        doc = {"signature": self.signature}
+        if self.sealed is not None:
+            doc["signed_sealed"] = self.sealed
+        else:
+            doc["signed"] = self.signed
+        return doc
+
+    @classmethod
+    def from_entry(cls, doc: dict) -> "Proof | None":
+        if "signature" not in doc:
+            return None
+        sealed = doc.get("signed_sealed")
+        return cls(str(doc["signature"]), None if sealed is not None else str(doc.get("signed", "")),
+                   None if sealed is None else str(sealed))
+
+
+class Join(NamedTuple):
+    """A player's join entry of a rebis-pbm/2 fair deal (docs/shuffle.md): the entropy they
+    sent, their public key if they registered one, their signature if they had a key, and the
+    entry's chain digest (the joins are chained after the header, before turn 1)."""
+
+    player: str
+    entropy: str
+    key: str | None = None
+    proof: Proof | None = None
+    chain_sha256: str = ""
+
+    def entry(self) -> dict:
+        """The join's record entry without its chain digest: what the chain digest covers."""
+        doc: dict = {"join": self.entropy, "player": self.player}
+        if self.key is not None:
+            doc["key"] = self.key
+        if self.proof is not None:
+            doc.update(self.proof.as_dict())
+        return doc
+
+
 @dataclass(frozen=True)
 class Record:
     """A game record in memory.
@@ -132,6 +201,16 @@ class Record:
         public_addresses: whether views show the addresses (``new --public-addresses``).
         format: the record's format (one of :data:`FORMATS`), fixed when the game was created:
             the header digest covers it, so a game keeps its format to the end.
+        deal: rebis-pbm/2 only: :data:`REFEREE_DEAL` or :data:`FAIR_DEAL` (None for rebis-pbm/1,
+            whose deal is the referee's).
+        keys: rebis-pbm/2 only: player -> OpenSSH public key lines (``TYPE BASE64``) registered
+            with ``new --key``; the header digest covers them. A join move may register one more.
+        joins: rebis-pbm/2 fair deal: the join entries so far, in the order they came.
+        proofs: rebis-pbm/2: per move, its :class:`Proof` (None for a player without a key);
+            empty means none at all.
+
+    For rebis-pbm/2 the ``seed`` (and the secret passed around as ``seed``) is the
+    ``SALT:SEED`` text of :func:`~rebis_pbm.record.digests.salted`.
     """
 
     game: str
@@ -146,16 +225,27 @@ class Record:
     public_addresses: bool = False
     format: str = FORMAT
     written_status: dict | None = field(default=None, compare=False, hash=False)
+    deal: str | None = None
+    keys: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
+    joins: tuple[Join, ...] = ()
+    proofs: tuple[Proof | None, ...] = ()
     header_extra: dict = field(default_factory=dict, hash=False)
     stamps: tuple[dict, ...] = ()
     actions: tuple[dict, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.format != V1 and self.deal is None:
+            object.__setattr__(self, "deal", REFEREE_DEAL)
+        if len(self.proofs) < len(self.moves):
+            object.__setattr__(self, "proofs",
+                               self.proofs + (None,) * (len(self.moves) - len(self.proofs)))
         if not self.stamps and self.moves:
             object.__setattr__(self, "stamps", ({},) * len(self.moves))
-        if self.format == V1 and (self.header_extra or self.actions or any(self.stamps)):
-            raise ValueError("a rebis-pbm/1 record has no deadline, times, referee's moves or "
-                             "actions: those fields came with rebis-pbm/2")
+        if self.format == V1 and (self.header_extra or self.actions or any(self.stamps)
+                                  or self.keys or self.joins or any(self.proofs)):
+            raise ValueError("a rebis-pbm/1 record has no deadline, times, referee's moves, "
+                             "actions, keys, joins or signatures: those fields came with "
+                             "rebis-pbm/2")
         if self.header_sha256 is None:
             object.__setattr__(self, "header_sha256", self.computed_header_sha256())
         if len(self.links) != len(self.moves):
@@ -165,30 +255,123 @@ class Record:
     def computed_header_sha256(self) -> str:
         """The header digest of the header as it now is (compare with :attr:`header_sha256`)."""
         return header_digest(self.format, self.game, self.ruleset, self.players,
-                             self.seed_sha256, self.header_extra)
+                             self.seed_sha256, self._header_extra())
+
+    def _header_extra(self) -> dict:
+        # Every rebis-pbm/2 header field the header digest covers beyond the five of
+        # rebis-pbm/1 (whose header digest is unchanged): created, deadline, missed (when
+        # present), the deal kind, and the keys registered with new --key (when any).
+        if self.format == V1:
+            return {}
+        return {**self.header_extra, **self._trust_fields()}
+
+    def _trust_fields(self) -> dict:
+        fields: dict = {"deal": self.deal}
+        if self.keys:
+            fields["keys"] = {p: list(self.keys[p]) for p in self.players if p in self.keys}
+        return fields
 
     def prev_digest(self, index: int) -> str:
-        """The ``prev`` of move ``index`` (0-based): the previous chain digest, or the header's."""
-        return self.header_sha256 if index == 0 else self.links[index - 1].chain_sha256
+        """The ``prev`` of move ``index`` (0-based): the previous chain digest, or the last
+        join's (rebis-pbm/2 fair deal), or the header's."""
+        if index:
+            return self.links[index - 1].chain_sha256
+        return self.joins[-1].chain_sha256 if self.joins else self.header_sha256
+
+    def join_prev(self, index: int) -> str:
+        """The ``prev`` of join ``index`` (0-based)."""
+        return self.joins[index - 1].chain_sha256 if index else self.header_sha256
+
+    def last_digest(self) -> str:
+        """The chain digest after the record's last entry (the header's when it has none): what
+        a witness holds (docs/audit.md, "Witnesses")."""
+        return self.prev_digest(len(self.moves))
+
+    def joining(self) -> bool:
+        """Whether the game is in its join phase: a fair deal waiting for some player's join."""
+        return self.deal == FAIR_DEAL and len(self.joins) < len(self.players)
+
+    def waiting_for(self) -> tuple[str, ...]:
+        """The players whose join the fair deal still waits for, in seat order."""
+        joined = {j.player for j in self.joins}
+        return tuple(p for p in self.players if p not in joined) if self.deal == FAIR_DEAL else ()
+
+    def player_keys(self, player: str, before: int | None = None) -> tuple[str, ...]:
+        """The public keys ``player`` registered (``new --key`` or their join); () for none.
+        A ``replace_player`` action with a ``key`` replaces them from its place on: ``before``
+        (a number of moves) gives the keys in force for the move after that many moves
+        (default: now, for the next move)."""
+        keys = tuple(self.keys.get(player, ()))
+        for join in self.joins:
+            if join.player == player and join.key is not None:
+                keys += (join.key,)
+        for action in self.actions:
+            if (action.get("action") == "replace_player" and action.get("player") == player
+                    and "key" in action and (before is None or action["after"] <= before)):
+                keys = (str(action["key"]),)
+        return keys
+
+    def deal_seed(self, secret: str) -> str:
+        """The text the deck is shuffled from (docs/shuffle.md): the seed for rebis-pbm/1; the
+        seed part of ``SALT:SEED`` for a rebis-pbm/2 referee deal; the fair deal's combination of
+        the seed and every player's entropy in seat order (:func:`fair_deal_seed`) otherwise.
+
+        Raises:
+            ValueError: a rebis-pbm/2 secret that is not ``SALT:SEED``, or a fair deal whose
+                joins are not all in.
+        """
+        if self.format == V1:
+            return secret
+        seed, _ = unsalted(secret)
+        if self.deal != FAIR_DEAL:
+            return seed
+        entropy = {j.player: j.entropy for j in self.joins}
+        if set(entropy) != set(self.players):
+            raise ValueError("the deal waits for " + ", ".join(self.waiting_for()))
+        from ..engine.shuffle import fair_deal_seed
+
+        return fair_deal_seed(seed, [(p, entropy[p]) for p in self.players])
+
+    def with_join(self, join: Join) -> "Record":
+        """The record with ``join`` appended (its chain digest computed here)."""
+        entry = join._replace(chain_sha256="").entry()
+        digest = chain_digest(self.join_prev(len(self.joins)), entry)
+        return replace(self, joins=self.joins + (join._replace(chain_sha256=digest),))
 
     def entry(self, index: int) -> dict:
         """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest covers."""
-        return {**self.moves[index].as_dict(), **self.stamps[index],
-                "state_hmac": self.links[index].state_hmac}
+        doc = {**self.moves[index].as_dict(), **self.stamps[index],
+               "state_hmac": self.links[index].state_hmac}
+        proof = self.proofs[index] if index < len(self.proofs) else None
+        if proof is not None:
+            doc.update(proof.as_dict())
+        return doc
 
     def with_move(self, move: Move, state: State, seed: str, events,
-                  stamp: dict | None = None) -> "Record":
+                  stamp: dict | None = None,
+                  signed: tuple[bytes, str] | None = None) -> "Record":
         """The record with ``move`` appended; ``state`` and ``events`` are what ``apply_move``
         returned for it, ``seed`` the game's seed (for the keyed state digest, and for the seal of
-        a closing play's card, which lies face down: R8.1, :func:`seal_card`)."""
+        a closing play's card, which lies face down: R8.1, :func:`seal_card`). ``signed``: the
+        move file's bytes and their armoured signature, kept in the record (rebis-pbm/2); a
+        closing play's bytes are kept sealed (:func:`~rebis_pbm.record.signing.seal_signed`)."""
+        proof = None
         if closes_shelf(events):
             move = SealedMove.of(move, seal_card(seed, self.game, move.turn, move.play.cards[0]))
+            if signed is not None:
+                from .signing import seal_signed
+
+                proof = Proof(signed[1], None, seal_signed(seed, self.game, move.turn, signed[0]))
+        elif signed is not None:
+            proof = Proof(signed[1], signed[0].decode("utf-8"))
         stamp = dict(stamp or {}) if self.format != V1 else {}
         state_hmac = state_digest(state, seed)
         entry = {**move.as_dict(), **stamp, "state_hmac": state_hmac}
+        if proof is not None:
+            entry.update(proof.as_dict())
         link = Link(state_hmac, chain_digest(self.prev_digest(len(self.moves)), entry))
         return replace(self, moves=self.moves + (move,), links=self.links + (link,),
-                       stamps=self.stamps + (stamp,))
+                       proofs=self.proofs + (proof,), stamps=self.stamps + (stamp,))
 
     def with_action(self, action: dict) -> "Record":
         """The record with the referee's logged ``action`` appended (a rebis-pbm/2 record):
@@ -233,24 +416,27 @@ class Record:
         check_seed(self, seed)
         return replace(self, seed=seed)
 
-    def abandoned(self, state: State) -> bool:
+    def abandoned(self, state: State | None) -> bool:
         """Whether the game was abandoned: its seed revealed (``reveal``) before the end.
-        ``state`` is the state after the record's last move. No move can be played any more."""
-        return self.seed is not None and state.phase != FINISHED
+        ``state`` is the state after the record's last move (None in the join phase). No move
+        can be played any more."""
+        return self.seed is not None and (state is None or state.phase != FINISHED)
 
-    def status(self, state: State) -> dict:
-        """The ``status`` to write with this record; ``state`` is the state after its last move.
-        A seed revealed before the end marks the game abandoned."""
-        result = status(state)
+    def status(self, state: State | None) -> dict:
+        """The ``status`` to write with this record; ``state`` is the state after its last move
+        (None in the join phase: :func:`join_status`). A seed revealed before the end marks the
+        game abandoned."""
+        result = join_status(self) if state is None else status(state)
         if self.abandoned(state):
             result["abandoned"] = True
         return result
 
     def player_at(self, address: str) -> str | None:
-        """The player registered with e-mail ``address`` (compared ignoring case), or None."""
-        wanted = address.strip().casefold()
+        """The player registered with e-mail ``address`` (compared ignoring ASCII case only:
+        :func:`ascii_lower`), or None."""
+        wanted = ascii_lower(address.strip())
         for player, registered in self.addresses.items():
-            if registered.casefold() == wanted:
+            if ascii_lower(registered) == wanted:
                 return player
         return None
 
@@ -270,9 +456,16 @@ class Record:
             **self.header_extra,
             "seed_sha256": self.seed_sha256,
         }
+        if self.format != V1:
+            doc.update(self._trust_fields())
         if self.seed is not None:
-            doc["seed"] = self.seed
+            if self.format == V1:
+                doc["seed"] = self.seed
+            else:
+                doc["seed"], doc["salt"] = unsalted(self.seed)
         doc["header_sha256"] = self.header_sha256
+        if self.deal == FAIR_DEAL:
+            doc["joins"] = [{**j.entry(), "chain_sha256": j.chain_sha256} for j in self.joins]
         doc["moves"] = [{**self.entry(i), "chain_sha256": link.chain_sha256}
                         for i, link in enumerate(self.links)]
         if self.actions:
@@ -314,15 +507,32 @@ class Record:
             moves=tuple(entry_from_dict(m) for m in data["moves"]),
             links=tuple(Link(str(m["state_hmac"]), str(m["chain_sha256"])) for m in data["moves"]),
             header_sha256=str(data["header_sha256"]),
-            seed=None if data.get("seed") is None else str(data["seed"]),
+            seed=None if data.get("seed") is None else (
+                str(data["seed"]) if "salt" not in data
+                else salted(str(data["seed"]), str(data["salt"]))),
             addresses=addresses,
             public_addresses=data.get("public_addresses", False),
             format=str(data["format"]),
             written_status=data["status"],
+            deal=None if data.get("deal") is None else str(data["deal"]),
+            keys={str(p): tuple(str(k) for k in ks) for p, ks in data.get("keys", {}).items()},
+            joins=tuple(Join(str(j["player"]), str(j["join"]),
+                             None if j.get("key") is None else str(j["key"]),
+                             Proof.from_entry(j), str(j["chain_sha256"]))
+                        for j in data.get("joins", ())),
+            proofs=tuple(Proof.from_entry(m) for m in data["moves"]),
             header_extra={k: data[k] for k in HEADER_EXTRA if k in data},
             stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
             actions=tuple(dict(a) for a in data.get("actions", ())),
         )
+
+
+JOIN = "join"  # the status phase of a fair deal waiting for joins (rebis-pbm/2)
+
+
+def join_status(record: Record) -> dict:
+    """The ``status`` of a game in its join phase: ``{"phase": "join", "waiting": [names]}``."""
+    return {"phase": JOIN, "waiting": list(record.waiting_for())}
 
 
 def status(state: State) -> dict:

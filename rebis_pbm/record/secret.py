@@ -13,7 +13,7 @@ import os
 from ..errors import SeedError
 from ..fileio import read_input
 from ..yamlio import clip, dump_yaml, load_yaml
-from .digests import seed_commitment
+from .digests import commitment, salted, unsalted
 from .model import Record
 
 SEED_ENV = "REBIS_PBM_SEED"
@@ -26,9 +26,14 @@ def secret_path(record_path: str | os.PathLike) -> str:
     return os.path.join(folder, stem + ".secret.yaml")
 
 
-def dump_secret(game: str, seed: str) -> str:
+def dump_secret(game: str, seed: str, fmt: str = "rebis-pbm/1") -> str:
+    """The secret file's text: ``game`` and ``seed``; for rebis-pbm/2 (``seed`` is then
+    ``SALT:SEED``) the seed and the salt as two fields."""
+    doc = {"game": game, "seed": seed}
+    if fmt != "rebis-pbm/1":
+        doc["seed"], doc["salt"] = unsalted(seed)
     return ("# The seed of a Rebis game: keep it from the players until the game ends.\n"
-            + dump_yaml({"game": game, "seed": seed}))
+            + dump_yaml(doc))
 
 
 def find_seed(record_path: str | os.PathLike, record: Record) -> str:
@@ -56,7 +61,7 @@ def find_seed(record_path: str | os.PathLike, record: Record) -> str:
 
 def _check_seed_from(record: Record, seed: str, where: str, fix: str) -> None:
     """SeedError naming where ``seed`` came from unless it matches the record's commitment."""
-    if seed_commitment(seed) != record.seed_sha256:
+    if commitment(record.format, seed) != record.seed_sha256:
         raise SeedError(f"the seed in {where} is not game {record.game}'s: it does not match the "
                         f"record's commitment (seed_sha256); {fix}")
 
@@ -79,4 +84,6 @@ def read_secret(path: str | os.PathLike, record: Record) -> str:
                  if isinstance(other, str) and other != record.game else "")
         raise SeedError(f"{path} is not the secret of game {record.game} (it needs game: "
                         f"{record.game} and seed: TEXT){whose}")
+    if isinstance(doc.get("salt"), str):  # rebis-pbm/2: the seed travels as SALT:SEED
+        return salted(doc["seed"], doc["salt"])
     return doc["seed"]

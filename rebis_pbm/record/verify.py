@@ -18,8 +18,8 @@ from ..engine.state import FINISHED, PLAY, RED_TOKEN
 from ..errors import CorruptRecord
 from ..yamlio import load_yaml
 from .codec import parse_record
-from .digests import chain_digest, seed_commitment, state_digest
-from .model import Record, Replay, SealedMove, check_seed, closes_shelf
+from .digests import chain_digest, commitment, state_digest
+from .model import Record, Replay, SealedMove, check_seed, closes_shelf, join_status
 
 
 # ------------------------------------------------------------------------- the walk
@@ -35,13 +35,16 @@ CODES = (
     "after_end",       # a move after the red token, the game's last move (R12)
     "turn_order",      # a move missing, repeated or out of order
     "seat_order",      # a turn played by the wrong seat (R5, R6)
+    "join",            # a fair deal's join entry out of place (rebis-pbm/2)
     "chain_digest",    # the entry, or one before it, edited
+    "signature",       # a move of a player with a key lacks a valid signature (rebis-pbm/2)
     "seal",            # a closing play's sealed card opens to no card of the deck (R8.1)
     "illegal_move",    # the move breaks the rules at its point (R6-R12)
     "state_digest",    # the state after the move is not the one the referee recorded
     "sealing",         # a closing play shows its card, or a play that does not close is sealed
     "not_revealed",    # the game is over but the record does not reveal its seed
     "status",          # the status does not follow from the moves
+    "witness",         # a saved view or mail saw a chain digest the record no longer holds
 )
 
 
@@ -137,24 +140,35 @@ def walk(record: Record, seed: str | None = None) -> Walk:
     problem = check_header(record)
     if problem is not None:
         return Walk(problem, None, 0)
-    if record.seed is not None and seed_commitment(record.seed) != record.seed_sha256:
+    fmt = record.format
+    if record.seed is not None and commitment(fmt, record.seed) != record.seed_sha256:
         return Walk(Problem(
             "seed_mismatch", "the seed revealed in the record does not match the commitment made "
             "when the game was created (seed_sha256): it does not deal the game that was played",
-            expected=f"a seed whose SHA-256 is {record.seed_sha256}",
-            found=f"a seed whose SHA-256 is {seed_commitment(record.seed)}"), None, 0)
-    if seed is not None and seed != record.seed and seed_commitment(seed) != record.seed_sha256:
+            expected=f"a seed whose commitment is {record.seed_sha256}",
+            found=f"a seed whose commitment is {commitment(fmt, record.seed)}"), None, 0)
+    if seed is not None and seed != record.seed and commitment(fmt, seed) != record.seed_sha256:
         return Walk(Problem(
             "wrong_seed", "the seed given does not match the record's commitment (seed_sha256): "
             "it is another game's seed, or the record's commitment was replaced",
-            expected=f"a seed whose SHA-256 is {record.seed_sha256}",
-            found=f"a seed whose SHA-256 is {seed_commitment(seed)}"), None, 0)
+            expected=f"a seed whose commitment is {record.seed_sha256}",
+            found=f"a seed whose commitment is {commitment(fmt, seed)}"), None, 0)
     key = seed if seed is not None else record.seed
+    problem = check_joins(record)
+    if problem is not None:
+        return Walk(problem, None, 0)
+    if record.joining():
+        if record.moves:
+            return Walk(Problem("join", "a move is recorded before every player has joined the "
+                                "fair deal", turn=1, player=record.moves[0].player,
+                                expected="joins by " + ", ".join(record.waiting_for()),
+                                found=_short(record.moves[0])), None, 0)
+        return Walk(None, None if key is None else Replay(None, ()), 0)
     state = setup_events = None
     history = []
     if key is not None:
         try:
-            state, setup_events = setup(record.ruleset, record.players, key)
+            state, setup_events = setup(record.ruleset, record.players, record.deal_seed(key))
         except ValueError as exc:
             return Walk(Problem("setup", f"the game cannot be dealt: {exc}"), None, 0)
     n = len(record.players)
@@ -182,6 +196,9 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                 "before it, was edited after it was recorded",
                 expected=f"chain_sha256 {record.links[index].chain_sha256}",
                 found=f"chain_sha256 {computed}", **at), None, index)
+        problem = check_signature(record, index, key)
+        if problem is not None:
+            return Walk(problem, None, index)
         if key is None:
             continue
         sealed = isinstance(entry, SealedMove)
@@ -225,6 +242,90 @@ def walk(record: Record, seed: str | None = None) -> Walk:
     return Walk(None, replay, len(record.moves))
 
 
+def check_joins(record: Record) -> Problem | None:
+    """A fair deal's join entries (rebis-pbm/2): each by a player of the game, once, chained
+    after the header, signed by the player's ``new --key`` key when they registered one (a key
+    in the join itself is the player's from then on: the join is its own registration)."""
+    if record.joins and record.deal != "players":
+        return Problem("join", "join entries in a game dealt by the referee alone",
+                       expected="no joins", found=f"{len(record.joins)} join(s)")
+    seen: set[str] = set()
+    for index, join in enumerate(record.joins):
+        if join.player not in record.players or join.player in seen:
+            return Problem("join", "a join by someone who is not a player, or a second join by "
+                           "the same player", player=join.player,
+                           expected="one join per player", found=f"join by {join.player}")
+        seen.add(join.player)
+        computed = chain_digest(record.join_prev(index), join.entry())
+        if computed != join.chain_sha256:
+            return Problem("chain_digest", f"{join.player}'s join does not match its chain digest: "
+                           "it, or an entry before it, was edited after it was recorded",
+                           player=join.player, expected=f"chain_sha256 {join.chain_sha256}",
+                           found=f"chain_sha256 {computed}")
+        keys = tuple(record.keys.get(join.player, ()))
+        if keys or join.proof is not None:
+            from .signing import signed_by
+
+            keys = keys or ((join.key,) if join.key else ())
+            proof = join.proof
+            if proof is None or proof.signed is None or not signed_by(
+                    proof.signed.encode("utf-8"), proof.signature, keys):
+                return Problem("signature", f"{join.player}'s join has no valid signature by "
+                               "their registered key", player=join.player,
+                               expected="a signature by " + ", ".join(k[:24] + "..." for k in keys),
+                               found="none" if proof is None else "a signature that does not check")
+    return None
+
+
+def check_signature(record: Record, index: int, key: str | None) -> Problem | None:
+    """Move ``index``'s signature (rebis-pbm/2): a player with a registered key must have signed
+    the exact bytes of the move file, and those bytes must hold the move recorded. A closing
+    play's bytes are sealed: checked once the seed is known (``key``), skipped before."""
+    from ..engine import Move
+
+    entry = record.moves[index]
+    keys = record.player_keys(entry.player, index)
+    proof = record.proofs[index]
+    at = {"turn": index + 1, "player": entry.player}
+    if not keys:
+        if proof is None:
+            return None
+        return Problem("signature", "this move carries a signature, but its player registered no "
+                       "key", expected="no signature", found="a signature", **at)
+    if proof is None:
+        return Problem("signature", f"{entry.player} registered a key, but this move is not "
+                       "signed: only the holder of the key can have sent it",
+                       expected="the move file's signature by the player's key",
+                       found="no signature", **at)
+    from .signing import open_signed, signed_by
+
+    if proof.sealed is not None:
+        if key is None:
+            return None  # checked once the seed is revealed
+        data = open_signed(key, record.game, index + 1, proof.sealed)
+    else:
+        data = proof.signed.encode("utf-8") if proof.signed is not None else None
+    if data is None or not signed_by(data, proof.signature, keys):
+        return Problem("signature", "the signature does not check against the player's key over "
+                       "the signed move file: the move, or its signature, was forged or edited",
+                       expected="a valid signature by the player's key",
+                       found="a signature that does not check", **at)
+    try:
+        doc = load_yaml(data, source="the signed move", kind="move").data
+        signed_move = Move.from_dict(doc)
+    except Exception:
+        signed_move = None
+    if isinstance(entry, SealedMove):
+        same = (signed_move is not None and key is not None and signed_move.play is not None
+                and entry.opened(key, record.game, record.ruleset) == signed_move)
+    else:
+        same = signed_move == entry
+    if not same:
+        return Problem("signature", "the signed move file does not hold the move recorded",
+                       expected="the recorded move", found="another move in the signed file", **at)
+    return None
+
+
 # ------------------------------------------------------------------------------- the status
 
 _STATUS_FIELDS = ("phase", "turn", "player", "end", "scores", "winners", "abandoned")
@@ -259,6 +360,13 @@ def check_status(record: Record, found: dict, replay: Replay | None) -> Problem 
     number of moves and the seat order.
     """
     last = len(record.moves) or None
+    if record.joining():
+        diff = _differs(join_status(record) | ({"abandoned": True} if record.seed else {}), found)
+        if diff is None:
+            return None
+        name, want, have = diff
+        return Problem("status", f"the status does not follow from the joins (field "
+                       f"status.{name})", expected=want, found=have)
     if replay is not None:
         if replay.state.phase == FINISHED and record.seed is None:
             return Problem("not_revealed", "the game is over but the record does not reveal its "

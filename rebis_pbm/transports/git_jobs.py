@@ -179,6 +179,15 @@ def _refuse_name(git: Git, path: str, why: str, span: str) -> Failed:
                   f"applied")
 
 
+SIGNATURE = ".sig"  # moves/turn-NNN-PLAYER.yaml.sig: the move's signature (ssh-keygen -Y sign)
+
+
+def _is_signature(path: str) -> bool:
+    """Whether ``path`` is a move file's signature committed beside it (docs/git.md):
+    ``turn-NNN-PLAYER.yaml.sig``, or ``.sig.age`` sealed with a sealed move."""
+    return path.startswith(MOVES) and bool(COMPANION.fullmatch(path[len(MOVES):]))
+
+
 def _turn_of(git: Git, path: str, span: str) -> int:
     """The turn in a move file's name; refuses any other name under moves/."""
     name = path[len(MOVES):]
@@ -200,7 +209,7 @@ def _changed(git: Git, base: str | None, new: str) -> list[str]:
     empty = git.out("hash-object", "-t", "tree", "/dev/null")
     return [p for p in _names(git, ["diff-tree", "-r", "-z", "--name-only", "--diff-filter=AMT",
                                     base or empty, new, "--", MOVES])
-            if p != MOVES + ".gitkeep"]
+            if p != MOVES + ".gitkeep" and not _is_signature(p)]
 
 
 @dataclass(frozen=True)
@@ -210,6 +219,8 @@ class MoveFile:
     author: str    # the author address of the last commit that changed it
     short: str     # that commit, abbreviated
     data: bytes    # its content at the commit judged
+    signature: bytes | None = None  # the signature committed beside it, if any
+    signature_name: str = ""        # its path: turn-NNN-PLAYER.yaml.sig, or .sig.age (sealed)
 
     @property
     def label(self) -> str:
@@ -222,7 +233,24 @@ def _move_file(git: Git, commit: str, path: str, turn: int, span: str) -> MoveFi
     blob = git.run("cat-file", "blob", f"{commit}:{path}", check=False, binary=True)
     if blob.returncode != 0:
         raise _refuse_name(git, path, "it is not a file", span)
+    plain = path[:-len(referee.ENCRYPTED)] if path.endswith(referee.ENCRYPTED) else path
+    for name in (plain + SIGNATURE, plain + SIGNATURE + referee.ENCRYPTED):
+        sig = git.run("cat-file", "blob", f"{commit}:{name}", check=False, binary=True)
+        if sig.returncode == 0:
+            return MoveFile(path, turn, author, short, blob.stdout, sig.stdout, name)
     return MoveFile(path, turn, author, short, blob.stdout)
+
+
+def _signature_of(move: MoveFile, identity) -> bytes | None:
+    """The move's signature as the referee checks it: a sealed one (``.sig.age``) opened with
+    the referee's age identity.
+
+    Raises:
+        UsageError, InputError: as :func:`rebis_pbm.referee.open_sealed_move`.
+    """
+    if move.signature is None:
+        return None
+    return referee.open_sealed_move(move.signature, move.signature_name, identity)[0]
 
 
 def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game.yaml",
@@ -369,7 +397,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     chosen: dict[str, int] = {}
     span = tip
     for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", tip, "--", MOVES]):
-        if path == MOVES + ".gitkeep":
+        if path == MOVES + ".gitkeep" or _is_signature(path):
             continue
         turn = _turn_of(git, path, span)
         if turn >= next_turn:  # (-1: a sealed move's signature)
@@ -394,7 +422,8 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                 data, name = referee.open_sealed_move(move.data, path, privacy.age_identity)
                 done = referee.submit_move(record_path, data, path, author=move.author,
                                            views_dir=Path(work) / "views",
-                                           file_name=os.path.basename(name))
+                                           file_name=os.path.basename(name),
+                                           signature=_signature_of(move, privacy.age_identity))
             except RebisError as exc:
                 if privacy.public_repo and isinstance(exc, (Refused, InputError)):
                     # Its reason may speak of the mover's hand ("you have no 2"): to them only.

@@ -105,11 +105,17 @@ def is_automatic(msg: EmailMessage) -> bool:
 
 @dataclass(frozen=True)
 class Extracted:
-    """A move file taken out of a message: ``data`` (UTF-8 bytes, for the strict loader) and
-    ``source`` (its name in messages, e.g. ``"the attachment move.yaml"``)."""
+    """A move file taken out of a message: ``data`` (UTF-8 bytes, for the strict loader),
+    ``source`` (its name in messages, e.g. ``"the attachment move.yaml"``) and ``signature``:
+    the move's armoured SSH signature (a ``.sig`` attachment, or the block
+    ``-----BEGIN SSH SIGNATURE-----`` ... in the text), or None (docs/mail.md)."""
 
     data: bytes
     source: str
+    signature: bytes | None = None
+
+
+SIGNATURE_SUFFIX = ".sig"  # ssh-keygen -Y sign writes MOVE.yaml.sig
 
 
 def _is_yaml_part(part: EmailMessage) -> bool:
@@ -130,11 +136,17 @@ def extract_move(msg: EmailMessage) -> Extracted:
        two such blocks are refused; without ``---`` the whole remaining body is the move.
        Dropped lines are kept as empty lines, so that line numbers in an error are body lines.
        No-break spaces (which some mail clients put in indentation) become spaces.
+    3. The move's signature, for a player with a key (docs/audit.md, "Signed moves"): a ``*.sig``
+       attachment (``ssh-keygen -Y sign`` writes ``MOVE.yaml.sig``), else an armoured block
+       ``-----BEGIN SSH SIGNATURE-----`` ... ``-----END SSH SIGNATURE-----`` in the text. A move
+       in the text is then taken without the block and without blank lines around it, as the
+       signed file holds it.
 
     Raises:
-        MailError: several YAML attachments, an HTML-only message, several move blocks, or no
-            move at all; an attachment that cannot be decoded.
+        MailError: several YAML attachments or signature attachments, an HTML-only message,
+            several move blocks, or no move at all; an attachment that cannot be decoded.
     """
+    signature = _signature_attachment(msg)
     candidates = [part for part in msg.walk()
                   if not part.is_multipart() and _is_yaml_part(part)]
     if len(candidates) > 1:
@@ -148,7 +160,8 @@ def extract_move(msg: EmailMessage) -> Extracted:
             content = part.get_content()
         except (LookupError, ValueError, MessageError) as exc:
             raise MailError(f"{source} cannot be decoded ({exc})") from None
-        return Extracted(content.encode("utf-8") if isinstance(content, str) else content, source)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        return Extracted(data, source, signature or _armour_in_text(msg))
     body = msg.get_body(preferencelist=("plain",))
     if body is None:
         if msg.get_body(preferencelist=("html",)) is not None:
@@ -160,7 +173,50 @@ def extract_move(msg: EmailMessage) -> Extracted:
         text = body.get_content()
     except (LookupError, ValueError, MessageError) as exc:
         raise MailError(f"the message's text cannot be decoded ({exc})") from None
-    return Extracted(_move_text(text).encode("utf-8"), "the message's text")
+    armour = None if signature is not None else _ARMOUR.search(text)
+    if armour is None:
+        return Extracted(_move_text(text).encode("utf-8"), "the message's text", signature)
+    # A move signed in the text: the block goes to the check; the move is the rest, as the file
+    # that was signed holds it (no blank lines around: an editor's file ends with one newline).
+    rest = text[:armour.start()] + "\n" * armour.group(0).count("\n") + text[armour.end():]
+    move = _move_text(rest).strip("\n") + "\n"
+    return Extracted(move.encode("utf-8"), "the message's text",
+                     armour.group(0).encode("ascii", "replace") + b"\n")
+
+
+_ARMOUR = re.compile(r"-----BEGIN SSH SIGNATURE-----\s.*?-----END SSH SIGNATURE-----", re.S)
+
+
+def _signature_attachment(msg: EmailMessage) -> bytes | None:
+    """The bytes of the message's ``*.sig`` attachment (an SSH signature file), or None.
+
+    Raises:
+        MailError: two or more, or one that cannot be decoded.
+    """
+    parts = [part for part in msg.walk() if not part.is_multipart()
+             and (part.get_filename() or "").lower().endswith(SIGNATURE_SUFFIX)]
+    if len(parts) > 1:
+        raise MailError(f"the message has {len(parts)} signature attachments (*.sig); attach "
+                        f"only your move's")
+    if not parts:
+        return None
+    try:
+        content = parts[0].get_content()
+    except (LookupError, ValueError, MessageError) as exc:
+        raise MailError(f"the attachment {parts[0].get_filename()} cannot be decoded "
+                        f"({exc})") from None
+    return content.encode("ascii", "replace") if isinstance(content, str) else content
+
+
+def _armour_in_text(msg: EmailMessage) -> bytes | None:
+    """The armoured signature block in the message's plain text, or None."""
+    body = msg.get_body(preferencelist=("plain",))
+    try:
+        text = None if body is None else body.get_content()
+    except (LookupError, ValueError, MessageError):
+        return None
+    found = None if not isinstance(text, str) else _ARMOUR.search(text)
+    return None if found is None else found.group(0).encode("ascii", "replace") + b"\n"
 
 
 def _attribution(lines: list[str], index: int) -> int:

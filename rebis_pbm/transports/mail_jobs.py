@@ -139,7 +139,14 @@ def _status(record: Record, replay: Replay) -> str:
     from ..views import standing
 
     state = replay.state
+    if state is None:  # the join phase of a fair deal
+        return "The deal waits for joins by " + ", ".join(record.waiting_for()) + "."
     return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state))
+
+
+def _turn(replay: Replay) -> int:
+    """The turn a reply's subject names: the turn to play, 0 in the join phase."""
+    return 0 if replay.state is None else replay.state.turn
 
 
 def view_messages(record: Record, replay: Replay, referee_address: str, *,
@@ -237,18 +244,18 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         except MailError as exc:
             raise Refused(str(exc), ExitCode.INPUT) from None
         done = referee.submit_move(game, move_file.data, move_file.source, author=sender,
-                                   views_dir=views_dir)
+                                   views_dir=views_dir, signature=move_file.signature)
     except Refused as exc:
         record, replay, _ = referee.open_game(game)
         queue(queue_dir, [reply_message(
-            game=record.game, turn=replay.state.turn, original=msg, sender=referee_address,
+            game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
             to=sender, headline="your move was not applied", reason=one_line(str(exc)),
             status=f"Nothing in the game changed. {_status(record, replay)}")])
         return Handled(f"{label} from {sender}: refused ({one_line(str(exc))}); reply queued")
     move = done.move
     if done.duplicate:
         queue(queue_dir, [reply_message(
-            game=done.record.game, turn=done.replay.state.turn, original=msg,
+            game=done.record.game, turn=_turn(done.replay), original=msg,
             sender=referee_address, to=sender, headline=f"turn {move.turn} was already applied",
             reason=referee.already_applied(done.record, move),
             status=_status(done.record, done.replay))])

@@ -20,7 +20,7 @@ from rebis_pbm.referee import open_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, Move, burdens, legal_moves
 
 from clitools import (EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, REPO, example_game, game_id_of,
-                      new_game, restore, run_inproc, run_script, sha256_hex, snapshot, write_move)
+                      new_game, restore, run_inproc, run_script, sha256_hex, snapshot, without_salt, write_move)
 from positions import Position, closer, search
 
 SCHEMA_NAMES = ("move", "record", "view")
@@ -80,14 +80,13 @@ def test_python_dash_m_runs_every_command():
 def test_new_writes_record_secret_and_views(cli, tmp_path):
     game = tmp_path / "game.yaml"
     outcome = cli("new", game, "--player", "alice", "--player", "bob", "--player", "carol",
-                  "--seed", "a seed for the test")
+                  "--insecure-seed", "--referee-deal", "--seed", "a seed for the test")
     assert outcome.code == 0, outcome.err
-    commitment = sha256_hex("a seed for the test")
     record = yaml.safe_load(game.read_text())
     assert record["format"] == "rebis-pbm/2"
-    assert record["game"] == f"rebis-{commitment[:10]}"        # default id: from the commitment
+    assert re.fullmatch(r"rebis-[0-9a-f]{10}", record["game"])  # default id: random (issue 12)
     assert record["players"] == ["alice", "bob", "carol"]       # seat order as given (R5)
-    assert record["seed_sha256"] == commitment
+    assert record["seed_sha256"] != sha256_hex("a seed for the test")  # salted
     assert record["moves"] == []
     assert record["status"] == {"phase": "play", "turn": 1, "player": "alice"}
     assert record["ruleset"]["zero"] is False and record["ruleset"]["shelf_limit"] == 13
@@ -96,8 +95,9 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
 
     secret = tmp_path / "game.secret.yaml"
     assert mode_of(secret) == 0o600
-    assert yaml.safe_load(secret.read_text()) == {"game": record["game"],
-                                                  "seed": "a seed for the test"}
+    kept = yaml.safe_load(secret.read_text())
+    assert kept["game"] == record["game"] and kept["seed"] == "a seed for the test"
+    assert re.fullmatch(r"[0-9a-f]{32}", kept["salt"])
 
     views = tmp_path / "game.views"
     for name in ("alice", "bob", "carol", "public"):
@@ -117,7 +117,7 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
 
 def test_new_options_zero_game_id_views_dir(cli, tmp_path):
     game = tmp_path / "g.yaml"
-    outcome = cli("new", game, "--player", "ann", "--player", "ben", "--seed", "z", "--zero",
+    outcome = cli("new", game, "--player", "ann", "--player", "ben", "--insecure-seed", "--referee-deal", "--seed", "z", "--zero",
                   "--game-id", "club-7", "--views-dir", tmp_path / "out")
     assert outcome.code == 0, outcome.err
     record = yaml.safe_load(game.read_text())
@@ -132,13 +132,13 @@ def test_new_random_seats_come_from_the_seed(cli, tmp_path):
     for n in range(6):
         game = tmp_path / f"g{n}.yaml"
         assert cli("new", game, "--player", "a", "--player", "b", "--player", "c",
-                   "--player", "d", "--seed", f"s{n}", "--random-seats").code == 0
+                   "--player", "d", "--insecure-seed", "--referee-deal", "--seed", f"s{n}", "--random-seats").code == 0
         orders.append(yaml.safe_load(game.read_text())["players"])
     assert all(sorted(o) == ["a", "b", "c", "d"] for o in orders)
     assert any(o != ["a", "b", "c", "d"] for o in orders)
     again = tmp_path / "again.yaml"
     assert cli("new", again, "--player", "a", "--player", "b", "--player", "c", "--player", "d",
-               "--seed", "s3", "--random-seats").code == 0
+               "--insecure-seed", "--referee-deal", "--seed", "s3", "--random-seats").code == 0
     assert yaml.safe_load(again.read_text())["players"] == orders[3]
 
 
@@ -148,7 +148,10 @@ def test_new_without_seed_draws_a_fresh_one(tmp_path):
         game = tmp_path / f"{name}.yaml"
         assert run_inproc("new", game, "--player", "a", "--player", "b").code == 0
         secret = yaml.safe_load((tmp_path / f"{name}.secret.yaml").read_text())
-        assert yaml.safe_load(game.read_text())["seed_sha256"] == sha256_hex(secret["seed"])
+        from rebis_pbm.record import commitment, salted
+
+        assert yaml.safe_load(game.read_text())["seed_sha256"] == commitment(
+            "rebis-pbm/2", salted(secret["seed"], secret["salt"]))
         seeds.append(secret["seed"])
     assert seeds[0] != seeds[1] and len(seeds[0]) >= 16
 
@@ -156,14 +159,14 @@ def test_new_without_seed_draws_a_fresh_one(tmp_path):
 def test_new_refuses_to_overwrite(cli, tmp_path):
     game = new_game(tmp_path, seed="first")
     before = snapshot(tmp_path)
-    outcome = cli("new", game, "--player", "x", "--player", "y", "--seed", "second")
+    outcome = cli("new", game, "--player", "x", "--player", "y", "--insecure-seed", "--referee-deal", "--seed", "second")
     assert outcome.code == 2
     assert "already exists" in outcome.one_error_line()
     assert snapshot(tmp_path) == before
     # The secret alone is enough to refuse: its seed must never be replaced.
     game.unlink()
     before = snapshot(tmp_path)
-    outcome = cli("new", game, "--player", "x", "--player", "y", "--seed", "second")
+    outcome = cli("new", game, "--player", "x", "--player", "y", "--insecure-seed", "--referee-deal", "--seed", "second")
     assert outcome.code == 2 and "game.secret.yaml already exists" in outcome.one_error_line()
     assert snapshot(tmp_path) == before
 
@@ -204,7 +207,7 @@ def test_example_game_replays_through_the_console_script(console_script, tmp_pat
     game = tmp_path / "game.yaml"
     outcome = run_script(console_script, "new", game, *[a for p in EXAMPLE_PLAYERS
                                                         for a in ("--player", p)],
-                         "--seed", EXAMPLE_SEED, "--game-id", "example")
+                         "--insecure-seed", "--referee-deal", "--seed", EXAMPLE_SEED, "--game-id", "example")
     assert outcome.code == 0, outcome.err
     move_files = sorted((EXAMPLES / "moves").glob("turn-*.yaml"))
     assert len(move_files) > 10
@@ -212,14 +215,17 @@ def test_example_game_replays_through_the_console_script(console_script, tmp_pat
         outcome = run_script(console_script, "apply", game, path)
         assert outcome.code == 0, (path.name, outcome.err)
         assert outcome.out.startswith(f"Turn {int(path.name.split('-')[1])}: ")
-    assert game.read_bytes() == (EXAMPLES / "game.yaml").read_bytes()
-    assert (tmp_path / "game.secret.yaml").read_bytes() == \
-        (EXAMPLES / "game.secret.yaml").read_bytes()
+    # rebis-pbm/2 salts the commitment with fresh random bits, so the digests differ from run to
+    # run; everything else is the shipped game's, byte for byte once the digests are set aside.
+    assert without_salt(game.read_text()) == without_salt((EXAMPLES / "game.yaml").read_text())
+    assert yaml.safe_load((tmp_path / "game.secret.yaml").read_text())["seed"] == \
+        yaml.safe_load((EXAMPLES / "game.secret.yaml").read_text())["seed"]
     shipped = sorted(p.name for p in (EXAMPLES / "game.views").iterdir())
     assert sorted(p.name for p in (tmp_path / "game.views").iterdir()) == shipped
     for name in shipped:
-        assert (tmp_path / "game.views" / name).read_bytes() == \
-            (EXAMPLES / "game.views" / name).read_bytes(), name
+        assert without_salt((tmp_path / "game.views" / name).read_text()) == \
+            without_salt((EXAMPLES / "game.views" / name).read_text()), name
+
 
     state = open_game(game)[1].state
     assert state.finished
@@ -296,7 +302,7 @@ def test_short_game_through_the_console_script_with_stdin(console_script, tmp_pa
         return run_script(console_script, *args, **kw)
 
     game = tmp_path / "game.yaml"
-    outcome = run("new", game, "--player", "ann", "--player", "ben", "--seed", "short",
+    outcome = run("new", game, "--player", "ann", "--player", "ben", "--insecure-seed", "--referee-deal", "--seed", "short",
                   "--rule", "shelf_limit=6", "--rule", "golden_dust=1", "--rule", "gold=1")
     assert outcome.code == 0, outcome.err
 

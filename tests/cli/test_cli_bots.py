@@ -50,7 +50,7 @@ def invoke(*args: str, stdin: str | None = None):
 def game(tmp_path: Path) -> Path:
     path = tmp_path / "g.yaml"
     result = invoke("new", str(path), "--player", "ann", "--player", "bo", "--player", "cy",
-                    "--seed", "bot-test", "--game-id", "bots")
+                    "--insecure-seed", "--referee-deal", "--seed", "bot-test", "--game-id", "bots")
     assert result.exit_code == 0, result.output
     return path
 
@@ -203,7 +203,7 @@ def test_a_simulated_game_replays_through_the_cli_to_the_same_final_score(tmp_pa
     assert not result.problems and result.moves
     game = tmp_path / "sim.yaml"
     players = [a for name in spec.players for a in ("--player", name)]
-    created = run_script("new", str(game), *players, "--seed", spec.seed, "--game-id", "sim",
+    created = run_script("new", str(game), *players, "--insecure-seed", "--referee-deal", "--seed", spec.seed, "--game-id", "sim",
                          cwd=tmp_path)
     assert created.returncode == 0, created.stderr
     for move in result.moves:

@@ -19,7 +19,7 @@ ARCHIVE = Path(__file__).resolve().parents[1] / "records"
 
 
 def new_game(folder: Path, name: str = "g", seed: str = "faults", **kw):
-    return referee.create_game(folder / f"{name}.yaml", ["ana", "bob"], seed=seed,
+    return referee.create_game(folder / f"{name}.yaml", ["ana", "bob"], seed=seed, insecure_seed=True,
                                game_id=f"faults-{name}", **kw)
 
 
@@ -81,7 +81,7 @@ def test_a_closing_play_resent_with_a_card_that_could_not_close_is_a_different_m
 
 
 def test_as_accepts_a_git_author_as_printed(cli, tmp_path):
-    referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="faults",
+    referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="faults", insecure_seed=True,
                         addresses={"ana": "ana@example.org", "bob": "bob@example.org"})
     move = referee.legal_moves_listing(tmp_path / "g.yaml", "ana").split("---\n")[1]
     (tmp_path / "m.yaml").write_text(move)

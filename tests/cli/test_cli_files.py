@@ -49,7 +49,7 @@ def template(tmp_path_factory) -> Path:
     players = [a for name, address in ADDRESSES.items() for a in ("--player", f"{name}={address}")]
     folder = tmp_path_factory.mktemp("files") / "game"
     folder.mkdir()
-    outcome = run_inproc("new", folder / "game.yaml", *players, "--seed", "files tests",
+    outcome = run_inproc("new", folder / "game.yaml", *players, "--insecure-seed", "--referee-deal", "--seed", "files tests",
                          "--game-id", GAME_ID)
     assert outcome.code == 0, outcome.err
     return folder / "game.yaml"

@@ -15,7 +15,7 @@ import yaml
 from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import MAX_DEPTH, MAX_INT_DIGITS, MOVE_MAX_BYTES
 
-from clitools import new_game, run_inproc, run_script, snapshot
+from clitools import new_game, run_inproc, run_script, secret_of, snapshot
 
 GAME_ID = "cli-game"
 
@@ -459,8 +459,9 @@ def check_every_reader(cli, game, tmp_path, how, code, words):
 def test_seed_from_the_environment_replaces_the_secret_file(cli, game, tmp_path):
     move = tmp_path / "move.yaml"
     move.write_text(a_legal_move_text(game))
+    key = secret_of(game.with_name("game.secret.yaml"))  # SALT:SEED: a rebis-pbm/2 game's secret
     game.with_name("game.secret.yaml").unlink()
-    outcome = cli("apply", game, move, env={"REBIS_PBM_SEED": "input tests"})
+    outcome = cli("apply", game, move, env={"REBIS_PBM_SEED": key})
     assert outcome.code == 0, outcome.err
 
 

@@ -59,7 +59,7 @@ def test_apply_refuses_to_append_to_a_record_with_an_edited_status(cli, tmp_path
 @pytest.mark.parametrize("names", [("bob", "Bob"), ("alice", "ALICE", "carol"), ("ann", "Public")])
 def test_new_refuses_names_that_would_share_a_view_file(cli, tmp_path, names):
     args = [a for name in names for a in ("--player", name)]
-    outcome = cli("new", tmp_path / "game.yaml", *args, "--seed", "x")
+    outcome = cli("new", tmp_path / "game.yaml", *args, "--insecure-seed", "--referee-deal", "--seed", "x")
     assert outcome.code == 2
     assert "case" in outcome.err or "public" in outcome.err
     assert not any(tmp_path.iterdir())

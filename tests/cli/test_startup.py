@@ -49,7 +49,7 @@ def test_view_and_moves_import_neither_pathlib_nor_the_verify_machinery(tmp_path
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
                                                                     os.environ.get("PYTHONPATH")])))
     subprocess.run([sys.executable, "-m", "rebis_pbm", "new", "game.yaml", "--player", "ann",
-                    "--player", "bo", "--seed", "s"], cwd=tmp_path, env=env, check=True,
+                    "--player", "bo", "--insecure-seed", "--referee-deal", "--seed", "s"], cwd=tmp_path, env=env, check=True,
                    capture_output=True, timeout=120)
     # What the libraries import by themselves on this Python (e.g. fcntl on 3.10) is not ours.
     code = ("import sys, yaml, click; base = set(sys.modules)\n"
@@ -72,7 +72,7 @@ def test_shared_steps_take_a_path_as_text_or_as_a_path_object(tmp_path: Path):
 
     game = tmp_path / "game.yaml"
     result = CliRunner().invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo",
-                                      "--seed", "s"])
+                                      "--insecure-seed", "--referee-deal", "--seed", "s"])
     assert result.exit_code == 0, result.output
     views = tmp_path / "game.views"
     loaded = [open_game(where) for where in (game, str(game))]

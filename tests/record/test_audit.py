@@ -17,13 +17,19 @@ from hypothesis import strategies as st
 from rebis_pbm.record import audit
 from rebis_pbm.record.digests import canonical, chain_digest, header_digest, state_digest, state_document
 from rebis_pbm.engine import Move, Ruleset, apply_move, setup
-from rebis_pbm.record import FORMAT, HEADER, Record, dump_record, entry_from_dict, seed_commitment
+from rebis_pbm.record import (FORMAT, HEADER, Record, commitment, dump_record, entry_from_dict,
+                              salted, seed_commitment)
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples"
 SEED = "rebis-pbm example game"
 PLAYERS = ("alice", "bob", "carol")
+# The example is a rebis-pbm/2 referee deal: the deck is shuffled from SEED, and the game's
+# secret SALT:SEED keys its digests and seals (docs/audit.md).
+SALT = load_yaml((EXAMPLE / "game.secret.yaml").read_bytes(), source="game.secret.yaml",
+                 kind="secret").data["salt"]
+KEY = salted(SEED, SALT)
 
 
 def example_moves() -> list[Move]:
@@ -38,13 +44,13 @@ FINISHED = (EXAMPLE / "game.yaml").read_text(encoding="utf-8")
 
 def recorded(upto: int) -> str:
     """The example game's record after its first ``upto`` moves, as apply writes it."""
-    record = Record("example", Ruleset(), PLAYERS, seed_commitment(SEED))
+    record = Record("example", Ruleset(), PLAYERS, commitment(FORMAT, KEY))
     state, _ = setup(record.ruleset, PLAYERS, SEED)
     for move in MOVES[:upto]:
         state, events = apply_move(state, move)
-        record = record.with_move(move, state, SEED, events)
+        record = record.with_move(move, state, KEY, events)
         if state.finished:
-            record = record.revealed(SEED)
+            record = record.revealed(KEY)
     return dump_record(record, state)
 
 
@@ -77,7 +83,7 @@ def rechain(data: dict) -> dict:
     """What a forger without the seed can do: recompute every public digest."""
     ruleset = Ruleset.from_dict(data["ruleset"])
     data["header_sha256"] = header_digest(FORMAT, data["game"], ruleset, data["players"],
-                                          data["seed_sha256"])
+                                          data["seed_sha256"], {"deal": data["deal"]})
     prev = data["header_sha256"]
     for entry in data["moves"]:
         entry.pop("chain_sha256")
@@ -119,14 +125,14 @@ def test_a_game_in_progress_verifies_without_the_seed_and_says_what_it_could_not
 
 
 def test_a_game_in_progress_verifies_completely_with_the_seed():
-    report = check(IN_PROGRESS, SEED)
+    report = check(IN_PROGRESS, KEY)
     assert report.verified and report.complete, report.problem
 
 
 @pytest.mark.parametrize("upto", [0, 1, 3, 20, 36])
 def test_every_stage_of_the_example_verifies(upto):
     assert check(recorded(upto)).verified
-    assert check(recorded(upto), SEED).complete
+    assert check(recorded(upto), KEY).complete
 
 
 def test_entries_are_written_in_the_one_form_the_chain_covers():
@@ -151,7 +157,7 @@ def test_no_plain_hash_of_any_state_is_in_the_record():
         state, _ = apply_move(state, move)
         plain = hashlib.sha256(canonical(state_document(state))).hexdigest()
         assert plain not in FINISHED
-        assert entry["state_hmac"] == state_digest(state, SEED) != plain
+        assert entry["state_hmac"] == state_digest(state, KEY) != plain
 
 
 # ------------------------------------------------------------------ tamperings
@@ -171,7 +177,7 @@ def test_a_card_changed_and_the_chain_recomputed_is_caught_by_the_keyed_digests(
     data["moves"][index]["play"]["cards"] = data["moves"][index]["play"]["cards"] % 9 + 1
     forged = text_of(rechain(data))
     assert check(forged).verified  # without the seed the forgery is consistent: the known limit
-    report = check(forged, SEED)
+    report = check(forged, KEY)
     assert report.problem.code in ("illegal_move", "state_digest")
     assert report.problem.turn == index + 1
 
@@ -255,7 +261,7 @@ def test_the_seed_commitment_replaced_and_the_chain_recomputed():
     data = data_of(FINISHED)
     data["seed_sha256"] = seed_commitment("a seed the cheat likes better")
     problem = failed(text_of(rechain(data)), "seed_mismatch", None)
-    assert seed_commitment(SEED) in problem.found
+    assert commitment(FORMAT, KEY) in problem.found
 
 
 def test_a_revealed_seed_that_does_not_match_its_commitment():
@@ -290,7 +296,7 @@ def test_the_status_of_a_game_in_progress_edited():
     data = data_of(IN_PROGRESS)
     data["status"]["player"] = "alice" if data["status"]["player"] != "alice" else "bob"
     failed(text_of(data), "status", 12)
-    failed(text_of(data), "status", 12, seed=SEED)
+    failed(text_of(data), "status", 12, seed=KEY)
 
 
 def test_a_game_in_progress_said_finished_without_revealing_its_seed():
@@ -310,7 +316,7 @@ def test_a_finished_game_with_its_seed_removed():
     data = data_of(FINISHED)
     del data["seed"]
     failed(text_of(data), "not_revealed", len(MOVES))
-    failed(text_of(data), "not_revealed", len(MOVES), seed=SEED)
+    failed(text_of(data), "not_revealed", len(MOVES), seed=KEY)
 
 
 # ------------------------------------------------------------------ truncation

@@ -18,6 +18,8 @@ from rebis_pbm.record.digests import (canonical, chain_digest, header_digest, he
 from rebis_pbm.engine import DEALT, Phase, Ruleset, Shelf, ShelfCard, State, Supply
 from rebis_pbm.record import FORMAT, seed_commitment
 
+FORMAT = "rebis-pbm/1"  # these tests check the rebis-pbm/1 digests (tests/test_trust.py: /2)
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "audit.md"
 BLOCK = re.compile(r"^```(json|text) ([a-z0-9-]+)\n(.*?)\n```$", re.M | re.S)
 

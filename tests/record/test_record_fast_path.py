@@ -23,7 +23,7 @@ PLAYERS = ("ann", "bo", "cy")
 def record_text(moves: int) -> str:
     """A record as apply writes it (digests, seals) after ``moves`` random moves."""
     state, _ = setup(Ruleset(), PLAYERS, SEED)
-    record = Record("fast", Ruleset(), PLAYERS, seed_commitment(SEED))
+    record = Record("fast", Ruleset(), PLAYERS, seed_commitment(SEED), format="rebis-pbm/1")
     rng = random.Random(1)
     for _ in range(moves):
         move = rng.choice(legal_moves(state))
@@ -142,7 +142,7 @@ def test_a_record_with_addresses_gets_the_schemas_address_check():
     """E-mail addresses (mail transport) are not covered by any digest: only their form is
     checked, by the fast path as by the schema (tests/test_speed_paths.py), with one outcome."""
     state, _ = setup(Ruleset(), PLAYERS, SEED)
-    record = Record("fast", Ruleset(), PLAYERS, seed_commitment(SEED),
+    record = Record("fast", Ruleset(), PLAYERS, seed_commitment(SEED), format="rebis-pbm/1",
                     addresses={"ann": "ann@example.org"})
     text = dump_record(record, state)
     assert "ann@example.org" in text

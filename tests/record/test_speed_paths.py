@@ -14,13 +14,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm.engine import Ruleset, legal_moves, setup
-from rebis_pbm.record import Record, dump_record, seed_commitment
+from rebis_pbm.record import FORMAT, Record, commitment, dump_record, salted
 from rebis_pbm.record.verify import _read_as_written, read_checked
 from rebis_pbm.schemas import _validator, address_accepted, load_schema
 from rebis_pbm.yamlio import dump_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = "speed-paths"
+SALT = "5a" * 16
+KEY = salted(SEED, SALT)  # the game's secret (rebis-pbm/2): it keys the digests
 ADDRESSES = {"ann": "ann@example.org", "bo": "bo@example.org"}
 
 
@@ -47,28 +49,28 @@ def test_every_address_new_accepts_is_accepted_by_the_fast_check():
 
 def game_text(addresses: dict, moves: int = 3) -> str:
     state, _ = setup(Ruleset(), ("ann", "bo"), SEED)
-    record = Record("speed", Ruleset(), ("ann", "bo"), seed_commitment(SEED), addresses=addresses)
+    record = Record("speed", Ruleset(), ("ann", "bo"), commitment(FORMAT, KEY), addresses=addresses)
     for _ in range(moves):
         move = legal_moves(state)[0]
         from rebis_pbm.engine import apply_move
 
         state, events = apply_move(state, move)
-        record = record.with_move(move, state, SEED, events)
+        record = record.with_move(move, state, KEY, events)
     return dump_record(record, state)
 
 
 def test_a_record_with_addresses_takes_the_fast_path():
     data = game_text(ADDRESSES).encode()
-    fast = _read_as_written(data, "game.yaml", lambda record: SEED)
+    fast = _read_as_written(data, "game.yaml", lambda record: KEY)
     assert fast is not None
-    assert fast[:2] == read_checked(data, "game.yaml", lambda record: SEED)[:2]
+    assert fast[:2] == read_checked(data, "game.yaml", lambda record: KEY)[:2]
     assert fast[0].addresses == ADDRESSES
 
 
 @pytest.mark.parametrize("address", ["ann.example.org", "a@" + "x" * 253, "'1'"])
 def test_an_address_outside_the_schema_goes_down_the_checked_path(address):
     data = game_text({"ann": "ann@example.org"}).replace("ann@example.org", address).encode()
-    assert _read_as_written(data, "game.yaml", lambda record: SEED) is None
+    assert _read_as_written(data, "game.yaml", lambda record: KEY) is None
 
 
 def _imports_after(tmp_path: Path, argv: list[str]) -> tuple[subprocess.CompletedProcess, str]:
@@ -85,9 +87,9 @@ def _imports_after(tmp_path: Path, argv: list[str]) -> tuple[subprocess.Complete
 
 def _new_game(tmp_path: Path) -> dict:
     state, _ = setup(Ruleset(), ("ann", "bo"), SEED)
-    record = Record("speed", Ruleset(), ("ann", "bo"), seed_commitment(SEED), addresses=ADDRESSES)
+    record = Record("speed", Ruleset(), ("ann", "bo"), commitment(FORMAT, KEY), addresses=ADDRESSES)
     (tmp_path / "game.yaml").write_text(dump_record(record, state))
-    (tmp_path / "game.secret.yaml").write_text(f"game: speed\nseed: {SEED}\n")
+    (tmp_path / "game.secret.yaml").write_text(f"game: speed\nseed: {SEED}\nsalt: {SALT}\n")
     move = legal_moves(state)[0]
     (tmp_path / "move.yaml").write_text(dump_yaml({"game": "speed", **move.as_dict()}))
     return {"move": move}

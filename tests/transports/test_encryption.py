@@ -16,7 +16,7 @@ from rebis_pbm import referee
 from rebis_pbm.errors import Failed, InputError
 from rebis_pbm.transports import encryption
 
-from transport_support import run
+from transport_support import run, secret_key
 
 pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),
                                 reason="needs ssh-keygen (Debian: openssh-client; .ci/run "
@@ -92,10 +92,16 @@ def test_keys_age_cannot_use_are_refused_each_with_one_sentence(tmp_path, keys):
         encryption.decrypt(sealed, tmp_path / "missing.key")
 
 
+def key_of(game: Path) -> str:
+    """The game's secret as REBIS_PBM_SEED holds it (SALT:SEED, rebis-pbm/2)."""
+    return secret_key(game.with_name("game.secret.yaml"))
+
+
 @pytest.fixture
 def game(tmp_path) -> Path:
     path = tmp_path / "game.yaml"
-    referee.create_game(path, ["alice", "bob", "carol"], seed=SEED, game_id="sealed")
+    referee.create_game(path, ["alice", "bob", "carol"], seed=SEED, game_id="sealed",
+                        insecure_seed=True)
     return path
 
 
@@ -104,7 +110,7 @@ def test_encrypted_views_are_readable_by_their_player_only_and_no_plain_view_is_
         tmp_path, game, keys, monkeypatch):
     views = tmp_path / "game.views"
     assert (views / "alice.yaml").exists()  # the plain views of `new`
-    monkeypatch.setenv("REBIS_PBM_SEED", SEED)
+    monkeypatch.setenv("REBIS_PBM_SEED", key_of(game))
     record, replay, _ = referee.open_game(game)
     referee.write_views(views, record, replay, keys={p: pub(k) for p, k in keys.items()})
     names = sorted(os.listdir(views))
@@ -112,7 +118,7 @@ def test_encrypted_views_are_readable_by_their_player_only_and_no_plain_view_is_
                             *(f"{p}.{s}.age" for p in keys for s in ("yaml", "txt"))])
     for player, key in keys.items():
         plain = run("view", game, "--player", player, "--format", "yaml",
-                    env={"REBIS_PBM_SEED": SEED}).stdout
+                    env={"REBIS_PBM_SEED": key_of(game)}).stdout
         assert age_decrypt(views / f"{player}.yaml.age", key).stdout == plain
         for other in keys:
             if other != player:
@@ -122,7 +128,7 @@ def test_encrypted_views_are_readable_by_their_player_only_and_no_plain_view_is_
 
 def test_encrypted_views_are_refused_when_a_player_has_no_key(tmp_path, game, keys,
                                                               monkeypatch):
-    monkeypatch.setenv("REBIS_PBM_SEED", SEED)
+    monkeypatch.setenv("REBIS_PBM_SEED", key_of(game))
     record, replay, _ = referee.open_game(game)
     out = tmp_path / "out"
     with pytest.raises(Failed, match="carol has no public key.*nothing was written"):
@@ -151,7 +157,7 @@ def test_a_sealed_signed_move_is_applied_with_the_referees_identity_only(cli, tm
     recipient = made.out.split("Recipient (give it to the players): ")[1].split()[0]
     assert (identity.stat().st_mode & 0o777) == 0o600
     assert cli("keygen-referee", identity).code == 2  # never replaced
-    listing = run("moves", game, "--player", "alice", env={"REBIS_PBM_SEED": SEED}).stdout
+    listing = run("moves", game, "--player", "alice", env={"REBIS_PBM_SEED": key_of(game)}).stdout
     move = tmp_path / "turn-001-alice.yaml"
     move.write_bytes(listing.split(b"---")[1].lstrip())
     sealed = cli("seal", move, "--to", recipient, "--key", keys["alice"])
@@ -166,7 +172,7 @@ def test_a_sealed_signed_move_is_applied_with_the_referees_identity_only(cli, tm
                                   "-s", str(tmp_path / "check.sig")], stdin=data,
                                  capture_output=True)
     assert checked.returncode == 0, checked.stderr
-    env = {"REBIS_PBM_SEED": SEED}
+    env = {"REBIS_PBM_SEED": key_of(game)}
     without = cli("apply", game, move_age, env=env)
     assert without.code == 2 and "--identity" in without.err
     wrong = cli("apply", game, move_age, "--identity", keys["bob"], env=env)

@@ -18,7 +18,7 @@ from rebis_pbm.engine import apply_move
 from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import dump_yaml
 
-from transport_support import PLAYERS, REFEREE, REPO, exe, new_args, pick_move, run
+from transport_support import PLAYERS, REFEREE, REPO, exe, new_args, pick_move, run, secret_key
 
 SEED = "git-job-seed"
 pytestmark = pytest.mark.skipif(not shutil.which("git"), reason="these tests need git")
@@ -43,6 +43,11 @@ def git(cwd: Path, *args, env=None, author=None) -> str:
     return done.stdout.strip()
 
 
+def key(folder: Path) -> str:
+    """The game's secret (``SALT:SEED``), as the CI secret holds it."""
+    return secret_key(folder / "referee-only.secret.yaml")
+
+
 @pytest.fixture
 def origin(tmp_path) -> Path:
     """A bare origin holding a new game (the referee's set-up, pushed)."""
@@ -53,7 +58,7 @@ def origin(tmp_path) -> Path:
     git(setup, "init", "--quiet", "--initial-branch=main")
     made = run(*new_args(setup / "game.yaml", SEED, "gitjob"))
     assert made.returncode == 0, made.stderr
-    (setup / "game.secret.yaml").unlink()
+    shutil.move(setup / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
     git(setup, "add", "--all")
     git(setup, "commit", "--quiet", "-m", "Start the game", author="alice")
     git(setup, "push", "--quiet", str(origin), "main")
@@ -67,7 +72,7 @@ def merge_moves(tmp_path: Path, origin: Path, count: int) -> list[tuple[str, str
     git(tmp_path, "clone", "--quiet", str(origin), str(player))
     from rebis_pbm.record.secret import SEED_ENV
 
-    os.environ[SEED_ENV] = SEED
+    os.environ[SEED_ENV] = key(tmp_path)
     try:
         state = open_game(player / "game.yaml")[1].state
     finally:
@@ -103,7 +108,7 @@ def job_args(before: str, after: str) -> list[str]:
 
 
 def run_job(clone: Path, before: str, after: str, extra=()) -> subprocess.CompletedProcess:
-    env = {**bare_env(clone.parent / "home"), "REBIS_PBM_SEED": SEED}
+    env = {**bare_env(clone.parent / "home"), "REBIS_PBM_SEED": key(clone.parent)}
     return subprocess.run([*job_args(before, after), *extra], cwd=clone, env=env,
                           capture_output=True, text=True, timeout=180)
 
@@ -114,7 +119,7 @@ def origin_record(tmp_path: Path, origin: Path) -> tuple[list, Path]:
     if final.exists():
         shutil.rmtree(final)
     git(tmp_path, "clone", "--quiet", str(origin), str(final))
-    os.environ["REBIS_PBM_SEED"] = SEED
+    os.environ["REBIS_PBM_SEED"] = key(tmp_path)
     try:
         return [m for m, _ in open_game(final / "game.yaml")[1].history], final
     finally:
@@ -152,7 +157,7 @@ def test_overlapping_jobs_all_succeed_and_apply_each_move_once(tmp_path, origin)
     clones = [job_clone(tmp_path, origin, after, f"job{i}") for i, (_, after) in
               enumerate(pushes)]
     running = [subprocess.Popen(job_args(*pushes[i]), cwd=clones[i],
-                                env={**bare_env(tmp_path / "home"), "REBIS_PBM_SEED": SEED},
+                                env={**bare_env(tmp_path / "home"), "REBIS_PBM_SEED": key(tmp_path)},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for i in (2, 0, 1)]
     for proc in running:
@@ -171,7 +176,7 @@ def test_a_push_refused_because_main_moved_is_applied_again_on_the_new_tip(tmp_p
     # Prepare the next player's merge now, push it from the job's pre-push hook (once).
     player_dir = tmp_path / "player"
     state = None
-    os.environ["REBIS_PBM_SEED"] = SEED
+    os.environ["REBIS_PBM_SEED"] = key(tmp_path)
     try:
         state = open_game(player_dir / "game.yaml")[1].state
     finally:

@@ -15,7 +15,8 @@ from rebis_pbm.referee import open_game
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.yamlio import dump_yaml
 
-from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run
+from transport_support import (PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run,
+                               secret_key)
 
 SEED = "git-game"
 REFEREE = ("Rebis referee", "referee@example.org")
@@ -30,11 +31,16 @@ def git(repo: Path, *args, author: tuple[str, str] | None = None) -> str:
     return done.stdout
 
 
+def key(repo: Path) -> str:
+    """The game's secret (``SALT:SEED``), as the CI secret holds it."""
+    return secret_key(repo.parent / "referee-only.secret.yaml")
+
+
 def job(repo: Path, *args, seed: bool = True) -> subprocess.CompletedProcess:
     """The CI job as the workflow runs it: plain shell; the seed from the environment's secret
     (the referee job), or no seed at all (``seed=False``: a pull request's check)."""
     env = {**os.environ, "HOME": str(repo.parent), "GIT_CONFIG_NOSYSTEM": "1",
-           "REBIS_PBM_SEED": SEED, "REBIS_REFEREE_NAME": REFEREE[0],
+           "REBIS_PBM_SEED": key(repo), "REBIS_REFEREE_NAME": REFEREE[0],
            "REBIS_REFEREE_EMAIL": REFEREE[1],
            "PATH": f"{Path(exe()).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     if not seed:
@@ -58,7 +64,7 @@ def repo(tmp_path, monkeypatch) -> Path:
     assert made.returncode == 0, made.stderr
     # The seed goes to the CI secret (here: the environment), never into the repository.
     shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
-    monkeypatch.setenv("REBIS_PBM_SEED", SEED)
+    monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
     git(repo, "add", "--all")
     git(repo, "commit", "--quiet", "-m", "Start the game")
     return repo
@@ -514,3 +520,44 @@ def test_the_gitlab_example_serialises_the_referee_and_keeps_the_seed_from_merge
     assert first == "seed=${REBIS_REFEREE_SEED:-}; unset REBIS_REFEREE_SEED"
     seeded = [line for line in referee["script"] if "REBIS_PBM_SEED" in line]
     assert len(seeded) == 1 and seeded[0].startswith("REBIS_PBM_SEED=$seed rebis-pbm git apply")
+
+
+# --- signed moves: the signature committed beside the move (docs/git.md) ----------------------
+
+def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_without(tmp_path):
+    """alice registered a key: a commit in her name without her signature (carol forging the
+    author) is refused; her move with moves/turn-001-alice.yaml.sig is applied."""
+    keygen = shutil.which("ssh-keygen")
+    if keygen is None:
+        pytest.skip("ssh-keygen (openssh-client) is not installed; .ci/run installs it")
+    repo = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", repo)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    key_file = tmp_path / "alice_key"
+    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(key_file)], check=True)
+    made = run(*new_args(repo / "game.yaml", SEED, "gitgame"), "--key", f"alice={key_file}.pub")
+    assert made.returncode == 0, made.stderr
+    shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "Start the game", author=REFEREE)
+    os.environ["REBIS_PBM_SEED"] = key(repo)
+    try:
+        state = open_game(repo / "game.yaml")[1].state
+    finally:
+        del os.environ["REBIS_PBM_SEED"]
+    # carol commits a move for alice with alice's name and address as the author: git takes it
+    commit_move(repo, "alice", pick_move(state), "turn 1")
+    before = (repo / "game.yaml").read_bytes()
+    forged = job(repo, "HEAD")
+    assert forged.returncode == 1
+    assert "no signature came with it" in forged.stderr
+    assert (repo / "game.yaml").read_bytes() == before
+    move_path = repo / "moves" / "turn-001-alice.yaml"
+    subprocess.run([keygen, "-q", "-Y", "sign", "-f", str(key_file), "-n", "rebis-pbm",
+                    str(move_path)], check=True, capture_output=True)
+    git(repo, "add", "moves")
+    git(repo, "commit", "--quiet", "-m", "turn 1, signed", author=("alice", PLAYERS["alice"]))
+    signed = job(repo, "HEAD")
+    assert signed.returncode == 0, signed.stderr
+    assert "1 move(s) applied" in signed.stdout
+    assert run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": ""}).returncode == 0

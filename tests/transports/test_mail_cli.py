@@ -119,7 +119,7 @@ def test_a_game_without_addresses_writes_the_record_as_before(tmp_path):
     (["alice=same@x.org", "bob=SAME@x.org"], "alice and bob have the same address"),
 ])
 def test_new_refuses_bad_addresses_and_writes_nothing(tmp_path, players, words):
-    args = ["new", tmp_path / "game.yaml", "--seed", "s"]
+    args = ["new", tmp_path / "game.yaml", "--insecure-seed", "--referee-deal", "--seed", "s"]
     for p in players:
         args += ["--player", p]
     result = invoke(*args)

@@ -24,7 +24,8 @@ def at(hours: float) -> str:
 def mail_game(folder):
     """A 2-player game by mail with a 72h deadline, its first views queued (as `mail views`)."""
     game = folder / "g.yaml"
-    referee.create_game(game, ["ana", "bob"], seed="reminders", addresses=ADDRESSES,
+    referee.create_game(game, ["ana", "bob"], seed="reminders", insecure_seed=True,
+                        addresses=ADDRESSES,
                         deadline=parse_duration("72h"), now=at(0))
     queue_views(game, REFEREE)
     return game
@@ -100,7 +101,8 @@ def test_after_a_stand_in_move_the_views_are_queued_and_the_next_player_reminded
 
 def test_a_player_without_an_address_gets_no_reminder(tmp_path):
     game = tmp_path / "g.yaml"
-    referee.create_game(game, ["ana", "bob"], seed="reminders", addresses={"bob": "b@x.org"},
+    referee.create_game(game, ["ana", "bob"], seed="reminders", insecure_seed=True,
+                        addresses={"bob": "b@x.org"},
                         deadline=parse_duration("72h"), now=at(0))
     queue_views(game, REFEREE)
     from rebis_pbm.transports.mail_jobs import queue_reminder

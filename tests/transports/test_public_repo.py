@@ -18,7 +18,8 @@ from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml
 
 from test_encryption import ssh_key
-from test_git_job import SEED, bare_env, git, job_clone, origin  # noqa: F401 (a fixture)
+from test_git_job import bare_env, git, job_clone, origin  # noqa: F401 (a fixture)
+from test_git_job import key as secret_in  # the game's SALT:SEED, as the CI secret holds it
 from transport_support import PLAYERS, illegal_card, pick_move, run
 
 pytestmark = pytest.mark.skipif(not (shutil.which("git") and shutil.which("ssh-keygen")),
@@ -32,7 +33,7 @@ def keys(tmp_path_factory) -> dict[str, Path]:
 
 
 def state_of(clone: Path):
-    os.environ["REBIS_PBM_SEED"] = SEED
+    os.environ["REBIS_PBM_SEED"] = secret_in(clone.parent)
     try:
         return referee.open_game(clone / "game.yaml")[1].state
     finally:
@@ -43,7 +44,7 @@ def job(clone: Path, keys: dict[str, Path], identity: Path) -> subprocess.Comple
     args = ["git", "apply", "--remote", "origin", "--branch", "main", "--email",
             "referee@example.org", "--public-repo", "--encrypt-views",
             *(a for p, k in keys.items() for a in ("--key", f"{p}={k}.pub"))]
-    env = {**bare_env(clone.parent / "home"), "REBIS_PBM_SEED": SEED,
+    env = {**bare_env(clone.parent / "home"), "REBIS_PBM_SEED": secret_in(clone.parent),
            "REBIS_PBM_AGE_IDENTITY": str(identity)}
     done = run(*args, cwd=clone, env=env)
     return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode(),
@@ -90,7 +91,7 @@ def test_a_public_game_seals_moves_encrypts_views_and_hides_a_refusals_reason(
     doc["play"] = {**doc["play"], "cards": illegal_card(state)}
     (player / "moves" / "turn-002-bob.yaml").write_text(dump_yaml(doc))
     reason = run("apply", player / "game.yaml", player / "moves" / "turn-002-bob.yaml",
-                 "--dry-run", env={"REBIS_PBM_SEED": SEED}).stderr.decode()
+                 "--dry-run", env={"REBIS_PBM_SEED": secret_in(tmp_path)}).stderr.decode()
     sentence = reason.split("move rejected: ", 1)[1].strip()
     assert sentence, reason
     git(player, "add", "moves")

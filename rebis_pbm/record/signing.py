@@ -1,0 +1,103 @@
+"""Signed moves (rebis-pbm/2, docs/audit.md "Signed moves"): players' SSH public keys, the
+signatures ``ssh-keygen -Y sign -n rebis-pbm`` makes over a move file's exact bytes, and the
+sealing of a closing play's signed bytes until the reveal.
+
+The SSH signature format (SSHSIG) is read and checked by the ``sshsig`` package, the keys and
+ciphers are ``cryptography``'s; nothing here is home-made cryptography.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+
+NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n rebis-pbm
+SIGNED_DOMAIN = b"rebis-pbm/signed-move/v2"
+
+ARMOUR = re.compile(rb"-----BEGIN SSH SIGNATURE-----\s.*?-----END SSH SIGNATURE-----", re.S)
+
+
+def parse_keys(text: str, source: str) -> tuple[str, ...]:
+    """The public keys in ``text``: one OpenSSH public key line (``TYPE BASE64 [COMMENT]``), or
+    several one a line as code hosts publish them (blank lines and ``#`` comments skipped).
+    Returns each as ``TYPE BASE64`` (the comment dropped: it may name a person or a machine).
+
+    Raises:
+        ValueError: no key, or a line that is not a public key this version can check
+            (ed25519 and rsa), naming ``source`` and the line.
+    """
+    from sshsig import PublicKey
+
+    keys = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split()
+        try:
+            if len(parts) < 2:
+                raise ValueError("too short")
+            PublicKey.from_openssh_str(f"{parts[0]} {parts[1]}")
+        except (ValueError, NotImplementedError, TypeError):
+            raise ValueError(f"{source}, line {number}: this is not an OpenSSH public key "
+                             f"(ssh-ed25519 or ssh-rsa, as in a .pub file)") from None
+        keys.append(f"{parts[0]} {parts[1]}")
+    if not keys:
+        raise ValueError(f"{source}: holds no public key; give an OpenSSH .pub file")
+    return tuple(keys)
+
+
+def signature_in(text: bytes) -> str | None:
+    """The first armoured SSH signature block in ``text`` (a mail's body), or None."""
+    found = ARMOUR.search(text)
+    return None if found is None else found.group(0).decode("ascii", "replace") + "\n"
+
+
+def signed_by(data: bytes, signature: str | bytes, keys) -> bool:
+    """Whether ``signature`` (armoured SSHSIG) is a valid signature over ``data`` in namespace
+    ``rebis-pbm`` by one of ``keys`` (``TYPE BASE64`` lines). Never raises."""
+    from sshsig import InvalidSignature, PublicKey, verify
+
+    try:
+        allowed = [PublicKey.from_openssh_str(k) for k in keys]
+        verify(data, signature, allowed, namespace=NAMESPACE)
+    except (InvalidSignature, ValueError, NotImplementedError, TypeError):
+        return False
+    except Exception:  # a damaged signature block must read as "not signed", not a traceback
+        return False
+    return True
+
+
+def _cipher_key(secret: str, game: str, turn: int) -> bytes:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    info = SIGNED_DOMAIN + b"\n" + game.encode("utf-8") + b"\n" + str(turn).encode("ascii")
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(
+        secret.encode("utf-8"))
+
+
+_NONCE = bytes(12)  # each key seals one file only (one key per game and turn)
+
+
+def seal_signed(secret: str, game: str, turn: int, data: bytes) -> str:
+    """A closing play's signed move file, sealed until the reveal: AES-256-GCM with a zero nonce
+    under HKDF-SHA256(ikm = the game's secret, no salt, info = ``rebis-pbm/signed-move/v2`` LF
+    game id LF turn), as base64. Deterministic: a replay writes the same record."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    sealed = AESGCM(_cipher_key(secret, game, turn)).encrypt(_NONCE, data, None)
+    return base64.b64encode(sealed).decode("ascii")
+
+
+def open_signed(secret: str, game: str, turn: int, sealed: str) -> bytes | None:
+    """The bytes :func:`seal_signed` sealed, or None when ``secret`` does not open them (another
+    game's secret, or an edited record)."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    try:
+        return AESGCM(_cipher_key(secret, game, turn)).decrypt(
+            _NONCE, base64.b64decode(sealed, validate=True), None)
+    except (InvalidTag, ValueError):
+        return None

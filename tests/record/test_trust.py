@@ -1,0 +1,327 @@
+"""Trust nobody (issue 12, docs/audit.md "What you must trust, and what you need not"): each
+attack performed, and seen to fail.
+
+The keys are made and the moves signed by the real ``ssh-keygen`` (openssh-client; installed by
+.ci/run), skipped with a clear message where it is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from clitools import run_inproc, run_script
+from rebis_pbm import referee
+from rebis_pbm.engine import apply_move, setup
+from rebis_pbm.record import Record, dump_record
+from rebis_pbm.trust import seed_bits
+
+SSH_KEYGEN = shutil.which("ssh-keygen")
+needs_ssh = pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen (openssh-client) is not "
+                               "installed; .ci/run installs it")
+RULES = ["shelf_limit=3"]  # short games
+
+
+def keygen(folder: Path, name: str) -> Path:
+    key = folder / name
+    subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)],
+                   check=True)
+    return key
+
+
+def sign(key: Path, data: bytes, folder: Path) -> bytes:
+    path = folder / "to-sign.yaml"
+    path.write_bytes(data)
+    sig = Path(str(path) + ".sig")
+    if sig.exists():
+        sig.unlink()
+    subprocess.run([SSH_KEYGEN, "-q", "-Y", "sign", "-f", str(key), "-n", "rebis-pbm", str(path)],
+                   check=True, capture_output=True)
+    return sig.read_bytes()
+
+
+def move_bytes(game_id: str, move) -> bytes:
+    return (json.dumps({"game": game_id, **move.as_dict()}, indent=1) + "\n").encode()
+
+
+def play(game: Path, keys: dict[str, Path] | None, folder: Path, upto: int | None = None):
+    """Play ``game`` by bots, each move signed with its player's key; returns views saved at
+    each move (text)."""
+    saved = {}
+    n = 0
+    while True:
+        record, replay, _ = referee.open_game(game)
+        state = replay.state
+        if state.finished or (upto is not None and n >= upto):
+            return saved
+        player = state.player_to_move
+        _, move = referee.bot_move(game, player, "random", seed=f"bot {n}")
+        data = move_bytes(record.game, move)
+        sig = sign(keys[player], data, folder) if keys else None
+        referee.submit_move(game, data, f"move {n + 1}", signature=sig)
+        n += 1
+        saved[n] = (game.with_suffix(".views") / f"{player}.txt").read_text()
+
+
+# ---------------------------------------------------------------- 1. the seed and its commitment
+
+@pytest.mark.parametrize("run", [run_inproc, "script"])
+def test_a_guessable_seed_is_refused(tmp_path, run, console_script):
+    runner = (lambda *a: run_script(console_script, *a)) if run == "script" else run
+    for seed in ("42", "alice", "password123", "correcthorsebatterystaple"):
+        out = runner("new", tmp_path / "g.yaml", "--player", "a", "--player", "b", "--seed", seed)
+        assert out.code == 2, out
+        assert "--insecure-seed" in out.err and len(out.err.strip().splitlines()) == 1
+        assert not (tmp_path / "g.yaml").exists()
+    out = runner("new", tmp_path / "g.yaml", "--player", "a", "--player", "b", "--seed", "42",
+                 "--insecure-seed")
+    assert out.code == 0, out.err
+
+
+def test_generated_and_strong_seeds_pass_the_estimate():
+    import secrets
+
+    assert seed_bits(secrets.token_hex(16)) >= 128
+    assert seed_bits("Xq7#mP2$vL9@wR4!kT8&zN3%") >= 128
+
+
+def test_the_commitment_is_salted_and_the_game_id_random(tmp_path):
+    created = referee.create_game(tmp_path / "g.yaml", ["ann", "ben"], seed="42",
+                                  insecure_seed=True)
+    text = (tmp_path / "g.yaml").read_text()
+    plain = hashlib.sha256(b"42").hexdigest()
+    assert created.record.seed_sha256 != plain
+    assert plain[:10] not in text  # neither the commitment nor the game id is the seed's hash
+    for word in text.split():
+        assert word.strip("'\"") not in (plain, hashlib.sha256(b"42").hexdigest()[:10])
+    secret = (tmp_path / "g.secret.yaml").read_text()
+    assert "salt:" in secret and "seed: '42'" in secret
+    # Brute force of a small seed space finds nothing without the salt.
+    from rebis_pbm.record import commitment
+
+    assert all(commitment("rebis-pbm/2", f"{'0' * 32}:{n}") != created.record.seed_sha256
+               for n in range(1000))
+
+
+# ---------------------------------------------------------------- 2. a fair deal
+
+def test_fair_deal_and_referee_deal_are_told_apart(tmp_path):
+    ref = tmp_path / "ref" / "g.yaml"
+    ref.parent.mkdir()
+    referee.create_game(ref, ["ann", "ben"], seed="42", insecure_seed=True)
+    out = run_inproc("verify", ref, "--format", "json")
+    assert json.loads(out.out)["deal_from"] == ["referee"]
+
+    fair = tmp_path / "fair" / "g.yaml"
+    fair.parent.mkdir()
+    created = referee.create_game(fair, ["ann", "ben"], seed="42", insecure_seed=True,
+                                  referee_deal=False)
+    assert created.state is None
+    view = run_inproc("view", fair, "--player", "ann")
+    assert "waits for joins: ann, ben" in view.out
+    listing = run_inproc("moves", fair, "--player", "ben")
+    assert "join:" in listing.out and "may write your own" in listing.out
+    assert run_inproc("apply", fair, "-", stdin=b"game: " + created.record.game.encode()
+                      + b"\nplayer: ann\nturn: 1\nplay: {cards: 1, shelf: ann}\n").code == 1
+    gid = created.record.game
+    for name in ("ben", "ann"):  # any order
+        move = fair.parent / f"join-{name}.yaml"
+        move.write_text(f"game: {gid}\nplayer: {name}\njoin: entropy of {name}\n")
+        out = run_inproc("apply", fair, move)
+        assert out.code == 0, out.err
+    assert "turn 1: ann to move" in out.out
+    report = json.loads(run_inproc("verify", fair, "--format", "json").out)
+    assert report["verified"] and report["deal_from"] == ["referee", "ann", "ben"]
+    # The deal is not the referee's seed alone: a referee deal from the same seed differs.
+    fair_hand = referee.open_game(fair).state.hands
+    ref_hand = setup(created.record.ruleset, ("ann", "ben"), "42")[0].hands
+    assert fair_hand != ref_hand
+
+
+def test_an_archived_v1_record_still_verifies_from_the_referee():
+    out = run_inproc("verify", Path(__file__).resolve().parents[1] / "records" / "finished-2p.yaml",
+                     "--format", "json")
+    report = json.loads(out.out)
+    assert report["verified"] and report["deal_from"] == ["referee"]
+
+
+# ---------------------------------------------------------------- 3. signed moves
+
+@needs_ssh
+def test_a_move_with_a_forged_author_and_no_valid_signature_is_refused(tmp_path, console_script):
+    keys = {p: keygen(tmp_path, p) for p in ("ann", "ben")}
+    game = tmp_path / "g.yaml"
+    assert run_inproc("new", game, "--player", "ann=ann@example.org", "--player",
+                      "ben=ben@example.org", "--seed", "trust tests", "--insecure-seed",
+                      "--referee-deal", "--key", f"ann={keys['ann']}.pub",
+                      "--key", f"ben={keys['ben']}.pub").code == 0
+    record, replay, _ = referee.open_game(game)
+    _, move = referee.bot_move(game, "ann", "random", seed="x")
+    move_file = tmp_path / "turn-001-ann.yaml"
+    move_file.write_bytes(move_bytes(record.game, move))
+    before = game.read_bytes()
+    # Forged sender, no signature.
+    out = run_script(console_script, "apply", game, move_file, "--as", "ann@example.org")
+    assert out.code == 1 and "must be signed" in out.err and game.read_bytes() == before
+    # Signed with another player's key (ben forging ann's move).
+    Path(str(move_file) + ".sig").write_bytes(sign(keys["ben"], move_file.read_bytes(), tmp_path))
+    out = run_inproc("apply", game, move_file)
+    assert out.code == 1 and "does not check" in out.err and game.read_bytes() == before
+    # Signed, then edited.
+    Path(str(move_file) + ".sig").write_bytes(sign(keys["ann"], move_file.read_bytes(), tmp_path))
+    edited = tmp_path / "edited.yaml"
+    edited.write_bytes(move_file.read_bytes() + b"# edited\n")
+    out = run_inproc("apply", game, edited, "--signature", str(move_file) + ".sig")
+    assert out.code == 1 and game.read_bytes() == before
+    # Standard input needs --signature.
+    out = run_inproc("apply", game, "-", stdin=move_file.read_bytes())
+    assert out.code == 1 and game.read_bytes() == before
+    # The real signature, beside the file: accepted, and kept in the record.
+    out = run_inproc("apply", game, move_file)
+    assert out.code == 0, out.err
+    assert "BEGIN SSH SIGNATURE" in game.read_text()
+
+
+def test_addresses_compare_by_ascii_case_only():
+    record = Record("g", referee.Ruleset(), ("bosk", "ann"), "0" * 64,
+                    addresses={"bosk": "bosk@sks.example"})
+    assert record.player_at("BOSK@SKS.example") == "bosk"
+    assert record.player_at("bo\u017fk@sks.example") is None  # long s folds to s in Unicode
+    assert record.player_at("bos\u212a@sks.example") is None  # Kelvin sign lowers to k
+
+
+@needs_ssh
+def test_a_game_forged_after_the_reveal_fails_verify_when_players_had_keys(tmp_path):
+    keys = {p: keygen(tmp_path, p) for p in ("ann", "ben")}
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["ann", "ben"], seed="forge me", insecure_seed=True,
+                        ruleset=referee.ruleset_from(False, RULES),
+                        keys={p: Path(f"{k}.pub").read_text() for p, k in keys.items()})
+    play(game, keys, tmp_path)
+    honest = referee.read_record(game)
+    assert honest.seed is not None
+    assert json.loads(run_inproc("verify", game, "--format", "json").out)["complete"]
+    # Same seed, salt, game id and keys (so the same header digest); other moves, unsigned.
+    forged = replace(honest, moves=(), links=(), proofs=(), seed=None)
+    assert forged.computed_header_sha256() == honest.header_sha256
+    state = setup(forged.ruleset, forged.players, forged.deal_seed(honest.seed))[0]
+    from rebis_pbm.bots import make_bot
+    from rebis_pbm.engine import information_set
+
+    n = 0
+    while not state.finished:
+        move = make_bot("random", f"forger {n}").choose(information_set(state, state.to_move))
+        state, events = apply_move(state, move)
+        forged = forged.with_move(move, state, honest.seed, events)
+        n += 1
+    forged = forged.revealed(honest.seed)
+    fake = tmp_path / "forged.yaml"
+    fake.write_text(dump_record(forged, state))
+    out = run_inproc("verify", fake, "--format", "json")
+    assert out.code == 3
+    assert json.loads(out.out)["problem"]["code"] == "signature"
+    # Stripping the signatures from the honest record fails too.
+    stripped = replace(honest, proofs=())
+    fake.write_text(dump_record(stripped, referee.open_game(game).state))
+    assert run_inproc("verify", fake).code == 3
+
+
+@needs_ssh
+def test_a_closing_plays_signed_file_stays_sealed_until_the_reveal(tmp_path):
+    keys = {p: keygen(tmp_path, p) for p in ("ann", "ben")}
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["ann", "ben"], seed="sealed", insecure_seed=True,
+                        ruleset=referee.ruleset_from(False, RULES),
+                        keys={p: Path(f"{k}.pub").read_text() for p, k in keys.items()})
+    import yaml
+
+    for n in range(1, 60):
+        play(game, keys, tmp_path, upto=n)
+        doc = yaml.safe_load(game.read_text())
+        if doc.get("seed") is not None:
+            break
+        for entry in doc["moves"]:
+            if "sealed" in entry.get("play", {}):
+                assert "signed" not in entry and "signed_sealed" in entry
+                assert "cards" not in entry["signed_sealed"]
+    sealed = [e for e in yaml.safe_load(game.read_text())["moves"] if "signed_sealed" in e]
+    assert sealed, "the game had no closing play"
+    assert json.loads(run_inproc("verify", game, "--format", "json").out)["complete"]
+
+
+# ---------------------------------------------------------------- 4. witnesses
+
+def test_a_record_cut_short_fails_verify_witness(tmp_path, console_script):
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["ann", "ben"], seed="witness", insecure_seed=True)
+    play(game, None, tmp_path, upto=2)
+    early = tmp_path / "at-2.yaml"
+    shutil.copy(game, early)
+    saved = play(game, None, tmp_path, upto=5)
+    text_view = tmp_path / "ben-at-5.txt"
+    text_view.write_text(saved[5])
+    yaml_view = tmp_path / "public-at-5.yaml"
+    shutil.copy(tmp_path / "g.views" / "public.yaml", yaml_view)
+    from email.message import EmailMessage
+
+    mail = EmailMessage()
+    mail["From"], mail["To"], mail["Subject"] = "ref@example.org", "ann@example.org", "view"
+    mail.set_content(text_view.read_text(), cte="quoted-printable")
+    eml = tmp_path / "view.eml"
+    eml.write_bytes(bytes(mail))
+    for witness in (text_view, yaml_view, eml):
+        assert run_inproc("verify", game, "--witness", witness).code == 0
+        out = run_script(console_script, "verify", early, "--witness", witness)
+        assert out.code == 3 and witness.name in out.out and "cut short" in out.out
+    # An early witness holds for the longer record.
+    assert run_inproc("verify", game, "--witness", text_view, "--witness", yaml_view).code == 0
+    assert run_inproc("verify", game, "--witness", tmp_path / "at-2.yaml").code == 2
+
+
+def test_the_documented_vectors():
+    from rebis_pbm.engine.shuffle import fair_deal_seed, shuffled
+    from rebis_pbm.record.digests import salted_commitment
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    audit, shuffle = (docs / "audit.md").read_text(), (docs / "shuffle.md").read_text()
+    commit = salted_commitment("example", "00112233445566778899aabbccddeeff")
+    assert commit == hashlib.sha256(
+        b'{"domain":"rebis-pbm/seed-commitment/v2","salt":"00112233445566778899aabbccddeeff",'
+        b'"seed":"example"}').hexdigest()
+    assert commit in audit
+    deal = fair_deal_seed("example", [("ann", "entropy of ann"), ("ben", "entropy of ben")])
+    assert deal in shuffle and str(shuffled(range(10), deal)) in shuffle
+
+
+@needs_ssh
+def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
+    """alice's key is lost: the referee logs a new one; from then on only the new key signs for
+    her, and verify checks each move against the key in force when it was made."""
+    old, new = keygen(tmp_path, "alice_old"), keygen(tmp_path, "alice_new")
+    bob = keygen(tmp_path, "bob")
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["alice", "bob"], seed="replace key", insecure_seed=True,
+                        keys={"alice": Path(f"{old}.pub").read_text(),
+                              "bob": Path(f"{bob}.pub").read_text()},
+                        ruleset=referee.ruleset_from(False, RULES))
+    play(game, {"alice": old, "bob": bob}, tmp_path, upto=2)
+    out = run_inproc("replace-player", game, "--player", "alice", "--key", f"{new}.pub",
+                     "--reason", "alice lost her key")
+    assert out.code == 0, out.err
+    record, replay, _ = referee.open_game(game)
+    _, move = referee.bot_move(game, "alice", "random", seed="after")
+    data = move_bytes(record.game, move)
+    before = game.read_bytes()
+    with pytest.raises(referee.Refused, match="does not check"):
+        referee.submit_move(game, data, "old key", signature=sign(old, data, tmp_path))
+    assert game.read_bytes() == before
+    referee.submit_move(game, data, "new key", signature=sign(new, data, tmp_path))
+    verified = run_inproc("verify", game, "--format", "json")
+    assert verified.code == 0, verified.out
+    assert "each move's signature by its player's key" in json.loads(verified.out)["checked"]
