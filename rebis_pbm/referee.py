@@ -29,8 +29,17 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import views as views_mod
-from .engine import (IllegalMove, Move, Ruleset, State, apply_move, burdens, check_move, score_table,
-                     winners)
+from .engine import (
+    IllegalMove,
+    Move,
+    Ruleset,
+    State,
+    apply_move,
+    burdens,
+    check_move,
+    score_table,
+    winners,
+)
 from .errors import ExitCode, Failed, InputError, Refused, SeedError, UsageError
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
 from .record import (
@@ -58,6 +67,7 @@ from .yamlio import clip, load_yaml
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
     from .record.audit import Report
     from .site import PublicGame
+    from .view_state import ViewState
 
 __all__ = [
     "Created",
@@ -621,7 +631,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     elif not defined_pattern("move", "game").fullmatch(game_id):
         raise UsageError("use letters, digits, '.', '_' or '-' (at most 64)", "--game-id")
     seats = seat_order(players, seed) if random_seats else tuple(players)
-    extra: dict = {}
+    extra: dict[str, Any] = {}
     if deadline is not None:
         from .deadlines import now_text
 
@@ -745,18 +755,8 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
             its player, or from an address no player registered (exit 1).
         UsageError: ``author`` is a name that is not a player's.
     """
-    from .schemas import validate
-
-    try:
-        loaded = load_yaml(data, source=source, kind="move")
-        misfiled = not_a_move(loaded.data)
-        if misfiled:
-            raise InputError(misfiled, source=source)
-        joining = isinstance(loaded.data, dict) and "join" in loaded.data
-        validate(loaded, {"$ref": "move.schema.json#/$defs/join_move"} if joining else "move")
-    except InputError as exc:
-        raise Refused(str(exc), ExitCode.INPUT) from None
-    doc = cast("dict[str, Any]", loaded.data)  # the move schema holds
+    doc = move_document(data, source)
+    joining = "join" in doc
     if doc["game"] != record.game:
         raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(game)} is "
                       f"game {record.game}", ExitCode.INPUT)
@@ -828,6 +828,29 @@ def check_signature(record: Record, move: Move | JoinMove, data: bytes, signatur
     return data, text.strip() + "\n"
 
 
+def move_document(data: bytes, source: str, *, joins: bool = True) -> dict[str, Any]:
+    """A move file's document: read by the strict loader, named when it is another of
+    rebis-pbm's files (:func:`not_a_move`), and valid against the move schema (a join move's
+    form too, unless ``joins`` is false).
+
+    Raises:
+        Refused: unreadable, another kind of file, or schema-invalid (exit 2), in one sentence
+            naming ``source``.
+    """
+    from .schemas import validate
+
+    try:
+        loaded = load_yaml(data, source=source, kind="move")
+        misfiled = not_a_move(loaded.data)
+        if misfiled:
+            raise InputError(misfiled, source=source)
+        joining = joins and isinstance(loaded.data, dict) and "join" in loaded.data
+        validate(loaded, {"$ref": "move.schema.json#/$defs/join_move"} if joining else "move")
+    except InputError as exc:
+        raise Refused(str(exc), ExitCode.INPUT) from None
+    return cast("dict[str, Any]", loaded.data)  # the schema holds
+
+
 def not_a_move(doc: object) -> str | None:
     """When ``doc`` (a YAML document sent as a move) is another of rebis-pbm's files — a view, a
     record, a secret file or a moves listing's list — the sentence saying so; None otherwise
@@ -874,13 +897,13 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
                        now=now)
 
 
-def _stamp(record: Record, now: str | None, **fields: str) -> dict:
+def _stamp(record: Record, now: str | None, **fields: str) -> dict[str, Any]:
     """A move entry's rebis-pbm/2 fields: ``at`` in a game with a deadline or when ``now`` is
     given (a game without one stays free of the clock), and ``fields`` (``by``, ``reason``,
     ``bot``) for a move the referee made."""
     if record.format == "rebis-pbm/1":
         return {}
-    stamp: dict = {}
+    stamp: dict[str, Any] = {}
     if now is not None or record.header_extra.get("deadline"):
         from .deadlines import check_forward, now_text
 
@@ -892,7 +915,7 @@ def _stamp(record: Record, now: str | None, **fields: str) -> dict:
 def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
             views_dir: PathLike | None, dry_run: bool, file_name: str | None,
             signature: bytes | None = None, now: str | None = None,
-            stand_in: dict | None = None) -> Submitted:
+            stand_in: dict[str, str] | None = None) -> Submitted:
     record, replay, seed = open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
@@ -992,6 +1015,7 @@ def _same_closing(record: Record, replay: Replay, move: Move, source: str) -> No
     seat = replay.state.players.index(closed.owner)
     weight = replay.state.shelves[seat][closed.shelf - 1].weight
     limit = record.ruleset.shelf_limit
+    assert move.play is not None  # a closing play (R8.1)
     card = move.play.cards[0]
     if weight + card <= limit:
         raise Refused(f"{source}: move rejected: turn {move.turn} was played by {entry.player}, "
@@ -1338,7 +1362,7 @@ def bot_move(game: PathLike, player: str, strategy: str = "random",
 
 # --- a player's own tools: their view, no seed ------------------------------------------------
 
-def read_view(view_path: PathLike):  # -> view_state.ViewState
+def read_view(view_path: PathLike) -> ViewState:
     """Read a player's YAML (or JSON) view file and rebuild their information set from it
     (:func:`rebis_pbm.view_state.infoset_from_view`): what a player's tools judge moves on,
     without the record or the seed.
@@ -1347,10 +1371,9 @@ def read_view(view_path: PathLike):  # -> view_state.ViewState
         InputError: the file cannot be read, is not a view, is a view of an older format
             (``rebis-pbm/view/1`` lacks the ruleset) or contradicts itself (exit 2).
     """
+    from .filekinds import wrong_kind
     from .schemas import validate
     from .view_state import check_view_format, infoset_from_view
-
-    from .filekinds import wrong_kind
 
     data, source = read_input(os.fspath(view_path), kind="view")
     loaded = load_yaml(data, source=source, kind="view")
@@ -1359,10 +1382,10 @@ def read_view(view_path: PathLike):  # -> view_state.ViewState
         raise InputError(misfiled, source=source)
     check_view_format(loaded.data, source)
     validate(loaded, "view")
-    return infoset_from_view(loaded.data, source)
+    return infoset_from_view(cast("dict[str, Any]", loaded.data), source)
 
 
-def _viewer_to_move(seen, source: str) -> str:
+def _viewer_to_move(seen: ViewState, source: str) -> str:
     """The viewer of ``seen`` (a :class:`~rebis_pbm.view_state.ViewState`), who must be the
     one to move; Refused (exit 1) or InputError (exit 2, a spectator view) otherwise."""
     if seen.viewer is None:
@@ -1408,18 +1431,8 @@ def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
         Refused: the move is unreadable, schema-invalid or for another game (exit 2); against
             the rules, with the referee's sentence (exit 1).
     """
-    from .schemas import validate
-
     seen = read_view(view_path)
-    try:
-        loaded = load_yaml(data, source=source, kind="move")
-        misfiled = not_a_move(loaded.data)
-        if misfiled:
-            raise InputError(misfiled, source=source)
-        validate(loaded, "move")
-    except InputError as exc:
-        raise Refused(str(exc), ExitCode.INPUT) from None
-    doc = loaded.data
+    doc = move_document(data, source, joins=False)
     if doc["game"] != seen.game:
         raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(view_path)} "
                       f"is a view of game {seen.game}", ExitCode.INPUT)
@@ -1447,7 +1460,7 @@ class Ticked(NamedTuple):
     """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), and
     the player a reminder is due for (None: none)."""
 
-    moved: list
+    moved: list[tuple[int, str, str]]
     remind: str | None
 
 
@@ -1505,12 +1518,19 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
     Raises:
         as :func:`open_game`; Failed when the game has no deadline.
     """
-    from .deadlines import MISSED, REPLACED, deadline_of, missed_turns, parse_time, reminder_due
-    from .deadlines import now_text
+    from .deadlines import (
+        MISSED,
+        REPLACED,
+        deadline_of,
+        missed_turns,
+        now_text,
+        parse_time,
+        reminder_due,
+    )
 
     require_record(game)
     now = now_text(now)
-    moved = []
+    moved: list[tuple[int, str, str]] = []
     with locked(game):
         while True:
             record, replay, _ = open_game(game)
@@ -1526,11 +1546,12 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
                                   f"(nothing was written)")
                 return Ticked(moved, None)
             player = state.player_to_move
+            assert player is not None  # a game in play has a player to move
             policy = record.header_extra.get("missed", "bot")
             bot = "random" if policy == "random" else "greedy"
             if policy.isdigit() and missed_turns(record, player) >= int(policy):
                 reason = REPLACED
-            elif parse_time(now) > parse_time(deadline_of(record)):
+            elif parse_time(now) > parse_time(deadline_of(record) or now):
                 reason = MISSED
             else:
                 return Ticked(moved, player if reminder_due(record, now) else None)
@@ -1539,7 +1560,7 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
 
 
 def log_action(game: PathLike, action: str, *, now: str | None = None,
-               views_dir: PathLike | None = None, **fields) -> Record:
+               views_dir: PathLike | None = None, **fields: str | None) -> Record:
     """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
     ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address`` and/or a new
     public ``key``, one OpenSSH line: that player's later moves must be signed with it,
@@ -1559,18 +1580,18 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         state = replay.state  # None in the join phase of a fair deal
         if (state is not None and state.finished) or record.abandoned(state):
             raise Refused(f"game {record.game} is over; nothing was written")
-        fields = {k: v for k, v in fields.items() if v is not None}
-        if "player" in fields:
-            check_player(record, fields["player"])
+        given: dict[str, str] = {k: v for k, v in fields.items() if v is not None}
+        if "player" in given:
+            check_player(record, given["player"])
         if action == "extend_deadline" and "deadline" not in record.header_extra:
             raise Failed(f"game {record.game} has no deadline to extend; nothing was written")
         from .deadlines import check_forward
 
         at = now_text(now)
         check_forward(record, at)
-        new_record = record.with_action({"action": action, "at": at, **fields})
-        if action == "replace_player" and "address" in fields:
-            addresses = {**new_record.addresses, fields["player"]: fields["address"]}
+        new_record = record.with_action({"action": action, "at": at, **given})
+        if action == "replace_player" and "address" in given:
+            addresses = {**new_record.addresses, given["player"]: given["address"]}
             from dataclasses import replace as dc_replace
 
             new_record = dc_replace(new_record, addresses=addresses)

@@ -10,7 +10,6 @@ from dataclasses import replace
 import pytest
 import yaml
 
-from rebis_pbm.record.digests import canonical, state_digest, state_document
 from rebis_pbm.engine import (
     FINISHED,
     GOLD,
@@ -39,6 +38,7 @@ from rebis_pbm.engine import (
     setup,
 )
 from rebis_pbm.engine import events as ev
+from rebis_pbm.record.digests import canonical, state_digest, state_document
 from rebis_pbm.yamlio import dump_yaml
 
 ENUMS = (Phase, Sign, TokenKind, DrawCause, EndReason, Reason)
