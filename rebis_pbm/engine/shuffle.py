@@ -73,8 +73,9 @@ def fair_deal_seed(seed: str, entropy: Sequence[tuple[str, str]]) -> str:
     """The text a fair deal shuffles from (docs/shuffle.md, "Fair deal"): lower-case hex
     SHA-256 of the UTF-8 JSON text ``{"domain":"rebis-pbm/fair-deal/v2","players":[[NAME,
     ENTROPY], ...],"seed":SEED}`` (keys sorted, no whitespace, non-ASCII as is), the players in
-    seat order with the entropy of their join. The referee committed to the seed before any
-    join, and no player knows the seed: nobody can steer the deal alone.
+    seat order with the entropy of their join; SEED is the referee's whole secret (``SALT:SEED``
+    in a rebis-pbm/2 record). The referee committed to it before any join, and no player knows
+    it: nobody can steer the deal alone.
 
     >>> fair_deal_seed("s", [("ann", "a"), ("ben", "b")])[:16]
     '7753c169f853c206'

@@ -43,6 +43,10 @@ class Report:
         deal_from: the parties whose entropy went into the deal, ``["referee"]`` then the
             joined players in seat order (a rebis-pbm/1 or referee deal: ``["referee"]``).
         referee: lines saying what the referee did (moves made for a player, logged actions).
+        keys: player -> the SHA256 fingerprints (as ``ssh-keygen -l`` prints them) of the keys
+            in force for their next move: each player checks that theirs is the key they hold,
+            an auditor that they are the keys the players published.
+        deal_pending: a fair deal still waiting for joins (``deal_from`` is who joined so far).
     """
 
     source: str
@@ -55,6 +59,8 @@ class Report:
     status: dict | None = None
     deal_from: list[str] = field(default_factory=list)
     referee: list[str] = field(default_factory=list)
+    keys: dict[str, list[str]] = field(default_factory=dict)
+    deal_pending: bool = False
 
     @property
     def verified(self) -> bool:
@@ -70,7 +76,9 @@ class Report:
                 "complete": self.complete, "moves": self.moves, "seed": self.seed,
                 "checked": list(self.checked), "not_checked": list(self.not_checked),
                 "problem": None if self.problem is None else self.problem.as_dict(),
-                "status": self.status, "deal_from": list(self.deal_from)}
+                "status": self.status, "deal_from": list(self.deal_from),
+                "deal_pending": self.deal_pending,
+                "keys": {p: list(k) for p, k in self.keys.items()}}
 
     def render_text(self) -> str:
         lines = []
@@ -90,11 +98,17 @@ class Report:
         lines.append(f"{head}: game {self.game} ({self.source}), {counted(self.moves, 'move')}, "
                      f"{_status_words(self.status)}.")
         lines.append("Checked: " + "; ".join(self.checked) + ".")
-        if self.deal_from:
+        if self.deal_pending:
+            lines.append("Deal: not dealt yet, waiting for joins (joined so far: "
+                         + (", ".join(self.deal_from[1:]) or "nobody") + ").")
+        elif self.deal_from:
             lines.append("Deal from: " + ", ".join(self.deal_from) + (
                 " (the referee's seed alone: the referee could have chosen the deal)"
                 if self.deal_from == ["referee"] else " (a fair deal: nobody could choose it)")
                 + ".")
+        for player, prints in self.keys.items():
+            lines.append(f"Key of {player}: {', '.join(prints)} (check it is the key you hold, "
+                         f"or the one {player} published).")
         lines.extend(self.referee)
         if self.not_checked:
             lines.append("Not checked (needs the seed, revealed in the record when the game ends; "
@@ -162,6 +176,20 @@ def _player_at(data, turn: int | None) -> str | None:
     except (TypeError, KeyError, IndexError):
         return None
     return player if isinstance(player, str) else None
+
+
+def fingerprint(key: str) -> str:
+    """An OpenSSH public key line's fingerprint as ``ssh-keygen -l`` prints it:
+    ``SHA256:`` and the unpadded base64 of the SHA-256 of the key's blob.
+
+    >>> fingerprint("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHujRWGMKUn5Heaxd7hMTbqP2W0VNLWbvJDFuX+slAk/")
+    'SHA256:X3HeLgaVTlIc+8Il6uTRgJQS/ZTaaKTr1XV1fWcHuzM'
+    """
+    import base64
+    import hashlib
+
+    blob = base64.b64decode(key.split()[1])
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
 
 
 SeedFinder = Callable[[Record], "tuple[str, str] | None"]
@@ -247,6 +275,9 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
     joined = {j.player for j in record.joins} if record.deal == "players" else set()
     report.deal_from = ["referee"] + [p for p in record.players if p in joined]  # seat order
+    report.deal_pending = bool(record.waiting_for())
+    report.keys = {p: [fingerprint(k) for k in record.player_keys(p)]
+                   for p in record.players if record.player_keys(p)}
     report.referee = referee_lines(record)
     report.checked.append("the record's form (its schema)")
     if fast is not None:

@@ -128,11 +128,11 @@ class Proof(NamedTuple):
 
     Attributes:
         signature: the armoured SSH signature (``ssh-keygen -Y sign -n rebis-pbm``) over the
-            exact bytes of the move file.
+            exact bytes of the move file; ``""`` in a sealed proof (sealed with the bytes).
         signed: those bytes as text, for a move whose card is public; None when sealed.
-        sealed: for a closing play (its file names the face-down card, R8.1): those bytes
-            encrypted under a key derived from the game's secret (:func:`seal_signed`), base64;
-            None otherwise.
+        sealed: for a closing play (its file names the face-down card, R8.1): those bytes and
+            their signature sealed under a key derived from the game's secret
+            (:func:`~rebis_pbm.record.signing.seal_signed`), base64; None otherwise.
     """
 
     signature: str
@@ -140,20 +140,17 @@ class Proof(NamedTuple):
     sealed: str | None = None
 
     def as_dict(self) -> dict:
-        doc = {"signature": self.signature}
-        if self.sealed is not None:
-            doc["signed_sealed"] = self.sealed
-        else:
-            doc["signed"] = self.signed
-        return doc
+        if self.sealed is not None:  # no signature in clear: it would test guesses of the card
+            return {"signed_sealed": self.sealed}
+        return {"signature": self.signature, "signed": self.signed}
 
     @classmethod
     def from_entry(cls, doc: dict) -> "Proof | None":
+        if "signed_sealed" in doc:
+            return cls(str(doc.get("signature", "")), None, str(doc["signed_sealed"]))
         if "signature" not in doc:
             return None
-        sealed = doc.get("signed_sealed")
-        return cls(str(doc["signature"]), None if sealed is not None else str(doc.get("signed", "")),
-                   None if sealed is None else str(sealed))
+        return cls(str(doc["signature"]), str(doc.get("signed", "")), None)
 
 
 class Join(NamedTuple):
@@ -314,7 +311,9 @@ class Record:
     def deal_seed(self, secret: str) -> str:
         """The text the deck is shuffled from (docs/shuffle.md): the seed for rebis-pbm/1; the
         seed part of ``SALT:SEED`` for a rebis-pbm/2 referee deal; the fair deal's combination of
-        the seed and every player's entropy in seat order (:func:`fair_deal_seed`) otherwise.
+        the whole ``SALT:SEED`` and every player's entropy in seat order
+        (:func:`fair_deal_seed`) otherwise: with the random salt in it, a player cannot test
+        guesses of a weak seed against their own hand.
 
         Raises:
             ValueError: a rebis-pbm/2 secret that is not ``SALT:SEED``, or a fair deal whose
@@ -330,7 +329,7 @@ class Record:
             raise ValueError("the deal waits for " + ", ".join(self.waiting_for()))
         from ..engine.shuffle import fair_deal_seed
 
-        return fair_deal_seed(seed, [(p, entropy[p]) for p in self.players])
+        return fair_deal_seed(secret, [(p, entropy[p]) for p in self.players])
 
     def with_join(self, join: Join) -> "Record":
         """The record with ``join`` appended (its chain digest computed here)."""
@@ -361,7 +360,8 @@ class Record:
             if signed is not None:
                 from .signing import seal_signed
 
-                proof = Proof(signed[1], None, seal_signed(seed, self.game, move.turn, signed[0]))
+                proof = Proof("", None, seal_signed(seed, self.game, move.turn, signed[0],
+                                                    signed[1]))
         elif signed is not None:
             proof = Proof(signed[1], signed[0].decode("utf-8"))
         stamp = dict(stamp or {}) if self.format != V1 else {}

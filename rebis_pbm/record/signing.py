@@ -80,24 +80,41 @@ def _cipher_key(secret: str, game: str, turn: int) -> bytes:
 _NONCE = bytes(12)  # each key seals one file only (one key per game and turn)
 
 
-def seal_signed(secret: str, game: str, turn: int, data: bytes) -> str:
-    """A closing play's signed move file, sealed until the reveal: AES-256-GCM with a zero nonce
-    under HKDF-SHA256(ikm = the game's secret, no salt, info = ``rebis-pbm/signed-move/v2`` LF
-    game id LF turn), as base64. Deterministic: a replay writes the same record."""
+_PAD = 1024  # sealed payloads are padded to a multiple of this many bytes: the length tells nothing
+
+
+def seal_signed(secret: str, game: str, turn: int, data: bytes, signature: str) -> str:
+    """A closing play's signed move file and its signature, sealed together until the reveal.
+
+    The signature is sealed too: in clear beside the player's public key it would let anyone
+    test every card number against it (R8.1). The payload is the signature's length in decimal
+    ASCII, LF, the signature (armoured text), the file's bytes, then NUL bytes up to a multiple
+    of 1024 bytes, so the sealed length says nothing of the card either. Sealed with AES-256-GCM
+    and a zero nonce under HKDF-SHA256(ikm = the game's secret, no salt, info =
+    ``rebis-pbm/signed-move/v2`` LF game id LF turn), as base64. Deterministic: a replay writes
+    the same record; each key seals one payload only (one key per game and turn).
+    """
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-    sealed = AESGCM(_cipher_key(secret, game, turn)).encrypt(_NONCE, data, None)
+    sig = signature.encode("utf-8")
+    payload = str(len(sig)).encode("ascii") + b"\n" + sig + data
+    payload += b"\0" * (-len(payload) % _PAD)
+    sealed = AESGCM(_cipher_key(secret, game, turn)).encrypt(_NONCE, payload, None)
     return base64.b64encode(sealed).decode("ascii")
 
 
-def open_signed(secret: str, game: str, turn: int, sealed: str) -> bytes | None:
-    """The bytes :func:`seal_signed` sealed, or None when ``secret`` does not open them (another
-    game's secret, or an edited record)."""
+def open_signed(secret: str, game: str, turn: int, sealed: str) -> tuple[bytes, str] | None:
+    """``(the file's bytes, its signature)`` that :func:`seal_signed` sealed, or None when
+    ``secret`` does not open them (another game's secret, or an edited record)."""
     from cryptography.exceptions import InvalidTag
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     try:
-        return AESGCM(_cipher_key(secret, game, turn)).decrypt(
+        payload = AESGCM(_cipher_key(secret, game, turn)).decrypt(
             _NONCE, base64.b64decode(sealed, validate=True), None)
-    except (InvalidTag, ValueError):
+        size, _, rest = payload.partition(b"\n")
+        length = int(size.decode("ascii"))
+        signature = rest[:length].decode("utf-8")
+        return rest[length:].rstrip(b"\0"), signature
+    except (InvalidTag, ValueError, UnicodeDecodeError):
         return None

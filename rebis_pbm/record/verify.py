@@ -299,13 +299,15 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
                        found="no signature", **at)
     from .signing import open_signed, signed_by
 
+    signature = proof.signature
     if proof.sealed is not None:
         if key is None:
             return None  # checked once the seed is revealed
-        data = open_signed(key, record.game, index + 1, proof.sealed)
+        opened = open_signed(key, record.game, index + 1, proof.sealed)
+        data, signature = opened if opened is not None else (None, "")
     else:
         data = proof.signed.encode("utf-8") if proof.signed is not None else None
-    if data is None or not signed_by(data, proof.signature, keys):
+    if data is None or not signed_by(data, signature, keys):
         return Problem("signature", "the signature does not check against the player's key over "
                        "the signed move file: the move, or its signature, was forged or edited",
                        expected="a valid signature by the player's key",

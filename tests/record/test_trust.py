@@ -8,6 +8,7 @@ The keys are made and the moves signed by the real ``ssh-keygen`` (openssh-clien
 from __future__ import annotations
 
 import hashlib
+import base64
 import json
 import shutil
 import subprocess
@@ -250,6 +251,11 @@ def test_a_closing_plays_signed_file_stays_sealed_until_the_reveal(tmp_path):
             if "sealed" in entry.get("play", {}):
                 assert "signed" not in entry and "signed_sealed" in entry
                 assert "cards" not in entry["signed_sealed"]
+                # The attack: rebuild the move file with each card and check the signature in
+                # clear against the player's public key. There is none to check, and the
+                # sealed payload's length is the same whatever the card.
+                assert "signature" not in entry
+                assert len(base64.b64decode(entry["signed_sealed"])) % 1024 == 16
     sealed = [e for e in yaml.safe_load(game.read_text())["moves"] if "signed_sealed" in e]
     assert sealed, "the game had no closing play"
     assert json.loads(run_inproc("verify", game, "--format", "json").out)["complete"]
@@ -325,3 +331,55 @@ def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
     verified = run_inproc("verify", game, "--format", "json")
     assert verified.code == 0, verified.out
     assert "each move's signature by its player's key" in json.loads(verified.out)["checked"]
+
+
+def test_a_weak_seed_cannot_be_found_from_a_hand_in_a_fair_deal(tmp_path):
+    """The attack: a player knows the public joins and their own hand (and, turn after turn,
+    their draws), and tries every small seed (here the referee's --insecure-seed 42 is among
+    them) until one deals the game. The fair deal shuffles from the whole secret SALT:SEED,
+    whose salt is 128 random bits kept out of the record, so no guess of the seed alone deals
+    it. (A 6-card hand alone matches some guesses by chance; the deal is the whole deck.)"""
+    from rebis_pbm.engine.shuffle import fair_deal_seed
+
+    game = tmp_path / "g.yaml"
+    created = referee.create_game(game, ["ann", "ben"], seed="42", insecure_seed=True,
+                                  referee_deal=False)
+    gid = created.record.game
+    for name in ("ann", "ben"):
+        referee.submit_move(game, f"game: {gid}\nplayer: {name}\njoin: e {name}\n".encode(),
+                            f"join-{name}.yaml")
+    state = referee.open_game(game).state
+    public = referee.read_record(game)
+    assert "42" not in {public.seed, public.seed_sha256}
+    entropy = [(j.player, j.entropy) for j in public.joins]
+    found = [guess for guess in map(str, range(1000))
+             if setup(public.ruleset, public.players,
+                      fair_deal_seed(guess, entropy))[0].order == state.order]
+    assert found == []
+
+
+@needs_ssh
+def test_verify_shows_each_players_key_fingerprint_as_ssh_keygen_prints_it(tmp_path):
+    """A key sent in a join is trusted on first use: whoever joins first in a player's name
+    registers their key. verify prints each key's fingerprint, as `ssh-keygen -l` prints it, so
+    a player sees at once whether the key of their seat is theirs (docs/audit.md)."""
+    keys = {p: keygen(tmp_path, p) for p in ("ann", "ben")}
+    game = tmp_path / "g.yaml"
+    created = referee.create_game(game, ["ann", "ben"], referee_deal=False)
+    gid = created.record.game
+    report = json.loads(run_inproc("verify", game, "--format", "json").out)
+    assert report["deal_pending"] is True and report["deal_from"] == ["referee"]
+    assert "not dealt yet" in run_inproc("verify", game).out
+    # ann joins in ben's name with her own key: the seat's key is then ann's.
+    for name, holder in (("ann", "ann"), ("ben", "ann")):
+        data = (f"game: {gid}\nplayer: {name}\njoin: e {name}\nkey: "
+                f"{Path(f'{keys[holder]}.pub').read_text().split(' ann')[0].strip()}\n").encode()
+        referee.submit_move(game, data, f"join-{name}.yaml", signature=sign(keys[holder], data,
+                                                                               tmp_path))
+    printed = {p: subprocess.run([SSH_KEYGEN, "-l", "-f", f"{keys[p]}.pub"], check=True,
+                                 capture_output=True, text=True).stdout.split()[1]
+               for p in keys}
+    report = json.loads(run_inproc("verify", game, "--format", "json").out)
+    assert report["deal_pending"] is False
+    assert report["keys"] == {"ann": [printed["ann"]], "ben": [printed["ann"]]}
+    assert printed["ben"] not in run_inproc("verify", game).out  # ben sees it is not his key
