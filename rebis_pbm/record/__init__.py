@@ -17,13 +17,14 @@ from .digests import SEAL_DOMAIN, commitment, salted, seal_card, seed_commitment
 from .model import (FAIR_DEAL, FORMAT, FORMATS, REFEREE_DEAL, Join, Link, Proof, Record, Replay,
                     SealedMove, ascii_lower, check_seed, closes_shelf, entry_from_dict, status)
 from .secret import SEED_ENV, dump_secret, find_seed, read_secret, secret_path
-from .verify import (CODES, Problem, Walk, check_header, check_status, read_checked, read_game,
+from .verify import (CODES, Problem, ProblemCode, Walk, check_header, check_status,
+                     read_checked, read_game,
                      replay_record, walk)
 
 __all__ = [
     "FAIR_DEAL", "FORMATS", "REFEREE_DEAL", "Join", "Proof", "ascii_lower", "commitment",
     "salted", "unsalted",
-    "CODES", "FORMAT", "HEADER", "SEAL_DOMAIN", "SEED_ENV", "CorruptRecord", "Link", "Problem",
+    "CODES", "FORMAT", "ProblemCode", "HEADER", "SEAL_DOMAIN", "SEED_ENV", "CorruptRecord", "Link", "Problem",
     "Record", "Replay", "SealedMove", "SeedError", "Walk", "check_header", "check_seed",
     "check_status", "closes_shelf", "dump_record", "dump_secret", "entry_from_dict", "find_seed",
     "parse_record", "read_checked", "read_game", "read_secret", "replay_record", "seal_card",

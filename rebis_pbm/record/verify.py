@@ -14,6 +14,7 @@ import json
 from typing import NamedTuple
 
 from ..engine import IllegalMove, apply_move, setup
+from ..engine.enums import Word
 from ..engine.state import FINISHED, PLAY, RED_TOKEN
 from ..errors import CorruptRecord
 from ..yamlio import load_yaml
@@ -24,48 +25,64 @@ from .model import Record, Replay, SealedMove, check_seed, closes_shelf, join_st
 
 # ------------------------------------------------------------------------- the walk
 
-# Stable problem codes (Problem.code), in the order the checks run.
-CODES = (
-    "unreadable",      # the file is not a YAML mapping (cut short, damaged)
-    "schema",          # the document is not a valid record (field missing, wrong form)
-    "header_digest",   # game id, ruleset, players or seed commitment edited
-    "seed_mismatch",   # the seed revealed in the record is not the committed one
-    "wrong_seed",      # the seed given from outside (secret file, env) is not the committed one
-    "setup",           # the ruleset cannot deal this game
-    "after_end",       # a move after the red token, the game's last move (R12)
-    "turn_order",      # a move missing, repeated or out of order
-    "seat_order",      # a turn played by the wrong seat (R5, R6)
-    "join",            # a fair deal's join entry out of place (rebis-pbm/2)
-    "chain_digest",    # the entry, or one before it, edited
-    "signature",       # a move of a player with a key lacks a valid signature (rebis-pbm/2)
-    "seal",            # a closing play's sealed card opens to no card of the deck (R8.1)
-    "illegal_move",    # the move breaks the rules at its point (R6-R12)
-    "state_digest",    # the state after the move is not the one the referee recorded
-    "sealing",         # a closing play shows its card, or a play that does not close is sealed
-    "not_revealed",    # the game is over but the record does not reveal its seed
-    "status",          # the status does not follow from the moves
-    "witness",         # a saved view or mail saw a chain digest the record no longer holds
-)
+class ProblemCode(Word):
+    """What is wrong with a record (``Problem.code``): stable words, in the order the checks
+    run; a member equals its word (``code == "chain_digest"`` holds) and prints as it."""
+
+    UNREADABLE = "unreadable"        #: the file is not a YAML mapping (cut short, damaged)
+    SCHEMA = "schema"                #: not a valid record (field missing, wrong form)
+    HEADER_DIGEST = "header_digest"  #: game id, ruleset, players or seed commitment edited
+    SEED_MISMATCH = "seed_mismatch"  #: the seed revealed in the record is not the committed one
+    WRONG_SEED = "wrong_seed"        #: the seed given from outside is not the committed one
+    SETUP = "setup"                  #: the ruleset cannot deal this game
+    AFTER_END = "after_end"          #: a move after the red token, the game's last move (R12)
+    TURN_ORDER = "turn_order"        #: a move missing, repeated or out of order
+    SEAT_ORDER = "seat_order"        #: a turn played by the wrong seat (R5, R6)
+    JOIN = "join"                    #: a fair deal's join entry out of place (rebis-pbm/2)
+    CHAIN_DIGEST = "chain_digest"    #: the entry, or one before it, edited
+    SIGNATURE = "signature"          #: a keyed player's move lacks a valid signature
+    SEAL = "seal"                    #: a closing play's sealed card opens to no card (R8.1)
+    ILLEGAL_MOVE = "illegal_move"    #: the move breaks the rules at its point (R6-R12)
+    STATE_DIGEST = "state_digest"    #: the state after the move is not the one recorded
+    SEALING = "sealing"              #: a closing play shows its card, or a non-closing is sealed
+    NOT_REVEALED = "not_revealed"    #: the game is over but the record does not reveal its seed
+    STATUS = "status"                #: the status does not follow from the moves
+    WITNESS = "witness"              #: a saved view saw a chain digest the record no longer holds
 
 
-class Problem(NamedTuple):
-    """The first thing wrong with a record.
+CODES: tuple[ProblemCode, ...] = tuple(ProblemCode)  # every code, in the order the checks run
 
-    Attributes:
-        code: one of :data:`CODES`.
-        message: what is wrong, in plain words (no hidden card: hands and the deck never appear).
-        turn: the move the problem is at (its place in the record: move N is turn N), or None for
-            the header; for the status, the last move.
-        player: the player the entry there names (None for the header or the status).
-        expected: what the record should hold there; found: what it holds.
-    """
 
-    code: str
+class _Fields(NamedTuple):
+    code: ProblemCode
     message: str
     turn: int | None = None
     player: str | None = None
     expected: str | None = None
     found: str | None = None
+
+
+class Problem(_Fields):
+    """The first thing wrong with a record.
+
+    Attributes:
+        code: a :class:`ProblemCode` (equal to its word: ``problem.code == "schema"``).
+        message: what is wrong, in plain words (no hidden card: hands and the deck never appear).
+        turn: the move the problem is at (its place in the record: move N is turn N), or None for
+            the header; for the status, the last move.
+        player: the player the entry there names (None for the header or the status).
+        expected: what the record should hold there; found: what it holds.
+
+    Raises:
+        ValueError: ``code`` is no :class:`ProblemCode` (a programming error).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, code: str, message: str, turn: int | None = None,
+                player: str | None = None, expected: str | None = None,
+                found: str | None = None) -> "Problem":
+        return super().__new__(cls, ProblemCode(code), message, turn, player, expected, found)
 
     @property
     def where(self) -> str:

@@ -363,3 +363,18 @@ def test_any_one_byte_edit_is_caught_or_changes_nothing(position, byte):
     report = audit.verify(edited, "game.yaml")
     if report.verified:  # only an edit that leaves the same record (a comment, say) may pass
         assert load_yaml(edited, source="game.yaml", kind="record").data == data_of(FINISHED)
+
+
+def test_problem_codes_are_a_closed_set_equal_to_their_words():
+    """verify's problem codes (docs/audit.md) are an enum: each equals its stable word, JSON
+    writes the word, and a code outside the set is a programming error."""
+    import json as json_mod
+
+    from rebis_pbm.record import CODES, Problem, ProblemCode
+
+    assert CODES == tuple(ProblemCode) and CODES[0] == "unreadable" and CODES[-1] == "witness"
+    problem = Problem("chain_digest", "edited", turn=3)
+    assert problem.code is ProblemCode.CHAIN_DIGEST and problem.code == "chain_digest"
+    assert json_mod.loads(json_mod.dumps(problem.as_dict()))["code"] == "chain_digest"
+    with pytest.raises(ValueError):
+        Problem("edited_somehow", "no such code")
