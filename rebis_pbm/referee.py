@@ -311,6 +311,13 @@ def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
     return record_view(record, replay, player)
 
 
+def _seed_at_hand(game: PathLike) -> bool:
+    """Whether the seed is at hand outside the record: ``REBIS_PBM_SEED``, or the secret file."""
+    from .record import SEED_ENV
+
+    return bool(os.environ.get(SEED_ENV)) or os.path.exists(secret_path(game))
+
+
 def public_game_state(game: PathLike) -> tuple[Record, Replay]:
     """The game as a spectator may know it: :func:`open_game` when the seed is at hand (every
     digest checked), else, from the public record alone, the record's chain checked without the
@@ -322,12 +329,10 @@ def public_game_state(game: PathLike) -> tuple[Record, Replay]:
         InputError: the record cannot be read (exit 2).
         CorruptRecord: the record fails verification (exit 3).
     """
-    from .record import SEED_ENV
 
     # A seed at hand is used (every digest checked), and a wrong one refused (SeedError) as
     # everywhere; the record is read without it only when there is none.
-    if os.environ.get(SEED_ENV) or os.path.exists(secret_path(game)) \
-            or read_record(game).seed is not None:
+    if _seed_at_hand(game) or read_record(game).seed is not None:
         record, replay, _ = open_game(game)
         return record, replay
     from .record.audit import verify as run_verify
@@ -1304,19 +1309,28 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
 def public_game(game: PathLike) -> PublicGame:
     """What a spectator may know of the game in ``game``, for its web page
     (:mod:`rebis_pbm.site`): the public table after every move, the public view, the score,
-    and ``verify``'s verdict on the record alone. Read with the seed (to replay), but only
-    public information is kept.
+    and ``verify``'s verdict on the record alone. Read with the seed when it is at hand, else
+    from the public record alone (:func:`public_game_state`), so a spectator or a CI job
+    without the seed can build it; only public information is kept either way.
 
     Raises:
-        as :func:`open_game`.
+        as :func:`public_game_state`.
     """
     from .engine import setup
     from .record.audit import verify as run_verify
+    from .record.public import public_replay
     from .site import PublicGame, public_frames, score_data
 
-    record, replay, seed = open_game(game)
-    start, setup_events = setup(record.ruleset, record.players, record.deal_seed(seed))
-    frames = public_frames(record.game, start, setup_events, replay.history)
+    record, replay = public_game_state(game)
+    if record.seed is None and not _seed_at_hand(game):  # the public record alone
+        states: list[State] = []
+        public_replay(record, states)
+        frames = public_frames(record.game, states[0], replay.setup_events, replay.history,
+                               states)
+    else:
+        seed = open_game(game).seed
+        start, setup_events = setup(record.ruleset, record.players, record.deal_seed(seed))
+        frames = public_frames(record.game, start, setup_events, replay.history)
     data, _ = read_input(os.fspath(game), kind="record")
     # The record alone, under its file name only: never the secret file, whose report could
     # name a mover's cards, and no folder of the referee's.

@@ -68,15 +68,17 @@ class PublicGame:
     seed_sha256: str = ""
 
 
-def public_frames(game: str, start, setup_events, history) -> list[Frame]:
+def public_frames(game: str, start, setup_events, history, states=None) -> list[Frame]:
     """The public view after the deal and after each move of ``history`` (``(move, events)``
-    pairs), replayed from the dealt state ``start``. Each view is built for the spectator
-    (``views.build_view(..., None)``) as it was then: face-down cards without their numbers."""
+    pairs), replayed from the dealt state ``start``, or taken from ``states`` (the state after
+    the deal and after each move, as :func:`rebis_pbm.record.public.public_replay` gives them
+    without the seed). Each view is built for the spectator (``views.build_view(..., None)``)
+    as it was then: face-down cards without their numbers."""
     frames = [Frame(0, None, views.account(setup_events),
                     views.build_view(game, Replay(start, setup_events), None))]
     state = start
     for index, (move, events) in enumerate(history):
-        state, _ = apply_move(state, move)
+        state = states[index + 1] if states is not None else apply_move(state, move)[0]
         replay = Replay(state, setup_events, tuple(history[:index + 1]))
         frames.append(Frame(move.turn, move.player, views.account(events),
                             views.build_view(game, replay, None)))

@@ -120,3 +120,20 @@ def test_the_page_depends_only_on_public_information(tmp_path, rng_seed):
     last = built[0][site.frame_file(len(game.steps))]
     assert len(re.findall(r'class="card up (?:positive|negative)"', last)) == \
         len(game.face_up) + 2
+
+
+@pytest.mark.parametrize("moves", [0, 7])
+def test_a_spectator_builds_the_same_page_from_the_public_record_alone(tmp_path, moves):
+    """The game page holds public information only, so it needs no seed: built from the
+    record alone (no secret file, no REBIS_PBM_SEED, as a spectator or a CI job without the
+    seed would), it is the very page the referee builds with the seed."""
+    game = new_game(tmp_path, moves)
+    with_seed = tmp_path / "with-seed"
+    assert CliRunner().invoke(cli, ["site", str(game), "--out", str(with_seed)]).exit_code == 0
+    secret = tmp_path / "game.secret.yaml"
+    secret.rename(tmp_path / "kept-by-the-referee.yaml")
+    alone = tmp_path / "public-only"
+    result = CliRunner().invoke(cli, ["site", str(game), "--out", str(alone)],
+                                env={"REBIS_PBM_SEED": ""})
+    assert result.exit_code == 0, result.output
+    assert files(alone) == files(with_seed)

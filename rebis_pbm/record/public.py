@@ -13,15 +13,18 @@ from __future__ import annotations
 
 from ..engine import Move, apply_move, information_set
 from ..engine.cards import HIDDEN
-from ..engine.state import deal
+from ..engine.state import State, deal
 from .model import Record, Replay, SealedMove
 
 
-def public_replay(record: Record) -> Replay:
+def public_replay(record: Record, states: list[State] | None = None) -> Replay:
     """The spectator's replay of ``record`` (its moves already read and schema-checked): the
     state after the last move as :func:`~rebis_pbm.engine.information_set` of the real one for
     a spectator, the setup's events and each move with its events (draws and closing cards
     ``HIDDEN``; a sealed move stands in with a card that closes the shelf).
+
+    ``states``, when given, receives the spectator's state after the deal and after each move
+    (for the game page's table after every move, :mod:`rebis_pbm.site`).
 
     Raises:
         IllegalMove: a move the rules refuse even on public information (an edited record).
@@ -29,6 +32,8 @@ def public_replay(record: Record) -> Replay:
     ruleset = record.ruleset
     state, setup_events = deal(ruleset, record.players, (HIDDEN,) * ruleset.card_count)
     state = information_set(state, None)
+    if states is not None:
+        states.append(state)
     stand_in = max(ruleset.cards)  # closes any shelf the real card closed (R8.1)
     history = []
     for entry in record.moves:
@@ -45,6 +50,8 @@ def public_replay(record: Record) -> Replay:
         state, events = apply_move(state, move)
         state = information_set(state, None)
         history.append((move, events))
+        if states is not None:
+            states.append(state)
     return Replay(state, setup_events, tuple(history))
 
 

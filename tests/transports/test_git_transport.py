@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import click
 import pytest
 
 from rebis_pbm.referee import open_game
@@ -423,7 +424,8 @@ def run_install(tmp_path, commit: str) -> tuple[subprocess.CompletedProcess, str
 
 def test_rebis_pbm_is_installed_from_git_at_one_commit_never_by_name_from_an_index(tmp_path):
     steps = install_steps()
-    assert len(steps) == 2 and steps[0] == steps[1]  # the check job and the referee job
+    # The check job, the referee job and the pages job, each the same pinned install.
+    assert len(steps) == 3 and steps[0] == steps[1] == steps[2]
     assert workflow()["env"]["REBIS_PBM_COMMIT"] == "0" * 40  # to be set by the referee
     commit = "0123456789abcdef0123456789abcdef01234567"
     done, args = run_install(tmp_path, commit)
@@ -492,13 +494,15 @@ def test_the_ci_examples_parse_and_run_only_real_commands_and_options():
 
     commands = example_commands()
     used = {tuple(c[:2]) for c in commands}
-    assert {("git", "check"), ("git", "apply"), ("mail", "out")} <= used
+    assert {("git", "check"), ("git", "apply"), ("mail", "out"), ("site", "game.yaml")} <= used
     for words in commands:
-        group = cli.get_command(None, words[0])
-        command = group.get_command(None, words[1])
+        command = cli.get_command(None, words[0])
+        rest = words[1:]
+        if isinstance(command, click.Group):  # git apply, mail out: a command of a group
+            command, rest = command.get_command(None, words[1]), words[2:]
         assert command is not None, words
         known = {o for p in command.params for o in p.opts}
-        for word in words[2:]:
+        for word in rest:
             if word.startswith("--"):
                 assert word.split("=")[0] in known, f"{words[:2]}: no option {word}"
     helped = subprocess.run([exe(), "git", "apply", "--help"], capture_output=True, text=True)
