@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from email.message import EmailMessage
 from typing import BinaryIO, NamedTuple
 
 from .. import referee
@@ -206,6 +207,21 @@ class Handled(NamedTuple):
     applied: bool = False   # a move was applied (and its messages queued)
 
 
+def _sender_to_answer(msg: EmailMessage, label: str) -> str | Handled:
+    """The address to answer ``msg`` (a parsed message) at, or what was done with a message
+    nobody is to be answered for: an automatic message (a bounce, an auto-reply, a list), or
+    one without a usable sender."""
+    from .mail import MailError, is_automatic, sender_address
+
+    if is_automatic(msg):
+        return Handled(f"{label}: ignored: an automatic message (a bounce, an auto-reply or a "
+                       f"list)")
+    try:
+        return sender_address(msg)
+    except MailError as exc:
+        return Handled(f"{label}: ignored: {exc}, so there is no one to answer")
+
+
 def handle_message(game: str | os.PathLike[str], data: bytes, label: str, referee_address: str,
                    queue_dir: Path, views_dir: str | os.PathLike[str] | None) -> Handled:
     """Handle one message: apply the move it carries and queue the answers.
@@ -215,18 +231,14 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     the game exists and where it stands): it counts as handled, with a notice. Raises only for
     the referee's side (record, seed, lock, disk): then nothing was applied and nothing queued.
     """
-    from .mail import (MAIL_MAX_BYTES, MailError, extract_move, is_automatic, parse_message,
-                       queue, reply_message, sender_address)
+    from .mail import (MAIL_MAX_BYTES, MailError, extract_move, parse_message,
+                       queue, reply_message)
 
     too_big = len(data) > MAIL_MAX_BYTES
     msg = parse_message(data[:MAIL_MAX_BYTES], headers_only=too_big)
-    if is_automatic(msg):
-        return Handled(f"{label}: ignored: an automatic message (a bounce, an auto-reply or a "
-                       f"list)")
-    try:
-        sender = sender_address(msg)
-    except MailError as exc:
-        return Handled(f"{label}: ignored: {exc}, so there is no one to answer")
+    sender = _sender_to_answer(msg, label)
+    if isinstance(sender, Handled):
+        return sender
     try:  # read once: submit_move finds the same bytes already read (referee.open_game)
         record = referee.open_game(game).record
     except (InputError, CorruptRecord):  # SeedError too: the stranger's check needs no seed
@@ -437,8 +449,8 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
     Raises:
         what :func:`read_league` and :func:`mail_in` raise.
     """
-    from .mail import (MailError, is_automatic, no_game_message, parse_message,
-                       queue, sender_address)
+    from .mail import (no_game_message, parse_message,
+                       queue)
 
     league = read_league(folder)
 
@@ -461,13 +473,9 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
             path = league.paths[known[0]]
             return handle_message(path, data, label, referee_address, default_queue(path),
                                   views_dir)
-        if is_automatic(msg):
-            return Handled(f"{label}: ignored: an automatic message (a bounce, an auto-reply or "
-                           f"a list)")
-        try:
-            sender = sender_address(msg)
-        except MailError as exc:
-            return Handled(f"{label}: ignored: {exc}, so there is no one to answer")
+        sender = _sender_to_answer(msg, label)
+        if isinstance(sender, Handled):
+            return sender
         games = league.games_of(sender)
         if not games:
             return Handled(f"{label}: ignored, not answered: {sender} is not the address of any "
