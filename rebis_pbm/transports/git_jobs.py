@@ -24,7 +24,7 @@ import re
 import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import referee
@@ -309,7 +309,8 @@ class Privacy:
             (``turn-NNN-PLAYER.yaml.age``); None: a sealed move is refused.
         public_repo: a refusal's reason is never printed nor put in a commit: it goes, encrypted
             to the mover's key, to ``refusals/turn-NNN-PLAYER.txt.age`` (or nowhere without a key).
-        keys: player -> SSH public key line (until issue 12 registers them in the record).
+        keys: player -> SSH public key line; None (the default): the keys the players
+            registered in the record (``new --key``, their join, ``replace-player --key``).
         encrypt_views: commit every private view encrypted to its player (needs a key for each).
     """
 
@@ -390,10 +391,14 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     referee.require_record(record_path)
     record = referee.read_record(record_path)
     next_turn = len(record.moves) + 1
+    if privacy.keys is None:  # the keys the players registered in the record (rebis-pbm/2)
+        registered = {p: record.player_keys(p) for p in record.players}
+        privacy = replace(privacy, keys={p: k[0] for p, k in registered.items() if k})
     missing = [p for p in record.players if not (privacy.keys or {}).get(p)]
     if privacy.encrypt_views and missing:
         raise Failed(f"--encrypt-views needs every player's key, and {', '.join(missing)} "
-                     f"has none (--key NAME=FILE); no move was applied")
+                     f"has none registered in the record (new --key, a join's key, or "
+                     f"git apply --key NAME=FILE); no move was applied")
     chosen: dict[str, int] = {}
     span = tip
     for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", tip, "--", MOVES]):

@@ -116,3 +116,43 @@ def test_a_public_game_seals_moves_encrypts_views_and_hides_a_refusals_reason(
     assert sentence.encode() in encryption.decrypt(note.read_bytes(), keys["bob"])
     with pytest.raises(Exception, match="not encrypted to"):
         encryption.decrypt(note.read_bytes(), keys["carol"])
+
+
+def test_the_job_encrypts_views_to_the_keys_registered_in_the_record(tmp_path, origin, keys):
+    """Without --key, git apply takes each player's key from the record (here registered with
+    replace-player --key): the views are committed encrypted to them, each opened by its player
+    alone; a game where a player has no registered key is refused before any move."""
+    identity = tmp_path / "referee.key"
+    identity.write_text(encryption.new_identity()[0])
+    player = tmp_path / "player"
+    git(tmp_path, "clone", "--quiet", str(origin), str(player))
+    seed = {"REBIS_PBM_SEED": secret_in(tmp_path)}
+    nobody = job_clone(tmp_path, origin, git(player, "rev-parse", "HEAD"), "nobody")
+    refused = job(nobody, {}, identity)
+    assert refused.returncode == 2 and "has none registered in the record" in refused.stderr
+    for p, key in keys.items():
+        done = run("replace-player", player / "game.yaml", "--player", p, "--key", f"{key}.pub",
+                   env=seed)
+        assert done.returncode == 0, done.stderr
+    git(player, "add", "game.yaml")
+    # The referee's change; the test's repository knows only players' identities.
+    git(player, "commit", "--quiet", "-m", "the players' keys", author="alice")
+    git(player, "push", "--quiet", "origin", "main")
+    plain = player / "turn-001-alice.yaml"
+    plain.write_text(dump_yaml({"game": "gitjob", **pick_move(state_of(player)).as_dict()}))
+    sealed = run("seal", plain, "--to", encryption.recipient_of(identity), "--key", keys["alice"])
+    assert sealed.returncode == 0, sealed.stderr
+    (player / "moves").mkdir(exist_ok=True)
+    for suffix in (".age", ".sig.age"):
+        shutil.copy(f"{plain}{suffix}", player / "moves" / f"turn-001-alice.yaml{suffix}")
+    git(player, "add", "moves")
+    git(player, "commit", "--quiet", "-m", "turn 1", author="alice")
+    git(player, "push", "--quiet", "origin", "main")
+    clone = job_clone(tmp_path, origin, git(player, "rev-parse", "HEAD"), "job")
+    done = job(clone, {}, identity)
+    assert done.returncode == 0, done.stdout + done.stderr
+    git(player, "pull", "--quiet", "origin", "main")
+    views = player / "game.views"
+    for p, key in keys.items():
+        assert f"viewer: {p}\n".encode() in encryption.decrypt(
+            (views / f"{p}.yaml.age").read_bytes(), key)
