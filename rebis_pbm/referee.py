@@ -157,7 +157,11 @@ def read_record(record_path: PathLike) -> Record:
         InputError: the record cannot be read or is not a valid record (exit 2).
         CorruptRecord: a record rebis-pbm wrote that is now damaged (see :func:`damaged_record`).
     """
-    data, source = read_input(os.fspath(record_path), kind="record")
+    return _record_of(*read_input(os.fspath(record_path), kind="record"))
+
+
+def _record_of(data: bytes, source: str) -> Record:
+    """:func:`read_record` of bytes already read."""
     known = _opened.get(data)
     if known is not None:  # these very bytes were read, validated and replayed in this process
         return known.record
@@ -332,18 +336,21 @@ def public_game_state(game: PathLike) -> tuple[Record, Replay]:
 
     # A seed at hand is used (every digest checked), and a wrong one refused (SeedError) as
     # everywhere; the record is read without it only when there is none.
-    if _seed_at_hand(game) or read_record(game).seed is not None:
+    if _seed_at_hand(game):
+        record, replay, _ = open_game(game)
+        return record, replay
+    data, source = read_input(os.fspath(game), kind="record")
+    record = _record_of(data, source)  # read once: the bytes serve every check below
+    if record.seed is not None:
         record, replay, _ = open_game(game)
         return record, replay
     from .record.audit import verify as run_verify
     from .record.public import public_replay
 
-    data, source = read_input(os.fspath(game), kind="record")
     report = run_verify(data, source)
     if report.problem is not None:
         raise CorruptRecord(f"{source} fails verification at {report.problem.sentence()}; "
                             f"rebis-pbm verify {source} tells more", report.problem)
-    record = read_record(game)
     try:
         return record, public_replay(record)
     except IllegalMove as exc:  # a chain that holds but a move the rules refuse: edited

@@ -51,19 +51,14 @@ def job(clone: Path, keys: dict[str, Path], identity: Path) -> subprocess.Comple
                                        done.stderr.decode())
 
 
-def test_a_public_game_seals_moves_encrypts_views_and_hides_a_refusals_reason(
-        tmp_path, origin, keys):
-    identity = tmp_path / "referee.key"
-    identity.write_text(encryption.new_identity()[0])
-    recipient = encryption.recipient_of(identity)
-    player = tmp_path / "player"
-    git(tmp_path, "clone", "--quiet", str(origin), str(player))
-    state = state_of(player)
-    # alice seals her first move; the job opens it and commits encrypted views.
-    first = pick_move(state)
+def push_sealed_first_move(tmp_path: Path, origin: Path, player: Path, recipient: str,
+                           alice_key: Path) -> Path:
+    """alice writes turn 1 in ``player`` (a clone of ``origin``), seals and signs it with
+    ``rebis-pbm seal``, commits only the sealed files under moves/ and pushes; returns a clone
+    checked out at that push, as the CI job would run in."""
     plain = player / "turn-001-alice.yaml"
-    plain.write_text(dump_yaml({"game": "gitjob", **first.as_dict()}))
-    sealed = run("seal", plain, "--to", recipient, "--key", keys["alice"])
+    plain.write_text(dump_yaml({"game": "gitjob", **pick_move(state_of(player)).as_dict()}))
+    sealed = run("seal", plain, "--to", recipient, "--key", alice_key)
     assert sealed.returncode == 0, sealed.stderr
     (player / "moves").mkdir(exist_ok=True)
     for suffix in (".age", ".sig.age"):
@@ -71,7 +66,18 @@ def test_a_public_game_seals_moves_encrypts_views_and_hides_a_refusals_reason(
     git(player, "add", "moves")
     git(player, "commit", "--quiet", "-m", "turn 1", author="alice")
     git(player, "push", "--quiet", "origin", "main")
-    clone = job_clone(tmp_path, origin, git(player, "rev-parse", "HEAD"), "job")
+    return job_clone(tmp_path, origin, git(player, "rev-parse", "HEAD"), "job")
+
+
+def test_a_public_game_seals_moves_encrypts_views_and_hides_a_refusals_reason(
+        tmp_path, origin, keys):
+    identity = tmp_path / "referee.key"
+    identity.write_text(encryption.new_identity()[0])
+    recipient = encryption.recipient_of(identity)
+    player = tmp_path / "player"
+    git(tmp_path, "clone", "--quiet", str(origin), str(player))
+    # alice seals her first move; the job opens it and commits encrypted views.
+    clone = push_sealed_first_move(tmp_path, origin, player, recipient, keys["alice"])
     done = job(clone, keys, identity)
     assert done.returncode == 0, done.stdout + done.stderr
     git(player, "pull", "--quiet", "origin", "main")
@@ -138,17 +144,8 @@ def test_the_job_encrypts_views_to_the_keys_registered_in_the_record(tmp_path, o
     # The referee's change; the test's repository knows only players' identities.
     git(player, "commit", "--quiet", "-m", "the players' keys", author="alice")
     git(player, "push", "--quiet", "origin", "main")
-    plain = player / "turn-001-alice.yaml"
-    plain.write_text(dump_yaml({"game": "gitjob", **pick_move(state_of(player)).as_dict()}))
-    sealed = run("seal", plain, "--to", encryption.recipient_of(identity), "--key", keys["alice"])
-    assert sealed.returncode == 0, sealed.stderr
-    (player / "moves").mkdir(exist_ok=True)
-    for suffix in (".age", ".sig.age"):
-        shutil.copy(f"{plain}{suffix}", player / "moves" / f"turn-001-alice.yaml{suffix}")
-    git(player, "add", "moves")
-    git(player, "commit", "--quiet", "-m", "turn 1", author="alice")
-    git(player, "push", "--quiet", "origin", "main")
-    clone = job_clone(tmp_path, origin, git(player, "rev-parse", "HEAD"), "job")
+    clone = push_sealed_first_move(tmp_path, origin, player,
+                                   encryption.recipient_of(identity), keys["alice"])
     done = job(clone, {}, identity)
     assert done.returncode == 0, done.stdout + done.stderr
     git(player, "pull", "--quiet", "origin", "main")
