@@ -75,7 +75,7 @@ GAMES: dict[str, tuple[tuple[str, ...], tuple[str, ...], object]] = {
                         "end"),
     "v2-signed": (("alice", "bob", "carol"),
                   ("@key:alice", "@key:bob", "@joinkey:carol", "@rekey:bob"), "end"),
-    "v2-unfinished": (("alice", "bob", "carol"), (), 10),
+    "v2-unfinished": (("alice", "bob", "carol"), ("@clock", "--deadline", "2d"), 10),
     "v2-deadline": (("alice", "bob", "carol"),
                     ("@addresses", "@clock", "--deadline", "72h", "--missed", "2"), "end"),
     "v2-ended": (("alice", "bob"), ("@clock", "--referee-deal", "--deadline", "3d"), 7),
