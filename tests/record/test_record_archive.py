@@ -3,11 +3,11 @@ rebis-pbm/1, and by the version that wrote rebis-pbm/2 in that format, which eve
 must keep reading, verifying and replaying identically.
 
 Each record NAME.yaml is checked against NAME.expected.json, what the version that wrote it said
-about it (tests/records/README.md). Everything runs through the installed console script `rebis-pbm` in
-a subprocess, on a copy of the files in a scratch folder, as a user would run it: these tests use
-no module of the package, so that they keep testing the same thing whatever the package becomes.
-A record added to the folder later (with its expected file and its line in SHA256SUMS) is
-covered by every test here without changing this file.
+about it (tests/records/README.md). Everything runs through the installed console script
+`rebis-pbm` in a subprocess, on a copy of the files in a scratch folder, as a user would run it:
+these tests use no module of the package, so that they keep testing the same thing whatever the
+package becomes. A record added to the folder later (with its expected file and its line in
+SHA256SUMS) is covered by every test here once it is listed below with the format it is in.
 """
 
 from __future__ import annotations
