@@ -1,12 +1,13 @@
 """The record archive (tests/records/): records written by rebis-pbm 0.1.0 in the format
-rebis-pbm/1, which every later version must keep reading, verifying and replaying identically.
+rebis-pbm/1, and by the version that wrote rebis-pbm/2 in that format, which every later version
+must keep reading, verifying and replaying identically.
 
-Each record NAME.yaml is checked against NAME.expected.json, what 0.1.0 said about it
-(tests/records/README.md). Everything runs through the installed console script `rebis-pbm` in
-a subprocess, on a copy of the files in a scratch folder, as a user would run it: these tests use
-no module of the package, so that they keep testing the same thing whatever the package becomes.
-A record added to the folder later (with its expected file and its line in SHA256SUMS) is
-covered by every test here without changing this file.
+Each record NAME.yaml is checked against NAME.expected.json, what the version that wrote it said
+about it (tests/records/README.md). Everything runs through the installed console script
+`rebis-pbm` in a subprocess, on a copy of the files in a scratch folder, as a user would run it:
+these tests use no module of the package, so that they keep testing the same thing whatever the
+package becomes. A record added to the folder later (with its expected file and its line in
+SHA256SUMS) is covered by every test here once it is listed below with the format it is in.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ WRITTEN_BY_0_1_0 = {
     "finished-random-seats", "finished-addresses", "finished-public-addresses", "abandoned",
     "unfinished", "red-token-pending",
 }
+# The games scripts/make-record-archive-v2.py wrote in the format rebis-pbm/2: none may disappear.
+WRITTEN_IN_REBIS_PBM_2 = {
+    "v2-fair-deal", "v2-referee-deal", "v2-signed", "v2-unfinished", "v2-deadline", "v2-ended",
+}
+# What verify reports of a rebis-pbm/2 record besides the fields of stable_fields: who dealt, and
+# the fingerprints of the players' keys (docs/audit.md). Their expected files hold them.
+V2_FIELDS = ("deal_from", "deal_pending", "keys")
+KEYS = ARCHIVE / "keys"   # the players' SSH keys of the signed games (test data)
 
 
 # ------------------------------------------------------------------------------- helpers
@@ -81,10 +90,10 @@ def verify_report(script: str, name: str, folder: Path) -> dict:
     return json.loads(done.stdout)
 
 
-def stable_fields(report: dict) -> dict:
+def stable_fields(report: dict, v2: bool = False) -> dict:
     """The fields of verify's JSON report a user relies on (not its file path, not the wording
-    of the lists of checks)."""
-    return {
+    of the lists of checks); with ``v2``, also who dealt and the players' key fingerprints."""
+    return {**({field: report[field] for field in V2_FIELDS} if v2 else {}),
         "game": report["game"],
         "verified": report["verified"],
         "complete": report["complete"],
@@ -99,6 +108,7 @@ def stable_fields(report: dict) -> dict:
 
 def test_the_archive_keeps_every_record_with_its_expected_outcome():
     assert WRITTEN_BY_0_1_0 <= set(RECORDS), "a record of the archive was removed"
+    assert WRITTEN_IN_REBIS_PBM_2 <= set(RECORDS), "a record of the archive was removed"
     for name in RECORDS:
         assert (ARCHIVE / f"{name}.expected.json").is_file(), f"{name}.yaml has no expected file"
     for path in ARCHIVE.glob("*.expected.json"):
@@ -119,9 +129,11 @@ def test_the_records_are_byte_for_byte_as_written():
 
 
 @pytest.mark.parametrize("name", RECORDS)
-def test_each_record_is_in_the_format_rebis_pbm_1(name):
+def test_each_record_is_in_the_format_it_was_written_in(name):
     record = yaml.safe_load((ARCHIVE / f"{name}.yaml").read_text(encoding="utf-8"))
-    assert record["format"] == "rebis-pbm/1"
+    assert name in WRITTEN_BY_0_1_0 | WRITTEN_IN_REBIS_PBM_2, (
+        f"{name}.yaml: list a record added to the archive with the format it was written in")
+    assert record["format"] == ("rebis-pbm/1" if name in WRITTEN_BY_0_1_0 else "rebis-pbm/2")
 
 
 # ------------------------------------------------------------------ what a version must say
@@ -130,7 +142,11 @@ def test_each_record_is_in_the_format_rebis_pbm_1(name):
 def test_verify_passes_and_reports_the_same_game(script, tmp_path, name):
     report = verify_report(script, name, copy_game(name, tmp_path))
     assert report["verified"] is True and report["problem"] is None
-    assert stable_fields(report) == expected(name)["verify"]
+    v2 = name not in WRITTEN_BY_0_1_0
+    if v2:
+        assert set(V2_FIELDS) <= set(expected(name)["verify"]), "a rebis-pbm/2 expected file " \
+            "holds who dealt and the key fingerprints"
+    assert stable_fields(report, v2) == expected(name)["verify"]
 
 
 @pytest.mark.parametrize("name", RECORDS)
@@ -244,3 +260,116 @@ def test_a_record_with_one_card_edited_fails_verification(script, tmp_path, name
     report = json.loads(done.stdout)
     assert report["verified"] is False
     assert report["problem"]["turn"] == turn, report["problem"]
+
+
+# ------------------------------------------------------------ rebis-pbm/2: keys and witnesses
+
+SSH_KEYGEN = shutil.which("ssh-keygen")
+SIGNED = [name for name in RECORDS if name not in WRITTEN_BY_0_1_0 and expected(name)["verify"]
+          .get("keys")]
+
+
+@pytest.mark.skipif(SSH_KEYGEN is None, reason="needs ssh-keygen (Debian: openssh-client; "
+                    ".ci/run installs it)")
+def test_verify_reports_the_fingerprints_of_the_archived_keys():
+    """The key fingerprints verify reported for each signed game (its expected file, which
+    test_verify_passes_and_reports_the_same_game compares with today's verify) are those
+    `ssh-keygen -l` prints for the players' public keys archived in keys/: the check a player
+    makes that the record holds their key."""
+    assert SIGNED, "the archive holds a signed game"
+    prints = {}
+    for pub in KEYS.glob("*.pub"):
+        done = subprocess.run([SSH_KEYGEN, "-l", "-f", str(pub)], capture_output=True, text=True,
+                              check=True)
+        prints[done.stdout.split()[1]] = pub.stem
+    for name in SIGNED:
+        for player, fingerprints in expected(name)["verify"]["keys"].items():
+            for fingerprint in fingerprints:
+                assert prints.get(fingerprint, "").split("-")[0] == player, (name, player)
+
+
+def canonical(value) -> bytes:
+    """docs/audit.md, "Canonical form" (the record's values: no floats)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                      allow_nan=False).encode("utf-8")
+
+
+def rechain(text: str, first: int) -> str:
+    """The record's text with the chain digests of move ``first`` (0-based) and every move after
+    it recomputed (docs/audit.md, "The chain digest"), as a forger who knows the revealed seed
+    would: only a signature can then tell the forgery."""
+    data = yaml.safe_load(text)
+    moves = data["moves"]
+
+    def prev(index: int) -> str:
+        if index:
+            return moves[index - 1]["chain_sha256"]
+        joins = data.get("joins") or []
+        return joins[-1]["chain_sha256"] if joins else data["header_sha256"]
+
+    def digest(index: int) -> str:
+        entry = {k: v for k, v in moves[index].items() if k != "chain_sha256"}
+        return hashlib.sha256(canonical({"entry": entry, "prev": prev(index)})).hexdigest()
+
+    assert first == 0 or digest(first - 1) == moves[first - 1]["chain_sha256"], "forger's chain"
+    for index in range(first, len(moves)):
+        new = digest(index)
+        assert text.count(moves[index]["chain_sha256"]) == 1
+        text = text.replace(moves[index]["chain_sha256"], new)
+        moves[index]["chain_sha256"] = new
+    return text
+
+
+@pytest.mark.parametrize("name", SIGNED)
+def test_a_signed_game_forged_with_its_chain_recomputed_fails_at_the_signature(script, tmp_path,
+                                                                              name):
+    """Attack: in a copy of a finished signed game, one move's signature is swapped for another
+    signature by the same player (of another of their moves) and every chain digest after it is
+    recomputed, as anyone can once the seed is revealed. verify still checks the archived
+    signatures: it fails (exit 3) at that move, on its signature."""
+    folder = copy_game(name, tmp_path)
+    record = folder / f"{name}.yaml"
+    text = record.read_text(encoding="utf-8")
+    moves = yaml.safe_load(text)["moves"]
+    first = next(m for m in moves if "signature" in m)  # its signature in clear
+    other, (index, victim) = first, [(i, m) for i, m in enumerate(moves) if "signature" in m
+                                     and m["player"] == first["player"]][1]
+
+    def block(signature: str) -> str:
+        return "".join(f"    {line}\n" for line in signature.splitlines())
+
+    assert text.count(block(victim["signature"])) == 1
+    forged = rechain(text.replace(block(victim["signature"]), block(other["signature"])), index)
+    record.write_text(forged, encoding="utf-8")
+    done = run(script, "verify", f"{name}.yaml", "--format", "json", cwd=folder)
+    assert done.returncode == 3, (done.returncode, done.stdout, done.stderr)
+    problem = json.loads(done.stdout)["problem"]
+    assert (problem["code"], problem["turn"]) == ("signature", victim["turn"]), problem
+
+
+WITNESSED = [name for name in RECORDS if any(
+    "witness" in view["yaml"] for view in expected(name)["views"].values())]
+
+
+@pytest.mark.parametrize("name", WITNESSED)
+def test_the_archived_views_are_witnesses_the_record_holds(script, tmp_path, name):
+    """Every view archived with a rebis-pbm/2 game, saved as a player saves it, passes
+    `verify --witness`; the same view claiming one more move than the record holds fails
+    (exit 3, problem code witness), as for a record cut short."""
+    folder = copy_game(name, tmp_path)
+    views = expected(name)["views"]
+    given = []
+    for who, view in views.items():
+        (folder / f"{who}.view.yaml").write_text(yaml.safe_dump(view["yaml"], sort_keys=False),
+                                                 encoding="utf-8")
+        given += ["--witness", f"{who}.view.yaml"]
+    done = run(script, "verify", f"{name}.yaml", *given, "--format", "json", cwd=folder)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    ahead = dict(views["public"]["yaml"])
+    ahead["witness"] = {**ahead["witness"], "move": ahead["witness"]["move"] + 1}
+    (folder / "ahead.view.yaml").write_text(yaml.safe_dump(ahead, sort_keys=False),
+                                            encoding="utf-8")
+    done = run(script, "verify", f"{name}.yaml", "--witness", "ahead.view.yaml", "--format",
+               "json", cwd=folder)
+    assert done.returncode == 3, (done.returncode, done.stdout, done.stderr)
+    assert json.loads(done.stdout)["problem"]["code"] == "witness"
