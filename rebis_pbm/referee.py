@@ -1869,17 +1869,20 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
     files = [(path, data)]
     if ssh_key is not None:
         try:
+            # The move on standard input, the signature on standard output: signing a file
+            # would keep a MOVE.yaml.sig left from an earlier version of the move (ssh-keygen
+            # will not replace it, and says so only by asking), sealing a stale signature.
             done = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", os.fspath(ssh_key),
-                                   "-n", SIGNATURE_NAMESPACE, path], capture_output=True,
-                                  text=True, stdin=subprocess.DEVNULL)
+                                   "-n", SIGNATURE_NAMESPACE], capture_output=True, input=data)
         except FileNotFoundError:
             raise Failed("ssh-keygen is not installed on this machine; install OpenSSH's client "
                          "to sign moves") from None
-        if done.returncode != 0:
-            why = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
+        if done.returncode != 0 or not done.stdout:
+            said = done.stderr.decode("utf-8", "replace").strip()
+            why = (said.splitlines() or ["no reason given"])[-1]
             raise Failed(f"ssh-keygen could not sign {path} with {os.fspath(ssh_key)}: {why}")
-        with open(path + ".sig", "rb") as f:
-            files.append((path + ".sig", f.read()))
+        write_atomic(path + ".sig", done.stdout, mode=0o644)
+        files.append((path + ".sig", done.stdout))
     written = []
     for name, content in files:
         write_atomic(name + ENCRYPTED, encrypt_to(content, to), mode=0o644)
