@@ -244,15 +244,15 @@ class Record:
                                self.proofs + (None,) * (len(self.moves) - len(self.proofs)))
         if not self.stamps and self.moves:
             object.__setattr__(self, "stamps", ({},) * len(self.moves))
+        if self.format in BEFORE_V3 and any(f in self.header_extra for f in ENCRYPTION_FIELDS):
+            raise ValueError(f"a {self.format} record has no encrypt_views or referee_recipient: "
+                             f"a game's encryption settings came with rebis-pbm/3, so this "
+                             f"record is damaged (edited by hand)")
         if self.format == V1 and (self.header_extra or self.actions or any(self.stamps)
                                   or self.keys or self.joins or any(self.proofs)):
             raise ValueError("a rebis-pbm/1 record has no deadline, times, referee's moves, "
                              "actions, keys, joins or signatures: those fields came with "
                              "rebis-pbm/2")
-        if self.format in BEFORE_V3 and any(f in self.header_extra for f in ENCRYPTION_FIELDS):
-            raise ValueError(f"a {self.format} record has no encrypt_views or referee_recipient: "
-                             f"a game's encryption settings came with rebis-pbm/3, so this "
-                             f"record is damaged (edited by hand)")
         if self.header_sha256 is None:
             object.__setattr__(self, "header_sha256", self.computed_header_sha256())
         if len(self.links) != len(self.moves):

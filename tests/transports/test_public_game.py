@@ -188,7 +188,7 @@ def play(table: Table) -> dict[str, str]:
         move = {"game": GAME_ID, **GreedyBot().choose(seen.state).as_dict()}
         if turn == 2:  # a card the mover does not hold
             hand = seen.state.hands[seen.state.to_move]
-            bad = {**move, "play": {"cards": next(n for n in range(9, 0, -1) if n not in hand),
+            bad = {**move, "play": {"cards": next(n for n in range(1, 10) if n not in hand),
                                     "shelf": mover, "sign": "positive"}}
             bad.pop("gold_token", None)
             send(table, mover, bad)
