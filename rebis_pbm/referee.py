@@ -1724,7 +1724,9 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
     view plain, as :func:`write_views` writes it. A plain ``NAME.yaml`` or ``NAME.txt`` left in
     the folder (from before) is removed, so the folder can be committed to a public repository.
 
-    ``keys``: player name -> SSH public key line (``ssh-ed25519 ...`` or ``ssh-rsa ...``).
+    ``keys``: player name -> SSH public key line (``ssh-ed25519 ...`` or ``ssh-rsa ...``). In a
+    fair deal's join phase, a player who has not joined yet and has no key gets no private view
+    until they do (no one holds a card before the deal; the public view says who is awaited).
     Each call encrypts afresh (age output differs each time), so every view file is rewritten.
     Returns how many files were written.
 

@@ -4,9 +4,9 @@ bare origin, each from their own clone, with the referee's job run after every p
 it (`rebis-pbm git apply` in a fresh clone, the seed and the referee's age identity in
 environment variables, and no flag about encryption: the record says so).
 
-Along the way four moves are refused, one per refusal path (a card the mover does not hold, a
-signature by another key, a move file that is no move, a move out of turn); each reason reaches
-its mover only, encrypted.
+Along the way five moves are refused, one per refusal path (a card the mover does not hold, a
+signature by another key, a move file that is no move, a move out of turn, a move sealed to
+another recipient); each reason reaches its mover only, encrypted.
 
 Afterwards, against the secret (the replay of the finished record, whose seed is revealed):
 no committed file in any revision, no commit message and no job output holds a hand or a card
@@ -28,7 +28,7 @@ from rebis_pbm import referee, views
 from rebis_pbm.bots import GreedyBot
 from rebis_pbm.engine import apply_move, setup
 from rebis_pbm.errors import InputError
-from rebis_pbm.record import Replay, parse_record
+from rebis_pbm.record import parse_record
 from rebis_pbm.record.public import public_replay
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml, load_yaml
@@ -140,14 +140,17 @@ def my_view(table: Table, name: str):
     return referee.read_view(path)
 
 
-def send(table: Table, name: str, doc: dict, signer: str | None = None) -> str:
+def send(table: Table, name: str, doc: dict, signer: str | None = None,
+         to: str | None = None) -> str:
     """``name`` seals ``doc`` (signed by ``signer``'s key, their own by default) to the
-    recipient the game's record names (`seal` without --to) and pushes only the sealed files."""
+    recipient the game's record names (`seal` without --to; ``to``: another) and pushes only
+    the sealed files."""
     clone = table.clone(name)
     file = f"turn-{doc['turn']:03d}-{name}.yaml"
     plain = table.private(name) / file
     plain.write_text(dump_yaml(doc))
-    referee.seal_move(plain, [], table.keys[signer or name], game=clone / "game.yaml")
+    referee.seal_move(plain, [to] if to else [], table.keys[signer or name],
+                      game=clone / "game.yaml")
     for suffix in (".age", ".sig.age"):
         shutil.copy(f"{plain}{suffix}", clone / "moves" / f"{file}{suffix}")
     git(clone, "add", "moves")
@@ -176,7 +179,7 @@ def refused(table: Table, name: str, turn: int) -> str:
 
 def play(table: Table) -> dict[str, str]:
     """The whole game, each move chosen by the greedy bot from its mover's decrypted view;
-    four refused moves on the way. Returns each refusal's reason by path."""
+    five refused moves on the way. Returns each refusal's reason by path."""
     reasons: dict[str, str] = {}
     while True:
         now = status(table, "alice")
@@ -215,6 +218,10 @@ def play(table: Table) -> dict[str, str]:
             git(clone, "commit", "--quiet", "-m", "withdrawn", author=other)
             git(clone, "push", "--quiet", "origin", "main")
             status(table, mover)
+        elif turn == 6:  # sealed to another recipient than the game's
+            send(table, mover, move, to=encryption.new_identity()[1])
+            reasons["recipient"] = refused(table, mover, turn)
+            assert "is not sealed to the game's referee recipient" in reasons["recipient"]
         send(table, mover, move)  # (again, in the same files, after a refusal)
         done = job(table)
         if done.returncode:  # the reason, for whoever reads the failure
@@ -233,16 +240,33 @@ def blob(clone: Path, commit: str, path: str) -> bytes:
                           check=True).stdout
 
 
-def test_a_whole_game_in_a_public_repository_keeps_every_hand_hidden(tmp_path):
-    table = set_up(tmp_path)
+@pytest.fixture(scope="module")
+def played(tmp_path_factory) -> tuple[Table, dict[str, str], Path]:
+    """The whole game played once for the tests below: the table, each refusal's reason, and a
+    fresh clone of the finished game (as a spectator makes it)."""
+    root = tmp_path_factory.mktemp("public-game")
+    table = set_up(root)
     reasons = play(table)
-    assert set(reasons) == {"illegal", "signature", "form", "turn"}
-    final = tmp_path / "final"
-    git(tmp_path, "clone", "--quiet", str(table.origin), str(final))
+    final = root / "final"
+    git(root, "clone", "--quiet", str(table.origin), str(final))
+    return table, reasons, final
+
+
+def test_a_whole_game_in_a_public_repository_keeps_every_hand_hidden(played):
+    table, reasons, final = played
+    assert set(reasons) == {"illegal", "signature", "form", "turn", "recipient"}
     verified = run("verify", final / "game.yaml")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     said = verified.stdout.decode()
     assert said.startswith("Verified: ") and "Referee's recipient: age1" in said
+
+    # A CI secret holding another identity than the record's recipient stops the job.
+    wrong = Table(table.root, table.origin, table.keys, encryption.new_identity()[0],
+                  table.secret)
+    stopped = job(wrong)
+    assert stopped.returncode == 2 and "the referee identity (the identity given as text) is " \
+        "not game public-game's" in stopped.stderr and "AGE-SECRET" not in stopped.stderr
+    table.outputs += wrong.outputs
 
     # The secret: the finished record reveals its seed; the game replayed from it.
     game = referee.open_game(final / "game.yaml")
@@ -311,27 +335,34 @@ def test_a_whole_game_in_a_public_repository_keeps_every_hand_hidden(tmp_path):
             assert reason not in text
 
     # Each encrypted file opens for its reader only: a view for its player, a refusal for its
-    # mover, a sealed move for the referee (not even its sender).
-    identity = tmp_path / "referee.key"
+    # mover, a sealed move for the referee (not even its sender), but for the move and signature
+    # sealed to a stranger's recipient, which no one here opens.
+    identity = table.root / "referee.key"
+    strays = []
     for path, versions in sealed.items():
         name = Path(path).name
         reader = name.split(".")[0] if path.startswith("game.views/") else \
             name.split(".")[0].split("-", 2)[2] if path.startswith("refusals/") else "referee"
         for data in versions:
+            opened_by = []
             for who, key in (*table.keys.items(), ("referee", identity)):
-                if who == reader:
-                    assert encryption.decrypt(data, key)
-                else:
-                    with pytest.raises(InputError, match="not encrypted to"):
-                        encryption.decrypt(data, key)
-    age_program(final, table)
+                try:
+                    encryption.decrypt(data, key)
+                    opened_by.append(who)
+                except InputError as exc:
+                    assert "not encrypted to" in exc.message
+            if opened_by != [reader]:
+                assert not opened_by and reader == "referee", (path, opened_by)
+                strays.append(path)
+    assert sorted(strays) == [f"moves/turn-006-{record.players[2]}.yaml{s}.age"
+                              for s in ("", ".sig")]
 
 
-def age_program(final: Path, table: Table) -> None:
+@pytest.mark.skipif(not shutil.which("age"), reason="needs the age program (Debian: age; .ci/run "
+                    "installs it); the rest of the game is checked without it")
+def test_each_player_opens_their_own_views_with_age_and_no_one_elses(played):
     """The standard `age -d -i KEY` opens a player's own views, and no one else's."""
-    if not shutil.which("age"):
-        pytest.skip("the age program is not installed (Debian: age; .ci/run installs it): "
-                    "everything but `age -d` was checked")
+    table, _, final = played
     for p, key in table.keys.items():
         for other in PLAYERS:
             done = subprocess.run(["age", "-d", "-i", str(key),
