@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from rebis_pbm import referee
-from rebis_pbm.errors import Refused
+from rebis_pbm.errors import InputError, Refused
 from rebis_pbm.record import HEADER, parse_record
 from rebis_pbm.record.audit import verify
 from rebis_pbm.transports import encryption
@@ -222,9 +222,25 @@ def test_the_settings_are_covered_by_the_header_digest_and_belong_to_rebis_pbm_3
     edited = verify(record_text("encrypt_views"), "game.yaml")  # plain views, it would say
     assert edited.problem is not None and edited.problem.code == "header_digest"
     for old in ("rebis-pbm/1", "rebis-pbm/2"):
-        from rebis_pbm.errors import InputError
-
         with pytest.raises(InputError, match=f"a {old} record has no encrypt_views or "
                            "referee_recipient: .* came with rebis-pbm/3, so this record is "
                            "damaged"):
             parse_record(record_text(format=old), "game.yaml")
+
+
+def test_an_identity_given_as_text_opens_files_and_is_never_shown():
+    """REBIS_PBM_AGE_IDENTITY holds the identity's text as a CI secret does: the whole file, or
+    its AGE-SECRET-KEY-1 line alone (a one-line CI variable); a damaged one is named, not shown."""
+    text, recipient = encryption.new_identity()
+    sealed = encryption.encrypt_to_age(b"turn: 1\n", recipient)
+    line = next(ln for ln in text.splitlines() if ln.startswith("AGE-SECRET-KEY-1"))
+    assert encryption.decrypt(sealed, text) == encryption.decrypt(sealed, line) == b"turn: 1\n"
+    assert encryption.age_recipients_of(line) == [recipient]
+    damaged = line[:-6] + "QQQQQQ"
+    with pytest.raises(InputError) as caught:
+        encryption.decrypt(sealed, damaged)
+    assert caught.value.source == "the identity given as text" and line[20:40] not in str(caught.value)
+    other = encryption.new_identity()[0]
+    with pytest.raises(InputError, match="not encrypted to the identity given as text") as caught:
+        encryption.decrypt(sealed, other)
+    assert "AGE-SECRET" not in str(caught.value)
