@@ -295,6 +295,8 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict[str,
         deadline = deadline_of(record)
         if deadline is not None and "to_move" in view:
             view["deadline"] = deadline  # docs/deadlines.md
+    if record.referee_recipient:  # public: what players seal their moves to (rebis-pbm/3)
+        view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),
                        "chain_sha256": record.last_digest()}
     return view
@@ -367,8 +369,10 @@ def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
     record leaves); no file or folder is created. Returns how many files were written.
 
     With ``keys`` (player -> SSH public key line), the private views are written only encrypted
-    to their player: :func:`write_encrypted_views` (a game in a public repository). This is the
-    hook for a record that says its views are encrypted (issue 12's keys in the record).
+    to their player: :func:`write_encrypted_views` (a game in a public repository). A record
+    created with ``new --encrypt-views`` (rebis-pbm/3, :attr:`Record.views_encrypted`) is
+    written so always, to the keys its players registered (:func:`registered_view_keys`), without
+    ``keys``: no command can write its private views in plain text.
 
     Raises:
         OSError: a :class:`~rebis_pbm.fileio.FileError`, worded for people, when the folder or
@@ -376,6 +380,8 @@ def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
         Failed, InputError: with ``keys``, a player has no usable key (see
             :func:`write_encrypted_views`).
     """
+    if keys is None and record.views_encrypted:  # new --encrypt-views (rebis-pbm/3)
+        keys = registered_view_keys(record)
     if keys is not None:
         if stale_only:  # an encrypted view cannot be compared: written again in full
             return 0 if not os.path.isdir(views_dir) else \
@@ -401,6 +407,13 @@ def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
                 write_atomic(path, data, mode=mode, durable=False)
                 written += 1
     return written
+
+
+def registered_view_keys(record: Record) -> dict[str, str]:
+    """Player -> the SSH public key their views are encrypted to: the first key they registered
+    (``new --key``, their join, ``replace-player --key``); players without one are left out."""
+    registered = {p: record.player_keys(p) for p in record.players}
+    return {p: k[0] for p, k in registered.items() if k}
 
 
 def _holds(path: str, data: bytes, mode: int) -> bool:
@@ -579,7 +592,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 random_seats: bool = False, views_dir: PathLike | None = None,
                 insecure_seed: bool = False, referee_deal: bool = True,
                 keys: dict[str, str] | None = None, deadline: int | None = None,
-                missed: str = "bot", now: str | None = None) -> Created:
+                missed: str = "bot", now: str | None = None, encrypt_views: bool = False,
+                referee_recipient: str | None = None) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -601,10 +615,17 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         deadline: seconds each turn has (docs/deadlines.md); None: no deadline.
         missed: the missed-move policy (:func:`rebis_pbm.deadlines.parse_policy`).
         now: the creation time (ISO 8601; default the clock), recorded with a deadline.
+        encrypt_views: every private view is written only encrypted with age to its player's
+            key, from the first views on (a game in a public repository, docs/git.md): with the
+            referee's deal every player needs a key in ``keys``; in a fair deal, a player
+            without one must bring one in their join.
+        referee_recipient: the referee's age recipient ``age1...`` (``keygen-referee``), which
+            players seal their moves to; recorded in the header, public.
 
     Raises:
         UsageError: bad players, an empty or guessable seed, a malformed game id, a key for no
-            player or a key file that holds no key (exit 2).
+            player or a key file that holds no key, a recipient that is not an age recipient,
+            or ``encrypt_views`` with a player without a key age encrypts to (exit 2).
         Failed: the folder does not exist, or the record or its secret already exists (exit 2).
         OSError: a file cannot be written (nothing is left behind).
     """
@@ -637,6 +658,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             parsed_keys[name] = parse_keys(text, f"the key file of {name}")
         except ValueError as exc:
             raise UsageError(str(exc), "--key") from None
+    encryption = _encryption_settings(players, parsed_keys, referee_deal, encrypt_views,
+                                      referee_recipient)
     secret = salted(seed, secrets.token_hex(16))  # the salt: 128 secret random bits
     if game_id is None:
         game_id = f"rebis-{secrets.token_hex(5)}"  # random: it tells nothing of the seed
@@ -648,6 +671,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         from .deadlines import now_text
 
         extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
+    extra.update(encryption)
     record = Record(game_id, ruleset, seats, commitment(FORMAT, secret), addresses=addresses,
                     public_addresses=public_addresses,
                     deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
@@ -685,6 +709,42 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 shutil.rmtree(views_dir, ignore_errors=True)  # made by this call just now
             raise
     return Created(record, state, game, secret_file, views_dir)
+
+
+def _encryption_settings(players: Sequence[str], keys: dict[str, tuple[str, ...]],
+                         referee_deal: bool, encrypt_views: bool,
+                         referee_recipient: str | None) -> dict[str, Any]:
+    """The header fields of a game's encryption settings (rebis-pbm/3): ``encrypt_views`` and
+    ``referee_recipient``, each only when asked for; checked before anything is written.
+
+    Raises:
+        UsageError: the recipient is not an age recipient (``--referee-recipient``); with
+            ``encrypt_views``, a referee's deal where a player has no key, or a player's key
+            age cannot encrypt to (``--encrypt-views``, ``--key``).
+    """
+    from .transports.encryption import checked_recipient, encryptable_key
+
+    fields: dict[str, Any] = {}
+    if encrypt_views:
+        missing = [p for p in players if p not in keys]
+        if referee_deal and missing:
+            raise UsageError(f"--encrypt-views writes each player's view encrypted to their key, "
+                             f"and {', '.join(missing)} ha{'s' if len(missing) == 1 else 've'} "
+                             f"none: give --key NAME=FILE for every player (nothing was "
+                             f"written)", "--encrypt-views")
+        for player, lines in keys.items():
+            try:
+                encryptable_key(lines[0], f"the key of {player}")
+            except InputError as exc:
+                raise UsageError(f"{exc} (--encrypt-views encrypts {player}'s views to it)",
+                                 "--key") from None
+        fields["encrypt_views"] = True
+    if referee_recipient is not None:
+        try:
+            fields["referee_recipient"] = checked_recipient(referee_recipient)
+        except InputError as exc:
+            raise UsageError(exc.message, "--referee-recipient") from None
+    return fields
 
 
 # --- a move entering a game ------------------------------------------------------------------
@@ -988,6 +1048,8 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
                 return Submitted(record, replay, move, (), duplicate=True, views_dir=views_dir)
             raise Refused(f"{source}: move rejected: {move.player} has joined already; a "
                           f"player joins once")
+    if record.views_encrypted:
+        _join_brings_a_key(record, move, source)
     proof = None if signed is None else Proof(signed[1], signed[0].decode("utf-8"))
     new_record = record.with_join(Join(move.player, move.entropy, _key_line(move.key), proof))
     new_replay = Replay(cast(State, None), ())  # the join phase: no state until the deal
@@ -999,6 +1061,29 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
         write_atomic(game, dump_record(new_record, new_replay.state))
         _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, (), duplicate=False, views_dir=views_dir)
+
+
+def _join_brings_a_key(record: Record, move: JoinMove, source: str) -> None:
+    """In a game whose views are encrypted (``new --encrypt-views``), the joining player must
+    have a key age encrypts to, registered with ``new --key`` or brought in the join: their
+    views are written encrypted to it from the deal on.
+
+    Raises:
+        Refused: no key, or one of another kind than ssh-ed25519 or ssh-rsa (exit 2).
+    """
+    from .transports.encryption import encryptable_key
+
+    line = (record.player_keys(move.player) or (_key_line(move.key),))[0]
+    if line is None:
+        raise Refused(f"{source}: join rejected: game {record.game} writes each player's view "
+                      f"encrypted to their SSH key (new --encrypt-views), and {move.player} has "
+                      f"none; add key: with your public key (ssh-ed25519 or ssh-rsa) to the join "
+                      f"and sign it", ExitCode.INPUT)
+    try:
+        encryptable_key(line, f"{source}: key")
+    except InputError as exc:
+        raise Refused(f"{exc} (game {record.game} encrypts {move.player}'s views to it)",
+                      ExitCode.INPUT) from None
 
 
 def _key_line(text: str | None) -> str | None:
@@ -1639,7 +1724,9 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
     view plain, as :func:`write_views` writes it. A plain ``NAME.yaml`` or ``NAME.txt`` left in
     the folder (from before) is removed, so the folder can be committed to a public repository.
 
-    ``keys``: player name -> SSH public key line (``ssh-ed25519 ...`` or ``ssh-rsa ...``).
+    ``keys``: player name -> SSH public key line (``ssh-ed25519 ...`` or ``ssh-rsa ...``). In a
+    fair deal's join phase, a player who has not joined yet and has no key gets no private view
+    until they do (no one holds a card before the deal; the public view says who is awaited).
     Each call encrypts afresh (age output differs each time), so every view file is rewritten.
     Returns how many files were written.
 
@@ -1650,7 +1737,10 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
     """
     from .transports.encryption import encrypt_to_ssh_keys
 
-    missing = [p for p in record.players if not keys.get(p)]
+    # In a fair deal's join phase no one holds a card yet: a player who has not joined (and so
+    # registered no key) gets no private view until they do; the public view says who is awaited.
+    waiting = set(record.waiting_for()) if record.joining() else set()
+    missing = [p for p in record.players if not keys.get(p) and p not in waiting]
     if missing:
         raise Failed(f"game {record.game}: {', '.join(missing)} ha"
                      f"{'s' if len(missing) == 1 else 've'} no public key, so "
@@ -1658,6 +1748,8 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
                      f"encrypted; register every player's SSH key first (nothing was written)")
     files: list[tuple[str, bytes, int]] = []
     for viewer in (*record.players, None):
+        if viewer is not None and not keys.get(viewer):
+            continue  # waiting for their join (and key): no view yet
         view = record_view(record, replay, viewer)
         for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
             data = views_mod.render(view, fmt).encode("utf-8")
@@ -1713,8 +1805,38 @@ def make_referee_identity(out: PathLike) -> str:
     return recipient
 
 
-def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None = None
-              ) -> list[str]:
+DEFAULT_GAME = "game.yaml"  # the record at a game repository's top folder (docs/git.md)
+
+
+def referee_recipient_of(game: PathLike, move_game: str | None = None) -> str:
+    """The referee's age recipient as the game's public record or any of its views shows it
+    (``referee_recipient``, rebis-pbm/3 ``new --referee-recipient``). ``move_game``: the game id
+    of the move to seal, which must be this game's.
+
+    Raises:
+        InputError: ``game`` cannot be read, is not a record or view, is of another game, or
+            shows no referee recipient (exit 2).
+    """
+    from .transports.encryption import checked_recipient
+
+    data, source = read_input(os.fspath(game), kind="record")
+    doc = load_yaml(data, source=source, kind="record").data
+    if not isinstance(doc, dict) or not isinstance(doc.get("game"), str):
+        raise InputError("this is neither a game record nor a view; give the game's record "
+                         "(game.yaml) or its public view", source=source)
+    if move_game is not None and doc["game"] != move_game:
+        raise InputError(f"this is game {clip(doc['game'])}, but the move is for game "
+                         f"{clip(move_game)}; give that game's record or view", source=source)
+    recipient = doc.get("referee_recipient")
+    if not isinstance(recipient, str):
+        raise InputError(f"game {clip(doc['game'])} has no referee recipient (it was created "
+                         f"without new --referee-recipient); give the one the referee published "
+                         f"with --to", source=source)
+    return checked_recipient(recipient, source)
+
+
+def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None = None,
+              game: PathLike | None = None) -> list[str]:
     """Seal a move file for the referee: with ``ssh_key``, sign it first with the standard
     ``ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml`` (writing ``MOVE.yaml.sig``); then
     encrypt the move to ``to`` (age recipients ``age1...`` or SSH public key lines) as
@@ -1722,8 +1844,14 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
     anyone test guesses of a closing play's face-down card against it). Returns the files
     written. The plain move and signature stay where they are, for the player.
 
+    Without ``to``, the recipient is the one the game shows (:func:`referee_recipient_of`):
+    ``game``, the game's public record or a view of it (default: :data:`DEFAULT_GAME` in the
+    current folder, a player's clone of the game's repository).
+
     Raises:
-        InputError: the move file is unreadable or not YAML, a recipient is not one (exit 2).
+        InputError: the move file is unreadable or not YAML, a recipient is not one, or (without
+            ``to``) the game's record or view cannot be read or shows none (exit 2).
+        UsageError: no ``to``, no ``game`` and no game.yaml here (option ``--to``).
         Failed: ``ssh-keygen`` is missing or refused to sign (its reason, exit 2).
     """
     import subprocess
@@ -1732,21 +1860,31 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
 
     path = os.fspath(move_path)
     data, source = read_input(path, kind="move")
-    load_yaml(data, source=source, kind="move")  # not even YAML: refused before any signing
+    doc = load_yaml(data, source=source, kind="move").data  # not YAML: refused before signing
+    if not to:
+        if game is None and not os.path.exists(DEFAULT_GAME):
+            raise UsageError(f"give the referee's recipient with --to, or the game's record or "
+                             f"view with --game (there is no {DEFAULT_GAME} here)", "--to")
+        move_game = doc.get("game") if isinstance(doc, dict) else None
+        to = [referee_recipient_of(game or DEFAULT_GAME,
+                                   move_game if isinstance(move_game, str) else None)]
     files = [(path, data)]
     if ssh_key is not None:
         try:
+            # The move on standard input, the signature on standard output: signing a file
+            # would keep a MOVE.yaml.sig left from an earlier version of the move (ssh-keygen
+            # will not replace it, and says so only by asking), sealing a stale signature.
             done = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", os.fspath(ssh_key),
-                                   "-n", SIGNATURE_NAMESPACE, path], capture_output=True,
-                                  text=True, stdin=subprocess.DEVNULL)
+                                   "-n", SIGNATURE_NAMESPACE], capture_output=True, input=data)
         except FileNotFoundError:
             raise Failed("ssh-keygen is not installed on this machine; install OpenSSH's client "
                          "to sign moves") from None
-        if done.returncode != 0:
-            why = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
+        if done.returncode != 0 or not done.stdout:
+            said = done.stderr.decode("utf-8", "replace").strip()
+            why = (said.splitlines() or ["no reason given"])[-1]
             raise Failed(f"ssh-keygen could not sign {path} with {os.fspath(ssh_key)}: {why}")
-        with open(path + ".sig", "rb") as f:
-            files.append((path + ".sig", f.read()))
+        write_atomic(path + ".sig", done.stdout, mode=0o644)
+        files.append((path + ".sig", done.stdout))
     written = []
     for name, content in files:
         write_atomic(name + ENCRYPTED, encrypt_to(content, to), mode=0o644)
@@ -1757,15 +1895,39 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
 SIGNATURE_NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n: what a move's signature is for
 
 
-def open_sealed_move(data: bytes, source: str, identity_file: PathLike | None
-                     ) -> tuple[bytes, str]:
+def check_referee_identity(record: Record, identity_file: PathLike | None) -> None:
+    """Refuse a referee identity that is not the game's: in a game with a referee recipient
+    (rebis-pbm/3 ``new --referee-recipient``), the identity given must be the one whose
+    recipient the record holds, so that every move sealed to that recipient opens and no other
+    does. Nothing to check without an identity or a recipient.
+
+    Raises:
+        Failed: the identity's recipient is another (exit 2); the identity names no secret.
+        InputError: the identity cannot be read.
+    """
+    from .transports.encryption import age_recipients_of, identity_name
+
+    wanted = record.referee_recipient
+    if identity_file is None or wanted is None:
+        return
+    found = age_recipients_of(identity_file)
+    if wanted not in found:
+        raise Failed(f"the referee identity ({identity_name(identity_file)}) is not game "
+                     f"{record.game}'s: the record's referee_recipient is {wanted}, and "
+                     f"the identity's is {', '.join(found) or 'none (it is an SSH key)'}; give "
+                     f"the identity keygen-referee wrote for this game (no move was read)")
+
+
+def open_sealed_move(data: bytes, source: str, identity_file: PathLike | None,
+                     recipient: str | None = None) -> tuple[bytes, str]:
     """A move as sent: when ``source`` ends with ``.age`` (a sealed move), its plain text
     decrypted with the referee's identity; else ``data`` as it is. Returns (the move's bytes,
     the name its checks see: ``source`` without ``.age``).
 
     Raises:
         UsageError: a sealed move and no identity (option ``--identity``, exit 2).
-        InputError: it cannot be decrypted with that identity (exit 2).
+        InputError: it cannot be decrypted with that identity (exit 2): with the game's
+            ``recipient`` (rebis-pbm/3), said as a move not sealed to it.
     """
     from .transports.encryption import decrypt
 
@@ -1774,4 +1936,11 @@ def open_sealed_move(data: bytes, source: str, identity_file: PathLike | None
     if identity_file is None:
         raise UsageError(f"{source} is a sealed move; give the referee's age identity to open "
                          f"it (--identity FILE or REBIS_PBM_AGE_IDENTITY)", "--identity")
-    return decrypt(data, identity_file, source), source[:-len(ENCRYPTED)]
+    try:
+        return decrypt(data, identity_file, source), source[:-len(ENCRYPTED)]
+    except InputError as exc:
+        if recipient is None or not exc.message.startswith("this file is not encrypted to"):
+            raise
+        raise InputError(f"this sealed move is not sealed to the game's referee recipient "
+                         f"{recipient}; seal the move again with rebis-pbm seal, which takes the "
+                         f"recipient from the game's record", source=exc.source) from None

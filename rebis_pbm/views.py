@@ -361,6 +361,11 @@ def witness_line(game: str, move: int, digest: str) -> str:
     return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
 
 
+def _recipient_text(view: dict) -> list[str]:
+    r = view.get("referee_recipient")
+    return [f"Seal your moves to the referee's recipient {r} (rebis-pbm seal)."] if r else []
+
+
 def _witness_text(view: dict) -> list[str]:
     w = view.get("witness")
     return [witness_line(w["game"], w["move"], w["chain_sha256"])] if w else []
@@ -426,7 +431,7 @@ def render_text(view: dict) -> str:
         if "move_template" in view:
             lines += ["", "Your join (save as a file and send it; `rebis-pbm moves --player "
                       "NAME` fills in random entropy):", view["move_template"].rstrip("\n")]
-        return "\n".join(lines + [""] + _witness_text(view)) + "\n"
+        return "\n".join(lines + [""] + _recipient_text(view) + _witness_text(view)) + "\n"
     lines = []
     who = "spectator view" if view["viewer"] == PUBLIC else f"view of {view['viewer']}"
     lines.append(f"Rebis game {view['game']} - {who}")
@@ -496,7 +501,7 @@ def render_text(view: dict) -> str:
     else:
         lines.append("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
                      "placed by you.")
-    lines += _witness_text(view)
+    lines += _recipient_text(view) + _witness_text(view)
     return "\n".join(lines) + "\n"
 
 

@@ -27,18 +27,22 @@ def open_(file: str, identity: str) -> None:
 
 @cli.command("seal", epilog=EXIT_CODES)
 @click.argument("move_file", metavar="MOVE.yaml", type=click.Path(dir_okay=False))
-@click.option("--to", "recipients", multiple=True, required=True, metavar="RECIPIENT",
-              help="The referee's age recipient (age1..., in the game's README or the "
-              "referee's message); repeatable.")
+@click.option("--to", "recipients", multiple=True, metavar="RECIPIENT",
+              help="The referee's age recipient (age1...); repeatable. Default: the one the "
+              "game's public record or view shows (--game).")
+@click.option("--game", metavar="GAME", type=click.Path(dir_okay=False),
+              help="The game's record or one of its views, whose referee_recipient the move is "
+              "sealed to when --to is not given (default: game.yaml here).")
 @click.option("--key", "ssh_key", metavar="SSHKEY", type=click.Path(dir_okay=False),
               help="Sign the move first with this SSH private key (ssh-keygen -Y sign -n "
               "rebis-pbm), writing MOVE.yaml.sig; the signature is sealed too.")
-def seal(move_file: str, recipients: tuple[str, ...], ssh_key: str | None) -> None:
+def seal(move_file: str, recipients: tuple[str, ...], game: str | None,
+         ssh_key: str | None) -> None:
     """Seal a move for the referee: sign it (with --key), then encrypt it (and its signature)
     to the referee's recipient, writing MOVE.yaml.age (and MOVE.yaml.sig.age). Commit those,
     never the plain move, in a public repository.
     """
-    for written in referee.seal_move(move_file, recipients, ssh_key):
+    for written in referee.seal_move(move_file, recipients, ssh_key, game):
         click.echo(f"Wrote {written}")
 
 

@@ -77,12 +77,19 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
               help="With --deadline: the greedy bot (the default) or a random move for a late "
               "player, or N missed turns after which the bot plays for them for good.")
 @click.option("--now", metavar="TIME", help="The creation time, ISO 8601 (default: the clock).")
+@click.option("--encrypt-views", is_flag=True, help="Write every player's view only encrypted "
+              "with age to their SSH key (NAME.yaml.age, NAME.txt.age), never in plain text, for "
+              "a game in a public repository (docs/git.md); every player needs a key (--key, or "
+              "in their join).")
+@click.option("--referee-recipient", metavar="AGE1...|FILE", help="The referee's age recipient, "
+              "as `rebis-pbm keygen-referee` prints it (or the identity file it wrote): recorded "
+              "in the public record, players seal their moves to it (rebis-pbm seal).")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
         insecure_seed: bool, referee_deal: bool, keys: tuple[str, ...],
         zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
-        deadline: str | None, missed: str | None, now: str | None,
-        views_dir: str | None) -> None:
+        deadline: str | None, missed: str | None, now: str | None, encrypt_views: bool,
+        referee_recipient: str | None, views_dir: str | None) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
     from ..deadlines import parse_duration, parse_policy, parse_time
 
@@ -105,16 +112,45 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         ruleset=referee.ruleset_from(zero, rules), game_id=game_id, random_seats=random_seats,
         views_dir=views_dir, insecure_seed=insecure_seed, referee_deal=referee_deal,
         keys=key_texts, deadline=None if deadline is None else parse_duration(deadline),
-        missed=parse_policy(missed or "bot"), now=now)
+        missed=parse_policy(missed or "bot"), now=now, encrypt_views=encrypt_views,
+        referee_recipient=None if referee_recipient is None else
+        recipient_given(referee_recipient))
     seats = created.record.players
     click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {created.secret_path} (keep it from the players until the "
-               f"end). Views: {created.views_dir}/.")
+               f"end). Views: {created.views_dir}/"
+               + (" (each player's encrypted to their key)." if encrypt_views else "."))
+    if created.record.referee_recipient:
+        click.echo(f"Players seal their moves to the referee's recipient "
+                   f"{created.record.referee_recipient} (rebis-pbm seal, in the public record).")
     if created.state is None:
         click.echo(f"Waiting for joins: {', '.join(seats)} (each sends a join move: rebis-pbm "
                    f"moves {game} --player NAME writes one).")
     else:
         click.echo(f"Turn 1: {seats[0]} to move.")
+
+
+def recipient_given(value: str) -> str:
+    """``--referee-recipient``: an age recipient ``age1...`` as given, or read from a file: an
+    identity file (``keygen-referee``'s: its recipient) or a file holding the recipient.
+
+    Raises:
+        UsageError: neither (option ``--referee-recipient``).
+        InputError: the file cannot be read.
+    """
+    if value.strip().startswith("age1") or not os.path.isfile(value):
+        return value.strip()
+    data, _ = read_input(value, kind="key")
+    text = data.decode("utf-8", "replace")
+    if "AGE-SECRET-KEY-1" in text:
+        from ..transports.encryption import recipient_of
+
+        return recipient_of(value)
+    found = [w for w in text.split() if w.startswith("age1")]
+    if not found:
+        raise UsageError(f"{value} holds no age recipient (age1...); give the recipient "
+                         f"`rebis-pbm keygen-referee` printed", "--referee-recipient")
+    return found[0]
 
 
 def checked_name(move_file: str, check_name: bool) -> str | None:
@@ -166,7 +202,9 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
     data, source = read_input(move_file, kind="move")
     plain_name = move_file
     if move_file.endswith(referee.ENCRYPTED):
-        data, _ = referee.open_sealed_move(data, source, identity)
+        record = referee.read_record(game)
+        referee.check_referee_identity(record, identity)
+        data, _ = referee.open_sealed_move(data, source, identity, record.referee_recipient)
         plain_name = move_file[:-len(referee.ENCRYPTED)]
         if file_name is not None:
             file_name = file_name[:-len(referee.ENCRYPTED)]

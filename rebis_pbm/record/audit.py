@@ -47,6 +47,9 @@ class Report:
             in force for their next move: each player checks that theirs is the key they hold,
             an auditor that they are the keys the players published.
         deal_pending: a fair deal still waiting for joins (``deal_from`` is who joined so far).
+        referee_recipient: the age recipient players seal their moves to (rebis-pbm/3
+            ``new --referee-recipient``), or None.
+        encrypt_views: the game's private views are written only encrypted (rebis-pbm/3).
     """
 
     source: str
@@ -61,6 +64,8 @@ class Report:
     referee: list[str] = field(default_factory=list)
     keys: dict[str, list[str]] = field(default_factory=dict)
     deal_pending: bool = False
+    referee_recipient: str | None = None
+    encrypt_views: bool = False
 
     @property
     def verified(self) -> bool:
@@ -78,7 +83,11 @@ class Report:
                 "problem": None if self.problem is None else self.problem.as_dict(),
                 "status": self.status, "deal_from": list(self.deal_from),
                 "deal_pending": self.deal_pending,
-                "keys": {p: list(k) for p, k in self.keys.items()}}
+                "keys": {p: list(k) for p, k in self.keys.items()},
+                # rebis-pbm/3's settings, only when set: an older record's report is unchanged.
+                **({"referee_recipient": self.referee_recipient}
+                   if self.referee_recipient else {}),
+                **({"encrypt_views": True} if self.encrypt_views else {})}
 
     def render_text(self) -> str:
         lines = []
@@ -109,6 +118,11 @@ class Report:
         for player, prints in self.keys.items():
             lines.append(f"Key of {player}: {', '.join(prints)} (check it is the key you hold, "
                          f"or the one {player} published).")
+        if self.referee_recipient:
+            lines.append(f"Referee's recipient: {self.referee_recipient} (players seal their "
+                         f"moves to it; check it is the one the referee published).")
+        if self.encrypt_views:
+            lines.append("Views: each player's written only encrypted to their key.")
         lines.extend(self.referee)
         if self.not_checked:
             lines.append("Not checked (needs the seed, revealed in the record when the game ends; "
@@ -279,6 +293,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     report.keys = {p: [fingerprint(k) for k in record.player_keys(p)]
                    for p in record.players if record.player_keys(p)}
     report.referee = referee_lines(record)
+    report.referee_recipient = record.referee_recipient
+    report.encrypt_views = record.views_encrypted
     report.checked.append("the record's form (its schema)")
     if fast is not None:
         _, replay, seed, sources = fast

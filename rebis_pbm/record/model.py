@@ -23,8 +23,8 @@ from ..errors import SeedError
 from .digests import (chain_digest, commitment, header_digest, salted, seal_card, state_digest,
                       unsalted)
 
-FORMAT = "rebis-pbm/2"  # the format new games are written in
-FORMATS = ("rebis-pbm/1", "rebis-pbm/2")  # every format this version reads, verifies and appends to
+FORMAT = "rebis-pbm/3"  # the format new games are written in
+FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")  # every format this version reads, verifies and appends to
 
 REFEREE_DEAL = "referee"  # a rebis-pbm/2 deal from the referee's seed alone (new --referee-deal)
 FAIR_DEAL = "players"  # from the referee's seed and every player's join entropy (docs/shuffle.md)
@@ -45,6 +45,12 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 V1 = "rebis-pbm/1"
 HEADER_EXTRA = ("created", "deadline", "missed")  # v2 header fields the header digest covers
 STAMP_FIELDS = ("at", "by", "reason", "bot")       # v2 move-entry fields beside the move
+# rebis-pbm/3 adds the game's encryption settings (a game in a public repository, docs/git.md):
+# ``encrypt_views`` (every private view is written only encrypted to its player's key) and
+# ``referee_recipient`` (the age recipient players seal their moves to). Header fields, covered
+# by the header digest; an older record never carries them.
+ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
+BEFORE_V3 = ("rebis-pbm/1", "rebis-pbm/2")
 
 
 def check_seed(record: "Record", seed: str) -> None:
@@ -238,6 +244,10 @@ class Record:
                                self.proofs + (None,) * (len(self.moves) - len(self.proofs)))
         if not self.stamps and self.moves:
             object.__setattr__(self, "stamps", ({},) * len(self.moves))
+        if self.format in BEFORE_V3 and any(f in self.header_extra for f in ENCRYPTION_FIELDS):
+            raise ValueError(f"a {self.format} record has no encrypt_views or referee_recipient: "
+                             f"a game's encryption settings came with rebis-pbm/3, so this "
+                             f"record is damaged (edited by hand)")
         if self.format == V1 and (self.header_extra or self.actions or any(self.stamps)
                                   or self.keys or self.joins or any(self.proofs)):
             raise ValueError("a rebis-pbm/1 record has no deadline, times, referee's moves, "
@@ -292,6 +302,19 @@ class Record:
         """The players whose join the fair deal still waits for, in seat order."""
         joined = {j.player for j in self.joins}
         return tuple(p for p in self.players if p not in joined) if self.deal == FAIR_DEAL else ()
+
+    @property
+    def views_encrypted(self) -> bool:
+        """Whether every private view of this game is written only encrypted to its player
+        (``new --encrypt-views``, rebis-pbm/3): a game in a public repository."""
+        return self.header_extra.get("encrypt_views") is True
+
+    @property
+    def referee_recipient(self) -> str | None:
+        """The referee's age recipient (``age1...``) players seal their moves to
+        (``new --referee-recipient``, rebis-pbm/3), or None."""
+        found = self.header_extra.get("referee_recipient")
+        return None if found is None else str(found)
 
     def player_keys(self, player: str, before: int | None = None) -> tuple[str, ...]:
         """The public keys ``player`` registered (``new --key`` or their join); () for none.
@@ -521,7 +544,7 @@ class Record:
                              Proof.from_entry(j), str(j["chain_sha256"]))
                         for j in data.get("joins", ())),
             proofs=tuple(Proof.from_entry(m) for m in data["moves"]),
-            header_extra={k: data[k] for k in HEADER_EXTRA if k in data},
+            header_extra={k: data[k] for k in HEADER_EXTRA + ENCRYPTION_FIELDS if k in data},
             stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
             actions=tuple(dict(a) for a in data.get("actions", ())),
         )

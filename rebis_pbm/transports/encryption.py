@@ -26,8 +26,9 @@ from collections.abc import Iterable, Sequence
 
 from ..errors import InputError
 
-__all__ = ["AGE_HEADER", "SSH_KINDS", "decrypt", "encrypt_to", "encrypt_to_age",
-           "encrypt_to_ssh_keys", "is_encrypted", "new_identity", "recipient_of"]
+__all__ = ["AGE_HEADER", "SSH_KINDS", "checked_recipient", "decrypt", "encrypt_to",
+           "encrypt_to_age", "encrypt_to_ssh_keys", "encryptable_key", "is_encrypted",
+           "new_identity", "recipient_of"]
 
 AGE_HEADER = b"age-encryption.org/v1\n"   # how every binary age file begins
 ARMOR_HEADER = b"-----BEGIN AGE ENCRYPTED FILE-----"
@@ -66,6 +67,25 @@ def _age_recipient(text: str, source: str):  # -> pyrage.x25519.Recipient
         raise InputError(f"{text.strip()[:80]!r} is not an age recipient: one is 'age1' and 58 "
                          f"more letters and digits, as `rebis-pbm keygen-referee` prints",
                          source=source) from None
+
+
+def checked_recipient(text: str, source: str = "the recipient") -> str:
+    """``text`` as an age X25519 recipient ``age1...`` (surrounding blanks dropped), as
+    ``rebis-pbm keygen-referee`` prints it.
+
+    Raises:
+        InputError: ``text`` is not an age recipient (exit 2).
+    """
+    return str(_age_recipient(text, source))
+
+
+def encryptable_key(line: str, source: str = "the key") -> None:
+    """Check that the SSH public key ``line`` is one age encrypts to (ssh-ed25519, ssh-rsa).
+
+    Raises:
+        InputError: it is of another kind (ecdsa, a sk- key) or unreadable (exit 2).
+    """
+    _ssh_recipient(line, source)
 
 
 def _encrypt(data: bytes, recipients: list) -> bytes:
@@ -112,7 +132,26 @@ def encrypt_to(data: bytes, recipients: Iterable[str], source: str = "--to") -> 
     return _encrypt(data, made)
 
 
+IDENTITY_TEXT = "the identity given as text"  # how an identity given inline is named
+
+
+def _given_as_text(identity_file: str | os.PathLike[str]) -> bool:
+    """Whether ``identity_file`` is the identity itself rather than a file name: the text of an
+    age identity file or of an SSH private key, as a CI secret holds it (REBIS_PBM_AGE_IDENTITY
+    may hold either the file's name or its text, as REBIS_PBM_SEED holds the seed)."""
+    return isinstance(identity_file, str) and (
+        _AGE_SECRET in identity_file or "PRIVATE KEY-----" in identity_file)
+
+
+def identity_name(identity_file: str | os.PathLike[str]) -> str:
+    """How messages name an identity: its file name, or :data:`IDENTITY_TEXT` (never the
+    secret itself)."""
+    return IDENTITY_TEXT if _given_as_text(identity_file) else os.fspath(identity_file)
+
+
 def _read_identity_file(identity_file: str | os.PathLike[str]) -> bytes:
+    if _given_as_text(identity_file):
+        return os.fspath(identity_file).strip().encode("utf-8") + b"\n"
     path = os.fspath(identity_file)
     try:
         with open(path, "rb") as f:
@@ -130,7 +169,7 @@ def _read_identity_file(identity_file: str | os.PathLike[str]) -> bytes:
 def identities(identity_file: str | os.PathLike[str]) -> list:
     """The age identities in ``identity_file``: an unencrypted OpenSSH private key (ed25519 or
     rsa), or an age identity file (``AGE-SECRET-KEY-1...`` lines; ``#`` comments and blank lines
-    skipped).
+    skipped); or the text of either itself, as a CI secret in an environment variable holds it.
 
     Raises:
         InputError: unreadable, a public key, a passphrase-protected key (pyrage cannot ask for
@@ -138,8 +177,8 @@ def identities(identity_file: str | os.PathLike[str]) -> list:
     """
     from pyrage import IdentityError, ssh, x25519
 
-    path = os.fspath(identity_file)
-    data = _read_identity_file(path)
+    path = identity_name(identity_file)
+    data = _read_identity_file(identity_file)
     stripped = data.lstrip()
     if stripped.startswith(_SSH_PRIVATE):
         try:
@@ -194,8 +233,8 @@ def decrypt(data: bytes, identity_file: str | os.PathLike[str], source: str = "-
         return bytes(pyrage.decrypt(data, keys))
     except pyrage.DecryptError as exc:
         if "no matching keys" in str(exc).lower():
-            raise InputError(f"this file is not encrypted to {os.fspath(identity_file)} (none of "
-                             f"its recipients is that key): it is someone else's",
+            raise InputError(f"this file is not encrypted to {identity_name(identity_file)} "
+                             f"(none of its recipients is that key): it is someone else's",
                              source=source) from None
         raise InputError(f"this age file is damaged and cannot be decrypted ({exc})",
                          source=source) from None
@@ -211,6 +250,19 @@ def new_identity() -> tuple[str, str]:
     return f"# public key: {recipient}\n{identity}\n", recipient
 
 
+def age_recipients_of(identity_file: str | os.PathLike[str]) -> list[str]:
+    """The recipients ``age1...`` of the X25519 identities in ``identity_file`` (none for an
+    SSH key).
+
+    Raises:
+        InputError: as :func:`identities`.
+    """
+    from pyrage import x25519
+
+    return [str(i.to_public()) for i in identities(identity_file)
+            if isinstance(i, x25519.Identity)]
+
+
 def recipient_of(identity_file: str | os.PathLike[str]) -> str:
     """The public recipient ``age1...`` of the first X25519 identity in ``identity_file``.
 
@@ -224,4 +276,4 @@ def recipient_of(identity_file: str | os.PathLike[str]) -> str:
         if isinstance(identity, x25519.Identity):
             return str(identity.to_public())
     raise InputError("this is an SSH key; its recipient is the line of its .pub file",
-                     source=os.fspath(identity_file))
+                     source=identity_name(identity_file))

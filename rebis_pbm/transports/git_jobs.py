@@ -391,10 +391,14 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     referee.require_record(record_path)
     record = referee.read_record(record_path)
     next_turn = len(record.moves) + 1
-    if privacy.keys is None:  # the keys the players registered in the record (rebis-pbm/2)
-        registered = {p: record.player_keys(p) for p in record.players}
-        privacy = replace(privacy, keys={p: k[0] for p, k in registered.items() if k})
-    missing = [p for p in record.players if not (privacy.keys or {}).get(p)]
+    if record.views_encrypted:  # new --encrypt-views (rebis-pbm/3): a public game, flags or not
+        privacy = replace(privacy, encrypt_views=True, public_repo=True)
+    keys_in_record = privacy.keys is None
+    if keys_in_record:  # the keys the players registered in the record (rebis-pbm/2)
+        privacy = replace(privacy, keys=referee.registered_view_keys(record))
+    referee.check_referee_identity(record, privacy.age_identity)
+    waiting = record.waiting_for() if record.joining() else ()
+    missing = [p for p in record.players if not (privacy.keys or {}).get(p) and p not in waiting]
     if privacy.encrypt_views and missing:
         raise Failed(f"--encrypt-views needs every player's key, and {', '.join(missing)} "
                      f"has none registered in the record (new --key, a join's key, or "
@@ -424,7 +428,8 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
         move = _move_file(git, tip, path, chosen[path], span)
         with tempfile.TemporaryDirectory() as work:
             try:
-                data, name = referee.open_sealed_move(move.data, path, privacy.age_identity)
+                data, name = referee.open_sealed_move(move.data, path, privacy.age_identity,
+                                                      record.referee_recipient)
                 done = referee.submit_move(record_path, data, path, author=move.author,
                                            views_dir=Path(work) / "views",
                                            file_name=os.path.basename(name),
@@ -453,6 +458,9 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
             for name in ("public.yaml", "public.txt"):
                 (views_dir / name).write_bytes((Path(work) / "views" / name).read_bytes())
             if privacy.encrypt_views:
+                if keys_in_record:  # a join may have registered one more
+                    privacy = replace(privacy,
+                                      keys=referee.registered_view_keys(done.record))
                 referee.write_encrypted_views(views_dir, done.record, done.replay,
                                               privacy.keys or {})
         say(f"{path} ({move.short}, {move.author}): {said}", False)
@@ -461,6 +469,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
         if privacy.encrypt_views:  # forced: the example's .gitignore keeps views/* out
             git.run("add", "--force", "--", *(f"{rel_views}/{p}{suffix}{referee.ENCRYPTED}"
                                              for p in done.record.players
+                                             if (privacy.keys or {}).get(p)
                                              for suffix in (".yaml", ".txt")))
         git.run("commit", "--quiet", "--no-verify", "-m", f"Apply {path} from {move.author}",
                 "-m", said)

@@ -40,11 +40,14 @@ def example_moves() -> list[Move]:
 
 MOVES = example_moves()
 FINISHED = (EXAMPLE / "game.yaml").read_text(encoding="utf-8")
+# The example keeps the format it was written in (every format in FORMATS reads and verifies).
+EXAMPLE_FORMAT = load_yaml(FINISHED.encode(), source="game.yaml", kind="record").data["format"]
 
 
 def recorded(upto: int) -> str:
     """The example game's record after its first ``upto`` moves, as apply writes it."""
-    record = Record("example", Ruleset(), PLAYERS, commitment(FORMAT, KEY))
+    record = Record("example", Ruleset(), PLAYERS, commitment(EXAMPLE_FORMAT, KEY),
+                    format=EXAMPLE_FORMAT)
     state, _ = setup(record.ruleset, PLAYERS, SEED)
     for move in MOVES[:upto]:
         state, events = apply_move(state, move)
@@ -82,7 +85,7 @@ def failed(text: str, code: str, turn: int | None, seed: str | None = None) -> a
 def rechain(data: dict) -> dict:
     """What a forger without the seed can do: recompute every public digest."""
     ruleset = Ruleset.from_dict(data["ruleset"])
-    data["header_sha256"] = header_digest(FORMAT, data["game"], ruleset, data["players"],
+    data["header_sha256"] = header_digest(data["format"], data["game"], ruleset, data["players"],
                                           data["seed_sha256"], {"deal": data["deal"]})
     prev = data["header_sha256"]
     for entry in data["moves"]:
