@@ -519,11 +519,16 @@ def test_the_gitlab_example_serialises_the_referee_and_keeps_the_seed_from_merge
     assert referee["rules"][0]["if"] == \
         '$CI_PIPELINE_SOURCE == "push" && $CI_COMMIT_BRANCH == "main"'
     assert "REBIS_PBM_SEED" not in yaml.safe_dump(check)
-    # The seed variable leaves the environment before anything is installed.
-    first = gitlab["default"]["before_script"][0]
+    # The seed and the referee's age identity leave the environment before anything is
+    # installed, and only `git apply` gets them back.
+    first, second = gitlab["default"]["before_script"][:2]
     assert first == "seed=${REBIS_REFEREE_SEED:-}; unset REBIS_REFEREE_SEED"
+    assert second == "identity=${REBIS_REFEREE_AGE_IDENTITY:-}; unset REBIS_REFEREE_AGE_IDENTITY"
+    assert "REBIS_PBM_AGE_IDENTITY" not in yaml.safe_dump(check)
     seeded = [line for line in referee["script"] if "REBIS_PBM_SEED" in line]
-    assert len(seeded) == 1 and seeded[0].startswith("REBIS_PBM_SEED=$seed rebis-pbm git apply")
+    assert len(seeded) == 1 and seeded[0].startswith(
+        "REBIS_PBM_SEED=$seed REBIS_PBM_AGE_IDENTITY=$identity rebis-pbm git apply")
+    assert sum("REBIS_PBM_AGE_IDENTITY" in line for line in referee["script"]) == 1
 
 
 # --- signed moves: the signature committed beside the move (docs/git.md) ----------------------
