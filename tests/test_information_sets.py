@@ -230,11 +230,11 @@ def _leak_others_draws(monkeypatch):
     """Everyone reads "bob drew a 7" instead of "bob drew 1 card"."""
     real = views.describe
 
-    def leaky(event, viewer):
+    def leaky(event, viewer, lang=None):
         from rebis_pbm.engine import events as ev
         if isinstance(event, ev.Drew) and event.card is not None:
             return real(event, event.player).replace("you drew", f"{event.player} drew")
-        return real(event, viewer)
+        return real(event, viewer, lang)
     monkeypatch.setattr(views, "describe", leaky)
 
 
@@ -269,11 +269,11 @@ def _leak_closing_card(monkeypatch):
     """Everyone reads which card closed a shelf (only its closer may, R8.1)."""
     real = views.describe
 
-    def leaky(event, viewer):
+    def leaky(event, viewer, lang=None):
         from rebis_pbm.engine import events as ev
         if isinstance(event, ev.Closed):
-            return real(event, event.player)
-        return real(event, viewer)
+            return real(event, event.player, lang)
+        return real(event, viewer, lang)
     monkeypatch.setattr(views, "describe", leaky)
 
 
