@@ -275,7 +275,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
             game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
             to=sender, headline=tr(N_("your move was not applied")),
             reason=one_line(refusal(exc, lang)),
-            status=f"{tr(N_('Nothing in the game changed.'))} {_status(record, replay, lang)}",
+            status=tr(N_("Nothing in the game changed.")) + " " + _status(record, replay, lang),
             lang=lang)])
         return Handled(f"{label} from {sender}: refused ({one_line(str(exc))}); reply queued")
     move = done.move
