@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import replace as dc_replace
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import views as views_mod
@@ -1751,8 +1751,11 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
     files: list[tuple[str, bytes, int]] = []
     for viewer in (*record.players, None):
         view = record_view(record, replay, viewer)
+        lang = record.lang(viewer)  # the text view speaks its player's language (YAML: English)
+        text_view = view if lang == "en" else record_view(record, replay, viewer, lang)
         for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
-            data = views_mod.render(view, fmt).encode("utf-8")
+            data = views_mod.render(text_view if fmt == "text" else view, fmt,
+                                    lang).encode("utf-8")
             if viewer is None:
                 files.append((f"{views_mod.PUBLIC}{suffix}", data, 0o644))
             else:

@@ -549,7 +549,7 @@ def render_text(view: dict, lang: str | None = None) -> str:
     for entry in view["history"]:
         label = (_("setup") if entry["turn"] == 0 else
                  _("turn {turn} ({player})").format(turn=entry["turn"], player=entry["player"]))
-        lines.append(f"  {label}: {entry['text']}")
+        lines.append(_("  {label}: {text}").format(label=label, text=entry["text"]))
     end = view.get("end")
     if end:
         lines.append("")

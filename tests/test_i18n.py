@@ -21,7 +21,7 @@ import yaml
 from click.testing import CliRunner
 
 from clitools import run_inproc
-from rebis_pbm import i18n, views
+from rebis_pbm import i18n
 from rebis_pbm.cli import cli as rebis_cli
 from rebis_pbm.engine import IllegalMove, Move, Play, Ruleset, apply_move, legal_moves, setup
 from rebis_pbm.engine.phrases import Phrase

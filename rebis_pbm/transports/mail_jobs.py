@@ -181,8 +181,9 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
         view = referee.record_view(record, replay, viewer)
         lang = record.lang(viewer)  # the reader's language (the referee's: English)
         text_view = view if lang == "en" else referee.record_view(record, replay, viewer, lang)
-        news = (f"{gettext_for(lang)(heading).format(**said)}: "
-                f"{views.account(events, viewer, lang)}")
+        _ = gettext_for(lang)
+        news = _("{heading}: {account}").format(heading=_(heading).format(**said),
+                                                account=views.account(events, viewer, lang))
         if viewer is None and sender:
             news += f"\n(The move came from {sender}.)"
         out.append(view_message(
