@@ -7,8 +7,8 @@ referee's own command output.
 
 The translations are gettext catalogs managed with Babel (``make catalogs``: extract, update,
 compile), shipped in the package as ``rebis_pbm/locale/LANG/LC_MESSAGES/rebis_pbm.mo`` and read
-with the standard library's :mod:`gettext` alone: importing this module loads nothing, and a
-catalog is read only when a language other than English is asked for (then once per process).
+with the standard library's :mod:`gettext` alone, imported (and a catalog read, once per process)
+only when a language other than English is asked for: English readers pay nothing.
 
 The game's own words are those of its French and Portuguese descriptions (docs/glossary.md):
 étagère active / prateleira ativa, deck Bibliothèque / baralho da Biblioteca, jetons de mélange
@@ -18,11 +18,14 @@ ficha vermelha.
 
 from __future__ import annotations
 
-import gettext
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .engine.phrases import N_, Phrase
+
+if TYPE_CHECKING:
+    from gettext import NullTranslations
 
 DOMAIN = "rebis_pbm"
 ENGLISH = "en"
@@ -30,8 +33,23 @@ LANGUAGES = ("en", "fr", "pt")  # every language a player may choose (``new --la
 NAMES = {"en": "English", "fr": "français", "pt": "português"}
 LOCALE_DIR = os.path.join(os.path.dirname(__file__), "locale")
 
-_ENGLISH = gettext.NullTranslations()
-_loaded: dict[str, gettext.NullTranslations] = {}
+
+
+class _English:
+    """English, the language of the source: each message as it is (what
+    ``gettext.NullTranslations`` does, without importing gettext for it)."""
+
+    @staticmethod
+    def gettext(message: str) -> str:
+        return message
+
+    @staticmethod
+    def ngettext(singular: str, plural: str, n: int) -> str:
+        return singular if n == 1 else plural
+
+
+_ENGLISH = _English()
+_loaded: dict[str, NullTranslations] = {}
 
 
 def check_language(code: str) -> str:
@@ -49,9 +67,9 @@ def check_language(code: str) -> str:
     return code
 
 
-def translation(lang: str | None) -> gettext.NullTranslations:
-    """The catalog of ``lang`` (``en``, ``fr``, ``pt``; None and ``en``: English, no catalog
-    read). Cached per language.
+def translation(lang: str | None) -> NullTranslations | _English:
+    """The catalog of ``lang`` (``en``, ``fr``, ``pt``): a ``gettext.GNUTranslations``; for
+    None and ``en``, English, with no catalog read. Cached per language.
 
     Raises:
         ValueError: ``lang`` is not a supported language.
@@ -61,6 +79,8 @@ def translation(lang: str | None) -> gettext.NullTranslations:
     found = _loaded.get(lang)
     if found is None:
         check_language(lang)
+        import gettext
+
         with open(os.path.join(LOCALE_DIR, lang, "LC_MESSAGES", f"{DOMAIN}.mo"), "rb") as f:
             found = _loaded[lang] = gettext.GNUTranslations(f)
     return found

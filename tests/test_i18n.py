@@ -107,6 +107,7 @@ def test_the_compiled_catalogs_are_those_of_the_po_files_and_ship_in_the_package
 def test_languages_are_checked_and_english_reads_no_catalog():
     assert i18n.translation("en") is i18n.translation(None)
     assert isinstance(i18n.translation("fr"), gettext.GNUTranslations)
+    assert i18n.translation("en").ngettext("a card", "cards", 2) == "cards"
     assert i18n.translation("fr") is i18n.translation("fr")  # read once
     with pytest.raises(ValueError, match="use one of en, fr, pt"):
         i18n.translation("de")
@@ -349,3 +350,17 @@ def test_a_refusal_to_the_mover_speaks_of_their_active_shelf_in_their_language(t
          "play": {"cards": 1, "shelf": "ben", "sign": "positive"}}), "<r2@x>"))
     text = _queued(game, seen)[ADDRESSES["ben"]][1]
     assert "o turno 1 é de ann, não de ben" in text
+
+
+def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_path):
+    game = _new(cli, tmp_path)
+    view = tmp_path / "game.views" / "ann.yaml"
+    hand = yaml.safe_load(view.read_text())["you"]["hand"]
+    move = tmp_path / "move.yaml"
+    move.write_text(yaml.safe_dump({"game": "g18", "turn": 1, "player": "ann",
+                                    "play": {"cards": [hand[0], hand[0]], "shelf": "ben",
+                                             "sign": "positive"}}))
+    line = cli("check", move, "--view", view, "--lang", "fr").refused(1)
+    assert "coup refusé : une seule carte peut être jouée sur l'étagère d'un autre joueur" in line
+    assert "move rejected: only one card" in cli("check", move, "--view", view).refused(1)
+    cli("check", move, "--view", view, "--lang", "xx").refused(2, ["--lang", "en, fr, pt"])
