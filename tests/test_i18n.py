@@ -364,3 +364,17 @@ def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_pa
     assert "coup refusé : une seule carte peut être jouée sur l'étagère d'un autre joueur" in line
     assert "move rejected: only one card" in cli("check", move, "--view", view).refused(1)
     cli("check", move, "--view", view, "--lang", "xx").refused(2, ["--lang", "en, fr, pt"])
+
+
+def test_a_message_with_no_move_is_answered_in_the_senders_language(tmp_path):
+    game = _new(run_inproc, tmp_path)
+    seen: set = set()
+    _queued(game, seen)
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = (ADDRESSES["ben"], REFEREE,
+                                                                 "move", "<h1@x>")
+    msg.set_content("<p>my move</p>", subtype="html")
+    _mail_in(game, tmp_path, msg.as_bytes())
+    subject, text, _ = _queued(game, seen)[ADDRESSES["ben"]]
+    assert subject == "[Rebis g18] turno 1: a tua jogada não foi aplicada"
+    assert "a mensagem só tem uma parte HTML; envia-a em texto simples" in text

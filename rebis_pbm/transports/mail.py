@@ -26,7 +26,7 @@ from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from ..i18n import N_, gettext_for
+from ..i18n import N_, Phrase, gettext_for
 
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
 YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
@@ -49,7 +49,12 @@ _parser = BytesParser(policy=policy.default)
 
 
 class MailError(ValueError):
-    """No move can be taken out of a message; ``str(e)`` is one sentence for its sender."""
+    """No move can be taken out of a message; ``str(e)`` is one sentence for its sender, and
+    ``phrase`` the same sentence to translate (:mod:`rebis_pbm.i18n`), or None."""
+
+    def __init__(self, message: str | Phrase):
+        super().__init__(str(message))
+        self.phrase = message if isinstance(message, Phrase) else None
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -153,8 +158,8 @@ def extract_move(msg: EmailMessage) -> Extracted:
                   if not part.is_multipart() and _is_yaml_part(part)]
     if len(candidates) > 1:
         names = ", ".join(p.get_filename() or p.get_content_type() for p in candidates)
-        raise MailError(f"the message has {len(candidates)} YAML attachments ({names}); attach "
-                        f"only your move")
+        raise MailError(Phrase(N_("the message has {count} YAML attachments ({names}); attach "
+                                  "only your move"), {"count": len(candidates), "names": names}))
     if candidates:
         part = candidates[0]
         source = f"the attachment {part.get_filename() or part.get_content_type()}"
@@ -167,10 +172,10 @@ def extract_move(msg: EmailMessage) -> Extracted:
     body = msg.get_body(preferencelist=("plain",))
     if body is None:
         if msg.get_body(preferencelist=("html",)) is not None:
-            raise MailError("the message has only an HTML part; send it as plain text, or attach "
-                            "the move file")
-        raise MailError("the message has no text and no YAML attachment; attach your move file "
-                        "or write the move in the message")
+            raise MailError(Phrase(N_("the message has only an HTML part; send it as plain "
+                                      "text, or attach the move file")))
+        raise MailError(Phrase(N_("the message has no text and no YAML attachment; attach your "
+                                  "move file or write the move in the message")))
     try:
         text = body.get_content()
     except (LookupError, ValueError, MessageError) as exc:
@@ -198,8 +203,8 @@ def _signature_attachment(msg: EmailMessage) -> bytes | None:
     parts = [part for part in msg.walk() if not part.is_multipart()
              and (part.get_filename() or "").lower().endswith(SIGNATURE_SUFFIX)]
     if len(parts) > 1:
-        raise MailError(f"the message has {len(parts)} signature attachments (*.sig); attach "
-                        f"only your move's")
+        raise MailError(Phrase(N_("the message has {count} signature attachments (*.sig); "
+                                  "attach only your move's"), {"count": len(parts)}))
     if not parts:
         return None
     try:
@@ -298,13 +303,14 @@ def _move_text(text: str) -> str:
     if blocks:
         blocks = [b for b in blocks if any(lines[i].strip() for i in b)]
         if len(blocks) > 1:
-            raise MailError(f"the message's text has {len(blocks)} blocks starting with a line "
-                            f"'---'; send one move per message")
+            raise MailError(Phrase(N_("the message's text has {count} blocks starting with a "
+                                      "line '---'; send one move per message"),
+                                   {"count": len(blocks)}))
         keep = set(blocks[0]) if blocks else set()
         lines = [line if i in keep else "" for i, line in enumerate(lines)]
     if not any(line.strip() for line in lines):
-        raise MailError("no move found in the message: attach your move file, or write it in "
-                        "the text between a line '---' and a line '...'")
+        raise MailError(Phrase(N_("no move found in the message: attach your move file, or "
+                                  "write it in the text between a line '---' and a line '...'")))
     return "\n".join(lines) + "\n"
 
 

@@ -265,7 +265,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         try:
             move_file = extract_move(msg)
         except MailError as exc:
-            raise Refused(str(exc), ExitCode.INPUT) from None
+            raise Refused(str(exc), ExitCode.INPUT, phrase=exc.phrase) from None
         done = referee.submit_move(game, move_file.data, move_file.source, author=sender,
                                    views_dir=views_dir, signature=move_file.signature)
     except Refused as exc:
