@@ -780,17 +780,22 @@ class Submitted(NamedTuple):
 
 
 def already_applied(record: Record, move: Move, repaired: int = 0,
-                    views_dir: PathLike | None = None) -> str:
+                    views_dir: PathLike | None = None, lang: str | None = None) -> str:
     """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`);
-    ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`)."""
+    ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`). In
+    ``lang`` for a player (default English)."""
+    from .i18n import gettext_for
+
+    _ = gettext_for(lang)
     entry = record.moves[move.turn - 1]
     # A sealed card is not compared (Record.holds), so say only what was compared.
-    what = (f": a closing play on {entry.owner}'s shelf, like this one (its card is sealed in "
-            f"the record, so the card sent is not compared)"
-            if isinstance(entry, SealedMove) else " with exactly this move")
-    extra = (f" (rewrote {repaired} stale view file(s) in {os.fspath(views_dir or '')}/)"
-             if repaired else "; nothing changed")
-    return f"Turn {move.turn} by {move.player} was already applied{what}{extra}."
+    what = (_(": a closing play on {owner}'s shelf, like this one (its card is sealed in the "
+              "record, so the card sent is not compared)").format(owner=entry.owner)
+            if isinstance(entry, SealedMove) else _(" with exactly this move"))
+    extra = (_(" (rewrote {count} stale view file(s) in {folder}/)").format(
+        count=repaired, folder=os.fspath(views_dir or "")) if repaired else _("; nothing changed"))
+    return _("Turn {turn} by {player} was already applied{what}{extra}.").format(
+        turn=move.turn, player=move.player, what=what, extra=extra)
 
 
 def author_player(record: Record, author: str) -> str | None:

@@ -329,6 +329,12 @@ def test_each_player_reads_view_mails_template_and_refusals_in_their_language(tm
     assert subject == "[Rebis g18] turn 2: your move was not applied"
     assert "move rejected: turn 2 is ben's, not cid's" in text
     assert open_game(game).replay.state.turn == 2  # nothing was applied
+    # ann's first move delivered twice: the answer says so, in French.
+    _mail_in(game, tmp_path, _mail(ADDRESSES["ann"], yaml.safe_dump(
+        {"game": "g18", **first.as_dict()}), "<m1@x>"))
+    subject, text, _ = _queued(game, seen)[ADDRESSES["ann"]]
+    assert subject == "[Rebis g18] tour 2 : le tour 1 a déjà été appliqué"
+    assert "Le tour 1 de ann a déjà été appliqué avec exactement ce coup ; rien n'a changé." in text
 
 
 def test_a_refusal_to_the_mover_speaks_of_their_active_shelf_in_their_language(tmp_path):

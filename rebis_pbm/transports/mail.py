@@ -485,12 +485,14 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
 
 
 def no_game_message(*, original: EmailMessage, sender: str, to: str,
-                    games: list[str]) -> EmailMessage:
+                    games: list[str], lang: str | None = None) -> EmailMessage:
     """A reply to ``original``'s sender alone, for a message sent to a mailbox that serves
     several games but naming none of them: it names ``games`` (the sender's own games, never
-    the others') and how to say which one a move is for."""
-    msg = _message(sender, to, "", "[Rebis] your message names no game: nothing was applied",
-                   auto="auto-replied")
+    the others') and how to say which one a move is for; in ``lang``, the sender's (the
+    language of their first game; default English)."""
+    _ = gettext_for(lang)
+    msg = _message(sender, to, "", "[Rebis] " + _("your message names no game: nothing was "
+                                                  "applied"), auto="auto-replied")
     original_id = str(original.get("Message-ID", "")).strip()
     if original_id:
         msg["In-Reply-To"] = original_id
@@ -500,10 +502,11 @@ def no_game_message(*, original: EmailMessage, sender: str, to: str,
     about = f' "{asked}"' if asked else ""
     yours = ", ".join(games)
     msg.set_content(
-        f"Your message{about} names no game of this referee, so nothing was applied.\n\n"
-        f"Say which game your move is for: its game id in the move (game: ID, as in the move "
-        f"template), or reply to the game's last message, whose subject starts with "
-        f"[Rebis ID]. Your games: {yours}.\n")
+        _("Your message{about} names no game of this referee, so nothing was applied.").format(
+            about=about) + "\n\n" +
+        _("Say which game your move is for: its game id in the move (game: ID, as in the move "
+          "template), or reply to the game's last message, whose subject starts with "
+          "[Rebis ID]. Your games: {games}.").format(games=yours) + "\n")
     return msg
 
 

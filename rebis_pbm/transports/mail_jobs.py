@@ -287,7 +287,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
             sender=referee_address, to=sender,
             headline=gettext_for(lang)(N_("turn {turn} was already applied")).format(
                 turn=move.turn),
-            reason=referee.already_applied(done.record, move),
+            reason=referee.already_applied(done.record, move, lang=lang),
             status=_status(done.record, done.replay, lang), lang=lang)])
         return Handled(f"{label} from {sender}: turn {move.turn} was already applied; reply "
                        f"queued")
@@ -499,8 +499,10 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
             return Handled(f"{label}: ignored, not answered: {sender} is not the address of any "
                            f"player of the games in {folder}", True)
         path = league.paths[games[0]]
+        first = league.records[games[0]]
         queue(default_queue(path), [no_game_message(
-            original=msg, sender=referee_address, to=sender, games=games)])
+            original=msg, sender=referee_address, to=sender, games=games,
+            lang=first.lang(first.player_at(sender)))])
         return Handled(f"{label} from {sender}: names no game in {folder}; reply queued (in "
                        f"game {games[0]}'s queue)")
 
