@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := build/demo
 
-.PHONY: all install install-dev test check demo bench clean
+.PHONY: all install install-dev test check demo bench clean catalogs
 
 all: test
 
@@ -41,3 +41,18 @@ bench: install
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
+
+# The gettext catalogs of the players' languages (rebis_pbm.i18n, docs/views.md "Languages"):
+# extract the messages marked in the source into the template (.pot), merge it into each
+# language's .po (new messages come untranslated: translate them, then run this again), and
+# compile the .mo files the package reads. All three are committed; tests/test_i18n.py fails
+# when they are out of step with the source.
+LOCALE := rebis_pbm/locale
+BABEL_KEYWORDS := -k N_ -k n_:1,2
+
+catalogs: install
+	$(BIN)/pybabel extract --no-location --sort-output --project rebis-pbm --version 0.1.0 \
+	    --msgid-bugs-address "" $(BABEL_KEYWORDS) -o $(LOCALE)/rebis_pbm.pot rebis_pbm
+	$(BIN)/pybabel update --no-fuzzy-matching --ignore-obsolete -i $(LOCALE)/rebis_pbm.pot \
+	    -d $(LOCALE) -D rebis_pbm
+	$(BIN)/pybabel compile -d $(LOCALE) -D rebis_pbm --statistics

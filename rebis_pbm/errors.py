@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from .engine.phrases import Phrase
+
 
 class ExitCode(IntEnum):
     """How a command ends (docs/cli.md). On 1, 2, 3 and 75 nothing on disk changes."""
@@ -118,13 +120,18 @@ class Refused(RebisError, ValueError):
     Attributes:
         reason: the engine's reason code when the rules refused the move (an
             :class:`~rebis_pbm.engine.Reason`), else None.
+        phrase: the message as a translatable :class:`~rebis_pbm.engine.phrases.Phrase`
+            (``message`` may then be omitted: it is the phrase in English), which the shells
+            give the mover in their language (:func:`rebis_pbm.i18n.refusal`); None when the
+            message is English only.
     """
 
-    def __init__(self, message: str, exit_code: int = ExitCode.REJECTED,
-                 reason: str | None = None):
-        super().__init__(message)
+    def __init__(self, message: str | None = None, exit_code: int = ExitCode.REJECTED,
+                 reason: str | None = None, phrase: Phrase | None = None):
+        super().__init__(str(phrase) if message is None else message)
         self.exit_code = exit_code
         self.reason = reason
+        self.phrase = phrase
 
 
 class Busy(RebisError, RuntimeError):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import views as views_mod
@@ -40,9 +41,11 @@ from .engine import (
     score_table,
     winners,
 )
+from .engine.phrases import N_, Phrase
 from .errors import ExitCode, Failed, InputError, Refused, SeedError, UsageError
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
 from .record import (
+    BEFORE_V3,
     FAIR_DEAL,
     FORMAT,
     HEADER,
@@ -276,22 +279,25 @@ def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
 
 # --- views -----------------------------------------------------------------------------------
 
-def record_view(record: Record, replay: Replay, viewer: str | None) -> dict[str, Any]:
+def record_view(record: Record, replay: Replay, viewer: str | None,
+                lang: str | None = None) -> dict[str, Any]:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
     addresses when the game made them public, the deadline when there is one;
     ``views.join_view`` in the join phase. Every view carries the record's witness (docs/audit.md,
-    "Witnesses")."""
+    "Witnesses"). ``lang``: the language of its sentences (for a text view; default English,
+    as YAML and JSON views always are)."""
     from .deadlines import deadline_of
 
     if record.joining():
-        view = views_mod.join_view(record.game, record.players, record.waiting_for(), viewer)
+        view = views_mod.join_view(record.game, record.players, record.waiting_for(), viewer,
+                                   lang)
         if record.seed is not None:
             view["abandoned"] = True
             view.pop("move_template", None)
     else:
         view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
                                     abandoned=record.abandoned(replay.state),
-                                    addresses=record.shown_addresses())
+                                    addresses=record.shown_addresses(), lang=lang)
         deadline = deadline_of(record)
         if deadline is not None and "to_move" in view:
             view["deadline"] = deadline  # docs/deadlines.md
@@ -315,6 +321,36 @@ def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
     record, replay, _ = open_game(game)
     check_player(record, player)
     return record_view(record, replay, player)
+
+
+def rendered_view(game: PathLike, player: str | None, fmt: str,
+                  lang: str | None = None) -> str:
+    """The view of ``player`` (None: the spectator view) rendered as ``fmt`` (``text``,
+    ``yaml``, ``json``, ``svg``: :func:`rebis_pbm.views.render`). The text is in ``lang``
+    (``en``, ``fr``, ``pt``), by default the player's own language as the record keeps it
+    (``Record.lang``; the spectator view's is English); YAML, JSON and SVG are English (data).
+
+    Raises:
+        UsageError: ``player`` is not in the game, or ``lang`` is not a supported language
+            (option ``--lang``); as :func:`open_game` otherwise.
+    """
+    if lang is not None:
+        from .i18n import check_language
+
+        try:
+            check_language(lang)
+        except ValueError as exc:
+            raise UsageError(str(exc), "--lang") from None
+    if player is None:
+        record, replay = public_game_state(game)
+    else:
+        record, replay, _ = open_game(game)
+        check_player(record, player)
+    if fmt != "text":
+        lang = None
+    elif lang is None:
+        lang = record.lang(player)
+    return views_mod.render(record_view(record, replay, player, lang), fmt, lang)
 
 
 def _seed_at_hand(game: PathLike) -> bool:
@@ -394,13 +430,16 @@ def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
     written = 0
     for viewer in (*record.players, None):
         view = record_view(record, replay, viewer)
+        lang = record.lang(viewer)  # the text view speaks its player's language (YAML: English)
+        text_view = view if lang == "en" else record_view(record, replay, viewer, lang)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
             path = os.path.join(views_dir, f"{name}{suffix}")
             if stale_only and not os.path.exists(path):
                 continue
-            data = views_mod.render(view, fmt).encode("utf-8")
+            data = views_mod.render(text_view if fmt == "text" else view, fmt,
+                                    lang).encode("utf-8")
             if not _holds(path, data, mode):
                 # Views are derived from the record and rewritten on every apply: atomic, but
                 # not fsynced (the record is).
@@ -586,13 +625,23 @@ class Created(NamedTuple):
     views_dir: str
 
 
+def with_lang(langs: dict[str, str], player: str, lang: str) -> dict[str, str]:
+    """``langs`` (a record's) with ``player`` spoken to in ``lang``: English is the default,
+    so it is not kept."""
+    changed = {p: code for p, code in langs.items() if p != player}
+    if lang != "en":
+        changed[player] = lang
+    return changed
+
+
 def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, str] | None = None,
                 public_addresses: bool = False, seed: str | None = None,
                 ruleset: Ruleset | None = None, game_id: str | None = None,
                 random_seats: bool = False, views_dir: PathLike | None = None,
                 insecure_seed: bool = False, referee_deal: bool = True,
                 keys: dict[str, str] | None = None, deadline: int | None = None,
-                missed: str = "bot", now: str | None = None, encrypt_views: bool = False,
+                missed: str = "bot", now: str | None = None,
+                langs: dict[str, str] | None = None, encrypt_views: bool = False,
                 referee_recipient: str | None = None) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
@@ -615,6 +664,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         deadline: seconds each turn has (docs/deadlines.md); None: no deadline.
         missed: the missed-move policy (:func:`rebis_pbm.deadlines.parse_policy`).
         now: the creation time (ISO 8601; default the clock), recorded with a deadline.
+        langs: player -> language code (``en``, ``fr``, ``pt``; :data:`rebis_pbm.i18n.LANGUAGES`)
+            for what is addressed to that player; default English (docs/views.md, "Languages").
         encrypt_views: every private view is written only encrypted with age to its player's
             key, from the first views on (a game in a public repository, docs/git.md): with the
             referee's deal every player needs a key in ``keys``; in a fair deal, a player
@@ -624,8 +675,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
 
     Raises:
         UsageError: bad players, an empty or guessable seed, a malformed game id, a key for no
-            player or a key file that holds no key, a recipient that is not an age recipient,
-            or ``encrypt_views`` with a player without a key age encrypts to (exit 2).
+            player or a key file that holds no key, a language for no player or one that is not
+            supported, a recipient that is not an age recipient, or ``encrypt_views`` with a
+            player without a key age encrypts to (exit 2).
         Failed: the folder does not exist, or the record or its secret already exists (exit 2).
         OSError: a file cannot be written (nothing is left behind).
     """
@@ -665,6 +717,17 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         game_id = f"rebis-{secrets.token_hex(5)}"  # random: it tells nothing of the seed
     elif not defined_pattern("move", "game").fullmatch(game_id):
         raise UsageError("use letters, digits, '.', '_' or '-' (at most 64)", "--game-id")
+    from .i18n import check_language
+
+    chosen: dict[str, str] = {}
+    for name, code in (langs or {}).items():
+        if name not in players:
+            raise UsageError(f"--lang {clip(name)}={clip(code)}: {clip(name)} is not a player "
+                             f"(players: {', '.join(players)})", "--lang")
+        try:
+            chosen = with_lang(chosen, name, check_language(code))
+        except ValueError as exc:
+            raise UsageError(f"--lang {clip(name)}={clip(code)}: {exc}", "--lang") from None
     seats = seat_order(players, seed) if random_seats else tuple(players)
     extra: dict[str, Any] = {}
     if deadline is not None:
@@ -675,7 +738,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     record = Record(game_id, ruleset, seats, commitment(FORMAT, secret), addresses=addresses,
                     public_addresses=public_addresses,
                     deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
-                    header_extra=extra)
+                    header_extra=extra, langs=chosen)
     state: State | None = None
     setup_events: tuple[Any, ...] = ()
     try:
@@ -777,17 +840,22 @@ class Submitted(NamedTuple):
 
 
 def already_applied(record: Record, move: Move, repaired: int = 0,
-                    views_dir: PathLike | None = None) -> str:
+                    views_dir: PathLike | None = None, lang: str | None = None) -> str:
     """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`);
-    ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`)."""
+    ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`). In
+    ``lang`` for a player (default English)."""
+    from .i18n import gettext_for
+
+    _ = gettext_for(lang)
     entry = record.moves[move.turn - 1]
     # A sealed card is not compared (Record.holds), so say only what was compared.
-    what = (f": a closing play on {entry.owner}'s shelf, like this one (its card is sealed in "
-            f"the record, so the card sent is not compared)"
-            if isinstance(entry, SealedMove) else " with exactly this move")
-    extra = (f" (rewrote {repaired} stale view file(s) in {os.fspath(views_dir or '')}/)"
-             if repaired else "; nothing changed")
-    return f"Turn {move.turn} by {move.player} was already applied{what}{extra}."
+    what = (_(": a closing play on {owner}'s shelf, like this one (its card is sealed in the "
+              "record, so the card sent is not compared)").format(owner=entry.owner)
+            if isinstance(entry, SealedMove) else _(" with exactly this move"))
+    extra = (_(" (rewrote {count} stale view file(s) in {folder}/)").format(
+        count=repaired, folder=os.fspath(views_dir or "")) if repaired else _("; nothing changed"))
+    return _("Turn {turn} by {player} was already applied{what}{extra}.").format(
+        turn=move.turn, player=move.player, what=what, extra=extra)
 
 
 def author_player(record: Record, author: str) -> str | None:
@@ -830,8 +898,10 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
     doc = move_document(data, source)
     joining = "join" in doc
     if doc["game"] != record.game:
-        raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(game)} is "
-                      f"game {record.game}", ExitCode.INPUT)
+        raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
+            "{source}: this move is for game {other}, but {record} is game {game}"),
+            {"source": source, "other": doc["game"], "record": os.fspath(game),
+             "game": record.game}))
     if file_name is not None and not joining:
         expected = move_file_name(doc["turn"], doc["player"])
         if file_name != expected:
@@ -847,23 +917,26 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
         # A name that is no player's is left to the rules, which say so and list the players.
         if sender != doc["player"] and doc["player"] in record.players:
             who = author if sender == author else f"{clip(author)} ({sender})"
-            raise Refused(f"{source}: this move is for {doc['player']}, but it comes from "
-                          f"{who}; a player can only send their own moves")
+            raise Refused(phrase=Phrase(N_("{source}: this move is for {player}, but it comes "
+                                           "from {who}; a player can only send their own moves"),
+                                        {"source": source, "player": doc["player"], "who": who}))
     if joining:
         return JoinMove(str(doc["player"]), str(doc["join"]),
-                        None if doc.get("key") is None else str(doc["key"]))
+                        None if doc.get("key") is None else str(doc["key"]),
+                        lang=None if doc.get("lang") is None else str(doc["lang"]))
     return Move.from_dict(doc)
 
 
 class JoinMove(NamedTuple):
     """A join move as sent (rebis-pbm/2 fair deal, docs/shuffle.md): ``player``, their
-    ``entropy`` and, optionally, the text of their SSH public ``key``. ``turn`` is 0: a join
-    comes before turn 1."""
+    ``entropy`` and, optionally, the text of their SSH public ``key`` and the ``lang`` they are
+    to be spoken to in (rebis-pbm/3). ``turn`` is 0: a join comes before turn 1."""
 
     player: str
     entropy: str
     key: str | None = None
     turn: int = 0
+    lang: str | None = None
 
 
 def check_signature(record: Record, move: Move | JoinMove, data: bytes, signature: bytes | None,
@@ -996,8 +1069,9 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
     if isinstance(move, JoinMove):
         return _join(game, record, replay, seed, move, signed, source, views_dir, dry_run)
     if record.joining():
-        raise Refused(f"{source}: move rejected: the deal waits for joins by "
-                      f"{', '.join(record.waiting_for())}; no turn can be played before")
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: the deal waits for joins by "
+                                       "{players}; no turn can be played before"),
+                                    {"source": source, "players": ", ".join(record.waiting_for())}))
     if record.holds(move):
         _same_closing(record, replay, move, source)
         # A mail delivered twice. Existing view files are rewritten only where they are stale
@@ -1007,12 +1081,14 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
         return Submitted(record, replay, move, (), duplicate=True, repaired=repaired,
                          views_dir=views_dir)
     if record.abandoned(replay.state):
-        raise Refused(f"{source}: move rejected: game {record.game} was abandoned (its seed "
-                      f"was revealed with rebis-pbm reveal); no more moves can be played")
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was abandoned (its "
+                                       "seed was revealed with rebis-pbm reveal); no more moves "
+                                       "can be played"), {"source": source, "game": record.game}))
     try:
         state, events = apply_move(replay.state, move)
     except IllegalMove as exc:
-        raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
+        raise Refused(reason=exc.code, phrase=Phrase(N_("{source}: move rejected: {reason}"), {
+            "source": source, "reason": exc.phrase or exc.message})) from None
     # The seed also seals the card of a closing play in the public record (R8.1).
     new_record = record.with_move(move, state, seed, events,
                                   _stamp(record, now, **(stand_in or {})), signed)
@@ -1046,12 +1122,21 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
         if join.player == move.player:
             if join.entropy == move.entropy and join.key == _key_line(move.key):
                 return Submitted(record, replay, move, (), duplicate=True, views_dir=views_dir)
-            raise Refused(f"{source}: move rejected: {move.player} has joined already; a "
-                          f"player joins once")
+            raise Refused(phrase=Phrase(N_("{source}: move rejected: {player} has joined "
+                                           "already; a player joins once"),
+                                        {"source": source, "player": move.player}))
+    if move.lang is not None and record.format in BEFORE_V3:
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} is a {format} "
+                                       "record, which keeps no language; remove lang:"),
+                                    {"source": source, "game": record.game,
+                                     "format": record.format}))
     if record.views_encrypted:
         _join_brings_a_key(record, move, source)
     proof = None if signed is None else Proof(signed[1], signed[0].decode("utf-8"))
     new_record = record.with_join(Join(move.player, move.entropy, _key_line(move.key), proof))
+    if move.lang is not None:
+        new_record = dc_replace(new_record, langs=with_lang(new_record.langs, move.player,
+                                                            move.lang))
     new_replay = Replay(cast(State, None), ())  # the join phase: no state until the deal
     if not new_record.joining():
         state, setup_events = setup(record.ruleset, record.players, new_record.deal_seed(seed))
@@ -1556,7 +1641,8 @@ def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
     try:
         check_move(seen.state, move)
     except IllegalMove as exc:
-        raise Refused(f"{source}: move rejected: {exc.message}", reason=exc.code) from None
+        raise Refused(reason=exc.code, phrase=Phrase(N_("{source}: move rejected: {reason}"), {
+            "source": source, "reason": exc.phrase or exc.message})) from None
     return move
 
 
@@ -1689,6 +1775,16 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         given: dict[str, str] = {k: v for k, v in fields.items() if v is not None}
         if "player" in given:
             check_player(record, given["player"])
+        if "lang" in given:
+            from .i18n import check_language
+
+            try:
+                check_language(given["lang"])
+            except ValueError as exc:
+                raise UsageError(str(exc), "--lang") from None
+            if record.format in BEFORE_V3:
+                raise Failed(f"game {record.game} is a {record.format} record, which keeps no "
+                             f"language (languages came with rebis-pbm/3); nothing was written")
         if action == "extend_deadline" and "deadline" not in record.header_extra:
             raise Failed(f"game {record.game} has no deadline to extend; nothing was written")
         from .deadlines import check_forward
@@ -1698,9 +1794,10 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         new_record = record.with_action({"action": action, "at": at, **given})
         if action == "replace_player" and "address" in given:
             addresses = {**new_record.addresses, given["player"]: given["address"]}
-            from dataclasses import replace as dc_replace
-
             new_record = dc_replace(new_record, addresses=addresses)
+        if action == "replace_player" and "lang" in given:
+            new_record = dc_replace(new_record, langs=with_lang(new_record.langs, given["player"],
+                                                                given["lang"]))
         if action == "end_game":
             new_record = new_record.revealed(seed)
         check_writable(game)
@@ -1751,8 +1848,11 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
         if viewer is not None and not keys.get(viewer):
             continue  # waiting for their join (and key): no view yet
         view = record_view(record, replay, viewer)
+        lang = record.lang(viewer)  # the text view speaks its player's language (YAML: English)
+        text_view = view if lang == "en" else record_view(record, replay, viewer, lang)
         for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
-            data = views_mod.render(view, fmt).encode("utf-8")
+            data = views_mod.render(text_view if fmt == "text" else view, fmt,
+                                    lang).encode("utf-8")
             if viewer is None:
                 files.append((f"{views_mod.PUBLIC}{suffix}", data, 0o644))
             else:

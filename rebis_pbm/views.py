@@ -11,12 +11,14 @@ anyone can compute every card, and views show every face-down card.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from .engine import events as ev
 from .engine import burdens, information_set, legal_moves, score_table, winners
 from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
+from .i18n import ENGLISH, N_, gettext_for, ngettext_for
 from .record import Replay
 from .yamlio import dump_yaml
 
@@ -27,16 +29,23 @@ PUBLIC = "public"  # the spectator view's name; no player may take it
 RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-player game
 
 _TOKEN_WORDS = {GOLDEN_DUST: "golden dust", GOLD: "gold", RED: "red"}
-_END_WORDS = {ev.DECK_EMPTY: "the deck is empty", ev.TOKENS_EXHAUSTED:
-              "no golden dust and no gold token is left in the supply"}
+_END_WORDS = {ev.DECK_EMPTY: N_("the deck is empty"), ev.TOKENS_EXHAUSTED:
+              N_("no golden dust and no gold token is left in the supply")}
+# "{count} golden dust": a count of tokens of one kind (tokens_text, the supply)
+_TOKEN_COUNTS = {GOLDEN_DUST: N_("{count} golden dust"), GOLD: N_("{count} gold"),
+                 RED: N_("{count} red")}
 
 
-def a_card(number: int) -> str:
-    """"a 7", "an 8", "an 11": a card's number with its article, for sentences.
+def a_card(number: int, lang: str | None = None) -> str:
+    """"a 7", "an 8", "an 11": a card's number with its article, for sentences (in ``lang``:
+    "un 7", "um 7").
 
-    >>> a_card(7), a_card(8), a_card(11), a_card(18), a_card(80)
-    ('a 7', 'an 8', 'an 11', 'an 18', 'an 80')
+    >>> a_card(7), a_card(8), a_card(11), a_card(18), a_card(80), a_card(8, "fr")
+    ('a 7', 'an 8', 'an 11', 'an 18', 'an 80', 'un 8')
     """
+    if lang and lang != ENGLISH:
+        _ = gettext_for(lang)
+        return _("a {card}").format(card=number)
     spoken_with_vowel = number in (8, 11, 18) or 80 <= number <= 89
     return f"{'an' if spoken_with_vowel else 'a'} {number}"
 
@@ -50,67 +59,99 @@ def counted(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _who(player: str, viewer: str | None) -> str:
-    return "you" if player == viewer else player
+def _shelf_of(owner: str, shelf: int, viewer: str | None, _) -> str:
+    """"your shelf 2" or "bob's shelf 2", in the language of ``_`` (a gettext)."""
+    if owner == viewer:
+        return _("your shelf {shelf}").format(shelf=shelf)
+    return _("{owner}'s shelf {shelf}").format(owner=owner, shelf=shelf)
 
 
-def _whose(player: str, viewer: str | None) -> str:
-    return "your" if player == viewer else f"{player}'s"
-
-
-def describe(event, viewer: str | None) -> str | None:
-    """One event as a sentence for ``viewer`` (a player's name; None for a spectator).
+def describe(event, viewer: str | None, lang: str | None = None) -> str | None:
+    """One event as a sentence for ``viewer`` (a player's name; None for a spectator), in
+    ``lang`` (:mod:`rebis_pbm.i18n`; default English).
 
     Hidden cards appear only to who may see them: a draw shows its card to the drawer alone
     ("you drew a 7", "bob drew 1 card"); the card that closes a shelf is shown to its closer alone.
     Returns None for an event with nothing to say.
     """
+    _ = gettext_for(lang)
+    you = event.player == viewer if hasattr(event, "player") else False
+    player = getattr(event, "player", None)
     if isinstance(event, ev.Dealt):
-        return (f"each player was dealt 1 face-down card, starting their shelf 1, and "
-                f"{event.hand_size} cards in hand")
+        return _("each player was dealt 1 face-down card, starting their shelf 1, and "
+                 "{hand_size} cards in hand").format(hand_size=event.hand_size)
     if isinstance(event, ev.TurnBegan):
-        return f"turn {event.turn} began: {_who(event.player, viewer)} to move"
+        return (_("turn {turn} began: you to move") if you else
+                _("turn {turn} began: {player} to move")).format(turn=event.turn, player=player)
     if isinstance(event, ev.Drew):
-        why = {ev.TURN_DRAW: "", ev.NEGATIVE_DRAW: " for playing a - card",
-               ev.CLOSED_DRAW: " because a shelf was closed"}[event.cause]
+        why = {ev.TURN_DRAW: "", ev.NEGATIVE_DRAW: _(" for playing a - card"),
+               ev.CLOSED_DRAW: _(" because a shelf was closed")}[event.cause]
         if event.card is None:
-            return f"{_who(event.player, viewer)} drew nothing{why}: the deck is empty"
-        if event.player == viewer:
-            return f"you drew {a_card(event.card)}{why}"
-        return f"{event.player} drew 1 card{why}"
+            return (_("you drew nothing{why}: the deck is empty") if you else
+                    _("{player} drew nothing{why}: the deck is empty")).format(
+                        player=player, why=why)
+        if you:
+            return _("you drew {card}{why}").format(card=a_card(event.card, lang), why=why)
+        return _("{player} drew 1 card{why}").format(player=player, why=why)
     if isinstance(event, ev.DustPlaced):
-        return (f"{_who(event.player, viewer)} placed {event.count} golden dust from the reserve "
-                f"on {_whose(event.player, viewer)} shelf {event.shelf}")
+        return (_("you placed {count} golden dust from the reserve on your shelf {shelf}") if you
+                else _("{player} placed {count} golden dust from the reserve on {player}'s shelf "
+                       "{shelf}")).format(player=player, count=event.count, shelf=event.shelf)
     if isinstance(event, ev.Played):
-        cards = " and ".join(str(c) for c in event.cards)
+        cards = (str(event.cards[0]) if len(event.cards) == 1 else
+                 _("{first} and {second}").format(first=event.cards[0], second=event.cards[1]))
         sign = "-" if event.sign == NEGATIVE else "+"
-        return (f"{_who(event.player, viewer)} played {cards} with sign {sign} on "
-                f"{_whose(event.owner, viewer)} shelf {event.shelf}")
+        return (_("you played {cards} with sign {sign} on {shelf}") if you else
+                _("{player} played {cards} with sign {sign} on {shelf}")).format(
+                    player=player, cards=cards, sign=sign,
+                    shelf=_shelf_of(event.owner, event.shelf, viewer, _))
     if isinstance(event, ev.Closed):
-        card = f"a face-down {event.card}" if event.player == viewer else "a face-down card"
-        return (f"{_who(event.player, viewer)} closed {_whose(event.owner, viewer)} shelf "
-                f"{event.shelf} with {card}, which starts shelf {event.new_shelf}")
+        shelf = _shelf_of(event.owner, event.shelf, viewer, _)
+        if you:
+            return _("you closed {shelf} with a face-down {card}, which starts shelf "
+                     "{new_shelf}").format(shelf=shelf, card=event.card,
+                                           new_shelf=event.new_shelf)
+        return _("{player} closed {shelf} with a face-down card, which starts shelf "
+                 "{new_shelf}").format(player=player, shelf=shelf, new_shelf=event.new_shelf)
     if isinstance(event, ev.TokenTaken):
         if event.kind is None:
-            return f"{_who(event.player, viewer)} took no token: the supply has none left"
-        where = " into the reserve" if event.kind == GOLDEN_DUST else ""
-        return f"{_who(event.player, viewer)} took a {_TOKEN_WORDS[event.kind]} token{where}"
+            text = (_("you took no token: the supply has none left") if you else
+                    _("{player} took no token: the supply has none left"))
+        elif event.kind == GOLDEN_DUST:
+            text = (_("you took a golden dust token into the reserve") if you else
+                    _("{player} took a golden dust token into the reserve"))
+        elif event.kind == GOLD:
+            text = _("you took a gold token") if you else _("{player} took a gold token")
+        else:
+            text = _("you took a red token") if you else _("{player} took a red token")
+        return text.format(player=player)
     if isinstance(event, ev.TokenPlaced):
-        return (f"{_who(event.player, viewer)} placed the {_TOKEN_WORDS[event.kind]} token on "
-                f"{_whose(event.owner, viewer)} shelf {event.shelf}")
+        shelf = _shelf_of(event.owner, event.shelf, viewer, _)
+        if event.kind == RED:
+            text = (_("you placed the red token on {shelf}") if you else
+                    _("{player} placed the red token on {shelf}"))
+        elif event.kind == GOLD:
+            text = (_("you placed the gold token on {shelf}") if you else
+                    _("{player} placed the gold token on {shelf}"))
+        else:
+            text = (_("you placed the golden dust token on {shelf}") if you else
+                    _("{player} placed the golden dust token on {shelf}"))
+        return text.format(player=player, shelf=shelf)
     if isinstance(event, ev.GameEnded):
-        return f"the game ended: {_END_WORDS[event.reason]}"
+        return _("the game ended: {why}").format(why=_(_END_WORDS[event.reason]))
     if isinstance(event, ev.RedTokenAwarded):
-        return (f"{_who(event.player, viewer)} {'have' if event.player == viewer else 'has'} the "
-                f"highest burden and must place the red token")
+        return (_("you have the highest burden and must place the red token") if you else
+                _("{player} has the highest burden and must place the red token")).format(
+                    player=player)
     if isinstance(event, ev.GameFinished):
-        return "the score is final"
+        return _("the score is final")
     raise TypeError(f"unknown event {event!r}")
 
 
-def account(events, viewer: str | None = None) -> str:
-    """A paragraph telling ``events`` to ``viewer`` (None: anyone, no hidden card named)."""
-    sentences = [s for s in (describe(e, viewer) for e in events) if s]
+def account(events, viewer: str | None = None, lang: str | None = None) -> str:
+    """A paragraph telling ``events`` to ``viewer`` (None: anyone, no hidden card named), in
+    ``lang`` (default English)."""
+    sentences = [s for s in (describe(e, viewer, lang) for e in events) if s]
     return "; ".join(sentences) + "." if sentences else ""
 
 
@@ -129,7 +170,8 @@ def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = Fals
 
 
 def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool = False,
-               abandoned: bool = False, addresses: dict[str, str] | None = None) -> dict:
+               abandoned: bool = False, addresses: dict[str, str] | None = None,
+               lang: str | None = None) -> dict:
     """The view of ``viewer`` (a player's name, or None for the public spectator view).
 
     ``revealed``: the record reveals the seed (the game is over, or abandoned), so anyone can
@@ -142,6 +184,10 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
 
     ``addresses`` (player -> e-mail address) are shown in every player's entry; pass
     ``Record.shown_addresses()``, which is empty unless the game made them public.
+
+    ``lang``: the language of the view's sentences (its history, warnings and move template's
+    comments; :mod:`rebis_pbm.i18n`), for the text view of a player who reads another language
+    than English. The YAML and JSON views are built in English (the default): they are data.
 
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
@@ -196,7 +242,8 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     view["supply"] = {"golden_dust": state.supply.golden_dust, "gold": state.supply.gold,
                       "red": state.supply.red}
     if state.phase == PLAY and not abandoned:
-        warnings = end_warnings(state.deck_count, state.supply.golden_dust, state.supply.gold)
+        warnings = end_warnings(state.deck_count, state.supply.golden_dust, state.supply.gold,
+                                lang)
         if warnings:
             view["warnings"] = warnings
     if viewer_seat is not None:
@@ -205,18 +252,18 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
             you["drawn"] = state.drawn
         view["you"] = you
     view["players"] = players
-    view["history"] = _history(replay, viewer)
+    view["history"] = _history(replay, viewer, lang)
     if state.phase in (RED_TOKEN, FINISHED):
         view["end"] = _end(state)
     if viewer_seat is not None and state.to_move == viewer_seat and not abandoned:
-        view["move_template"] = move_template(game, state)
+        view["move_template"] = move_template(game, state, lang)
     return view
 
 
 LAST_TURN, LAST_CARD, LAST_TOKEN = "last_turn", "last_card", "last_token"
 
 
-def end_warnings(deck: int, golden_dust: int, gold: int) -> list[dict]:
+def end_warnings(deck: int, golden_dust: int, gold: int, lang: str | None = None) -> list[dict]:
     """What may end the game at the end of this turn (R11), for a game in play: from the deck
     count after this turn's draw and the supply's golden dust and gold only, which everyone
     sees, so a warning never tells a hidden card.
@@ -225,35 +272,41 @@ def end_warnings(deck: int, golden_dust: int, gold: int) -> list[dict]:
     empty: the game ends after this turn), ``last_card`` (one card left: a - card or a closed
     shelf draws it, and the game ends after this turn), ``last_token`` (one golden dust or gold
     token left in the supply: closing a shelf takes it, and the game ends after this turn).
+    The sentences are in ``lang`` (default English).
 
     >>> [w["warning"] for w in end_warnings(0, 3, 1)], end_warnings(5, 0, 2)
     (['last_turn'], [])
     >>> [w["warning"] for w in end_warnings(1, 0, 1)]
     ['last_card', 'last_token']
     """
+    _ = gettext_for(lang)
     if deck == 0:
-        return [{"warning": LAST_TURN, "text": "Last turn: the deck is empty, so the game ends "
-                 "after this turn (R11)."}]
+        return [{"warning": LAST_TURN, "text": _("Last turn: the deck is empty, so the game "
+                                                 "ends after this turn (R11).")}]
     warnings = []
     if deck == 1:
-        warnings.append({"warning": LAST_CARD, "text": "One card is left in the deck: if this "
-                         "turn plays a - card or closes a shelf, that draw takes it and the "
-                         "game ends after this turn (R11)."})
+        warnings.append({"warning": LAST_CARD, "text": _(
+            "One card is left in the deck: if this turn plays a - card or closes a shelf, that "
+            "draw takes it and the game ends after this turn (R11).")})
     if golden_dust + gold == 1:
-        token = "golden dust" if golden_dust else "gold"
-        warnings.append({"warning": LAST_TOKEN, "text": f"The last {token} token is in the "
-                         f"supply: closing a shelf this turn takes it, and then no golden dust "
-                         f"and no gold is left, so the game ends after this turn (R11)."})
+        text = (_("The last golden dust token is in the supply: closing a shelf this turn takes "
+                  "it, and then no golden dust and no gold is left, so the game ends after this "
+                  "turn (R11).") if golden_dust else
+                _("The last gold token is in the supply: closing a shelf this turn takes it, and "
+                  "then no golden dust and no gold is left, so the game ends after this turn "
+                  "(R11)."))
+        warnings.append({"warning": LAST_TOKEN, "text": text})
     return warnings
 
 
-def _history(replay: Replay, viewer: str | None) -> list[dict]:
+def _history(replay: Replay, viewer: str | None, lang: str | None = None) -> list[dict]:
     entries = []
     if len(replay.history) < RECENT_MOVES:
         entries.append({"turn": 0, "player": None,
-                        "text": account(replay.setup_events, viewer)})
+                        "text": account(replay.setup_events, viewer, lang)})
     for move, events in replay.history[-RECENT_MOVES:]:
-        entries.append({"turn": move.turn, "player": move.player, "text": account(events, viewer)})
+        entries.append({"turn": move.turn, "player": move.player,
+                        "text": account(events, viewer, lang)})
     return entries
 
 
@@ -271,25 +324,27 @@ def _end(state: State) -> dict:
     return end
 
 
-def move_template(game: str, state: State) -> str:
-    """A move file for the player to move, ready to edit: a legal example with comments.
+def move_template(game: str, state: State, lang: str | None = None) -> str:
+    """A move file for the player to move, ready to edit: a legal example with comments (in
+    ``lang``, default English; the YAML keys and values stay as the move schema has them).
 
     It uses only what that player knows (their hand, public shelves, supply and reserve).
     """
+    _ = gettext_for(lang)
     example = legal_moves(state)[0].as_dict()
     doc = {"game": game, **example}
     if state.phase == RED_TOKEN:
-        notes = ("# Your last move: place the red token on any shelf in play (R12).\n"
-                 "# red_token: player = the shelf's owner, shelf = its number.\n")
+        notes = (_("Your last move: place the red token on any shelf in play (R12).\n"
+                   "red_token: player = the shelf's owner, shelf = its number."))
     else:
-        notes = ("# Your move: edit this example and send it (the referee can list every legal\n"
-                 "# move for you with rebis-pbm moves).\n"
-                 "# golden_dust: tokens from your reserve onto your active shelf first (R6).\n"
-                 "# play.cards: one number, or [n, n] for a pair on your own shelf (R7).\n"
-                 "# play.shelf: whose active shelf; play.sign: positive or negative (R8).\n"
-                 "# gold_token: {player, shelf} only when your card closes a shelf and the supply\n"
-                 "#   has no golden dust left (R8.1).\n")
-    return notes + dump_yaml(doc)
+        notes = (_("Your move: edit this example and send it (the referee can list every legal\n"
+                   "move for you with rebis-pbm moves).\n"
+                   "golden_dust: tokens from your reserve onto your active shelf first (R6).\n"
+                   "play.cards: one number, or [n, n] for a pair on your own shelf (R7).\n"
+                   "play.shelf: whose active shelf; play.sign: positive or negative (R8).\n"
+                   "gold_token: {player, shelf} only when your card closes a shelf and the supply\n"
+                   "  has no golden dust left (R8.1)."))
+    return "".join(f"# {line}\n" for line in notes.split("\n")) + dump_yaml(doc)
 
 
 def moves_listing(game: str, state: State, fmt: str) -> str:
@@ -306,14 +361,15 @@ def moves_listing(game: str, state: State, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}: use yaml or json")
 
 
-def render(view: dict, fmt: str) -> str:
-    """The view as ``yaml``, ``json``, ``text`` or ``svg`` (a picture of the table)."""
+def render(view: dict, fmt: str, lang: str | None = None) -> str:
+    """The view as ``yaml``, ``json``, ``text`` or ``svg`` (a picture of the table); ``lang``
+    is the language of the text (default English; build the view in the same language)."""
     if fmt == "yaml":
         return dump_yaml(view)
     if fmt == "json":
         return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
     if fmt == "text":
-        return render_text(view)
+        return render_text(view, lang)
     if fmt == "svg":
         from .svg import render_svg  # here: drawsvg is loaded only for a picture
 
@@ -327,31 +383,37 @@ def _card_text(card: dict) -> str:
     return ("+" if card["sign"] == POSITIVE else "-") + str(card["number"])
 
 
-def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False) -> str:
-    """Where a game stands, in one sentence anyone may read (``to_move``: a player's name).
+def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False,
+             lang: str | None = None) -> str:
+    """Where a game stands, in one sentence anyone may read (``to_move``: a player's name), in
+    ``lang`` (default English).
 
-    >>> standing("play", 7, "bob")
-    'The game awaits turn 7: bob to move.'
+    >>> standing("play", 7, "bob"), standing("play", 7, "bob", lang="fr")
+    ('The game awaits turn 7: bob to move.', 'La partie attend le tour 7 : à bob de jouer.')
     """
+    _ = gettext_for(lang)
     if abandoned:
-        return f"The game was abandoned at turn {turn} (its seed was revealed): no more moves " \
-               f"can be played."
+        return _("The game was abandoned at turn {turn} (its seed was revealed): no more moves "
+                 "can be played.").format(turn=turn)
     if phase == FINISHED:
-        return "The game is over."
+        return _("The game is over.")
     if phase == RED_TOKEN:
-        return f"The game has ended; {to_move} places the red token (turn {turn})."
-    return f"The game awaits turn {turn}: {to_move} to move."
+        return _("The game has ended; {player} places the red token (turn {turn}).").format(
+            player=to_move, turn=turn)
+    return _("The game awaits turn {turn}: {player} to move.").format(turn=turn, player=to_move)
 
 
-def join_view(game: str, players, waiting, viewer: str | None) -> dict:
+def join_view(game: str, players, waiting, viewer: str | None, lang: str | None = None) -> dict:
     """The view of a game in its join phase (rebis-pbm/2 fair deal): nobody has cards yet.
-    ``players`` in seat order, ``waiting`` the players whose join is still awaited."""
+    ``players`` in seat order, ``waiting`` the players whose join is still awaited; ``lang``
+    the language of the move template's placeholder (default English)."""
     view: dict = {"view": VIEW_FORMAT, "game": game, "viewer": PUBLIC if viewer is None else viewer,
                   "phase": "join", "players_joined": [p for p in players if p not in waiting],
                   "waiting": list(waiting)}
     if viewer is not None and viewer in waiting:
-        view["move_template"] = (f"game: {game}\nplayer: {viewer}\njoin: WRITE ANY TEXT OF YOUR "
-                                 f"CHOOSING\n")
+        _ = gettext_for(lang)
+        filler = _("WRITE ANY TEXT OF YOUR CHOOSING")
+        view["move_template"] = f"game: {game}\nplayer: {viewer}\njoin: {filler}\n"
     return view
 
 
@@ -361,9 +423,10 @@ def witness_line(game: str, move: int, digest: str) -> str:
     return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
 
 
-def _recipient_text(view: dict) -> list[str]:
+def _recipient_text(view: dict, _: Callable[[str], str]) -> list[str]:
     r = view.get("referee_recipient")
-    return [f"Seal your moves to the referee's recipient {r} (rebis-pbm seal)."] if r else []
+    return [_("Seal your moves to the referee's recipient {recipient} (rebis-pbm seal).").format(
+        recipient=r)] if r else []
 
 
 def _witness_text(view: dict) -> list[str]:
@@ -371,7 +434,7 @@ def _witness_text(view: dict) -> list[str]:
     return [witness_line(w["game"], w["move"], w["chain_sha256"])] if w else []
 
 
-def ruleset_text(ruleset: dict) -> str:
+def ruleset_text(ruleset: dict, lang: str | None = None) -> str:
     """The ruleset in force (R1-R4) in one line, from a view's ``ruleset``.
 
     >>> ruleset_text({"deck": {str(n): 9 for n in range(1, 10)}, "zero": False, "golden_dust": 9,
@@ -379,33 +442,38 @@ def ruleset_text(ruleset: dict) -> str:
     ...               "multiplier": "additive"})
     'Ruleset: cards 1-9, 9 of each (81 cards); tokens 9 golden dust, 3 gold, 1 red; shelf limit 13; hand 5; multiplier additive (x(1 + tokens)).'
     """
+    _, n_ = gettext_for(lang), ngettext_for(lang)
     deck = sorted((int(n), c) for n, c in ruleset["deck"].items() if c)
-    numbers = [n for n, _ in deck]
-    counts = {c for _, c in deck}
-    total = sum(c for _, c in deck)
+    numbers = [n for n, _c in deck]
+    counts = {c for _n, c in deck}
+    total = sum(c for _n, c in deck)
     if len(counts) == 1 and numbers == list(range(numbers[0], numbers[-1] + 1)):
-        cards = f"cards {numbers[0]}-{numbers[-1]}, {deck[0][1]} of each"
+        cards = _("cards {low}-{high}, {count} of each").format(
+            low=numbers[0], high=numbers[-1], count=deck[0][1])
     else:
-        cards = "cards " + ", ".join(f"{c} x {n}" for n, c in deck)
+        cards = _("cards {counts}").format(counts=", ".join(f"{c} x {n}" for n, c in deck))
     if ruleset.get("zero"):
-        cards += " and 9 x 0 (Rebis: Zero)"
+        cards += _(" and 9 x 0 (Rebis: Zero)")
         total += 9
     multiplier = ruleset["multiplier"]
-    how = "x(1 + tokens)" if multiplier == "additive" else "x2 per token"
-    return (f"Ruleset: {cards} ({counted(total, 'card')}); tokens {ruleset['golden_dust']} "
-            f"golden dust, {ruleset['gold']} gold, {ruleset['red']} red; shelf limit "
-            f"{ruleset['shelf_limit']}; hand {ruleset['hand_size']}; multiplier {multiplier} "
-            f"({how}).")
+    how = _("x(1 + tokens)") if multiplier == "additive" else _("x2 per token")
+    return _("Ruleset: {cards} ({total}); tokens {golden_dust} golden dust, {gold} gold, {red} "
+             "red; shelf limit {limit}; hand {hand}; multiplier {multiplier} ({how}).").format(
+                 cards=cards, total=n_("{count} card", "{count} cards", total).format(count=total),
+                 golden_dust=ruleset["golden_dust"], gold=ruleset["gold"], red=ruleset["red"],
+                 limit=ruleset["shelf_limit"], hand=ruleset["hand_size"], multiplier=multiplier,
+                 how=how)
 
 
-def tokens_text(tokens: list[str]) -> str:
-    """A shelf's tokens as counts.
+def tokens_text(tokens: list[str], lang: str | None = None) -> str:
+    """A shelf's tokens as counts (in ``lang``, default English).
 
     >>> tokens_text(["golden_dust", "gold", "golden_dust"]), tokens_text([])
     ('2 golden dust, 1 gold', 'no tokens')
     """
-    return ", ".join(f"{tokens.count(kind)} {_TOKEN_WORDS[kind]}"
-                     for kind in (GOLDEN_DUST, GOLD, RED) if kind in tokens) or "no tokens"
+    _ = gettext_for(lang)
+    return ", ".join(_(_TOKEN_COUNTS[kind]).format(count=tokens.count(kind))
+                     for kind in (GOLDEN_DUST, GOLD, RED) if kind in tokens) or _("no tokens")
 
 
 def _played_by(cards: list[dict]) -> str:
@@ -414,94 +482,109 @@ def _played_by(cards: list[dict]) -> str:
     return " ".join(f"{_card_text(c)} ({c['by']})" for c in cards if "by" in c)
 
 
-def _burden_text(burden: dict | None) -> str:
+def _burden_text(burden: dict | None, _) -> str:
     if not burden:
         return ""
-    return f", burden {burden['total']} (- cards {burden['negative']} + hand {burden['hand']})"
+    return _(", burden {total} (- cards {negative} + hand {hand})").format(**burden)
 
 
-def render_text(view: dict) -> str:
-    """The view as text for a person (an e-mail body, a terminal)."""
+def render_text(view: dict, lang: str | None = None) -> str:
+    """The view as text for a person (an e-mail body, a terminal), in ``lang`` (default
+    English; :mod:`rebis_pbm.i18n`). Pass a view built in the same language
+    (``build_view(..., lang=lang)``), whose history and move template are in it too."""
+    _, n_ = gettext_for(lang), ngettext_for(lang)
+    who = (_("spectator view") if view["viewer"] == PUBLIC
+           else _("view of {player}").format(player=view["viewer"]))
     if view["phase"] == "join":
-        who = "spectator view" if view["viewer"] == PUBLIC else f"view of {view['viewer']}"
-        lines = [f"Rebis game {view['game']} - {who}",
-                 "The deal waits for joins: " + ", ".join(view["waiting"]) + "."]
+        lines = [_("Rebis game {game} - {who}").format(game=view["game"], who=who),
+                 _("The deal waits for joins: {players}.").format(
+                     players=", ".join(view["waiting"]))]
         if view["players_joined"]:
-            lines.append("Joined: " + ", ".join(view["players_joined"]) + ".")
+            lines.append(_("Joined: {players}.").format(players=", ".join(view["players_joined"])))
         if "move_template" in view:
-            lines += ["", "Your join (save as a file and send it; `rebis-pbm moves --player "
-                      "NAME` fills in random entropy):", view["move_template"].rstrip("\n")]
-        return "\n".join(lines + [""] + _recipient_text(view) + _witness_text(view)) + "\n"
+            lines += ["", _("Your join (save as a file and send it; `rebis-pbm moves --player "
+                            "NAME` fills in random entropy):"), view["move_template"].rstrip("\n")]
+        return "\n".join(lines + [""] + _recipient_text(view, _) + _witness_text(view)) + "\n"
     lines = []
-    who = "spectator view" if view["viewer"] == PUBLIC else f"view of {view['viewer']}"
-    lines.append(f"Rebis game {view['game']} - {who}")
+    lines.append(_("Rebis game {game} - {who}").format(game=view["game"], who=who))
     lines.append(standing(view["phase"], view["turn"], view.get("to_move"),
-                          view.get("abandoned", False)))
+                          view.get("abandoned", False), lang))
     if "deadline" in view:
-        lines.append(f"Deadline for {view['to_move']}'s move: {view['deadline']} (UTC); after it "
-                     f"the referee may move for them.")
+        lines.append(_("Deadline for {player}'s move: {deadline} (UTC); after it the referee may "
+                       "move for them.").format(player=view["to_move"],
+                                                deadline=view["deadline"]))
     for warning in view.get("warnings", ()):
         lines.append(warning["text"])
     supply = view["supply"]
-    lines.append(f"Deck: {counted(view['deck'], 'card')}. Supply: {supply['golden_dust']} golden dust, "
-                 f"{supply['gold']} gold, {supply['red']} red.")
+    lines.append(_("Deck: {cards}. Supply: {golden_dust} golden dust, {gold} gold, {red} red.")
+                 .format(cards=n_("{count} card", "{count} cards", view["deck"]).format(
+                     count=view["deck"]), **supply))
     if "ruleset" in view:
-        lines.append(ruleset_text(view["ruleset"]))
+        lines.append(ruleset_text(view["ruleset"], lang))
     you = view.get("you")
     if you:
-        hand = " ".join(str(c) for c in you["hand"]) or "(empty)"
-        lines.append(f"Your hand: {hand}. Your reserve: {you['reserve']} golden dust.")
+        hand = " ".join(str(c) for c in you["hand"]) or _("(empty)")
+        lines.append(_("Your hand: {hand}. Your reserve: {reserve} golden dust.").format(
+            hand=hand, reserve=you["reserve"]))
         if "drawn" in you:
-            drawn = "nothing (the deck is empty)" if you["drawn"] is None else a_card(you["drawn"])
-            lines.append(f"This turn you drew {drawn}.")
+            drawn = (_("nothing (the deck is empty)") if you["drawn"] is None
+                     else a_card(you["drawn"], lang))
+            lines.append(_("This turn you drew {card}.").format(card=drawn))
     lines.append("")
     for player in view["players"]:
         address = f" <{player['address']}>" if "address" in player else ""
-        lines.append(f"{player['name']}{address} (seat {player['seat']}): "
-                     f"{counted(player['hand'], 'card')} in hand, {player['reserve']} golden dust "
-                     f"in reserve, "
-                     f"score {player['score']}" + _burden_text(player.get("burden")))
+        lines.append(_("{name}{address} (seat {seat}): {hand} in hand, {reserve} golden dust in "
+                       "reserve, score {score}").format(
+                           name=player["name"], address=address, seat=player["seat"],
+                           hand=n_("{count} card", "{count} cards", player["hand"]).format(
+                               count=player["hand"]),
+                           reserve=player["reserve"], score=player["score"])
+                     + _burden_text(player.get("burden"), _))
         for shelf in player["shelves"]:
-            tag = "active" if shelf["active"] else "closed"
+            tag = _("active") if shelf["active"] else _("closed")
             cards = " ".join(_card_text(c) for c in shelf["cards"])
-            tokens = tokens_text(shelf["tokens"])
-            lines.append(f"  shelf {shelf['shelf']} ({tag}): {cards} | weight {shelf['weight']}, "
-                         f"value {shelf['value']}, {tokens}, scores {shelf['score']}")
+            tokens = tokens_text(shelf["tokens"], lang)
+            lines.append(_("  shelf {shelf} ({tag}): {cards} | weight {weight}, value {value}, "
+                           "{tokens}, scores {score}").format(
+                               shelf=shelf["shelf"], tag=tag, cards=cards, weight=shelf["weight"],
+                               value=shelf["value"], tokens=tokens, score=shelf["score"]))
             played = _played_by(shelf["cards"])
             if played:  # its own line: the shelf line above keeps its cards as they were
-                lines.append(f"    played by: {played}")
+                lines.append(_("    played by: {cards}").format(cards=played))
     lines.append("")
-    lines.append("Recent events:")
+    lines.append(_("Recent events:"))
     for entry in view["history"]:
-        label = "setup" if entry["turn"] == 0 else f"turn {entry['turn']} ({entry['player']})"
-        lines.append(f"  {label}: {entry['text']}")
+        label = (_("setup") if entry["turn"] == 0 else
+                 _("turn {turn} ({player})").format(turn=entry["turn"], player=entry["player"]))
+        lines.append(_("  {label}: {text}").format(label=label, text=entry["text"]))
     end = view.get("end")
     if end:
         lines.append("")
-        lines.append(f"End of the game: {_END_WORDS[end['reason']]}.")
-        lines.append("Burden (R12): " + ", ".join(
-            f"{b['player']} {b['total']} (- cards {b['negative']} + hand {b['hand']})"
-            for b in end["burdens"]))
+        lines.append(_("End of the game: {why}.").format(why=_(_END_WORDS[end["reason"]])))
+        lines.append(_("Burden (R12): {burdens}").format(burdens=", ".join(
+            _("{player} {total} (- cards {negative} + hand {hand})").format(**b)
+            for b in end["burdens"])))
         if "scores" in end:
-            lines.append("Score (R13): " + ", ".join(f"{s['player']} {s['total']}"
-                                                      for s in end["scores"]))
-            lines.append("Winner: " + " and ".join(end["winners"]) + "."
+            lines.append(_("Score (R13): {scores}").format(scores=", ".join(
+                f"{s['player']} {s['total']}" for s in end["scores"])))
+            winners_text = _(" and ").join(end["winners"])
+            lines.append(_("Winner: {players}.").format(players=winners_text)
                          if len(end["winners"]) == 1 else
-                         "Shared win: " + " and ".join(end["winners"]) + ".")
+                         _("Shared win: {players}.").format(players=winners_text))
     if "move_template" in view:
         lines.append("")
-        lines.append("Your move (save as a file and send it):")
+        lines.append(_("Your move (save as a file and send it):"))
         lines.append(view["move_template"].rstrip("\n"))
     lines.append("")
     if view.get("seed_revealed"):
-        lines.append("Cards: +n / -n face up with their sign; [n] face down (the record reveals "
-                     "the seed, so every card shows).")
+        lines.append(_("Cards: +n / -n face up with their sign; [n] face down (the record "
+                       "reveals the seed, so every card shows)."))
     elif view["viewer"] == PUBLIC:
-        lines.append("Cards: +n / -n face up with their sign; [?] face down.")
+        lines.append(_("Cards: +n / -n face up with their sign; [?] face down."))
     else:
-        lines.append("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
-                     "placed by you.")
-    lines += _recipient_text(view) + _witness_text(view)
+        lines.append(_("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
+                       "placed by you."))
+    lines += _recipient_text(view, _) + _witness_text(view)
     return "\n".join(lines) + "\n"
 
 

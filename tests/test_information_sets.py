@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from infoset import alternative, move_variants, play_prefix, unseen_differs
 from rebis_pbm.record import model as record_mod
 from rebis_pbm import views
+from rebis_pbm.i18n import translate
 from rebis_pbm.engine import IllegalMove, Ruleset, apply_move, shuffled
 from rebis_pbm.engine import rules as rules_mod
 from rebis_pbm.engine.cards import DEALT, Shelf
@@ -40,6 +41,7 @@ from rebis_pbm.record import Record, dump_record
 GAME = "secrecy"
 NAMES = ("alice", "bob", "carol", "dave")
 FORMATS = ("yaml", "json", "text")
+LANGS = ("fr", "pt")  # the text view, accounts and rejections are checked in these too (issue 18)
 SEED_STAND_IN = "the seed of every game the record comparison writes"
 EXAMPLES = 360  # at least 300 distinct prefixes per format must be checked (asserted below)
 
@@ -88,8 +90,8 @@ def outcome(state, move) -> tuple:
     try:
         _, events = apply_move(state, move)
     except IllegalMove as exc:
-        return ("rejected", exc.code, exc.message)
-    return ("applied", views.account(events))
+        return ("rejected", exc.code, exc.message, *(translate(exc.phrase, lang) for lang in LANGS))
+    return ("applied", views.account(events), *(views.account(events, None, lang) for lang in LANGS))
 
 
 def public_record(game) -> str:
@@ -115,11 +117,18 @@ def check_reader(game, other, reader: str, checked, rng: random.Random) -> None:
         same(f"{reader}'s {fmt} view", views.render(views.build_view(GAME, a, reader), fmt),
              views.render(views.build_view(GAME, b, reader), fmt))
         checked[fmt].add(prefix_key(game))
+    for lang in LANGS:  # a translation never tells more than the English text does
+        same(f"{reader}'s text view in {lang}",
+             views.render(views.build_view(GAME, a, reader, lang=lang), "text", lang),
+             views.render(views.build_view(GAME, b, reader, lang=lang), "text", lang))
     same(f"the setup as {reader} reads it", views.account(game.setup_events, reader),
          views.account(other.setup_events, reader))
     for (move, events), (_, other_events) in zip(game.steps, other.steps, strict=True):
         same(f"turn {move.turn} as {reader} reads it", views.account(events, reader),
              views.account(other_events, reader))
+        for lang in LANGS:
+            same(f"turn {move.turn} as {reader} reads it in {lang}",
+                 views.account(events, reader, lang), views.account(other_events, reader, lang))
         same(f"the account apply printed for turn {move.turn}", views.account(events),
              views.account(other_events))
     state, other_state = game.state, other.state
@@ -164,6 +173,10 @@ def check_example(example, checked) -> None:
         same(f"the public {fmt} view",
              views.render(views.build_view(GAME, game.replay(), None), fmt),
              views.render(views.build_view(GAME, hidden.replay(), None), fmt))
+    for lang in LANGS:
+        same(f"the public text view in {lang}",
+             views.render(views.build_view(GAME, game.replay(), None, lang=lang), "text", lang),
+             views.render(views.build_view(GAME, hidden.replay(), None, lang=lang), "text", lang))
     for (move, events), (_, other_events) in zip(game.steps, hidden.steps, strict=True):
         same(f"turn {move.turn} as a spectator reads it", views.account(events, None),
              views.account(other_events, None))
@@ -230,11 +243,11 @@ def _leak_others_draws(monkeypatch):
     """Everyone reads "bob drew a 7" instead of "bob drew 1 card"."""
     real = views.describe
 
-    def leaky(event, viewer):
+    def leaky(event, viewer, lang=None):
         from rebis_pbm.engine import events as ev
         if isinstance(event, ev.Drew) and event.card is not None:
             return real(event, event.player).replace("you drew", f"{event.player} drew")
-        return real(event, viewer)
+        return real(event, viewer, lang)
     monkeypatch.setattr(views, "describe", leaky)
 
 
@@ -255,8 +268,8 @@ def _leak_hand_in_public_view(monkeypatch):
     """The public view lists the player to move's hand."""
     real = views.build_view
 
-    def leaky(game, replay, viewer):
-        view = real(game, replay, viewer)
+    def leaky(game, replay, viewer, **kwargs):
+        view = real(game, replay, viewer, **kwargs)
         state = replay.state
         if viewer is None and state.to_move is not None:
             view["history"].append({"turn": 0, "player": None,
@@ -269,11 +282,11 @@ def _leak_closing_card(monkeypatch):
     """Everyone reads which card closed a shelf (only its closer may, R8.1)."""
     real = views.describe
 
-    def leaky(event, viewer):
+    def leaky(event, viewer, lang=None):
         from rebis_pbm.engine import events as ev
         if isinstance(event, ev.Closed):
-            return real(event, event.player)
-        return real(event, viewer)
+            return real(event, event.player, lang)
+        return real(event, viewer, lang)
     monkeypatch.setattr(views, "describe", leaky)
 
 

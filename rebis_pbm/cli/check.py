@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from .. import referee
-from ..errors import InputError
+from ..errors import InputError, Refused, UsageError
 from ..fileio import read_input
 from . import EXIT_CODES, cli
 from .game import checked_name
@@ -27,8 +27,10 @@ from .game import checked_name
               "unless it is that player's own move (exit 1).")
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it.")
+@click.option("--lang", metavar="CODE", help="With --view: say why the rules refuse the move in "
+              "this language, en, fr or pt (docs/views.md, \"Languages\").")
 def check(game: str | None, move_file: str | None, view_file: str | None, author: str | None,
-          check_name: bool) -> None:
+          check_name: bool, lang: str | None) -> None:
     """Check a move file without the seed.
 
     GAME MOVE.yaml: its form, its game, its name and its sender; not the rules (the cards in
@@ -44,13 +46,29 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
                                    "--view VIEW.yaml")
         if author is not None or check_name:
             raise click.UsageError("--as and --check-name go with GAME, not with --view")
+        if lang is not None:
+            from ..i18n import check_language
+
+            try:
+                check_language(lang)
+            except ValueError as exc:
+                raise UsageError(str(exc), "--lang") from None
         data, source = read_input(game, kind="move")
-        move = referee.check_against_view(view_file, data, source)
+        try:
+            move = referee.check_against_view(view_file, data, source)
+        except Refused as exc:
+            if lang is None or exc.phrase is None:
+                raise
+            from ..i18n import refusal
+
+            raise Refused(refusal(exc, lang), exc.exit_code, exc.reason) from None
         click.echo(f"{source}: a legal move of turn {move.turn} by {move.player} in {view_file}'s "
                    f"position; the referee will accept it if nothing has changed since.")
         return
     if game is None or move_file is None:
         raise click.UsageError("give GAME and MOVE.yaml, or MOVE.yaml --view VIEW.yaml")
+    if lang is not None:
+        raise click.UsageError("--lang goes with --view (the rules' answer to a player)")
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     try:

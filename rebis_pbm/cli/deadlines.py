@@ -106,18 +106,20 @@ def extend(game: str, by: str, reason: str | None, now: str | None) -> None:
 @click.option("--address", help="The player's new e-mail address.")
 @click.option("--key", "key_file", metavar="FILE", help="The player's new SSH public key (an "
               "OpenSSH .pub file): their moves from now on must be signed with it.")
+@click.option("--lang", metavar="CODE", help="The language the player is spoken to in from now "
+              "on: en, fr or pt (a rebis-pbm/3 game).")
 @click.option("--reason", help="Why (shown by verify).")
 @_NOW
 def replace_player(game: str, player: str, address: str | None, key_file: str | None,
-                   reason: str | None, now: str | None) -> None:
-    """Give a player a new address or a new key (or both); logged in the record."""
+                   lang: str | None, reason: str | None, now: str | None) -> None:
+    """Give a player a new address, key or language (or several); logged in the record."""
     from ..errors import UsageError
     from ..fileio import read_input
     from ..record.signing import parse_keys
     from ..transports.mail import check_address
 
-    if address is None and key_file is None:
-        raise UsageError("give --address, --key or both", "--address")
+    if address is None and key_file is None and lang is None:
+        raise UsageError("give --address, --key, --lang or several", "--address")
     if address is not None:
         try:
             address = check_address(address)
@@ -134,11 +136,13 @@ def replace_player(game: str, player: str, address: str | None, key_file: str | 
             raise UsageError(f"{key_file}: give a file of one public key", "--key")
         key = keys[0]
     referee.log_action(game, "replace_player", now=now, player=player, address=address,
-                       key=key, reason=reason)
+                       key=key, lang=lang, reason=reason)
     if address is not None:
         click.echo(f"{player}'s address is now {address}.")
     if key is not None:
         click.echo(f"{player}'s moves must now be signed with the key in {key_file}.")
+    if lang is not None:
+        click.echo(f"{player} is now spoken to in {lang}.")
 
 
 @cli.command("end-game", epilog=EXIT_CODES)

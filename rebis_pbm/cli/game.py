@@ -65,6 +65,9 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
 @click.option("--key", "keys", multiple=True, metavar="NAME=FILE",
               help="Register a player's SSH public key (an OpenSSH .pub file, or several keys one "
               "a line): that player's moves are accepted only signed (docs/audit.md).")
+@click.option("--lang", "langs", multiple=True, metavar="NAME=CODE",
+              help="The language a player's view, mails, template and refusals are written in: "
+              "en (the default), fr or pt (docs/views.md, \"Languages\").")
 @click.option("--zero", is_flag=True, help="Play with the Rebis: Zero option (R2).")
 @click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
               help="Set a ruleset parameter (R3, R4): golden_dust, gold, red, shelf_limit, "
@@ -86,7 +89,7 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
               "in the public record, players seal their moves to it (rebis-pbm seal).")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
-        insecure_seed: bool, referee_deal: bool, keys: tuple[str, ...],
+        insecure_seed: bool, referee_deal: bool, keys: tuple[str, ...], langs: tuple[str, ...],
         zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
         deadline: str | None, missed: str | None, now: str | None, encrypt_views: bool,
         referee_recipient: str | None, views_dir: str | None) -> None:
@@ -105,6 +108,12 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
             raise UsageError(f"{item!r}: write NAME=FILE", "--key")
         data, _ = read_input(path, kind="key")
         key_texts[name] = key_texts.get(name, "") + data.decode("utf-8", "replace") + "\n"
+    lang_of: dict[str, str] = {}
+    for item in langs:
+        name, sep, code = item.partition("=")
+        if not sep or not name or not code:
+            raise UsageError(f"{item!r}: write NAME=CODE, e.g. ann=fr", "--lang")
+        lang_of[name] = code
     if now is not None:
         parse_time(now)
     created = referee.create_game(
@@ -112,8 +121,8 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         ruleset=referee.ruleset_from(zero, rules), game_id=game_id, random_seats=random_seats,
         views_dir=views_dir, insecure_seed=insecure_seed, referee_deal=referee_deal,
         keys=key_texts, deadline=None if deadline is None else parse_duration(deadline),
-        missed=parse_policy(missed or "bot"), now=now, encrypt_views=encrypt_views,
-        referee_recipient=None if referee_recipient is None else
+        missed=parse_policy(missed or "bot"), now=now, langs=lang_of,
+        encrypt_views=encrypt_views, referee_recipient=None if referee_recipient is None else
         recipient_given(referee_recipient))
     seats = created.record.players
     click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
@@ -249,11 +258,14 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
 @click.option("--public", is_flag=True, help="The spectator view (no hidden card).")
 @click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json", "svg"]),
               default="text", show_default=True, help="svg: a picture of the table.")
-def view(game: str, player: str | None, public: bool, fmt: str) -> None:
+@click.option("--lang", metavar="CODE", help="The language of the text view: en, fr or pt "
+              "(default: the player's, as the game keeps it; English for --public). YAML, JSON "
+              "and SVG are English.")
+def view(game: str, player: str | None, public: bool, fmt: str, lang: str | None) -> None:
     """Print one player's view of GAME (or, with --public, the spectator view)."""
     if bool(player) == public:
         raise click.UsageError("give exactly one of --player NAME or --public")
-    click.echo(views_mod.render(referee.player_view(game, player), fmt), nl=False)
+    click.echo(referee.rendered_view(game, player, fmt, lang), nl=False)
 
 
 @cli.command(epilog=EXIT_CODES)

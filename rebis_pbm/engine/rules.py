@@ -14,6 +14,7 @@ from . import events as ev
 from .cards import GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, SIGNS, Shelf, ShelfCard
 from .enums import DrawCause, EndReason, Reason, Sign, TokenKind
 from .moves import Move, Play, ShelfRef
+from .phrases import N_, Phrase
 from .ruleset import Ruleset
 from .scoring import red_token_holder
 from .state import FINISHED, PLAY, RED_TOKEN, State, Supply, setup
@@ -25,20 +26,31 @@ class IllegalMove(ValueError):
     Attributes:
         code: why, a :class:`Reason` (a ``str``: ``err.code == "stale_turn"`` holds); the
             constructor also takes the reason's word.
-        message: one sentence for the mover, citing the ruling where one applies.
+        message: one sentence for the mover, citing the ruling where one applies (English).
+        phrase: the same sentence as a :class:`~rebis_pbm.engine.phrases.Phrase` (its English
+            template and parameters), which :func:`rebis_pbm.i18n.translate` gives in the
+            mover's language; None when the message was given as plain text.
         exit_code: 1, how a command refusing the move ends (docs/cli.md), as every error of
             :mod:`rebis_pbm.errors` carries its own.
 
-    ``IllegalMove(code, message)`` raises ValueError when ``code`` is no :class:`Reason` (a
-    programming error).
+    ``IllegalMove(code, message)`` (``message`` a ``str`` or a ``Phrase``) raises ValueError
+    when ``code`` is no :class:`Reason` (a programming error).
     """
 
     exit_code: Final[int] = 1
 
-    def __init__(self, code: Reason | str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: Reason | str, message: str | Phrase) -> None:
+        text = str(message)
+        super().__init__(text)
         self.code: Reason = code if type(code) is Reason else Reason(code)
-        self.message: str = message
+        self.message: str = text
+        self.phrase: Phrase | None = message if isinstance(message, Phrase) else None
+
+
+def _illegal(code: Reason, template: str, **params: object) -> IllegalMove:
+    """An :class:`IllegalMove` whose sentence is ``template`` (marked with ``N_``) filled with
+    ``params``: translatable by the shells (:mod:`rebis_pbm.engine.phrases`)."""
+    return IllegalMove(code, Phrase(template, params))
 
 
 # Every reason (Reason members, equal to their words), in the order Reason lists them.
@@ -48,10 +60,12 @@ REASONS: Final[tuple[Reason, ...]] = tuple(Reason)
 _Action: TypeAlias = tuple[tuple[int, ...], str, Sign, ShelfRef | None]
 
 
-def _shelf_name(state: State, seat: int, mover: int, number: int | None = None) -> str:
-    owner = "your" if seat == mover else f"{state.players[seat]}'s"
+def _shelf_name(state: State, seat: int, mover: int, number: int | None = None) -> Phrase:
     number = len(state.shelves[seat]) if number is None else number
-    return f"{owner} active shelf (shelf {number})"
+    if seat == mover:
+        return Phrase(N_("your active shelf (shelf {number})"), {"number": number})
+    return Phrase(N_("{owner}'s active shelf (shelf {number})"),
+                  {"owner": state.players[seat], "number": number})
 
 
 def _gold_due(supply: Supply) -> bool:
@@ -59,26 +73,34 @@ def _gold_due(supply: Supply) -> bool:
     return supply.golden_dust == 0 and supply.gold > 0
 
 
-def _players(state: State, name: str) -> str:
+def _players(state: State, name: str) -> Phrase:
     """"players: ana, bea" for a message about ``name``, which is no player's, with "did you
     mean 'bea'?" when ``name`` differs from a player's only in case (``new`` refuses two names
     that differ only so, so there is at most one)."""
     close = [seat for seat in state.players if seat.lower() == name.lower()]
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"players: {', '.join(state.players)}{hint}"
+    names = ", ".join(state.players)
+    if close:
+        return Phrase(N_("players: {names}; did you mean {close!r}?"),
+                      {"names": names, "close": close[0]})
+    return Phrase(N_("players: {names}"), {"names": names})
 
 
 def _check_shelf_ref(state: State, ref: ShelfRef, what: str,
                      new_shelf_of: int | None = None) -> None:
     if ref.player not in state.players:
-        raise IllegalMove(Reason.UNKNOWN_PLAYER, f"{what} names player {ref.player!r}, who is "
-                          f"not in this game ({_players(state, ref.player)})")
+        raise _illegal(Reason.UNKNOWN_PLAYER, N_("{what} names player {player!r}, who is not in "
+                       "this game ({players})"), what=what, player=ref.player,
+                       players=_players(state, ref.player))
     seat = state.players.index(ref.player)
     count = len(state.shelves[seat]) + (1 if seat == new_shelf_of else 0)
     if not 1 <= ref.shelf <= count:
-        has = "only shelf 1" if count == 1 else f"shelves 1 to {count}"
-        raise IllegalMove(Reason.NO_SUCH_SHELF, f"{what} names {ref.player}'s shelf {ref.shelf}, "
-                          f"but {ref.player} has {has}")
+        if count == 1:
+            raise _illegal(Reason.NO_SUCH_SHELF, N_("{what} names {player}'s shelf {shelf}, but "
+                           "{player} has only shelf 1"), what=what, player=ref.player,
+                           shelf=ref.shelf)
+        raise _illegal(Reason.NO_SUCH_SHELF, N_("{what} names {player}'s shelf {shelf}, but "
+                       "{player} has shelves 1 to {count}"), what=what, player=ref.player,
+                       shelf=ref.shelf, count=count)
 
 
 def check_move(state: State, move: Move) -> None:
@@ -94,85 +116,92 @@ def check_move(state: State, move: Move) -> None:
         IllegalMove: the move is not legal now; its ``code`` (a :class:`Reason`) says why.
     """
     if state.phase == FINISHED:
-        raise IllegalMove(Reason.GAME_OVER, "the game is over; no more moves can be played")
+        raise _illegal(Reason.GAME_OVER, N_("the game is over; no more moves can be played"))
     if move.player not in state.players:
-        raise IllegalMove(Reason.UNKNOWN_PLAYER, f"there is no player {move.player!r} in this "
-                          f"game ({_players(state, move.player)})")
+        raise _illegal(Reason.UNKNOWN_PLAYER, N_("there is no player {player!r} in this game "
+                       "({players})"), player=move.player, players=_players(state, move.player))
     assert state.to_move is not None  # every phase but FINISHED awaits someone's move
     to_move = state.players[state.to_move]
     if move.turn < state.turn:
-        raise IllegalMove(Reason.STALE_TURN, f"turn {move.turn} has already been played; the "
-                          f"current turn is {state.turn}, {to_move} to move")
+        raise _illegal(Reason.STALE_TURN, N_("turn {turn} has already been played; the current "
+                       "turn is {current}, {to_move} to move"), turn=move.turn,
+                       current=state.turn, to_move=to_move)
     if move.turn > state.turn:
-        raise IllegalMove(Reason.FUTURE_TURN, f"turn {move.turn} has not begun; the current turn "
-                          f"is {state.turn}, {to_move} to move")
+        raise _illegal(Reason.FUTURE_TURN, N_("turn {turn} has not begun; the current turn is "
+                       "{current}, {to_move} to move"), turn=move.turn, current=state.turn,
+                       to_move=to_move)
     mover = state.players.index(move.player)
     if mover != state.to_move:
-        raise IllegalMove(Reason.NOT_YOUR_TURN,
-                          f"turn {state.turn} is {to_move}'s, not {move.player}'s")
+        raise _illegal(Reason.NOT_YOUR_TURN, N_("turn {turn} is {to_move}'s, not {player}'s"),
+                       turn=state.turn, to_move=to_move, player=move.player)
 
     if state.phase == RED_TOKEN:
         if move.play is not None or move.golden_dust or move.gold_token is not None \
                 or move.red_token is None:
-            raise IllegalMove(Reason.RED_TOKEN_EXPECTED, "the game has ended and you hold the red "
-                              "token: your last move places it, with only red_token: {player, "
-                              "shelf} (R12)")
+            raise _illegal(Reason.RED_TOKEN_EXPECTED, N_("the game has ended and you hold the "
+                           "red token: your last move places it, with only red_token: {{player, "
+                           "shelf}} (R12)"))
         _check_shelf_ref(state, move.red_token, "red_token")
         return
 
     if move.red_token is not None:
-        raise IllegalMove(Reason.RED_TOKEN_TOO_EARLY, "the red token is placed only after the game "
-                          "has ended, by the player with the highest burden (R12); remove "
-                          "red_token")
+        raise _illegal(Reason.RED_TOKEN_TOO_EARLY, N_("the red token is placed only after the "
+                       "game has ended, by the player with the highest burden (R12); remove "
+                       "red_token"))
     play = move.play
     if play is None:
-        raise IllegalMove(Reason.PLAY_MISSING, "a turn's move must play a card: add play: {cards, "
-                          "shelf, sign} (R6)")
+        raise _illegal(Reason.PLAY_MISSING, N_("a turn's move must play a card: add play: "
+                       "{{cards, shelf, sign}} (R6)"))
     if move.golden_dust < 0 or move.golden_dust > state.reserves[mover]:
-        raise IllegalMove(Reason.GOLDEN_DUST_RESERVE, f"you have {state.reserves[mover]} golden "
-                          f"dust token(s) in your reserve, so golden_dust can be at most "
-                          f"{state.reserves[mover]}, not {move.golden_dust} (R6)")
+        raise _illegal(Reason.GOLDEN_DUST_RESERVE, N_("you have {reserve} golden dust token(s) "
+                       "in your reserve, so golden_dust can be at most {reserve}, not {asked} "
+                       "(R6)"), reserve=state.reserves[mover], asked=move.golden_dust)
     if play.sign not in SIGNS:
-        raise IllegalMove(Reason.BAD_SIGN,
-                          f"sign must be 'positive' or 'negative', not {play.sign!r}")
+        raise _illegal(Reason.BAD_SIGN, N_("sign must be 'positive' or 'negative', not "
+                       "{sign!r}"), sign=play.sign)
     if play.owner not in state.players:
-        raise IllegalMove(Reason.UNKNOWN_PLAYER, f"play.shelf names player {play.owner!r}, who is "
-                          f"not in this game ({_players(state, play.owner)})")
+        raise _illegal(Reason.UNKNOWN_PLAYER, N_("{what} names player {player!r}, who is not in "
+                       "this game ({players})"), what="play.shelf", player=play.owner,
+                       players=_players(state, play.owner))
     target = state.players.index(play.owner)
     cards = play.cards
     if len(cards) not in (1, 2):
-        raise IllegalMove(Reason.CARD_COUNT, "play one card, or two cards with the same number on "
-                          "your own shelf (R7, R8)")
+        raise _illegal(Reason.CARD_COUNT, N_("play one card, or two cards with the same number "
+                       "on your own shelf (R7, R8)"))
     if len(cards) == 2:
         if target != mover:
-            raise IllegalMove(Reason.PAIR_ON_OTHER_SHELF, "only one card can be played on another "
-                              "player's shelf (R8); a pair goes on your own shelf (R7)")
+            raise _illegal(Reason.PAIR_ON_OTHER_SHELF, N_("only one card can be played on "
+                           "another player's shelf (R8); a pair goes on your own shelf (R7)"))
         if cards[0] != cards[1]:
-            raise IllegalMove(Reason.PAIR_NOT_EQUAL, f"two cards played together must have the "
-                              f"same number (R7); {cards[0]} and {cards[1]} differ")
+            raise _illegal(Reason.PAIR_NOT_EQUAL, N_("two cards played together must have the "
+                           "same number (R7); {first} and {second} differ"), first=cards[0],
+                           second=cards[1])
     _check_action(state, move, play, mover, target)
     # Last, so that no other reason can tell whether the hand holds the cards: a move made in
     # someone else's name learns only what its acceptance would show.
     if state.hands[mover].count(cards[0]) < len(cards):
         if cards[0] not in state.ruleset.cards:  # public: the ruleset says which numbers exist
-            raise IllegalMove(Reason.NO_SUCH_CARD, f"there is no card {cards[0]} in this game: "
-                              f"{_numbers(state.ruleset)} (R1, R2)")
+            raise _illegal(Reason.NO_SUCH_CARD, N_("there is no card {card} in this game: "
+                           "{numbers} (R1, R2)"), card=cards[0], numbers=_numbers(state.ruleset))
         if len(cards) == 1:
-            raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"you have no {cards[0]} in your hand")
+            raise _illegal(Reason.CARD_NOT_IN_HAND, N_("you have no {card} in your hand"),
+                           card=cards[0])
         # The same words for none and for one: the answer tells only that the pair is not there.
-        raise IllegalMove(Reason.CARD_NOT_IN_HAND, f"you have no {cards[0]} or only one "
-                          f"{cards[0]} in your hand, and a pair needs two (R7)")
+        raise _illegal(Reason.CARD_NOT_IN_HAND, N_("you have no {card} or only one {card} in "
+                       "your hand, and a pair needs two (R7)"), card=cards[0])
 
 
-def _numbers(ruleset: Ruleset) -> str:
+def _numbers(ruleset: Ruleset) -> Phrase:
     """Which card numbers a ruleset's deck holds, as a player reads it: "its cards are numbered
     1 to 9" (or "1, 2, 5" when they are not consecutive), or "its deck is empty"."""
     numbers = sorted(set(ruleset.cards))
     if not numbers:
-        return "its deck is empty"
+        return Phrase(N_("its deck is empty"))
     if numbers == list(range(numbers[0], numbers[-1] + 1)):
-        return f"its cards are numbered {numbers[0]} to {numbers[-1]}"
-    return "its cards are numbered " + ", ".join(map(str, numbers))
+        return Phrase(N_("its cards are numbered {low} to {high}"),
+                      {"low": numbers[0], "high": numbers[-1]})
+    return Phrase(N_("its cards are numbered {numbers}"),
+                  {"numbers": ", ".join(map(str, numbers))})
 
 
 def _check_action(state: State, move: Move, play: Play, mover: int, target: int) -> None:
@@ -183,50 +212,53 @@ def _check_action(state: State, move: Move, play: Play, mover: int, target: int)
     limit = state.ruleset.shelf_limit
     if target == mover:
         if play.sign == NEGATIVE:
-            raise IllegalMove(Reason.NEGATIVE_ON_OWN_SHELF, "cards on your own shelf are played "
-                              "with a + sign; write sign: positive (R7)")
+            raise _illegal(Reason.NEGATIVE_ON_OWN_SHELF, N_("cards on your own shelf are played "
+                           "with a + sign; write sign: positive (R7)"))
         added = sum(cards)
         if shelf.weight + added > limit:
             shown = "+".join(str(c) for c in cards)
-            raise IllegalMove(Reason.OVER_SHELF_LIMIT, f"{_shelf_name(state, target, mover)} "
-                              f"weighs {shelf.weight}; adding {shown} would make "
-                              f"{shelf.weight + added}, over the shelf limit of {limit}, and you "
-                              f"cannot close your own shelf (R7)")
+            raise _illegal(Reason.OVER_SHELF_LIMIT, N_("{shelf} weighs {weight}; adding {shown} "
+                           "would make {total}, over the shelf limit of {limit}, and you cannot "
+                           "close your own shelf (R7)"), shelf=_shelf_name(state, target, mover),
+                           weight=shelf.weight, shown=shown, total=shelf.weight + added,
+                           limit=limit)
         if move.gold_token is not None:
-            raise IllegalMove(Reason.GOLD_TOKEN_NOT_ALLOWED, "gold_token goes only with a play "
-                              "that closes another player's shelf when the supply gives gold "
-                              "(R8.1); remove it")
+            raise _illegal(Reason.GOLD_TOKEN_NOT_ALLOWED, N_("gold_token goes only with a play "
+                           "that closes another player's shelf when the supply gives gold "
+                           "(R8.1); remove it"))
         return
 
     card = cards[0]
     if play.sign == NEGATIVE and card == 0:
-        raise IllegalMove(Reason.ZERO_NEGATIVE, "a card numbered 0 has no negative value; play it "
-                          "with sign: positive (R8.3)")
+        raise _illegal(Reason.ZERO_NEGATIVE, N_("a card numbered 0 has no negative value; play "
+                       "it with sign: positive (R8.3)"))
     if shelf.weight + card > limit:  # R8.1: the card closes the shelf
         if _gold_due(state.supply):
             if move.gold_token is None:
-                raise IllegalMove(Reason.GOLD_TOKEN_MISSING, f"this {card} closes "
-                                  f"{_shelf_name(state, target, mover)} and the supply has no "
-                                  f"golden dust left, so you take a gold token and place it at "
-                                  f"once: add gold_token: {{player, shelf}} naming any shelf in "
-                                  f"play (R8.1)")
+                raise _illegal(Reason.GOLD_TOKEN_MISSING, N_("this {card} closes {shelf} and "
+                               "the supply has no golden dust left, so you take a gold token "
+                               "and place it at once: add gold_token: {{player, shelf}} naming "
+                               "any shelf in play (R8.1)"), card=card,
+                               shelf=_shelf_name(state, target, mover))
             _check_shelf_ref(state, move.gold_token, "gold_token", new_shelf_of=target)
         elif move.gold_token is not None:
-            took = ("a golden dust token into your reserve" if state.supply.golden_dust
-                    else "no token, since the supply has none left")
-            raise IllegalMove(Reason.GOLD_TOKEN_NOT_ALLOWED, f"this {card} closes "
-                              f"{_shelf_name(state, target, mover)} and you take {took}, not "
-                              f"gold; remove gold_token (R8.1)")
+            took = (Phrase(N_("a golden dust token into your reserve"))
+                    if state.supply.golden_dust
+                    else Phrase(N_("no token, since the supply has none left")))
+            raise _illegal(Reason.GOLD_TOKEN_NOT_ALLOWED, N_("this {card} closes {shelf} and you "
+                           "take {took}, not gold; remove gold_token (R8.1)"), card=card,
+                           shelf=_shelf_name(state, target, mover), took=took)
         return
     if move.gold_token is not None:
-        raise IllegalMove(Reason.GOLD_TOKEN_NOT_ALLOWED, f"this {card} does not close "
-                          f"{_shelf_name(state, target, mover)} (weight {shelf.weight}, limit "
-                          f"{limit}), so there is no gold token to place; remove gold_token "
-                          f"(R8.1)")
+        raise _illegal(Reason.GOLD_TOKEN_NOT_ALLOWED, N_("this {card} does not close {shelf} "
+                       "(weight {weight}, limit {limit}), so there is no gold token to place; "
+                       "remove gold_token (R8.1)"), card=card,
+                       shelf=_shelf_name(state, target, mover), weight=shelf.weight, limit=limit)
     if play.sign == NEGATIVE and shelf.value - card < 0:
-        raise IllegalMove(Reason.VALUE_BELOW_ZERO, f"{_shelf_name(state, target, mover)} is worth "
-                          f"{shelf.value}; a -{card} would make it {shelf.value - card}, and a "
-                          f"shelf's value can never go below 0 (R8.2)")
+        raise _illegal(Reason.VALUE_BELOW_ZERO, N_("{shelf} is worth {value}; a -{card} would "
+                       "make it {total}, and a shelf's value can never go below 0 (R8.2)"),
+                       shelf=_shelf_name(state, target, mover), value=shelf.value, card=card,
+                       total=shelf.value - card)
 
 
 def apply_move(state: State, move: Move) -> tuple[State, tuple[ev.Event, ...]]:

@@ -14,7 +14,7 @@ One module per concern:
 from ..errors import CorruptRecord, SeedError
 from .codec import HEADER, dump_record, parse_record
 from .digests import SEAL_DOMAIN, commitment, salted, seal_card, seed_commitment, unsalted
-from .model import (FAIR_DEAL, FORMAT, FORMATS, REFEREE_DEAL, Join, Link, Proof, Record, Replay,
+from .model import (BEFORE_V3, FAIR_DEAL, FORMAT, FORMATS, REFEREE_DEAL, Join, Link, Proof, Record, Replay,
                     SealedMove, ascii_lower, check_seed, closes_shelf, entry_from_dict, status)
 from .secret import SEED_ENV, dump_secret, find_seed, read_secret, secret_path
 from .verify import (CODES, Problem, ProblemCode, Walk, check_header, check_status,
@@ -22,7 +22,7 @@ from .verify import (CODES, Problem, ProblemCode, Walk, check_header, check_stat
                      replay_record, walk)
 
 __all__ = [
-    "FAIR_DEAL", "FORMATS", "REFEREE_DEAL", "Join", "Proof", "ascii_lower", "commitment",
+    "BEFORE_V3", "FAIR_DEAL", "FORMATS", "REFEREE_DEAL", "Join", "Proof", "ascii_lower", "commitment",
     "salted", "unsalted",
     "CODES", "FORMAT", "ProblemCode", "HEADER", "SEAL_DOMAIN", "SEED_ENV", "CorruptRecord", "Link", "Problem",
     "Record", "Replay", "SealedMove", "SeedError", "Walk", "check_header", "check_seed",

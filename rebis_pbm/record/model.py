@@ -43,6 +43,9 @@ _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrst
 # player, ``by: referee`` with its ``reason`` and ``bot``; and the referee's logged ``actions``
 # (docs/formats.md). None of it is read by a replay: time never changes a game.
 V1 = "rebis-pbm/1"
+# rebis-pbm/3 adds ``langs`` (player -> language, for the players who chose one other than
+# English: where and how a player is spoken to, like ``addresses``; not covered by a digest).
+BEFORE_V3 = ("rebis-pbm/1", "rebis-pbm/2")
 HEADER_EXTRA = ("created", "deadline", "missed")  # v2 header fields the header digest covers
 STAMP_FIELDS = ("at", "by", "reason", "bot")       # v2 move-entry fields beside the move
 # rebis-pbm/3 adds the game's encryption settings (a game in a public repository, docs/git.md):
@@ -202,6 +205,9 @@ class Record:
             the mail transport writes to them and ``apply --as`` checks a move's sender with
             them. Players without one play by files.
         public_addresses: whether views show the addresses (``new --public-addresses``).
+        langs: rebis-pbm/3 only: player name -> language code (``fr``, ``pt``) for the players
+            spoken to in a language other than English (``new --lang``, a join's ``lang:``,
+            ``replace-player --lang``); :meth:`lang` gives any player's.
         format: the record's format (one of :data:`FORMATS`), fixed when the game was created:
             the header digest covers it, so a game keeps its format to the end.
         deal: rebis-pbm/2 only: :data:`REFEREE_DEAL` or :data:`FAIR_DEAL` (None for rebis-pbm/1,
@@ -235,6 +241,7 @@ class Record:
     header_extra: dict = field(default_factory=dict, hash=False)
     stamps: tuple[dict, ...] = ()
     actions: tuple[dict, ...] = ()
+    langs: dict[str, str] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if self.format != V1 and self.deal is None:
@@ -253,6 +260,9 @@ class Record:
             raise ValueError("a rebis-pbm/1 record has no deadline, times, referee's moves, "
                              "actions, keys, joins or signatures: those fields came with "
                              "rebis-pbm/2")
+        if self.langs and self.format in BEFORE_V3:
+            raise ValueError(f"a {self.format} record has no langs: the players' languages came "
+                             f"with rebis-pbm/3")
         if self.header_sha256 is None:
             object.__setattr__(self, "header_sha256", self.computed_header_sha256())
         if len(self.links) != len(self.moves):
@@ -463,6 +473,11 @@ class Record:
                 return player
         return None
 
+    def lang(self, player: str | None) -> str:
+        """The language ``player`` is spoken to in (``en`` unless they chose another; ``en``
+        for None, the spectator)."""
+        return self.langs.get(player, "en") if player is not None else "en"
+
     def shown_addresses(self) -> dict[str, str]:
         """The addresses views may show: all of them with ``public_addresses``, else none."""
         return dict(self.addresses) if self.public_addresses else {}
@@ -504,6 +519,8 @@ class Record:
                                    if p in self.addresses}
         if self.public_addresses:
             fields["public_addresses"] = True
+        if self.langs:
+            fields["langs"] = {p: self.langs[p] for p in self.players if p in self.langs}
         return fields
 
     @classmethod
@@ -521,6 +538,11 @@ class Record:
         strangers = [name for name in addresses if name not in data["players"]]
         if strangers:
             raise ValueError(f"addresses: {', '.join(strangers)} is not a player of this game "
+                             f"(players: {', '.join(data['players'])})")
+        langs = {str(p): str(code) for p, code in data.get("langs", {}).items()}
+        strangers = [name for name in langs if name not in data["players"]]
+        if strangers:
+            raise ValueError(f"langs: {', '.join(strangers)} is not a player of this game "
                              f"(players: {', '.join(data['players'])})")
         return cls(
             game=str(data["game"]),
@@ -547,6 +569,7 @@ class Record:
             header_extra={k: data[k] for k in HEADER_EXTRA + ENCRYPTION_FIELDS if k in data},
             stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
             actions=tuple(dict(a) for a in data.get("actions", ())),
+            langs=langs,
         )
 
 

@@ -437,8 +437,12 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
             except RebisError as exc:
                 if privacy.public_repo and isinstance(exc, (Refused, InputError)):
                     # Its reason may speak of the mover's hand ("you have no 2"): to them only.
+                    try:  # the mover's language, for the reason told to them alone
+                        langs = referee.read_record(record_path).langs
+                    except RebisError:
+                        langs = {}
                     return _refused_in_public(git, tip, move, exc, privacy, say, applied,
-                                              repeated)
+                                              repeated, langs)
                 if exc.exit_code == ExitCode.BUSY:
                     say(f"rebis-pbm git: {move.label} was not applied: the record was busy; "
                         f"nothing changed, run the job again", True)
@@ -483,12 +487,15 @@ def refusal_path(turn: int, player: str) -> str:
 
 
 def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, privacy: Privacy,
-                       say: Say, applied: list[int], repeated: int
+                       say: Say, applied: list[int], repeated: int,
+                       langs: dict[str, str] | None = None
                        ) -> tuple[Outcome, RebisError | None]:
     """A move refused in a public repository: its reason (which may speak of the mover's hand)
     is committed only encrypted to the mover's key, never printed nor in a commit message; the
     job says only where the mover finds it. A refusal already committed for this version of the
-    move file is not written again."""
+    move file is not written again. The reason is in the mover's language (``langs``: the
+    record's, player -> language)."""
+    from ..i18n import refusal
     from .encryption import encrypt_to_ssh_keys
 
     match = MOVE_NAME.fullmatch(move.path[len(MOVES):])
@@ -504,7 +511,8 @@ def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, priv
         if not _refusal_current(git, tip, move.path, rel):
             target = git.top / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(encrypt_to_ssh_keys(f"{exc}\n".encode(), [key],
+            reason = refusal(exc, (langs or {}).get(player))
+            target.write_bytes(encrypt_to_ssh_keys(f"{reason}\n".encode(), [key],
                                                    source=f"{player}'s key"))
             git.run("add", "--", rel)
             git.run("commit", "--quiet", "--no-verify", "-m",

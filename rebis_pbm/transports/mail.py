@@ -26,6 +26,8 @@ from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
+from ..i18n import N_, Phrase, gettext_for
+
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
 YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
 YAML_SUFFIXES = (".yaml", ".yml", ".yaml.txt", ".yml.txt")  # .txt: added by some mail clients
@@ -47,7 +49,12 @@ _parser = BytesParser(policy=policy.default)
 
 
 class MailError(ValueError):
-    """No move can be taken out of a message; ``str(e)`` is one sentence for its sender."""
+    """No move can be taken out of a message; ``str(e)`` is one sentence for its sender, and
+    ``phrase`` the same sentence to translate (:mod:`rebis_pbm.i18n`), or None."""
+
+    def __init__(self, message: str | Phrase):
+        super().__init__(str(message))
+        self.phrase = message if isinstance(message, Phrase) else None
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -151,8 +158,8 @@ def extract_move(msg: EmailMessage) -> Extracted:
                   if not part.is_multipart() and _is_yaml_part(part)]
     if len(candidates) > 1:
         names = ", ".join(p.get_filename() or p.get_content_type() for p in candidates)
-        raise MailError(f"the message has {len(candidates)} YAML attachments ({names}); attach "
-                        f"only your move")
+        raise MailError(Phrase(N_("the message has {count} YAML attachments ({names}); attach "
+                                  "only your move"), {"count": len(candidates), "names": names}))
     if candidates:
         part = candidates[0]
         source = f"the attachment {part.get_filename() or part.get_content_type()}"
@@ -165,10 +172,10 @@ def extract_move(msg: EmailMessage) -> Extracted:
     body = msg.get_body(preferencelist=("plain",))
     if body is None:
         if msg.get_body(preferencelist=("html",)) is not None:
-            raise MailError("the message has only an HTML part; send it as plain text, or attach "
-                            "the move file")
-        raise MailError("the message has no text and no YAML attachment; attach your move file "
-                        "or write the move in the message")
+            raise MailError(Phrase(N_("the message has only an HTML part; send it as plain "
+                                      "text, or attach the move file")))
+        raise MailError(Phrase(N_("the message has no text and no YAML attachment; attach your "
+                                  "move file or write the move in the message")))
     try:
         text = body.get_content()
     except (LookupError, ValueError, MessageError) as exc:
@@ -196,8 +203,8 @@ def _signature_attachment(msg: EmailMessage) -> bytes | None:
     parts = [part for part in msg.walk() if not part.is_multipart()
              and (part.get_filename() or "").lower().endswith(SIGNATURE_SUFFIX)]
     if len(parts) > 1:
-        raise MailError(f"the message has {len(parts)} signature attachments (*.sig); attach "
-                        f"only your move's")
+        raise MailError(Phrase(N_("the message has {count} signature attachments (*.sig); "
+                                  "attach only your move's"), {"count": len(parts)}))
     if not parts:
         return None
     try:
@@ -296,13 +303,14 @@ def _move_text(text: str) -> str:
     if blocks:
         blocks = [b for b in blocks if any(lines[i].strip() for i in b)]
         if len(blocks) > 1:
-            raise MailError(f"the message's text has {len(blocks)} blocks starting with a line "
-                            f"'---'; send one move per message")
+            raise MailError(Phrase(N_("the message's text has {count} blocks starting with a "
+                                      "line '---'; send one move per message"),
+                                   {"count": len(blocks)}))
         keep = set(blocks[0]) if blocks else set()
         lines = [line if i in keep else "" for i, line in enumerate(lines)]
     if not any(line.strip() for line in lines):
-        raise MailError("no move found in the message: attach your move file, or write it in "
-                        "the text between a line '---' and a line '...'")
+        raise MailError(Phrase(N_("no move found in the message: attach your move file, or "
+                                  "write it in the text between a line '---' and a line '...'")))
     return "\n".join(lines) + "\n"
 
 
@@ -343,25 +351,32 @@ def _thread(msg: EmailMessage, game: str, sender: str, original: EmailMessage | 
     msg["References"] = " ".join(references)
 
 
-def subject(game: str, view: dict) -> str:
-    """``[Rebis GAME] turn N: ...``: the game id and the turn awaited, for threading."""
+def subject(game: str, view: dict, lang: str | None = None) -> str:
+    """``[Rebis GAME] turn N: ...``: the game id and the turn awaited, for threading; the rest
+    in ``lang`` (default English; ``[Rebis GAME]`` stays, mail in reads it)."""
+    _ = gettext_for(lang)
     viewer, turn, phase = view["viewer"], view["turn"], view["phase"]
     if phase == "finished":
-        return f"[Rebis {game}] turn {turn - 1} was the last: the game is over"
+        return f"[Rebis {game}] " + _("turn {turn} was the last: the game is over").format(
+            turn=turn - 1)
     mover = view["to_move"]
     if phase == "red_token":
-        what = "you place" if mover == viewer else f"{mover} places"
-        return f"[Rebis {game}] turn {turn}: {what} the red token"
-    return f"[Rebis {game}] turn {turn}: {'your move' if mover == viewer else f'{mover} to move'}"
+        what = (_("turn {turn}: you place the red token") if mover == viewer else
+                _("turn {turn}: {player} places the red token"))
+    else:
+        what = (_("turn {turn}: your move") if mover == viewer else
+                _("turn {turn}: {player} to move"))
+    return f"[Rebis {game}] " + what.format(turn=turn, player=mover)
 
 
-HOW_TO_MOVE = ("To move, reply with the attached {template} edited (or attach your own move "
-               "file), or write the move in your reply between a line '---' and a line '...'. "
-               "Quoted lines (starting with '>') and your signature are ignored.")
+HOW_TO_MOVE = N_("To move, reply with the attached {template} edited (or attach your own move "
+                 "file), or write the move in your reply between a line '---' and a line '...'. "
+                 "Quoted lines (starting with '>') and your signature are ignored.")
 
 
 def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news: str | None,
-                 sender: str, to: str, original: EmailMessage | None = None) -> EmailMessage:
+                 sender: str, to: str, original: EmailMessage | None = None,
+                 lang: str | None = None, picture: dict | None = None) -> EmailMessage:
     """One view by mail: to a player (``view["viewer"]`` is their name) or to the referee (the
     public view).
 
@@ -370,20 +385,25 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     same view (an inline SVG, :mod:`rebis_pbm.svg`) above the same text. Attachments: the view
     as YAML, and the move template for the player to move. ``original`` (the message of an
     accepted move, for its sender) makes it a reply.
+
+    ``lang``: the reader's language (:mod:`rebis_pbm.i18n`): the subject and the words around
+    the view are in it; pass ``view`` (and ``view_text``, ``news``) built in it, ``view_yaml``
+    in English, and ``picture``, the English view the picture is drawn from (default ``view``).
     """
     viewer = view["viewer"]
     display = "Rebis referee" if viewer == "public" else viewer
-    msg = _message(sender, to, display, subject(game, view), auto="auto-generated")
+    msg = _message(sender, to, display, subject(game, view, lang), auto="auto-generated")
     _thread(msg, game, sender, original)
     turn = view["turn"]
     template_name = f"move-turn-{turn:03d}-{viewer}.yaml"
     parts = [news] if news else []
     parts.append(view_text.rstrip("\n"))
     if "move_template" in view:
-        parts.append(HOW_TO_MOVE.format(template=template_name))
+        parts.append(gettext_for(lang)(HOW_TO_MOVE).format(template=template_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
-    msg.add_alternative(html_body(view, text), subtype="html")
+    msg.add_alternative(html_body(picture or view, text, subject(game, view, lang)),
+                        subtype="html")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
     if "move_template" in view:
@@ -393,23 +413,28 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
 
 
 def reminder_message(*, game: str, view: dict, view_text: str, view_yaml: str, sender: str,
-                     to: str) -> EmailMessage:
+                     to: str, lang: str | None = None, picture: dict | None = None
+                     ) -> EmailMessage:
     """A reminder to the player to move that their deadline is near (docs/deadlines.md): their
     view by mail (:func:`view_message`, so the same view, picture, attachments and thread), told
     as a reminder in its subject and first paragraph. ``view`` must be that player's view in a
-    game with a deadline (``view["deadline"]``, UTC).
+    game with a deadline (``view["deadline"]``, UTC). ``lang``, ``picture``: as for
+    :func:`view_message`.
     """
+    _ = gettext_for(lang)
     deadline, turn = view["deadline"], view["turn"]
-    news = (f"Reminder: your move for turn {turn} is due by {deadline} (UTC). After that the "
-            f"referee may move for you.")
+    news = _("Reminder: your move for turn {turn} is due by {deadline} (UTC). After that the "
+             "referee may move for you.").format(turn=turn, deadline=deadline)
     msg = view_message(game=game, view=view, view_text=view_text, view_yaml=view_yaml,
-                       news=news, sender=sender, to=to)
+                       news=news, sender=sender, to=to, lang=lang, picture=picture)
     del msg["Subject"]
-    msg["Subject"] = f"[Rebis {game}] turn {turn}: reminder, your move is due by {deadline} UTC"
+    msg["Subject"] = f"[Rebis {game}] " + _("turn {turn}: reminder, your move is due by "
+                                             "{deadline} UTC").format(turn=turn,
+                                                                      deadline=deadline)
     return msg
 
 
-def html_body(view: dict, text: str) -> str:
+def html_body(view: dict, text: str, title: str | None = None) -> str:
     """The HTML alternative of a view's message: the picture of the table as an inline SVG,
     then ``text`` (the plain-text part) as preformatted text.
 
@@ -422,8 +447,9 @@ def html_body(view: dict, text: str) -> str:
 
     from ..svg import render_svg
 
+    title = subject(view["game"], view) if title is None else title
     return ('<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
-            f"<title>{escape(subject(view['game'], view))}</title></head>\n"
+            f"<title>{escape(title)}</title></head>\n"
             '<body style="margin:0;padding:8px;background:#f6f4ee">\n'
             '<div style="max-width:100%;overflow-x:auto">'
             f"{render_svg(view, standalone=False)}</div>\n"
@@ -432,35 +458,41 @@ def html_body(view: dict, text: str) -> str:
 
 
 def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, to: str,
-                  headline: str, reason: str | None, status: str) -> EmailMessage:
+                  headline: str, reason: str | None, status: str,
+                  lang: str | None = None) -> EmailMessage:
     """A reply to ``original``'s sender alone: ``headline``, the ``reason`` quoted, ``status``.
 
     Used for a refused move (and a move sent twice). Its subject carries the game and the turn
     awaited; ``In-Reply-To`` and ``References`` point at ``original``. Only public facts and a
-    reason meant for this sender go in.
+    reason meant for this sender go in. ``lang``: the sender's language, which ``headline``,
+    ``reason`` and ``status`` are given in too (default English).
     """
-    msg = _message(sender, to, "", f"[Rebis {game}] turn {turn}: {headline}",
-                   auto="auto-replied")
+    _ = gettext_for(lang)
+    msg = _message(sender, to, "", f"[Rebis {game}] " + _("turn {turn}: {headline}").format(
+        turn=turn, headline=headline), auto="auto-replied")
     _thread(msg, game, sender, original)
     asked = str(original.get("Subject", "")).strip()
     about = f' "{asked}"' if asked else ""
-    lines = [f"Your message{about} about game {game}: {headline}."]
+    lines = [_("Your message{about} about game {game}: {headline}.").format(
+        about=about, game=game, headline=headline)]
     if reason:
         lines += ["", "    " + reason.replace("\n", "\n    ")]
-    lines += ["", status, "", "Moves are read from a YAML attachment (*.yaml), or from the "
-              "message's text between a line '---' and a line '...'; quoted lines and your "
-              "signature are ignored."]
+    lines += ["", status, "", _("Moves are read from a YAML attachment (*.yaml), or from the "
+                                "message's text between a line '---' and a line '...'; quoted "
+                                "lines and your signature are ignored.")]
     msg.set_content("\n".join(lines) + "\n")
     return msg
 
 
 def no_game_message(*, original: EmailMessage, sender: str, to: str,
-                    games: list[str]) -> EmailMessage:
+                    games: list[str], lang: str | None = None) -> EmailMessage:
     """A reply to ``original``'s sender alone, for a message sent to a mailbox that serves
     several games but naming none of them: it names ``games`` (the sender's own games, never
-    the others') and how to say which one a move is for."""
-    msg = _message(sender, to, "", "[Rebis] your message names no game: nothing was applied",
-                   auto="auto-replied")
+    the others') and how to say which one a move is for; in ``lang``, the sender's (the
+    language of their first game; default English)."""
+    _ = gettext_for(lang)
+    msg = _message(sender, to, "", "[Rebis] " + _("your message names no game: nothing was "
+                                                  "applied"), auto="auto-replied")
     original_id = str(original.get("Message-ID", "")).strip()
     if original_id:
         msg["In-Reply-To"] = original_id
@@ -470,10 +502,11 @@ def no_game_message(*, original: EmailMessage, sender: str, to: str,
     about = f' "{asked}"' if asked else ""
     yours = ", ".join(games)
     msg.set_content(
-        f"Your message{about} names no game of this referee, so nothing was applied.\n\n"
-        f"Say which game your move is for: its game id in the move (game: ID, as in the move "
-        f"template), or reply to the game's last message, whose subject starts with "
-        f"[Rebis ID]. Your games: {yours}.\n")
+        _("Your message{about} names no game of this referee, so nothing was applied.").format(
+            about=about) + "\n\n" +
+        _("Say which game your move is for: its game id in the move (game: ID, as in the move "
+          "template), or reply to the game's last message, whose subject starts with "
+          "[Rebis ID]. Your games: {games}.").format(games=yours) + "\n")
     return msg
 
 

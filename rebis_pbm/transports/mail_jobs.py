@@ -21,6 +21,7 @@ from .. import referee
 from ..errors import (CorruptRecord, ExitCode, Failed, InputError, RebisError, Refused,
                       UsageError, one_line)
 from ..fileio import locked, open_regular, write_atomic
+from ..i18n import N_, gettext_for, refusal
 from ..record import Record, Replay
 
 
@@ -90,10 +91,12 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
         if player not in record.addresses or reminded_turn(queue_dir) == state.turn:
             return None
         view = referee.record_view(record, replay, player)
+        lang = record.lang(player)
+        text_view = view if lang == "en" else referee.record_view(record, replay, player, lang)
         queue(queue_dir, [reminder_message(
-            game=record.game, view=view, view_text=views.render(view, "text"),
+            game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
             view_yaml=views.render(view, "yaml"), sender=referee_address,
-            to=record.addresses[player])])
+            to=record.addresses[player], lang=lang, picture=view)])
         write_atomic(queue_dir / REMINDED_STATE, f"{state.turn}\n", mode=0o600)
     return player
 
@@ -135,14 +138,16 @@ def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
     return len(messages)
 
 
-def _status(record: Record, replay: Replay) -> str:
-    """What anyone may know of where the game stands (for a refused sender)."""
+def _status(record: Record, replay: Replay, lang: str | None = None) -> str:
+    """What anyone may know of where the game stands (for a refused sender), in ``lang``."""
     from ..views import standing
 
     state = replay.state
     if state is None:  # the join phase of a fair deal
-        return "The deal waits for joins by " + ", ".join(record.waiting_for()) + "."
-    return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state))
+        _ = gettext_for(lang)
+        return _("The deal waits for joins by {players}.").format(
+            players=", ".join(record.waiting_for()))
+    return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state), lang)
 
 
 def _turn(replay: Replay) -> int:
@@ -163,9 +168,10 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
 
     if replay.history:
         move, events = replay.history[-1]
-        heading, author = f"Turn {move.turn} ({move.player})", move.player
+        heading, author = N_("Turn {turn} ({player})"), move.player
+        said = {"turn": move.turn, "player": move.player}
     else:
-        events, heading, author = replay.setup_events, "The game begins", None
+        events, heading, author, said = replay.setup_events, N_("The game begins"), None, {}
     readers: list[str | None] = [p for p in record.players if p in record.addresses and
                                  (players is None or p in players)]
     if players is None:
@@ -173,14 +179,19 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
     out = []
     for viewer in readers:
         view = referee.record_view(record, replay, viewer)
-        news = f"{heading}: {views.account(events, viewer)}"
+        lang = record.lang(viewer)  # the reader's language (the referee's: English)
+        text_view = view if lang == "en" else referee.record_view(record, replay, viewer, lang)
+        _ = gettext_for(lang)
+        news = _("{heading}: {account}").format(heading=_(heading).format(**said),
+                                                account=views.account(events, viewer, lang))
         if viewer is None and sender:
             news += f"\n(The move came from {sender}.)"
         out.append(view_message(
-            game=record.game, view=view, view_text=views.render(view, "text"),
+            game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
             view_yaml=views.render(view, "yaml"), news=news, sender=referee_address,
             to=referee_address if viewer is None else record.addresses[viewer],
-            original=original if viewer is not None and viewer == author else None))
+            original=original if viewer is not None and viewer == author else None,
+            lang=lang, picture=view))
     return out
 
 
@@ -254,23 +265,30 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         try:
             move_file = extract_move(msg)
         except MailError as exc:
-            raise Refused(str(exc), ExitCode.INPUT) from None
+            raise Refused(str(exc), ExitCode.INPUT, phrase=exc.phrase) from None
         done = referee.submit_move(game, move_file.data, move_file.source, author=sender,
                                    views_dir=views_dir, signature=move_file.signature)
     except Refused as exc:
         record, replay, _ = referee.open_game(game)
+        lang = record.lang(record.player_at(sender))  # the sender's language
+        tr = gettext_for(lang)
         queue(queue_dir, [reply_message(
             game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
-            to=sender, headline="your move was not applied", reason=one_line(str(exc)),
-            status=f"Nothing in the game changed. {_status(record, replay)}")])
+            to=sender, headline=tr(N_("your move was not applied")),
+            reason=one_line(refusal(exc, lang)),
+            status=tr(N_("Nothing in the game changed.")) + " " + _status(record, replay, lang),
+            lang=lang)])
         return Handled(f"{label} from {sender}: refused ({one_line(str(exc))}); reply queued")
     move = done.move
     if done.duplicate:
+        lang = done.record.lang(done.record.player_at(sender))
         queue(queue_dir, [reply_message(
             game=done.record.game, turn=_turn(done.replay), original=msg,
-            sender=referee_address, to=sender, headline=f"turn {move.turn} was already applied",
-            reason=referee.already_applied(done.record, move),
-            status=_status(done.record, done.replay))])
+            sender=referee_address, to=sender,
+            headline=gettext_for(lang)(N_("turn {turn} was already applied")).format(
+                turn=move.turn),
+            reason=referee.already_applied(done.record, move, lang=lang),
+            status=_status(done.record, done.replay, lang), lang=lang)])
         return Handled(f"{label} from {sender}: turn {move.turn} was already applied; reply "
                        f"queued")
     messages = view_messages(done.record, done.replay, referee_address, original=msg,
@@ -481,8 +499,10 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
             return Handled(f"{label}: ignored, not answered: {sender} is not the address of any "
                            f"player of the games in {folder}", True)
         path = league.paths[games[0]]
+        first = league.records[games[0]]
         queue(default_queue(path), [no_game_message(
-            original=msg, sender=referee_address, to=sender, games=games)])
+            original=msg, sender=referee_address, to=sender, games=games,
+            lang=first.lang(first.player_at(sender)))])
         return Handled(f"{label} from {sender}: names no game in {folder}; reply queued (in "
                        f"game {games[0]}'s queue)")
 

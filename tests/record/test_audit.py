@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from rebis_pbm.record import audit
 from rebis_pbm.record.digests import canonical, chain_digest, header_digest, state_digest, state_document
 from rebis_pbm.engine import Move, Ruleset, apply_move, setup
-from rebis_pbm.record import (FORMAT, HEADER, Record, commitment, dump_record, entry_from_dict,
+from rebis_pbm.record import (HEADER, Record, commitment, dump_record, entry_from_dict,
                               salted, seed_commitment)
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 

@@ -126,6 +126,27 @@ def test_encrypted_views_are_readable_by_their_player_only_and_no_plain_view_is_
                 assert age_decrypt(views / f"{other}.txt.age", key).returncode != 0
 
 
+def test_an_encrypted_text_view_speaks_its_players_language(tmp_path, keys, monkeypatch):
+    """A player who reads French (issue 18) gets their encrypted text view in French; the YAML
+    view, and the others' views, as ever."""
+    game = tmp_path / "game.yaml"
+    referee.create_game(game, ["alice", "bob", "carol"], seed=SEED, game_id="sealed",
+                        insecure_seed=True, langs={"alice": "fr", "carol": "pt"})
+    monkeypatch.setenv("REBIS_PBM_SEED", key_of(game))
+    record, replay, _ = referee.open_game(game)
+    views = tmp_path / "encrypted"
+    referee.write_encrypted_views(views, record, replay, {p: pub(k) for p, k in keys.items()})
+
+    def opened(name: str, player: str) -> str:
+        return encryption.decrypt((views / name).read_bytes(), keys[player]).decode()
+
+    assert opened("alice.txt.age", "alice").startswith("Partie de Rebis sealed - vue de alice")
+    assert "viewer: alice" in opened("alice.yaml.age", "alice")
+    assert opened("carol.txt.age", "carol").startswith("Jogo de Rebis sealed - vista de carol")
+    assert opened("bob.txt.age", "bob").startswith("Rebis game sealed - view of bob")
+    assert (views / "public.txt").read_text().startswith("Rebis game sealed - spectator view")
+
+
 def test_encrypted_views_are_refused_when_a_player_has_no_key(tmp_path, game, keys,
                                                               monkeypatch):
     monkeypatch.setenv("REBIS_PBM_SEED", key_of(game))

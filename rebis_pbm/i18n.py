@@ -1,0 +1,119 @@
+"""Each player's language: French, Portuguese or English (docs/views.md, "Languages").
+
+What is addressed to a player (their text view, the account of each move, their move template's
+comments, their mails, the reason a move of theirs was refused) is written in their language;
+YAML and JSON views stay English, keys and values alike (they are data), and so does the
+referee's own command output.
+
+The translations are gettext catalogs managed with Babel (``make catalogs``: extract, update,
+compile), shipped in the package as ``rebis_pbm/locale/LANG/LC_MESSAGES/rebis_pbm.mo`` and read
+with the standard library's :mod:`gettext` alone, imported (and a catalog read, once per process)
+only when a language other than English is asked for: English readers pay nothing.
+
+The game's own words are those of its French and Portuguese descriptions (docs/glossary.md):
+étagère active / prateleira ativa, deck Bibliothèque / baralho da Biblioteca, jetons de mélange
+/ fichas de mistura, poussière dorée / pó dourado, jeton doré / ficha dourada, jeton rouge /
+ficha vermelha.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .engine.phrases import N_, Phrase
+
+if TYPE_CHECKING:
+    from gettext import NullTranslations
+
+DOMAIN = "rebis_pbm"
+ENGLISH = "en"
+LANGUAGES = ("en", "fr", "pt")  # every language a player may choose (``new --lang``, ``lang:``)
+NAMES = {"en": "English", "fr": "français", "pt": "português"}
+LOCALE_DIR = os.path.join(os.path.dirname(__file__), "locale")
+
+
+
+class _English:
+    """English, the language of the source: each message as it is (what
+    ``gettext.NullTranslations`` does, without importing gettext for it)."""
+
+    @staticmethod
+    def gettext(message: str) -> str:
+        return message
+
+    @staticmethod
+    def ngettext(singular: str, plural: str, n: int) -> str:
+        return singular if n == 1 else plural
+
+
+_ENGLISH = _English()
+_loaded: dict[str, NullTranslations] = {}
+
+
+def check_language(code: str) -> str:
+    """``code`` if it is a supported language.
+
+    Raises:
+        ValueError: one sentence naming the supported languages.
+
+    >>> check_language("fr")
+    'fr'
+    """
+    if code not in LANGUAGES:
+        raise ValueError(f"{code!r} is not a language rebis-pbm speaks; use one of "
+                         f"{', '.join(LANGUAGES)} (English, French, Portuguese)")
+    return code
+
+
+def translation(lang: str | None) -> NullTranslations | _English:
+    """The catalog of ``lang`` (``en``, ``fr``, ``pt``): a ``gettext.GNUTranslations``; for
+    None and ``en``, English, with no catalog read. Cached per language.
+
+    Raises:
+        ValueError: ``lang`` is not a supported language.
+    """
+    if not lang or lang == ENGLISH:
+        return _ENGLISH
+    found = _loaded.get(lang)
+    if found is None:
+        check_language(lang)
+        import gettext
+
+        with open(os.path.join(LOCALE_DIR, lang, "LC_MESSAGES", f"{DOMAIN}.mo"), "rb") as f:
+            found = _loaded[lang] = gettext.GNUTranslations(f)
+    return found
+
+
+def gettext_for(lang: str | None) -> Callable[[str], str]:
+    """``translation(lang).gettext``: the ``_`` of the functions that write in ``lang``."""
+    return translation(lang).gettext
+
+
+def ngettext_for(lang: str | None) -> Callable[[str, str, int], str]:
+    """``translation(lang).ngettext``: singular and plural by count."""
+    return translation(lang).ngettext
+
+
+def translate(text: Phrase | str, lang: str | None) -> str:
+    """``text`` in ``lang``: a :class:`~rebis_pbm.engine.phrases.Phrase` has its template and
+    every parameter that is a phrase translated, then filled in; a plain ``str`` is returned as
+    it is (a sentence with no catalog entry stays English)."""
+    if not isinstance(text, Phrase):
+        return text
+    _ = gettext_for(lang)
+    return _(text.template).format(**{k: translate(v, lang) if isinstance(v, Phrase) else v
+                                      for k, v in text.params.items()})
+
+
+def refusal(exc: BaseException, lang: str | None) -> str:
+    """The sentence of a refused move (:class:`~rebis_pbm.errors.Refused`) for its mover, in
+    ``lang``: translated when the refusal carries a phrase (the rules' refusals, and the
+    referee's own that name one), else as ``str(exc)``."""
+    phrase = getattr(exc, "phrase", None)
+    return str(exc) if phrase is None else translate(phrase, lang)
+
+
+__all__ = ["LANGUAGES", "N_", "Phrase", "check_language", "gettext_for", "ngettext_for",
+           "refusal", "translate", "translation"]
