@@ -264,7 +264,7 @@ def test_the_seed_commitment_replaced_and_the_chain_recomputed():
     data = data_of(FINISHED)
     data["seed_sha256"] = seed_commitment("a seed the cheat likes better")
     problem = failed(text_of(rechain(data)), "seed_mismatch", None)
-    assert commitment(FORMAT, KEY) in problem.found
+    assert commitment(EXAMPLE_FORMAT, KEY) in problem.found
 
 
 def test_a_revealed_seed_that_does_not_match_its_commitment():
