@@ -31,7 +31,9 @@ from pathlib import Path
 
 from rebis_pbm.bots import make_bot
 from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, setup
-from rebis_pbm.record import Record, dump_record, dump_secret, seed_commitment
+from rebis_pbm.record import Record, dump_record, dump_secret
+from rebis_pbm.record.digests import commitment, salted
+from rebis_pbm.record.model import FORMAT
 from rebis_pbm.yamlio import dump_yaml
 
 FLOOR = [sys.executable, "-c", "import yaml, jsonschema, click"]
@@ -100,16 +102,19 @@ def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str,
     version reads)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "game.yaml"
+    fmt = fmt or FORMAT
+    # rebis-pbm/2 keys its digests with SALT:SEED (a fixed salt here) and deals from the seed.
+    secret = seed if fmt == "rebis-pbm/1" else salted(seed, "00" * 16)
     state, _ = setup(ruleset, PLAYERS, seed)
-    record = Record(game_id, ruleset, PLAYERS, seed_commitment(seed), addresses=addresses or {},
-                    **({"format": fmt} if fmt else {}))
+    record = Record(game_id, ruleset, PLAYERS, commitment(fmt, secret), addresses=addresses or {},
+                    format=fmt)
     for move in moves:  # as apply does: digests, seals, and the seed revealed at the end
         state, events = apply_move(state, move)
-        record = record.with_move(move, state, seed, events)
+        record = record.with_move(move, state, secret, events)
     if state.finished:
-        record = record.revealed(seed)
+        record = record.revealed(secret)
     path.write_text(dump_record(record, state))
-    (folder / "game.secret.yaml").write_text(dump_secret(game_id, seed))
+    (folder / "game.secret.yaml").write_text(dump_secret(game_id, secret, fmt))
     return path
 
 

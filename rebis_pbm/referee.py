@@ -62,7 +62,7 @@ from .record import (
     salted,
     secret_path,
 )
-from .yamlio import clip, load_yaml
+from .yamlio import clip, load_yaml, top_level_text
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
     from .record.audit import Report
@@ -427,14 +427,10 @@ def check_views_dir(views_dir: PathLike, game_id: str) -> None:
             data = f.read(1 << 20)
     except OSError:
         return  # no views yet (or none readable): nothing to overwrite by mistake
-    import yaml
-
-    try:
-        doc = yaml.safe_load(data)
-    except yaml.YAMLError:
-        return
-    if isinstance(doc, dict) and isinstance(doc.get("game"), str) and doc["game"] != game_id:
-        raise UsageError(f"{os.fspath(views_dir)} holds the views of game {doc['game']}, not of "
+    # Only the view's top-level `game` is read: parsing the whole view grew with the game.
+    other = top_level_text(data, "game")
+    if other is not None and other != game_id:
+        raise UsageError(f"{os.fspath(views_dir)} holds the views of game {other}, not of "
                          f"game {game_id}; give this game's views folder (nothing was written)",
                          "--views-dir")
 
