@@ -281,8 +281,6 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict[str,
     addresses when the game made them public, the deadline when there is one;
     ``views.join_view`` in the join phase. Every view carries the record's witness (docs/audit.md,
     "Witnesses")."""
-    from .deadlines import deadline_of
-
     if record.joining():
         view = views_mod.join_view(record.game, record.players, record.waiting_for(), viewer)
         if record.seed is not None:
@@ -292,9 +290,12 @@ def record_view(record: Record, replay: Replay, viewer: str | None) -> dict[str,
         view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
                                     abandoned=record.abandoned(replay.state),
                                     addresses=record.shown_addresses())
-        deadline = deadline_of(record)
-        if deadline is not None and "to_move" in view:
-            view["deadline"] = deadline  # docs/deadlines.md
+        if record.header_extra.get("deadline") is not None and "to_move" in view:
+            from .deadlines import deadline_of  # only games with deadlines pay for the import
+
+            deadline = deadline_of(record)
+            if deadline is not None:
+                view["deadline"] = deadline  # docs/deadlines.md
     view["witness"] = {"game": record.game, "move": len(record.moves),
                        "chain_sha256": record.last_digest()}
     return view
