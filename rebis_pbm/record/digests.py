@@ -196,14 +196,24 @@ def state_bytes(state: State) -> bytes:
     Raises:
         ValueError: a name that is not valid Unicode (a lone surrogate), as :func:`canonical`.
     """
+    global _SHELVES
     text = _text_of
-    names = [text(name) for name in state.players]
+    seats = state.players
+    names = [text(name) for name in seats]
     cards: dict = {}  # (number, factor, placed_by) -> its text: shelves repeat few cards
     tokens: dict = {}
     players = []
+    known = _SHELVES
+    if len(known) > 4096:
+        known = _SHELVES = {}
     for seat, name in enumerate(names):
         shelves = []
         for shelf in state.shelves[seat]:
+            # A shelf no move touched is the same object in the next state: its text is kept.
+            kept = known.get(id(shelf))
+            if kept is not None and kept[0] is shelf and kept[1] == seats:
+                shelves.append(kept[2])
+                continue
             shelf_cards = []
             for c in shelf.cards:
                 key = (c.number, c.factor, c.placed_by)
@@ -220,7 +230,9 @@ def state_bytes(state: State) -> bytes:
                 if token is None:
                     token = tokens[kind] = text(kind)
                 kinds.append(token)
-            shelves.append(f'{{"cards":[{",".join(shelf_cards)}],"tokens":[{",".join(kinds)}]}}')
+            shelf_text = f'{{"cards":[{",".join(shelf_cards)}],"tokens":[{",".join(kinds)}]}}'
+            known[id(shelf)] = (shelf, seats, shelf_text)  # the shelf is held: its id stays its own
+            shelves.append(shelf_text)
         players.append(f'{{"hand":[{",".join(map(_INT, state.hands[seat]))}],"name":{name},'
                        f'"reserve":{state.reserves[seat]:d},"shelves":[{",".join(shelves)}]}}')
     supply = state.supply
@@ -252,6 +264,10 @@ def _text_of(value: str) -> str:
 
 
 _INT = int.__repr__  # an integer as the JSON encoder writes it
+
+# Shelves' texts by id: (the shelf, the players' names its seats stand for, its text). A shelf
+# holds its id while it is here; emptied when it holds 4096.
+_SHELVES: dict = {}
 
 # The last shuffled deck seen (``State.order``, shared by every state of a game), its numbers'
 # texts joined by commas, and where each number's text starts: the deck of a state is a suffix.
