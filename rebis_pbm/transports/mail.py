@@ -361,15 +361,17 @@ HOW_TO_MOVE = ("To move, reply with the attached {template} edited (or attach yo
 
 
 def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news: str | None,
-                 sender: str, to: str, original: EmailMessage | None = None) -> EmailMessage:
+                 sender: str, to: str, original: EmailMessage | None = None,
+                 picture: bool = False) -> EmailMessage:
     """One view by mail: to a player (``view["viewer"]`` is their name) or to the referee (the
     public view).
 
     Body: ``news`` (the last move told to this viewer), the view as text, and for the player to
-    move how to answer; then, as its HTML alternative, the picture of the table drawn from the
-    same view (an inline SVG, :mod:`rebis_pbm.svg`) above the same text. Attachments: the view
-    as YAML, and the move template for the player to move. ``original`` (the message of an
-    accepted move, for its sender) makes it a reply.
+    move how to answer; with ``picture``, as its HTML alternative, the picture of the table drawn
+    from the same view (an inline SVG, :mod:`rebis_pbm.svg`) above the same text (drawing it
+    costs more than the rest of a move: the mail commands do it when asked, ``--pictures``).
+    Attachments: the view as YAML, and the move template for the player to move. ``original``
+    (the message of an accepted move, for its sender) makes it a reply.
     """
     viewer = view["viewer"]
     display = "Rebis referee" if viewer == "public" else viewer
@@ -383,7 +385,8 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
         parts.append(HOW_TO_MOVE.format(template=template_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
-    msg.add_alternative(html_body(view, text), subtype="html")
+    if picture:
+        msg.add_alternative(html_body(view, text), subtype="html")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
     if "move_template" in view:
@@ -393,7 +396,7 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
 
 
 def reminder_message(*, game: str, view: dict, view_text: str, view_yaml: str, sender: str,
-                     to: str) -> EmailMessage:
+                     to: str, picture: bool = False) -> EmailMessage:
     """A reminder to the player to move that their deadline is near (docs/deadlines.md): their
     view by mail (:func:`view_message`, so the same view, picture, attachments and thread), told
     as a reminder in its subject and first paragraph. ``view`` must be that player's view in a
@@ -403,7 +406,7 @@ def reminder_message(*, game: str, view: dict, view_text: str, view_yaml: str, s
     news = (f"Reminder: your move for turn {turn} is due by {deadline} (UTC). After that the "
             f"referee may move for you.")
     msg = view_message(game=game, view=view, view_text=view_text, view_yaml=view_yaml,
-                       news=news, sender=sender, to=to)
+                       news=news, sender=sender, to=to, picture=picture)
     del msg["Subject"]
     msg["Subject"] = f"[Rebis {game}] turn {turn}: reminder, your move is due by {deadline} UTC"
     return msg
