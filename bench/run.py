@@ -34,7 +34,7 @@ from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, 
 from rebis_pbm.record import Record, dump_record, dump_secret
 from rebis_pbm.record.digests import commitment, salted
 from rebis_pbm.record.model import FORMAT
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.yamlio import dump_yaml, load_yaml
 
 FLOOR = [sys.executable, "-c", "import yaml, jsonschema, click"]
 PLAYERS = ("alice", "bob", "carol", "dave")
@@ -139,7 +139,7 @@ REFEREE = "referee@example.org"
 def mail_message(path: Path, sender: str, move_path: Path) -> Path:
     """A plain-text message from ``sender`` whose body is the move file (docs/mail.md)."""
     path.write_bytes(f"From: {sender}\nTo: {REFEREE}\nSubject: my move\n"
-                     f"Message-ID: <bench@example.org>\n\n".encode() + move_path.read_bytes())
+                     f"Message-ID: <{path.stem}@example.org>\n\n".encode() + move_path.read_bytes())
     return path
 
 
@@ -246,6 +246,24 @@ def many_games_figures(exe: list[str], root: Path, count: int, rounds: int) -> N
           f"recorded; CPU, median of {rounds} rounds):")
     print(f"  {count} apply commands: {singles:6.2f} s; {count} moves through "
           f"referee.submit_move in one process: {one:6.2f} s  x{one / singles:.3f}")
+    maildir = root / "many-mail"
+    mail = [*exe, "mail", "in", str(root / "many"), str(maildir), "--referee", REFEREE]
+
+    def restore_mail() -> None:
+        restore()
+        for path in games:
+            shutil.rmtree(path.with_name("game.mailq"), ignore_errors=True)
+        shutil.rmtree(maildir, ignore_errors=True)
+        for sub in ("new", "cur", "tmp"):
+            (maildir / sub).mkdir(parents=True)
+        for i, (_, move) in enumerate(pairs):  # one message a game, from the player to move
+            player = load_yaml(move.read_bytes(), source=str(move), kind="move").data["player"]
+            mail_message(maildir / "new" / f"{i:04d}.eml", ADDRESSES[player], move)
+
+    if run_once([*exe, "mail", "in", "--help"], root)[3] == 0:
+        by_mail = cpu_of(mail, root, rounds, restore_mail)
+        print(f"  {count} moves through one `mail in` of a folder of games (a Maildir of one "
+              f"message a game): {by_mail:6.2f} s  x{by_mail / singles:.3f}")
     restore()
     singles = statistics.median(
         each([[*exe, "verify", str(g)] for g in games]) for _ in range(rounds))
