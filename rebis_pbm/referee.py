@@ -388,14 +388,13 @@ def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
         make_folder(views_dir, what="the views folder")  # its parent must exist
     written = 0
     for viewer in (*record.players, None):
-        view = record_view(record, replay, viewer)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
             path = os.path.join(views_dir, f"{name}{suffix}")
             if stale_only and not os.path.exists(path):
                 continue
-            data = views_mod.render(view, fmt).encode("utf-8")
+            data = rendered_view(record, replay, viewer, fmt).encode("utf-8")
             if not _holds(path, data, mode):
                 # Views are derived from the record and rewritten on every apply: atomic, but
                 # not fsynced (the record is).
@@ -413,6 +412,30 @@ def _holds(path: str, data: bytes, mode: int) -> bool:
             return f.read() == data
     except OSError:
         return False
+
+
+def rendered_view(record: Record, replay: Replay, viewer: str | None, fmt: str) -> str:
+    """``views.render(record_view(record, replay, viewer), fmt)``, kept for the last game
+    rendered (the same ``record`` and ``replay`` objects): the view files an ``apply`` writes and
+    the messages ``mail in`` builds for the same move are rendered once.
+
+    Raises:
+        as :func:`rebis_pbm.views.render` (an unknown ``fmt``: ValueError).
+    """
+    global _rendered
+    kept_record, kept_replay, texts = _rendered
+    if kept_record is not record or kept_replay is not replay:
+        texts = {}
+        _rendered = (record, replay, texts)
+    key = (viewer, fmt)
+    text = texts.get(key)
+    if text is None:
+        text = texts[key] = views_mod.render(record_view(record, replay, viewer), fmt)
+    return text
+
+
+# The game whose views were rendered last, and those texts by (viewer, format).
+_rendered: tuple[Any, Any, dict[tuple[str | None, str], str]] = (None, None, {})
 
 
 def check_views_dir(views_dir: PathLike, game_id: str) -> None:

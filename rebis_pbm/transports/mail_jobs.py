@@ -178,9 +178,11 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
         news = f"{heading}: {views.account(events, viewer)}"
         if viewer is None and sender:
             news += f"\n(The move came from {sender}.)"
-        out.append(view_message(
-            game=record.game, view=view, view_text=views.render(view, "text"),
-            view_yaml=views.render(view, "yaml"), news=news, sender=referee_address,
+        out.append(view_message(  # the texts as the view files hold them, rendered once
+            game=record.game, view=view,
+            view_text=referee.rendered_view(record, replay, viewer, "text"),
+            view_yaml=referee.rendered_view(record, replay, viewer, "yaml"), news=news,
+            sender=referee_address,
             to=referee_address if viewer is None else record.addresses[viewer],
             original=original if viewer is not None and viewer == author else None,
             picture=pictures))
