@@ -246,7 +246,8 @@ def state_bytes(state: State) -> bytes:
     try:
         return doc.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError("canonical form: text must be valid Unicode (no lone surrogates)") from None
+        raise ValueError("canonical form: text must be valid Unicode "
+                         "(no lone surrogates)") from None
 
 
 _TEXTS: dict = {}

@@ -44,7 +44,7 @@ def test_the_deck_text_follows_the_deck_from_game_to_game():
     rng = random.Random(7)
     one = list(_states(Ruleset(), ("ann", "bo"), "one", rng))
     two = list(_states(LONG, ("ann", "bo", "cy"), "two", rng, limit=80))
-    for a, b in zip(one, two):
+    for a, b in zip(one, two, strict=False):
         for state in (a, b, a):
             assert state_bytes(state) == canonical(state_document(state))
     last = one[-1]
