@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from . import views as views_mod
@@ -203,6 +203,24 @@ def open_game(record_path: PathLike) -> Game:
 # many games reads each once.
 _opened: dict[bytes, Game] = {}
 _OPENED_MAX = 4
+KEPT_MAX = 256  # games_kept's bound: about 50 MB of games of 30 moves
+
+
+@contextlib.contextmanager
+def games_kept(count: int) -> Iterator[None]:
+    """Within it, :func:`open_game` keeps up to ``count`` games read (at most
+    :data:`KEPT_MAX`, at least the usual 4): a process that handles a folder of games (``mail
+    in`` of a league) reads each game once for its routing, and its later reads of the same
+    unchanged bytes replay nothing."""
+    global _OPENED_MAX
+    before = _OPENED_MAX
+    _OPENED_MAX = max(before, min(count, KEPT_MAX))
+    try:
+        yield
+    finally:
+        _OPENED_MAX = before
+        while len(_opened) > _OPENED_MAX:
+            del _opened[next(iter(_opened))]  # the oldest
 
 
 def _same_seed(game: Game, seed_for: Callable[[Record], str]) -> bool:

@@ -464,6 +464,13 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
     Raises:
         what :func:`read_league` and :func:`mail_in` raise.
     """
+    with referee.games_kept(referee.KEPT_MAX):  # each game of the folder read once
+        yield from _mail_in_league(folder, source, referee_address, views_dir, pictures)
+
+
+def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
+                    referee_address: str, views_dir: None, pictures: bool) -> Iterator[Handled]:
+    """:func:`mail_in_games`, with the games of the folder kept once read."""
     from .mail import (no_game_message, parse_message,
                        queue)
 
