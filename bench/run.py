@@ -3,8 +3,15 @@
 1. the import floor: wall time and peak RSS of ``python -c "import yaml, jsonschema, click"``;
 2. wall time and peak RSS of ``apply``, ``view``, ``moves`` and ``verify`` (when this version
    has it) on a 4-player game played to its end by bots, as ratios to the floor;
-3. ``apply`` wall time against the record's length (10, 50, 100, 200 recorded moves);
-4. engine speed: turns per second of games whose every move is drawn uniformly from the legal
+3. ``apply`` and ``verify`` against the record's length (10, 50, 100, 200 recorded moves), with
+   their growth per recorded move;
+4. the same game with every player's address: ``apply``, ``view``, ``moves``, ``mail in`` of one
+   message; the git job's work for one move;
+5. with ``--many N``: N moves to N games through ``referee.submit_move`` in one process and
+   through one ``mail in`` of the folder of games, against N ``apply`` commands; N records in
+   one ``verify`` against N ``verify`` commands (issue 16's figures, each a ratio measured in
+   the same run);
+6. engine speed: turns per second of games whose every move is drawn uniformly from the legal
    moves, on one core, and the same through ``rebis-pbm simulate``.
 
 Only public tools: ``time.perf_counter`` for wall time, ``os.wait4`` for the child's own CPU
