@@ -3,8 +3,15 @@
 1. the import floor: wall time and peak RSS of ``python -c "import yaml, jsonschema, click"``;
 2. wall time and peak RSS of ``apply``, ``view``, ``moves`` and ``verify`` (when this version
    has it) on a 4-player game played to its end by bots, as ratios to the floor;
-3. ``apply`` wall time against the record's length (10, 50, 100, 200 recorded moves);
-4. engine speed: turns per second of games whose every move is drawn uniformly from the legal
+3. ``apply`` and ``verify`` against the record's length (10, 50, 100, 200 recorded moves), with
+   their growth per recorded move;
+4. the same game with every player's address: ``apply``, ``view``, ``moves``, ``mail in`` of one
+   message; the git job's work for one move;
+5. with ``--many N``: N moves to N games through ``referee.submit_move`` in one process and
+   through one ``mail in`` of the folder of games, against N ``apply`` commands; N records in
+   one ``verify`` against N ``verify`` commands (issue 16's figures, each a ratio measured in
+   the same run);
+6. engine speed: turns per second of games whose every move is drawn uniformly from the legal
    moves, on one core, and the same through ``rebis-pbm simulate``.
 
 Only public tools: ``time.perf_counter`` for wall time, ``os.wait4`` for the child's own CPU
@@ -31,8 +38,10 @@ from pathlib import Path
 
 from rebis_pbm.bots import make_bot
 from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, setup
-from rebis_pbm.record import Record, dump_record, dump_secret, seed_commitment
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.record import Record, dump_record, dump_secret
+from rebis_pbm.record.digests import commitment, salted
+from rebis_pbm.record.model import FORMAT
+from rebis_pbm.yamlio import dump_yaml, load_yaml
 
 FLOOR = [sys.executable, "-c", "import yaml, jsonschema, click"]
 PLAYERS = ("alice", "bob", "carol", "dave")
@@ -100,16 +109,19 @@ def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str,
     version reads)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "game.yaml"
+    fmt = fmt or FORMAT
+    # rebis-pbm/2 keys its digests with SALT:SEED (a fixed salt here) and deals from the seed.
+    secret = seed if fmt == "rebis-pbm/1" else salted(seed, "00" * 16)
     state, _ = setup(ruleset, PLAYERS, seed)
-    record = Record(game_id, ruleset, PLAYERS, seed_commitment(seed), addresses=addresses or {},
-                    **({"format": fmt} if fmt else {}))
+    record = Record(game_id, ruleset, PLAYERS, commitment(fmt, secret), addresses=addresses or {},
+                    format=fmt)
     for move in moves:  # as apply does: digests, seals, and the seed revealed at the end
         state, events = apply_move(state, move)
-        record = record.with_move(move, state, seed, events)
+        record = record.with_move(move, state, secret, events)
     if state.finished:
-        record = record.revealed(seed)
+        record = record.revealed(secret)
     path.write_text(dump_record(record, state))
-    (folder / "game.secret.yaml").write_text(dump_secret(game_id, seed))
+    (folder / "game.secret.yaml").write_text(dump_secret(game_id, secret, fmt))
     return path
 
 
@@ -134,7 +146,7 @@ REFEREE = "referee@example.org"
 def mail_message(path: Path, sender: str, move_path: Path) -> Path:
     """A plain-text message from ``sender`` whose body is the move file (docs/mail.md)."""
     path.write_bytes(f"From: {sender}\nTo: {REFEREE}\nSubject: my move\n"
-                     f"Message-ID: <bench@example.org>\n\n".encode() + move_path.read_bytes())
+                     f"Message-ID: <{path.stem}@example.org>\n\n".encode() + move_path.read_bytes())
     return path
 
 
@@ -241,6 +253,24 @@ def many_games_figures(exe: list[str], root: Path, count: int, rounds: int) -> N
           f"recorded; CPU, median of {rounds} rounds):")
     print(f"  {count} apply commands: {singles:6.2f} s; {count} moves through "
           f"referee.submit_move in one process: {one:6.2f} s  x{one / singles:.3f}")
+    maildir = root / "many-mail"
+    mail = [*exe, "mail", "in", str(root / "many"), str(maildir), "--referee", REFEREE]
+
+    def restore_mail() -> None:
+        restore()
+        for path in games:
+            shutil.rmtree(path.with_name("game.mailq"), ignore_errors=True)
+        shutil.rmtree(maildir, ignore_errors=True)
+        for sub in ("new", "cur", "tmp"):
+            (maildir / sub).mkdir(parents=True)
+        for i, (_, move) in enumerate(pairs):  # one message a game, from the player to move
+            player = load_yaml(move.read_bytes(), source=str(move), kind="move").data["player"]
+            mail_message(maildir / "new" / f"{i:04d}.eml", ADDRESSES[player], move)
+
+    if run_once([*exe, "mail", "in", "--help"], root)[3] == 0:
+        by_mail = cpu_of(mail, root, rounds, restore_mail)
+        print(f"  {count} moves through one `mail in` of a folder of games (a Maildir of one "
+              f"message a game): {by_mail:6.2f} s  x{by_mail / singles:.3f}")
     restore()
     singles = statistics.median(
         each([[*exe, "verify", str(g)] for g in games]) for _ in range(rounds))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace as dc_replace
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
@@ -65,7 +65,7 @@ from .record import (
     salted,
     secret_path,
 )
-from .yamlio import clip, load_yaml
+from .yamlio import clip, load_yaml, top_level_text
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
     from .record.audit import Report
@@ -206,6 +206,24 @@ def open_game(record_path: PathLike) -> Game:
 # many games reads each once.
 _opened: dict[bytes, Game] = {}
 _OPENED_MAX = 4
+KEPT_MAX = 256  # games_kept's bound: about 50 MB of games of 30 moves
+
+
+@contextlib.contextmanager
+def games_kept(count: int) -> Iterator[None]:
+    """Within it, :func:`open_game` keeps up to ``count`` games read (at most
+    :data:`KEPT_MAX`, at least the usual 4): a process that handles a folder of games (``mail
+    in`` of a league) reads each game once for its routing, and its later reads of the same
+    unchanged bytes replay nothing."""
+    global _OPENED_MAX
+    before = _OPENED_MAX
+    _OPENED_MAX = max(before, min(count, KEPT_MAX))
+    try:
+        yield
+    finally:
+        _OPENED_MAX = before
+        while len(_opened) > _OPENED_MAX:
+            del _opened[next(iter(_opened))]  # the oldest
 
 
 def _same_seed(game: Game, seed_for: Callable[[Record], str]) -> bool:
@@ -286,8 +304,6 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
     ``views.join_view`` in the join phase. Every view carries the record's witness (docs/audit.md,
     "Witnesses"). ``lang``: the language of its sentences (for a text view; default English,
     as YAML and JSON views always are)."""
-    from .deadlines import deadline_of
-
     if record.joining():
         view = views_mod.join_view(record.game, record.players, record.waiting_for(), viewer,
                                    lang)
@@ -298,9 +314,12 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
         view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
                                     abandoned=record.abandoned(replay.state),
                                     addresses=record.shown_addresses(), lang=lang)
-        deadline = deadline_of(record)
-        if deadline is not None and "to_move" in view:
-            view["deadline"] = deadline  # docs/deadlines.md
+        if record.header_extra.get("deadline") is not None and "to_move" in view:
+            from .deadlines import deadline_of  # only games with deadlines pay for the import
+
+            deadline = deadline_of(record)
+            if deadline is not None:
+                view["deadline"] = deadline  # docs/deadlines.md
     if record.referee_recipient:  # public: what players seal their moves to (rebis-pbm/3)
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),
@@ -429,17 +448,13 @@ def write_views(views_dir: PathLike, record: Record, replay: Replay, *,
         make_folder(views_dir, what="the views folder")  # its parent must exist
     written = 0
     for viewer in (*record.players, None):
-        view = record_view(record, replay, viewer)
-        lang = record.lang(viewer)  # the text view speaks its player's language (YAML: English)
-        text_view = view if lang == "en" else record_view(record, replay, viewer, lang)
         name = viewer or views_mod.PUBLIC
         mode = 0o644 if viewer is None else 0o600
         for fmt, suffix in (("yaml", ".yaml"), ("text", ".txt")):
             path = os.path.join(views_dir, f"{name}{suffix}")
             if stale_only and not os.path.exists(path):
                 continue
-            data = views_mod.render(text_view if fmt == "text" else view, fmt,
-                                    lang).encode("utf-8")
+            data = kept_rendering(record, replay, viewer, fmt).encode("utf-8")
             if not _holds(path, data, mode):
                 # Views are derived from the record and rewritten on every apply: atomic, but
                 # not fsynced (the record is).
@@ -466,6 +481,34 @@ def _holds(path: str, data: bytes, mode: int) -> bool:
         return False
 
 
+def kept_rendering(record: Record, replay: Replay, viewer: str | None, fmt: str) -> str:
+    """``views.render`` of ``record_view(record, replay, viewer)`` as ``fmt``, a text view in
+    its player's language (``Record.lang``; YAML and JSON are English data), kept for the last
+    game rendered (the same ``record`` and ``replay`` objects): the view files an ``apply``
+    writes and the messages ``mail in`` builds for the same move are rendered once.
+
+    Raises:
+        as :func:`rebis_pbm.views.render` (an unknown ``fmt``: ValueError).
+    """
+    global _rendered
+    kept_record, kept_replay, texts = _rendered
+    if kept_record is not record or kept_replay is not replay:
+        texts = {}
+        _rendered = (record, replay, texts)
+    lang = record.lang(viewer) if fmt == "text" else "en"
+    key = (viewer, fmt, lang)
+    text = texts.get(key)
+    if text is None:
+        chosen = None if lang == "en" else lang
+        text = texts[key] = views_mod.render(record_view(record, replay, viewer, chosen), fmt,
+                                             chosen)
+    return text
+
+
+# The game whose views were rendered last, and those texts by (viewer, format).
+_rendered: tuple[Any, Any, dict[tuple[str | None, str, str], str]] = (None, None, {})
+
+
 def check_views_dir(views_dir: PathLike, game_id: str) -> None:
     """Refuse a views folder that holds another game's views (each view names its game), so
     that ``--views-dir`` pointed at the wrong folder overwrites nothing.
@@ -479,14 +522,10 @@ def check_views_dir(views_dir: PathLike, game_id: str) -> None:
             data = f.read(1 << 20)
     except OSError:
         return  # no views yet (or none readable): nothing to overwrite by mistake
-    import yaml
-
-    try:
-        doc = yaml.safe_load(data)
-    except yaml.YAMLError:
-        return
-    if isinstance(doc, dict) and isinstance(doc.get("game"), str) and doc["game"] != game_id:
-        raise UsageError(f"{os.fspath(views_dir)} holds the views of game {doc['game']}, not of "
+    # Only the view's top-level `game` is read: parsing the whole view grew with the game.
+    other = top_level_text(data, "game")
+    if other is not None and other != game_id:
+        raise UsageError(f"{os.fspath(views_dir)} holds the views of game {other}, not of "
                          f"game {game_id}; give this game's views folder (nothing was written)",
                          "--views-dir")
 

@@ -263,6 +263,54 @@ def too_big(kind: str, source: str) -> InputError:
                       f"{_KIND_NAME[kind]}; check that this is the right file", source=source)
 
 
+def top_level_text(data: bytes, key: str) -> str | None:
+    """The text that the YAML mapping ``data`` holds under its top-level ``key``, read without
+    building the document: ``b"view: v\\ngame: g1\\n..."``, ``"game"`` -> ``"g1"``.
+
+    None when ``data`` is not a mapping whose first ``key`` entry is a text (a number, a list,
+    no such key), or is not YAML up to that entry. Only the events up to that entry are parsed
+    (libyaml's parser when PyYAML has it), so the cost does not grow with the rest of the file:
+    what a view's game is read with before its folder is written again.
+    """
+    depth = 0
+    expect_key = False
+    found = False
+    try:
+        for event in yaml.parse(data, Loader=Loader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if found:
+                    return None
+                if depth == 0 and not isinstance(event, yaml.MappingStartEvent):
+                    return None
+                depth += 1
+                expect_key = depth == 1
+                continue
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+                if depth == 0:
+                    return None
+                expect_key = depth == 1
+                continue
+            if not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                continue
+            if found:
+                if not isinstance(event, yaml.ScalarEvent):
+                    return None
+                tag = event.tag
+                if tag is None or tag == "!":
+                    tag = _resolve_scalar(event.value, *event.implicit)
+                return event.value if tag == TAG_STR else None
+            if depth == 1:
+                if expect_key and isinstance(event, yaml.ScalarEvent) and event.value == key:
+                    found = True
+                expect_key = not expect_key
+            elif depth == 0:
+                return None  # a scalar document
+    except yaml.YAMLError:
+        return None
+    return None
+
+
 def load_yaml(data: bytes, *, source: str, kind: str) -> Loaded:
     """Read one strict YAML document (see the module docstring for the rules).
 

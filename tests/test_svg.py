@@ -154,7 +154,7 @@ def test_a_views_message_carries_the_picture_in_its_html_part():
     text = views.render(view, "text")
     msg = view_message(game="g", view=view, view_text=text, view_yaml=views.render(view, "yaml"),
                        news="Turn 1 (alice): ...", sender="referee@example.org",
-                       to="bob@example.org")
+                       to="bob@example.org", picture=view)
     assert msg.get_content_type() == "multipart/mixed"
     assert msg.get_body(("plain",)).get_content() == (
         f"Turn 1 (alice): ...\n\n{text.rstrip()}\n\n"
@@ -165,6 +165,13 @@ def test_a_views_message_carries_the_picture_in_its_html_part():
     assert "[6]" not in html and "face-down 6" not in html  # alice's closing card
     attachments = [p.get_filename() for p in msg.iter_attachments()]
     assert attachments == ["view-g-turn-002-bob.yaml", "move-turn-002-bob.yaml"]
+    # Without a picture (mail in --no-pictures), the same message without its HTML part.
+    plain = view_message(game="g", view=view, view_text=text, view_yaml=views.render(view, "yaml"),
+                         news="Turn 1 (alice): ...", sender="referee@example.org",
+                         to="bob@example.org")
+    assert plain.get_body(("html",)) is None
+    assert plain.get_body(("plain",)).get_content() == msg.get_body(("plain",)).get_content()
+    assert [p.get_filename() for p in plain.iter_attachments()] == attachments
 
 
 def test_a_finished_game_is_pictured_after_its_last_turn():

@@ -365,3 +365,32 @@ def test_dump_writes_a_str_subclass_as_its_text():
     assert "phase: red_token\n" in dump_yaml(data) and "odd: '010'\n" in dump_yaml(data)
     assert dump_yaml({**data, "x": 1.5}) == dump_yaml({**plain, "x": 1.5})
     assert dump_yaml({**data, "x": 1.5}) == _representer_dump({**plain, "x": 1.5})
+
+
+def _game_by_full_load(data: bytes):
+    """What check_views_dir read a view's game with before: the whole document."""
+    doc = yaml.safe_load(data)
+    return doc["game"] if isinstance(doc, dict) and isinstance(doc.get("game"), str) else None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.dictionaries(st.text(max_size=8), json_data, max_size=5), json_data)
+def test_top_level_text_reads_what_a_full_load_reads(value, game):
+    """top_level_text (a view's game, read from the events up to it) gives what loading the
+    whole document gives, on every mapping dump_yaml writes."""
+    data = dump_yaml({**value, "game": game} if game is not None else value).encode("utf-8")
+    assert yamlio.top_level_text(data, "game") == _game_by_full_load(data)
+
+
+@pytest.mark.parametrize("text", [
+    "view: rebis-pbm/view/2\ngame: g1\n", "a: {game: x}\ngame: y\n", "- game: x\n", "x\n",
+    "game: 12\n", "game: '12'\n", "game: !!str 5\n", "game: [a]\n", "{game: z}", "", "game:\n",
+    "a: [1, {b: 2}]\nb: {c: [d]}\ngame: ok\n", "game: x\nbad: [", "game: true\n",
+])
+def test_top_level_text_cases(text):
+    data = text.encode("utf-8")
+    try:
+        expected = _game_by_full_load(data)
+    except yaml.YAMLError:  # broken after the entry: the entry is still read
+        expected = "x"
+    assert yamlio.top_level_text(data, "game") == expected

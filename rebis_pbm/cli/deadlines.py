@@ -30,9 +30,12 @@ _VIEWS = click.option("--views-dir", type=click.Path(file_okay=False),
 @click.option("--queue", "queue_dir", type=click.Path(file_okay=False),
               help="The Maildir of messages waiting to be sent (default: GAME's name with "
               ".mailq, beside it).")
+@click.option("--pictures/--no-pictures", default=True, envvar="REBIS_PBM_MAIL_PICTURES",
+              show_envvar=True, help="With --referee: whether the queued views carry the "
+              "picture of the table (the default; as for `mail in`).")
 @click.pass_context
 def tick(ctx: click.Context, game: str, now: str | None, views_dir: str | None,
-         referee_address: str | None, queue_dir: str | None) -> None:
+         referee_address: str | None, queue_dir: str | None, pictures: bool) -> None:
     """Apply GAME's missed-move policy: a player past their deadline (or replaced after N
     missed turns) gets a move from the bot, recorded as the referee's. Run it from cron."""
     from ..deadlines import now_text
@@ -59,11 +62,11 @@ def tick(ctx: click.Context, game: str, now: str | None, views_dir: str | None,
 
     queue = Path(queue_dir) if queue_dir else mail_jobs.default_queue(game)
     if done.moved:
-        count = mail_jobs.queue_stand_in_views(game, referee_address, queue)
+        count = mail_jobs.queue_stand_in_views(game, referee_address, queue, pictures=pictures)
         if count:
             click.echo(f"{count} messages queued (the views after the referee's moves).")
     if done.remind:
-        reminded = mail_jobs.queue_reminder(game, referee_address, queue, now)
+        reminded = mail_jobs.queue_reminder(game, referee_address, queue, now, pictures=pictures)
         why = "a reminder is queued for them" if reminded else \
             "no reminder queued (already reminded this turn, or no address registered)"
         click.echo(f"Reminder due: {done.remind}'s deadline is near; {why}.")

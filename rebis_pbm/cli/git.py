@@ -77,6 +77,9 @@ def check(revisions: str, game: str) -> None:
               "applied.")
 @click.option("--referee", metavar="ADDRESS", envvar="REBIS_PBM_REFEREE", show_envvar=True,
               help="The referee's address, the From of the queued views.")
+@click.option("--pictures/--no-pictures", default=True, envvar="REBIS_PBM_MAIL_PICTURES",
+              show_envvar=True, help="With --queue: whether the queued views carry the picture "
+              "of the table (the default; as for `mail in`).")
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
               envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
               help="The referee's age identity (`rebis-pbm keygen-referee`), which opens sealed "
@@ -90,8 +93,9 @@ def check(revisions: str, game: str) -> None:
 @click.option("--encrypt-views", is_flag=True, help="Commit every private view, encrypted to "
               "its player's --key (NAME.yaml.age, NAME.txt.age); every player needs a key.")
 def apply(revisions: str | None, game: str, remote: str | None, branch: str, referee_name: str,
-          referee_email: str, queue: Path | None, referee: str | None, identity: str | None,
-          public_repo: bool, keys: tuple[str, ...], encrypt_views: bool) -> None:
+          referee_email: str, queue: Path | None, referee: str | None, pictures: bool,
+          identity: str | None, public_repo: bool, keys: tuple[str, ...],
+          encrypt_views: bool) -> None:
     """Apply every new move file, commit the record and the public view, and push.
 
     Takes every file under moves/ whose turn is the record's next or later (and the files
@@ -115,7 +119,7 @@ def apply(revisions: str | None, game: str, remote: str | None, branch: str, ref
         from ..transports.git_jobs import repository
         from ..transports.mail_jobs import queue_views as add
 
-        count = add(repository(".") / game, referee, (), queue)
+        count = add(repository(".") / game, referee, (), queue, pictures=pictures)
         click.echo(f"rebis-pbm git: {count} messages queued in {queue}/ for mail out.")
 
     privacy = Privacy(age_identity=identity, public_repo=public_repo,

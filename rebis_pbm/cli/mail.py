@@ -17,6 +17,18 @@ from . import cli
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
 REFEREE_ENV = "REBIS_PBM_REFEREE"
+PICTURES_ENV = "REBIS_PBM_MAIL_PICTURES"
+
+
+def pictures_option(f):
+    """``--pictures/--no-pictures`` (or REBIS_PBM_MAIL_PICTURES=0): whether the views' messages
+    carry their picture (the default, docs/views.md)."""
+    return click.option("--pictures/--no-pictures", default=True, envvar=PICTURES_ENV,
+                        show_envvar=True,
+                        help="Whether each view's message carries the picture of the table (an "
+                        "HTML part with an inline SVG, above the same text; the default). "
+                        "Drawing it costs more than the rest of a move: --no-pictures (or "
+                        "REBIS_PBM_MAIL_PICTURES=0) leaves it out for speed.")(f)
 
 
 def _queue_option(f):
@@ -59,9 +71,10 @@ def mail() -> None:
 @click.argument("source", metavar="MESSAGE|-|MAILDIR")
 @_referee_option
 @_queue_option
+@pictures_option
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the view files (default: GAME's name with .views, beside it).")
-def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
+def mail_in(game: Path, source: str, referee: str, queue, pictures: bool, views_dir) -> None:
     """Apply the moves that arrived by e-mail and queue the answers (`mail out` sends them).
 
     SOURCE is one message file, - for standard input (a mail filter such as procmail or a
@@ -96,9 +109,10 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
             if value is not None:
                 raise click.UsageError(f"{option} does not go with a folder of games: each "
                                        f"game's is beside its record")
-        handled_all = mail_in_games(game, stream, referee)
+        handled_all = mail_in_games(game, stream, referee, pictures=pictures)
     else:
-        handled_all = run(game, stream, referee, queue or default_queue(game), views_dir)
+        handled_all = run(game, stream, referee, queue or default_queue(game), views_dir,
+                          pictures=pictures)
     for handled in handled_all:
         click.echo(handled.line, err=handled.notice)
 
@@ -110,11 +124,12 @@ def mail_in(game: Path, source: str, referee: str, queue, views_dir) -> None:
               "address, and the public view for the referee.")
 @_referee_option
 @_queue_option
-def mail_views(game: Path, players, referee: str, queue) -> None:
+@pictures_option
+def mail_views(game: Path, players, referee: str, queue, pictures: bool) -> None:
     """Queue every player's current view: at the start of a game, or to send one again."""
     from ..transports.mail_jobs import queue_views
 
-    count = queue_views(game, referee, tuple(players), queue)
+    count = queue_views(game, referee, tuple(players), queue, pictures=pictures)
     click.echo(f"{count} messages queued.")
 
 

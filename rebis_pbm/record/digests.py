@@ -182,8 +182,132 @@ def state_digest(state: State, seed: str) -> str:
     # The same bytes as keyed_digest(seed, state_document(state)), without walking the document
     # to check its types: state_document builds it from the engine's numbers, names and None
     # (every record read computes this once per move, so the walk was most of a replay's time).
-    return hmac.new(seed.encode("utf-8"), _encode(state_document(state)),
-                    hashlib.sha256).hexdigest()
+    return hmac.new(seed.encode("utf-8"), state_bytes(state), hashlib.sha256).hexdigest()
+
+
+def state_bytes(state: State) -> bytes:
+    """``canonical(state_document(state))``, written directly: the same bytes (tested against
+    :func:`canonical` on every state of many games and on every archived record), without
+    building the document and sorting its keys. Every record read computes it once per move, over
+    the whole state, deck included, so its cost is most of a read's growth with the record.
+
+    The state is the engine's: its numbers are ``int`` (never ``bool``), its words text.
+
+    Raises:
+        ValueError: a name that is not valid Unicode (a lone surrogate), as :func:`canonical`.
+    """
+    global _SHELVES
+    text = _text_of
+    seats = state.players
+    names = [text(name) for name in seats]
+    cards: dict = {}  # (number, factor, placed_by) -> its text: shelves repeat few cards
+    tokens: dict = {}
+    players = []
+    known = _SHELVES
+    if len(known) > 4096:
+        known = _SHELVES = {}
+    for seat, name in enumerate(names):
+        shelves = []
+        for shelf in state.shelves[seat]:
+            # A shelf no move touched is the same object in the next state: its text is kept.
+            kept = known.get(id(shelf))
+            if kept is not None and kept[0] is shelf and kept[1] == seats:
+                shelves.append(kept[2])
+                continue
+            shelf_cards = []
+            for c in shelf.cards:
+                key = (c.number, c.factor, c.placed_by)
+                card = cards.get(key)
+                if card is None:
+                    by = c.placed_by
+                    card = cards[key] = (f'{{"number":{c.number:d},"placed_by":'
+                                         f'{"null" if by is None or by < 0 else names[by]},'
+                                         f'"sign":{c.factor:d}}}')
+                shelf_cards.append(card)
+            kinds = []
+            for kind in shelf.tokens:
+                token = tokens.get(kind)
+                if token is None:
+                    token = tokens[kind] = text(kind)
+                kinds.append(token)
+            shelf_text = f'{{"cards":[{",".join(shelf_cards)}],"tokens":[{",".join(kinds)}]}}'
+            known[id(shelf)] = (shelf, seats, shelf_text)  # the shelf is held: its id stays its own
+            shelves.append(shelf_text)
+        players.append(f'{{"hand":[{",".join(map(_INT, state.hands[seat]))}],"name":{name},'
+                       f'"reserve":{state.reserves[seat]:d},"shelves":[{",".join(shelves)}]}}')
+    supply = state.supply
+    doc = (f'{{"deck":[{_deck_text(state.order, state.deck_pos)}],"drawn":{_opt_int(state.drawn)},'
+           f'"end":{"null" if state.end_reason is None else text(state.end_reason)},'
+           f'"last_mover":{_seat_name(state.last_mover, names)},"phase":{text(state.phase)},'
+           f'"players":[{",".join(players)}],"ruleset":{_ruleset_text(state.ruleset)},'
+           f'"supply":{{"gold":{supply.gold:d},"golden_dust":{supply.golden_dust:d},'
+           f'"red":{supply.red:d}}},"to_move":{_seat_name(state.to_move, names)},'
+           f'"turn":{state.turn:d}}}')
+    try:
+        return doc.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("canonical form: text must be valid Unicode "
+                         "(no lone surrogates)") from None
+
+
+_TEXTS: dict = {}
+
+
+def _text_of(value: str) -> str:
+    """A text as the canonical form writes it (the JSON encoder's own escaping), kept for the
+    few texts a game repeats (names, phases, token kinds)."""
+    found = _TEXTS.get(value)
+    if found is None:
+        if len(_TEXTS) > 4096:
+            _TEXTS.clear()
+        found = _TEXTS[value] = json.dumps(value, ensure_ascii=False)
+    return found
+
+
+_INT = int.__repr__  # an integer as the JSON encoder writes it
+
+# Shelves' texts by id: (the shelf, the players' names its seats stand for, its text). A shelf
+# holds its id while it is here; emptied when it holds 4096.
+_SHELVES: dict = {}
+
+# The last shuffled deck seen (``State.order``, shared by every state of a game), its numbers'
+# texts joined by commas, and where each number's text starts: the deck of a state is a suffix.
+_DECK: tuple = (None, "", [0])
+
+
+def _deck_text(order: tuple[int, ...], pos: int) -> str:
+    """The numbers of ``order[pos:]`` as the canonical form writes a list's items."""
+    global _DECK
+    cached, text, starts = _DECK
+    if cached is not order:
+        parts = list(map(_INT, order))
+        text = ",".join(parts)
+        starts = [0]
+        for part in parts:
+            starts.append(starts[-1] + len(part) + 1)
+        _DECK = (order, text, starts)
+    return text[starts[pos]:] if pos < len(order) else ""
+
+
+def _opt_int(value: int | None) -> str:
+    return "null" if value is None else f"{value:d}"
+
+
+def _seat_name(seat: int | None, names: list[str]) -> str:
+    return "null" if seat is None or seat < 0 else names[seat]
+
+
+_RULESET_TEXT: dict = {}
+
+
+def _ruleset_text(ruleset: Ruleset) -> str:
+    """The canonical text of ``ruleset.as_dict()``, kept for the rulesets seen (few per process)."""
+    found = _RULESET_TEXT.get(ruleset)
+    if found is None:
+        if len(_RULESET_TEXT) > 64:
+            _RULESET_TEXT.clear()
+        found = _RULESET_TEXT[ruleset] = canonical(ruleset.as_dict()).decode("utf-8")
+    return found
 
 
 def seed_commitment(seed: str) -> str:

@@ -381,14 +381,15 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     public view).
 
     Body: ``news`` (the last move told to this viewer), the view as text, and for the player to
-    move how to answer; then, as its HTML alternative, the picture of the table drawn from the
-    same view (an inline SVG, :mod:`rebis_pbm.svg`) above the same text. Attachments: the view
-    as YAML, and the move template for the player to move. ``original`` (the message of an
-    accepted move, for its sender) makes it a reply.
+    move how to answer; with ``picture`` (the English view the picture is drawn from), as its
+    HTML alternative, the picture of the table (an inline SVG, :mod:`rebis_pbm.svg`) above the
+    same text (drawing it costs more than the rest of a move: ``--no-pictures`` leaves it out).
+    Attachments: the view as YAML, and the move template for the player to move. ``original``
+    (the message of an accepted move, for its sender) makes it a reply.
 
     ``lang``: the reader's language (:mod:`rebis_pbm.i18n`): the subject and the words around
     the view are in it; pass ``view`` (and ``view_text``, ``news``) built in it, ``view_yaml``
-    in English, and ``picture``, the English view the picture is drawn from (default ``view``).
+    in English.
     """
     viewer = view["viewer"]
     display = "Rebis referee" if viewer == "public" else viewer
@@ -402,8 +403,9 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
         parts.append(gettext_for(lang)(HOW_TO_MOVE).format(template=template_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
-    msg.add_alternative(html_body(picture or view, text, subject(game, view, lang)),
-                        subtype="html")
+    if picture is not None:
+        msg.add_alternative(html_body(picture, text, subject(game, view, lang)),
+                            subtype="html")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
     if "move_template" in view:

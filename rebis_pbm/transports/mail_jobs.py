@@ -66,7 +66,7 @@ def reminded_turn(queue_dir: Path) -> int | None:
 
 
 def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir: Path,
-                   now: str) -> str | None:
+                   now: str, *, pictures: bool = True) -> str | None:
     """Queue a reminder (:func:`rebis_pbm.transports.mail.reminder_message`) to the player to
     move when their deadline is near at ``now`` (ISO 8601; :func:`rebis_pbm.deadlines.
     reminder_due`: within 24 h, or a quarter of the deadline when shorter), once per turn: the
@@ -96,24 +96,24 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
         queue(queue_dir, [reminder_message(
             game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
             view_yaml=views.render(view, "yaml"), sender=referee_address,
-            to=record.addresses[player], lang=lang, picture=view)])
+            to=record.addresses[player], lang=lang, picture=view if pictures else None)])
         write_atomic(queue_dir / REMINDED_STATE, f"{state.turn}\n", mode=0o600)
     return player
 
 
 def queue_stand_in_views(game: str | os.PathLike[str], referee_address: str,
-                         queue_dir: Path) -> int:
+                         queue_dir: Path, *, pictures: bool = True) -> int:
     """After ``tick`` moved for a late player: queue every player's view of the game as it
     now stands (as ``mail in`` does for a move whose messages were never queued); returns how
     many messages were queued (none when the game has no mail queue yet: not played by mail)."""
     if not queue_dir.is_dir():
         return 0
     with locked(game):
-        return queue_missing_views(game, referee_address, queue_dir)
+        return queue_missing_views(game, referee_address, queue_dir, pictures=pictures)
 
 
 def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
-                        queue_dir: Path) -> int:
+                        queue_dir: Path, *, pictures: bool = True) -> int:
     """Crash safety of ``mail in``: if the record holds a move whose messages were never queued
     (the queue could not be written, or the process was killed between the record and the
     queue), queue every player's current view now. Returns how many messages were queued (0:
@@ -133,7 +133,7 @@ def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
     if noted >= last or not record.addresses:
         return 0
     record, replay, _ = game_read or referee.open_game(game)
-    messages = view_messages(record, replay, referee_address)
+    messages = view_messages(record, replay, referee_address, pictures=pictures)
     _queue_then_note(queue_dir, messages, last)
     return len(messages)
 
@@ -157,11 +157,13 @@ def _turn(replay: Replay) -> int:
 
 def view_messages(record: Record, replay: Replay, referee_address: str, *,
                   players: tuple[str, ...] | None = None, original: object = None,
-                  sender: str | None = None) -> list:
+                  sender: str | None = None, pictures: bool = True) -> list:
     """The messages that tell where a game stands: for each player with an address (or each of
     ``players``) their own view, and for the referee the public view (unless ``players`` is
     given). Each starts with the last move (or the deal) as told to its reader. ``original`` is
     the message of the move just accepted (from ``sender``): its author's view answers it.
+    ``pictures``: each message also carries the picture of its view (an HTML alternative with an
+    inline SVG, :func:`rebis_pbm.transports.mail.view_message`).
     """
     from .. import views
     from .mail import view_message
@@ -186,12 +188,14 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
                                                 account=views.account(events, viewer, lang))
         if viewer is None and sender:
             news += f"\n(The move came from {sender}.)"
-        out.append(view_message(
-            game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
-            view_yaml=views.render(view, "yaml"), news=news, sender=referee_address,
+        out.append(view_message(  # the texts as the view files hold them, rendered once
+            game=record.game, view=text_view,
+            view_text=referee.kept_rendering(record, replay, viewer, "text"),
+            view_yaml=referee.kept_rendering(record, replay, viewer, "yaml"), news=news,
+            sender=referee_address,
             to=referee_address if viewer is None else record.addresses[viewer],
             original=original if viewer is not None and viewer == author else None,
-            lang=lang, picture=view))
+            lang=lang, picture=view if pictures else None))
     return out
 
 
@@ -234,7 +238,8 @@ def _sender_to_answer(msg: EmailMessage, label: str) -> str | Handled:
 
 
 def handle_message(game: str | os.PathLike[str], data: bytes, label: str, referee_address: str,
-                   queue_dir: Path, views_dir: str | os.PathLike[str] | None) -> Handled:
+                   queue_dir: Path, views_dir: str | os.PathLike[str] | None, *,
+                   pictures: bool = True) -> Handled:
     """Handle one message: apply the move it carries and queue the answers.
 
     A registered player's mistake is answered and counts as handled. A message from an address
@@ -292,7 +297,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         return Handled(f"{label} from {sender}: turn {move.turn} was already applied; reply "
                        f"queued")
     messages = view_messages(done.record, done.replay, referee_address, original=msg,
-                             sender=sender)
+                             sender=sender, pictures=pictures)
     try:
         _queue_then_note(queue_dir, messages, move.turn)
     except OSError as exc:
@@ -306,12 +311,13 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
 
 
 def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_address: str,
-            queue_dir: Path, views_dir: str | os.PathLike[str] | None = None
-            ) -> Iterator[Handled]:
+            queue_dir: Path, views_dir: str | os.PathLike[str] | None = None, *,
+            pictures: bool = True) -> Iterator[Handled]:
     """Handle the messages of ``source``: a stream (standard input), a message file, or a
     Maildir folder (every message not yet handled: all of ``new/``, and those in ``cur/``
     without the Seen flag, oldest first; each gets the Seen flag in ``cur/`` once handled, so
-    that a re-run never handles it twice). Yields what was done with each.
+    that a re-run never handles it twice). Yields what was done with each. ``pictures``: the
+    views' messages carry their picture (:func:`view_messages`).
 
     Before the messages, a move in the record whose messages were never queued (an earlier run
     killed, or a queue that could not be written) has its messages queued. A Maildir is read
@@ -325,25 +331,27 @@ def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_addres
             later ones stay where they are (a notice saying so is yielded first).
     """
     def recover() -> Iterator[Handled]:
-        count = _recover(game, referee_address, queue_dir)
+        count = _recover(game, referee_address, queue_dir, pictures)
         if count:
             yield Handled(f"rebis-pbm: the last move's messages had not been queued (an "
                           f"earlier run was stopped); {count} messages queued now", True)
 
     def handle(data: bytes, label: str) -> Handled:
-        return handle_message(game, data, label, referee_address, queue_dir, views_dir)
+        return handle_message(game, data, label, referee_address, queue_dir, views_dir,
+                              pictures=pictures)
 
     yield from _each_message(source, recover, handle)
 
 
-def _recover(game: str | os.PathLike[str], referee_address: str, queue_dir: Path) -> int:
+def _recover(game: str | os.PathLike[str], referee_address: str, queue_dir: Path,
+             pictures: bool = True) -> int:
     """:func:`queue_missing_views` under the record's lock; 0 when the record is busy (the next
     run checks again; a message waiting says busy in its own words)."""
     from ..errors import Busy
 
     try:
         with locked(game):
-            return queue_missing_views(game, referee_address, queue_dir)
+            return queue_missing_views(game, referee_address, queue_dir, pictures=pictures)
     except Busy:
         return 0
 
@@ -411,7 +419,10 @@ class League(NamedTuple):
 
 
 def read_league(folder: str | os.PathLike[str]) -> League:
-    """Every game record in ``folder`` (and its subfolders), read once without its seed.
+    """Every game record in ``folder`` (and its subfolders), read once: with its seed when it is
+    at hand (:func:`rebis_pbm.referee.open_game`, whose fast read needs no schema validation),
+    else without it (:func:`rebis_pbm.referee.read_record`, which validates against the record
+    schema: about three times the cost of a 30-move game's replay).
 
     Raises:
         InputError: no record in the folder, or one that cannot be read (exit 2).
@@ -420,7 +431,10 @@ def read_league(folder: str | os.PathLike[str]) -> League:
     paths: dict[str, str] = {}
     records: dict[str, Record] = {}
     for path in referee.record_paths([folder]):
-        record = referee.read_record(path)
+        try:
+            record = referee.open_game(path).record
+        except (RebisError, OSError, ValueError):  # no seed, or damaged: read as before
+            record = referee.read_record(path)
         if record.game in paths:
             raise UsageError(f"{paths[record.game]} and {path} are both game {record.game}: "
                              f"a message could not tell which one it is for; keep one game per "
@@ -454,7 +468,7 @@ def game_named(msg) -> list[str]:
 
 
 def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, referee_address: str,
-                  views_dir: None = None) -> Iterator[Handled]:
+                  views_dir: None = None, *, pictures: bool = True) -> Iterator[Handled]:
     """``mail in`` for a folder of games (one mailbox for a whole league): each message goes to
     its game, named by the ``game`` of the move in it or else by ``[Rebis GAME]`` in its subject
     (the first of the two that is a game of the folder), and is handled there exactly as
@@ -467,6 +481,13 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
     Raises:
         what :func:`read_league` and :func:`mail_in` raise.
     """
+    with referee.games_kept(referee.KEPT_MAX):  # each game of the folder read once
+        yield from _mail_in_league(folder, source, referee_address, views_dir, pictures)
+
+
+def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
+                    referee_address: str, views_dir: None, pictures: bool) -> Iterator[Handled]:
+    """:func:`mail_in_games`, with the games of the folder kept once read."""
     from .mail import (no_game_message, parse_message,
                        queue)
 
@@ -476,7 +497,7 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
         for game, path in league.paths.items():
             if not league.records[game].addresses:  # a game played by files: no mail, no queue
                 continue
-            count = _recover(path, referee_address, default_queue(path))
+            count = _recover(path, referee_address, default_queue(path), pictures)
             if count:
                 yield Handled(f"rebis-pbm: game {game}: the last move's messages had not been "
                               f"queued (an earlier run was stopped); {count} messages queued "
@@ -490,7 +511,7 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
         if known:
             path = league.paths[known[0]]
             return handle_message(path, data, label, referee_address, default_queue(path),
-                                  views_dir)
+                                  views_dir, pictures=pictures)
         sender = _sender_to_answer(msg, label)
         if isinstance(sender, Handled):
             return sender
@@ -512,9 +533,11 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
 # --- mail views ------------------------------------------------------------------------------
 
 def queue_views(game: str | os.PathLike[str], referee_address: str,
-                players: tuple[str, ...] = (), queue_dir: Path | None = None) -> int:
+                players: tuple[str, ...] = (), queue_dir: Path | None = None, *,
+                pictures: bool = True) -> int:
     """Queue every player's current view (or only those of ``players``), and the public view
-    for the referee; returns how many messages were queued.
+    for the referee (with their pictures when ``pictures``); returns how many messages were
+    queued.
 
     Raises:
         UsageError: a name that is no player's, or a player with no address (``--player``).
@@ -530,7 +553,8 @@ def queue_views(game: str | os.PathLike[str], referee_address: str,
     if not record.addresses:
         raise Failed(f"no player of game {record.game} has an e-mail address; register them when "
                      f"creating the game: new ... --player NAME=ADDRESS")
-    messages = view_messages(record, replay, referee_address, players=players or None)
+    messages = view_messages(record, replay, referee_address, players=players or None,
+                             pictures=pictures)
     queue_dir = queue_dir or default_queue(game)
     with locked(game):  # the queue keeps the order in which views were made
         if players:

@@ -129,3 +129,41 @@ def test_mail_in_reads_the_record_once_and_without_jsonschema(tmp_path: Path):
     lines = out.stderr.strip().splitlines()
     assert lines[-2:] == ["False", "reads 1"], out.stderr
     assert f"player: {made['move'].player}" in (tmp_path / "game.yaml").read_text()
+
+
+def test_mail_in_of_a_folder_reads_each_game_once(tmp_path: Path):
+    """A folder of more games than a process usually keeps: the routing read, the crash check
+    under the lock and the message's own read replay each game once (referee.games_kept)."""
+    games = 6
+    for i in range(games):
+        folder = tmp_path / "league" / f"g{i}"
+        folder.mkdir(parents=True)
+        state, _ = setup(Ruleset(), ("ann", "bo"), f"{SEED}-{i}")
+        key = salted(f"{SEED}-{i}", SALT)
+        record = Record(f"speed{i}", Ruleset(), ("ann", "bo"), commitment(FORMAT, key),
+                        addresses=ADDRESSES)
+        (folder / "game.yaml").write_text(dump_record(record, state))
+        (folder / "game.secret.yaml").write_text(f"game: speed{i}\nseed: {SEED}-{i}\n"
+                                                 f"salt: {SALT}\n")
+        move = legal_moves(state)[0]
+        (tmp_path / f"move{i}.yaml").write_text(dump_yaml({"game": f"speed{i}",
+                                                           **move.as_dict()}))
+    message = (f"From: {ADDRESSES['ann']}\nTo: referee@example.org\nSubject: move\n"
+               "Message-ID: <m1@example.org>\n\n").encode() + (tmp_path / "move4.yaml").read_bytes()
+    (tmp_path / "m.eml").write_bytes(message)
+    counting = ("import rebis_pbm.record.verify as v\nreads = []\nold = v.read_game\n"
+                "def counted(*a, **k):\n    reads.append(1)\n    return old(*a, **k)\n"
+                "v.read_game = counted\nimport rebis_pbm.referee as r\nr.read_game = counted\n"
+                "import atexit, sys\natexit.register(lambda: print('reads', len(reads), "
+                "file=sys.stderr))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                    os.environ.get("PYTHONPATH")])))
+    code = (counting + "from rebis_pbm.cli import main\nsys.argv = ['rebis-pbm', 'mail', 'in', "
+            "'league', 'm.eml', '--referee', 'referee@example.org']\ntry:\n    main()\n"
+            "except SystemExit as exc:\n    assert not exc.code, exc.code\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "turn 1 applied (ann)" in out.stdout
+    assert out.stderr.strip().splitlines()[-1] == f"reads {games}", out.stderr
+    assert "turn: 1" in (tmp_path / "league" / "g4" / "game.yaml").read_text()

@@ -2,6 +2,7 @@
 without a network: what is queued for whom, refusals, Maildir handling, the .eml outbox."""
 
 import os
+import shutil
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -471,6 +472,39 @@ def test_the_readme_mail_in_line_works_as_written(game, tmp_path, monkeypatch):
 
 
 # --- mail views and mail out --outbox ------------------------------------------------------------
+
+def test_pictures_by_default_and_left_out_when_asked(game, tmp_path, monkeypatch):
+    """The picture of the table (an HTML part with an inline SVG) goes with the views' messages
+    by default; `--no-pictures` or REBIS_PBM_MAIL_PICTURES=0 leaves it out (drawing it costs
+    more than the rest of a move), the messages otherwise the same."""
+    move = pick_move(state_of(game))
+    path = tmp_path / "msg.eml"
+    path.write_bytes(incoming("alice@example.org", move_doc(move)))
+    result = invoke("mail", "in", game, path, "--referee", REFEREE)
+    assert result.exit_code == 0, result.output
+    with_pictures = queued(game)
+    assert len(with_pictures) == 4
+    for msg in with_pictures:
+        html = msg.get_body(("html",)).get_content()
+        assert html.count("<svg ") == 1
+    shutil.rmtree(game.with_name("game.mailq"))
+    assert invoke("mail", "views", game, "--referee", REFEREE, "--no-pictures").exit_code == 0
+    plain = queued(game)
+    assert len(plain) == 4 and all(m.get_body(("html",)) is None for m in plain)
+    shutil.rmtree(game.with_name("game.mailq"))
+    monkeypatch.setenv("REBIS_PBM_MAIL_PICTURES", "0")
+    assert invoke("mail", "views", game, "--referee", REFEREE).exit_code == 0
+    assert all(m.get_body(("html",)) is None for m in queued(game))
+    shutil.rmtree(game.with_name("game.mailq"))
+    done = run("mail", "views", game, "--referee", REFEREE, "--player", "bob",
+               env={"REBIS_PBM_MAIL_PICTURES": "0"})  # the console script, as cron runs it
+    assert done.returncode == 0, done.stderr
+    assert [m.get_body(("html",)) is None for m in queued(game)] == [True]
+    shutil.rmtree(game.with_name("game.mailq"))
+    done = run("mail", "views", game, "--referee", REFEREE, "--player", "bob")
+    assert done.returncode == 0, done.stderr
+    assert [m.get_body(("html",)) is not None for m in queued(game)] == [True]
+
 
 def test_mail_views_queues_every_view_then_one_player_again(game):
     result = invoke("mail", "views", game, "--referee", REFEREE)
