@@ -114,7 +114,7 @@ def test_languages_are_checked_and_english_reads_no_catalog():
     phrase = Phrase("turn {turn} is {to_move}'s, not {player}'s",
                     {"turn": 2, "to_move": "ben", "player": "ann"})
     assert i18n.translate(phrase, "en") == str(phrase) == "turn 2 is ben's, not ann's"
-    assert i18n.translate(phrase, "fr") == "le tour 2 est celui de ben, pas de ann"
+    assert i18n.translate(phrase, "fr") == "le tour 2 est à ben, pas à ann"
     assert i18n.translate(phrase, "pt") == "o turno 2 é de ben, não de ann"
 
 
@@ -287,7 +287,7 @@ def test_each_player_reads_view_mails_template_and_refusals_in_their_language(tm
     subject, text, files = mails[ADDRESSES["ann"]]
     assert subject == "[Rebis g18] tour 2 : à ben de jouer"
     assert "Tour 1 (ann) : " in text or "Tour 1 (ann): " in text
-    assert "tu as joué" in text and "Partie de Rebis g18 - vue de ann" in text
+    assert "tu as posé" in text and "Partie de Rebis g18 - vue de ann" in text
     assert "Deck Bibliothèque" in text and "poussière dorée" in text
     view_yaml = next(v for k, v in files.items() if k.startswith("view-"))
     assert "you played" in (view_yaml if isinstance(view_yaml, str) else view_yaml.decode())
@@ -318,12 +318,12 @@ def test_each_player_reads_view_mails_template_and_refusals_in_their_language(tm
              "play": {"cards": 1, "shelf": name, "sign": "positive"}}), msgid))
     replies = _queued(game, seen)
     subject, text, _ = replies[ADDRESSES["ben"]]
-    assert subject == "[Rebis g18] turno 2: a tua jogada não foi aplicada"
-    assert "jogada recusada: só se pode jogar uma carta na prateleira de outro jogador (R8)" in text
+    assert subject == "[Rebis g18] turno 2: o teu lance não foi aplicado"
+    assert "lance recusado: só se pode jogar uma carta na prateleira de outro jogador (R8)" in text
     assert "Nada mudou no jogo. O jogo espera o turno 2: é a vez de ben." in text
     subject, text, _ = replies[ADDRESSES["ann"]]
     assert subject == "[Rebis g18] tour 2 : ton coup n'a pas été appliqué"
-    assert "coup refusé : le tour 2 est celui de ben, pas de ann" in text
+    assert "coup refusé : le tour 2 est à ben, pas à ann" in text
     assert "Rien n'a changé dans la partie." in text
     subject, text, _ = replies[ADDRESSES["cid"]]
     assert subject == "[Rebis g18] turn 2: your move was not applied"
@@ -347,7 +347,7 @@ def test_a_refusal_to_the_mover_speaks_of_their_active_shelf_in_their_language(t
         {"game": "g18", "turn": 1, "player": "ann",
          "play": {"cards": hand[0], "shelf": "ann", "sign": "negative"}}), "<r1@x>"))
     text = _queued(game, seen)[ADDRESSES["ann"]][1]
-    assert "les cartes sur ta propre étagère se jouent avec le signe + ; écris sign: positive" \
+    assert "sur ta propre étagère, les cartes se posent avec le signe + ; écris sign: positive" \
         in text
     # ben (Portuguese) names a shelf cid does not have, in a move sent out of turn: the turn is
     # checked first, and the reply tells whose turn it is, in Portuguese.
@@ -367,7 +367,7 @@ def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_pa
                                     "play": {"cards": [hand[0], hand[0]], "shelf": "ben",
                                              "sign": "positive"}}))
     line = cli("check", move, "--view", view, "--lang", "fr").refused(1)
-    assert "coup refusé : une seule carte peut être jouée sur l'étagère d'un autre joueur" in line
+    assert "coup refusé : une seule carte peut être posée sur l'étagère d'un autre joueur" in line
     assert "move rejected: only one card" in cli("check", move, "--view", view).refused(1)
     cli("check", move, "--view", view, "--lang", "xx").refused(2, ["--lang", "en, fr, pt"])
 
@@ -382,5 +382,5 @@ def test_a_message_with_no_move_is_answered_in_the_senders_language(tmp_path):
     msg.set_content("<p>my move</p>", subtype="html")
     _mail_in(game, tmp_path, msg.as_bytes())
     subject, text, _ = _queued(game, seen)[ADDRESSES["ben"]]
-    assert subject == "[Rebis g18] turno 1: a tua jogada não foi aplicada"
+    assert subject == "[Rebis g18] turno 1: o teu lance não foi aplicado"
     assert "a mensagem só tem uma parte HTML; envia-a em texto simples" in text
