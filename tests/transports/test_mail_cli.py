@@ -501,6 +501,7 @@ def test_pictures_by_default_and_left_out_when_asked(game, tmp_path, monkeypatch
     assert done.returncode == 0, done.stderr
     assert [m.get_body(("html",)) is None for m in queued(game)] == [True]
     shutil.rmtree(game.with_name("game.mailq"))
+    monkeypatch.delenv("REBIS_PBM_MAIL_PICTURES")
     done = run("mail", "views", game, "--referee", REFEREE, "--player", "bob")
     assert done.returncode == 0, done.stderr
     assert [m.get_body(("html",)) is not None for m in queued(game)] == [True]
