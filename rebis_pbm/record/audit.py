@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..engine.state import FINISHED, RED_TOKEN
-from .model import Record
+from .model import BEFORE_V3, Record
 from .verify import Problem, Walk, _read_as_written, check_status, walk
 from ..views import counted
 from ..errors import InputError
@@ -311,11 +311,14 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     # The fast read replayed the record with every check of the walk, which found nothing.
     result = walk(record, seed) if fast is None else Walk(None, replay, len(record.moves))
     code = result.problem.code if result.problem else None
+    keyed = record.format not in BEFORE_V3  # rebis-pbm/3: record_hmac
     if code != "header_digest":
         report.checked.append("the header digest")
         if known and code not in ("seed_mismatch", "wrong_seed"):
             report.checked.append("the seed against its commitment (the deck was fixed when the "
                                   "game was created)")
+            if keyed and code != "record_digest":
+                report.checked.append(_RECORD_DIGEST)
     if result.moves:
         turns = "turn 1" if result.moves == 1 else f"turns 1-{result.moves}"
         report.checked.append(f"{turns}: turn numbers, seat order, chain digests"
@@ -351,8 +354,13 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
             f"the {n} keyed state digests",
             "the status beyond its turn and player to move",
         ]
+        if keyed:
+            report.not_checked.append(_RECORD_DIGEST)
     return report
 
+
+_RECORD_DIGEST = ("the keyed record digest record_hmac (the players' keys, addresses, languages "
+                  "and settings bound to the seed)")
 
 _ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
                  "extend_deadline": "the referee extended the deadline by {seconds} s",
