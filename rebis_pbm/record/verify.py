@@ -159,10 +159,10 @@ def check_record_digest(record: Record, key: str) -> Problem | None:
     if record.record_hmac is not None and hmac.compare_digest(computed, record.record_hmac):
         return None
     return Problem(
-        "record_digest", "the record (its header, players' keys, addresses, languages, settings "
-        "or an entry) does not match its keyed digest record_hmac: it was changed outside "
-        "rebis-pbm", expected="the record_hmac the seed gives for the record as it is (not "
-        "shown: a log would hand it to whoever rewrote the record)",
+        "record_digest", "its players' keys, addresses, languages or settings, or an entry, do "
+        "not match the keyed digest record_hmac: they were changed outside rebis-pbm",
+        expected="the record_hmac the seed gives (not shown: it would let whoever changed the "
+        "record forge it)",
         found="no record_hmac" if record.record_hmac is None
         else f"record_hmac {record.record_hmac}")
 

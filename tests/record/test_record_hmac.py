@@ -20,14 +20,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from clitools import secret_of
 from rebis_pbm import referee
 from rebis_pbm.record import HEADER, Record, parse_record
 from rebis_pbm.record.digests import chain_digest
 from rebis_pbm.record.secret import SEED_ENV
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml
-
-from clitools import secret_of
 
 pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),
                                 reason="needs ssh-keygen (Debian: openssh-client; .ci/run "
