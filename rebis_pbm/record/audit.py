@@ -317,8 +317,6 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         if known and code not in ("seed_mismatch", "wrong_seed"):
             report.checked.append("the seed against its commitment (the deck was fixed when the "
                                   "game was created)")
-            if keyed and code != "record_digest":
-                report.checked.append(_RECORD_DIGEST)
     if result.moves:
         turns = "turn 1" if result.moves == 1 else f"turns 1-{result.moves}"
         report.checked.append(f"{turns}: turn numbers, seat order, chain digests"
@@ -327,6 +325,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     if any(record.player_keys(p) for p in record.players):
         report.checked.append("each move's signature by its player's key"
                               + ("" if known else " (a closing play's once the seed is revealed)"))
+    if keyed and known and code is None:  # the walk's last check, passed
+        report.checked.append(_RECORD_DIGEST)
     report.problem = result.problem or check_status(record, loaded.data["status"], result.replay)
     if report.problem is None:
         from ..trust import check_witness
