@@ -313,3 +313,23 @@ def test_older_formats_have_no_keyed_record_digest():
         with pytest.raises(InputError, match="has no record_hmac"):
             parse_record((HEADER + dump_yaml(doc)).encode(), path.name)
     assert seen == {"rebis-pbm/1", "rebis-pbm/2"}
+
+
+def test_record_hmac_is_computed_as_docs_audit_md_says(base):
+    """An independent computation from the record's YAML, by docs/audit.md's formula."""
+    import hashlib
+    import hmac
+    import json
+
+    doc = yaml.safe_load((base / "game.yaml").read_text())
+    document = {"domain": "rebis-pbm/record-digest/v1", "header_sha256": doc["header_sha256"],
+                "chain_sha256": doc["moves"][-1]["chain_sha256"],
+                "actions_sha256": (doc["actions"][-1]["chain_sha256"] if doc.get("actions")
+                                   else None),
+                "addresses": doc.get("addresses", {}),
+                "public_addresses": doc.get("public_addresses", False),
+                "langs": doc.get("langs", {})}
+    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    key = secret_of(base / "game.secret.yaml").encode()
+    assert doc["record_hmac"] == hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+    assert list(doc)[-2:] == ["record_hmac", "status"]

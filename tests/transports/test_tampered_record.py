@@ -9,12 +9,11 @@ import shutil
 
 import pytest
 import yaml
+from test_git_job import git, job_clone, key, origin, referee_commits, run_job  # noqa: F401
 
 from rebis_pbm.record import HEADER, Record
 from rebis_pbm.record.digests import chain_digest
 from rebis_pbm.yamlio import dump_yaml
-
-from test_git_job import git, job_clone, key, origin, referee_commits, run_job  # noqa: F401
 from transport_support import pick_move
 
 pytestmark = pytest.mark.skipif(not shutil.which("git"), reason="these tests need git")
@@ -42,9 +41,10 @@ def register_mallory(doc: dict) -> dict:
 
 @pytest.mark.parametrize("tamper", [redirect, register_mallory], ids=["address", "key"])
 def test_the_job_refuses_a_record_rewritten_outside_rebis_pbm(tmp_path, origin, tamper):
+    import os
+
     from rebis_pbm.record.secret import SEED_ENV
     from rebis_pbm.referee import open_game
-    import os
 
     player = tmp_path / "player"
     git(tmp_path, "clone", "--quiet", str(origin), str(player))
