@@ -798,7 +798,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         made = make_views_dir(views_dir)  # before the record: a bad views folder writes nothing
         try:
             write_atomic(secret_file, dump_secret(game_id, secret, FORMAT), mode=0o600)
-            write_atomic(game, dump_record(record, state))
+            write_atomic(game, dump_record(record, state, secret))
             # In the join phase there is no state yet (Replay.state None, record.joining()).
             write_views(views_dir, record, Replay(cast(State, state), setup_events))
         except BaseException:
@@ -1137,7 +1137,7 @@ def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
     if not dry_run:
         check_writable(game)
         make_views_dir(views_dir)  # fail before the record changes
-        write_atomic(game, dump_record(new_record, state))
+        write_atomic(game, dump_record(new_record, state, seed))
         _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, events, duplicate=False, views_dir=views_dir)
 
@@ -1182,7 +1182,7 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
         new_replay = Replay(state, setup_events)
     if not dry_run:
         make_views_dir(views_dir)
-        write_atomic(game, dump_record(new_record, new_replay.state))
+        write_atomic(game, dump_record(new_record, new_replay.state, seed))
         _views_after_record(game, views_dir, new_record, new_replay)
     return Submitted(new_record, new_replay, move, (), duplicate=False, views_dir=views_dir)
 
@@ -1517,7 +1517,7 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
         check_views_dir(views_dir, record.game)
         check_writable(game)
         make_views_dir(views_dir)  # a bad views folder is refused before the record changes
-        write_atomic(game, dump_record(revealed, state))
+        write_atomic(game, dump_record(revealed, state, seed))
         write_views(views_dir, revealed, replay)  # "abandoned", every card shown
     return Revealed(revealed, state, False)
 
@@ -1840,7 +1840,7 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         if action == "end_game":
             new_record = new_record.revealed(seed)
         check_writable(game)
-        write_atomic(game, dump_record(new_record, state))
+        write_atomic(game, dump_record(new_record, state, seed))
         views_dir = views_dir or default_views_dir(game)
         if os.path.isdir(views_dir):
             check_views_dir(views_dir, record.game)

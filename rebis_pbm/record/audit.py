@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..engine.state import FINISHED, RED_TOKEN
-from .model import Record
+from .model import BEFORE_V3, Record
 from .verify import Problem, Walk, _read_as_written, check_status, walk
 from ..views import counted
 from ..errors import InputError
@@ -311,6 +311,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     # The fast read replayed the record with every check of the walk, which found nothing.
     result = walk(record, seed) if fast is None else Walk(None, replay, len(record.moves))
     code = result.problem.code if result.problem else None
+    keyed = record.format not in BEFORE_V3  # rebis-pbm/3: record_hmac
     if code != "header_digest":
         report.checked.append("the header digest")
         if known and code not in ("seed_mismatch", "wrong_seed"):
@@ -324,6 +325,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     if any(record.player_keys(p) for p in record.players):
         report.checked.append("each move's signature by its player's key"
                               + ("" if known else " (a closing play's once the seed is revealed)"))
+    if keyed and known and code is None:  # the walk's last check, passed
+        report.checked.append(_RECORD_DIGEST)
     report.problem = result.problem or check_status(record, loaded.data["status"], result.replay)
     if report.problem is None:
         from ..trust import check_witness
@@ -351,8 +354,13 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
             f"the {n} keyed state digests",
             "the status beyond its turn and player to move",
         ]
+        if keyed:
+            report.not_checked.append(_RECORD_DIGEST)
     return report
 
+
+_RECORD_DIGEST = ("the keyed record digest record_hmac (the players' keys, addresses, languages "
+                  "and settings bound to the seed)")
 
 _ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
                  "extend_deadline": "the referee extended the deadline by {seconds} s",

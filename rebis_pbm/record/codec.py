@@ -9,14 +9,29 @@ from __future__ import annotations
 from ..engine import State
 from ..errors import InputError
 from ..yamlio import dump_yaml, load_yaml
-from .model import Record
+from .model import BEFORE_V3, Record
 
 HEADER = ("# Rebis game record, written by rebis-pbm: do not edit by hand.\n"
           "# Players: see your view; referee: rebis-pbm apply THIS_FILE MOVE.yaml\n")
 
 
-def dump_record(record: Record, state: State | None) -> str:
-    """The record's text: a header comment, then YAML with a stable key order."""
+def dump_record(record: Record, state: State | None, seed: str | None = None) -> str:
+    """The record's text: a header comment, then YAML with a stable key order.
+
+    ``seed``: the game's secret (``SALT:SEED``), which a rebis-pbm/3 record's ``record_hmac`` is
+    computed with here, on every write (:meth:`Record.keyed`); a record that reveals its seed
+    needs none. Older formats have no keyed record digest and ignore it.
+
+    Raises:
+        ValueError: a rebis-pbm/3 record without its seed (a programming error: every command
+            that writes a record holds the seed).
+    """
+    key = seed if seed is not None else record.seed
+    if record.format not in BEFORE_V3:
+        if key is None:
+            raise ValueError("a rebis-pbm/3 record is written with its seed: its record_hmac "
+                             "is keyed by it")
+        record = record.keyed(key)
     return HEADER + dump_yaml(record.to_dict(state))
 
 

@@ -9,6 +9,11 @@ recompute it, with test vectors that the tests read from that page.
   seat order, seed commitment). It is the chain's first link, stored as ``header_sha256``.
 * :func:`chain_digest`: SHA-256 of ``{"entry": ENTRY, "prev": PREVIOUS}``; ``ENTRY`` is the move's
   entry as the record holds it, keyed state digest included, without its own ``chain_sha256``.
+* :func:`record_digest`: ``record_hmac`` of a rebis-pbm/3 record, HMAC-SHA256 keyed by the seed
+  over the canonical :func:`record_document`: the header digest, the heads of the chains (joins and
+  moves; the referee's actions) and the fields no chain covers (addresses, public_addresses,
+  langs). Anyone can recompute the unkeyed digests after rewriting a record; only the seed's
+  holder can recompute this one.
 * :func:`seed_commitment` and :func:`seal_card`: the seed's commitment and the seal of a closing
   play's card.
 * :func:`state_digest`: HMAC-SHA256 keyed by the seed over the canonical :func:`state_document`
@@ -175,6 +180,32 @@ def state_document(state: State) -> dict:
 def keyed_digest(seed: str, document) -> str:
     """HMAC-SHA256 (hex) keyed by the seed's UTF-8 bytes over ``canonical(document)``."""
     return hmac.new(seed.encode("utf-8"), canonical(document), hashlib.sha256).hexdigest()
+
+
+RECORD_DOMAIN = "rebis-pbm/record-digest/v1"
+
+
+def record_document(header_sha256: str, chain_sha256: str, actions_sha256: str | None,
+                    addresses: dict, public_addresses: bool, langs: dict) -> dict:
+    """What ``record_hmac`` covers (docs/audit.md, "The keyed record digest"):
+    ``{"domain": "rebis-pbm/record-digest/v1", "header_sha256": ..., "chain_sha256": the last
+    chain digest of the joins and moves (the header's when there is none), "actions_sha256":
+    the last logged action's chain digest (null when none), "addresses": {player: address},
+    "public_addresses": true|false, "langs": {player: code}}``."""
+    return {"domain": RECORD_DOMAIN, "header_sha256": header_sha256,
+            "chain_sha256": chain_sha256, "actions_sha256": actions_sha256,
+            "addresses": dict(addresses), "public_addresses": bool(public_addresses),
+            "langs": dict(langs)}
+
+
+def record_digest(seed: str, document: dict) -> str:
+    """``record_hmac`` (rebis-pbm/3): the keyed digest (:func:`keyed_digest`, the key of
+    ``state_hmac``) of a :func:`record_document`.
+
+    Raises:
+        ValueError: as :func:`canonical` (an address or language that is not valid Unicode).
+    """
+    return keyed_digest(seed, document)
 
 
 def state_digest(state: State, seed: str) -> str:

@@ -20,8 +20,8 @@ from ..engine import (POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_tabl
 from ..engine import events as ev
 from ..engine.state import FINISHED, PLAY, RED_TOKEN
 from ..errors import SeedError
-from .digests import (chain_digest, commitment, header_digest, salted, seal_card, state_digest,
-                      unsalted)
+from .digests import (chain_digest, commitment, header_digest, record_digest, record_document,
+                      salted, seal_card, state_digest, unsalted)
 
 FORMAT = "rebis-pbm/3"  # the format new games are written in
 FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")  # every format this version reads, verifies and appends to
@@ -54,6 +54,9 @@ STAMP_FIELDS = ("at", "by", "reason", "bot")       # v2 move-entry fields beside
 # by the header digest; an older record never carries them.
 ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
 BEFORE_V3 = ("rebis-pbm/1", "rebis-pbm/2")
+# rebis-pbm/3 also adds ``record_hmac``: the keyed record digest (digests.record_digest), which
+# binds the header, the chains' heads and the fields no digest covered (addresses, langs,
+# public_addresses) to the seed; every write recomputes it, every read with the seed checks it.
 
 
 def check_seed(record: "Record", seed: str) -> None:
@@ -208,6 +211,9 @@ class Record:
         langs: rebis-pbm/3 only: player name -> language code (``fr``, ``pt``) for the players
             spoken to in a language other than English (``new --lang``, a join's ``lang:``,
             ``replace-player --lang``); :meth:`lang` gives any player's.
+        record_hmac: rebis-pbm/3 only: the keyed record digest as read (None for a record built
+            in memory, or an older format): :meth:`keyed` computes it, and
+            :func:`~rebis_pbm.record.codec.dump_record` writes it.
         format: the record's format (one of :data:`FORMATS`), fixed when the game was created:
             the header digest covers it, so a game keeps its format to the end.
         deal: rebis-pbm/2 only: :data:`REFEREE_DEAL` or :data:`FAIR_DEAL` (None for rebis-pbm/1,
@@ -242,6 +248,7 @@ class Record:
     stamps: tuple[dict, ...] = ()
     actions: tuple[dict, ...] = ()
     langs: dict[str, str] = field(default_factory=dict, hash=False)
+    record_hmac: str | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         if self.format != V1 and self.deal is None:
@@ -263,6 +270,9 @@ class Record:
         if self.langs and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no langs: the players' languages came "
                              f"with rebis-pbm/3")
+        if self.record_hmac is not None and self.format in BEFORE_V3:
+            raise ValueError(f"a {self.format} record has no record_hmac: the keyed record "
+                             f"digest came with rebis-pbm/3")
         if self.header_sha256 is None:
             object.__setattr__(self, "header_sha256", self.computed_header_sha256())
         if len(self.links) != len(self.moves):
@@ -273,6 +283,26 @@ class Record:
         """The header digest of the header as it now is (compare with :attr:`header_sha256`)."""
         return header_digest(self.format, self.game, self.ruleset, self.players,
                              self.seed_sha256, self._header_extra())
+
+    def computed_record_hmac(self, seed: str) -> str:
+        """``record_hmac`` of the record as it now is (rebis-pbm/3), keyed by ``seed`` (the
+        game's ``SALT:SEED`` secret): compare with :attr:`record_hmac`.
+
+        Raises:
+            ValueError: as :func:`~rebis_pbm.record.digests.canonical`.
+        """
+        return record_digest(seed, record_document(
+            str(self.header_sha256), self.last_digest(),
+            str(self.actions[-1].get("chain_sha256")) if self.actions else None,
+            self._address_fields().get("addresses", {}), self.public_addresses,
+            self._address_fields().get("langs", {})))
+
+    def keyed(self, seed: str) -> "Record":
+        """The record with its ``record_hmac`` computed with ``seed`` (rebis-pbm/3; an older
+        record is returned as it is): what every write does last."""
+        if self.format in BEFORE_V3:
+            return self
+        return replace(self, record_hmac=self.computed_record_hmac(seed))
 
     def _header_extra(self) -> dict:
         # Every rebis-pbm/2 header field the header digest covers beyond the five of
@@ -508,6 +538,8 @@ class Record:
                         for i, link in enumerate(self.links)]
         if self.actions:
             doc["actions"] = [dict(a) for a in self.actions]
+        if self.record_hmac is not None:
+            doc["record_hmac"] = self.record_hmac
         doc["status"] = self.status(state)
         return doc
 
@@ -570,6 +602,7 @@ class Record:
             stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
             actions=tuple(dict(a) for a in data.get("actions", ())),
             langs=langs,
+            record_hmac=None if data.get("record_hmac") is None else str(data["record_hmac"]),
         )
 
 

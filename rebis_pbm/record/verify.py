@@ -10,6 +10,7 @@ the same checks to people.
 
 from __future__ import annotations
 
+import hmac
 import json
 from typing import NamedTuple
 
@@ -45,6 +46,7 @@ class ProblemCode(Word):
     ILLEGAL_MOVE = "illegal_move"    #: the move breaks the rules at its point (R6-R12)
     STATE_DIGEST = "state_digest"    #: the state after the move is not the one recorded
     SEALING = "sealing"              #: a closing play shows its card, or a non-closing is sealed
+    RECORD_DIGEST = "record_digest"  #: keys, addresses, settings or a chain rewritten (rebis-pbm/3)
     NOT_REVEALED = "not_revealed"    #: the game is over but the record does not reveal its seed
     STATUS = "status"                #: the status does not follow from the moves
     WITNESS = "witness"              #: a saved view saw a chain digest the record no longer holds
@@ -142,14 +144,38 @@ def check_header(record: Record) -> Problem | None:
         found=f"header_sha256 {record.computed_header_sha256()}")
 
 
+def check_record_digest(record: Record, key: str) -> Problem | None:
+    """The keyed record digest ``record_hmac`` of a rebis-pbm/3 record against the record as it
+    now is, keyed by ``key`` (the seed, known to match the commitment): the players' keys, the
+    addresses, languages and settings, and the heads of the chains, bound to the seed. The
+    unkeyed header and chain digests can be recomputed by anyone who rewrites a record; this one
+    only by the seed's holder. None for an older format (it has none)."""
+    if record.format in ("rebis-pbm/1", "rebis-pbm/2"):
+        return None
+    try:
+        computed = record.computed_record_hmac(key)
+    except ValueError:  # text that is not valid Unicode: no digest can match it
+        computed = "none"
+    if record.record_hmac is not None and hmac.compare_digest(computed, record.record_hmac):
+        return None
+    return Problem(
+        "record_digest", "its players' keys, addresses, languages or settings, or an entry, do "
+        "not match the keyed digest record_hmac: they were changed outside rebis-pbm",
+        expected="the record_hmac the seed gives (not shown: it would let whoever changed the "
+        "record forge it)",
+        found="no record_hmac" if record.record_hmac is None
+        else f"record_hmac {record.record_hmac}")
+
+
 def walk(record: Record, seed: str | None = None) -> Walk:
     """Check ``record`` from its header to its last move; stop at the first problem.
 
     Without a seed (none given and none revealed): header digest, turn numbers, seat order and
     chain digests. With one (``seed``, else the record's revealed seed): also the seed against the
     commitment, each sealed card (it must open), each move's legality by replaying it (R5-R12),
-    each keyed state digest, and that a move's card is sealed exactly when it closes a shelf
-    (R8.1, docs/views.md).
+    each keyed state digest, that a move's card is sealed exactly when it closes a shelf
+    (R8.1, docs/views.md) and, last, a rebis-pbm/3 record's keyed record digest
+    (:func:`check_record_digest`).
 
     Returns:
         a :class:`Walk`. Never raises for a bad record; the problem says what is wrong.
@@ -180,6 +206,9 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                                 "fair deal", turn=1, player=record.moves[0].player,
                                 expected="joins by " + ", ".join(record.waiting_for()),
                                 found=_short(record.moves[0])), None, 0)
+        problem = None if key is None else check_record_digest(record, key)
+        if problem is not None:
+            return Walk(problem, None, 0)
         return Walk(None, None if key is None else Replay(None, ()), 0)
     state = setup_events = None
     history = []
@@ -255,6 +284,9 @@ def walk(record: Record, seed: str | None = None) -> Walk:
             f"after move {action.get('after')}) does not match its chain digest: it, or an action "
             f"before it, was edited", expected=f"chain_sha256 {action.get('chain_sha256')}",
             found="another entry"), None, len(record.moves))
+    problem = None if key is None else check_record_digest(record, key)
+    if problem is not None:  # last, so that an edited move is reported at its turn
+        return Walk(problem, None, len(record.moves))
     replay = None if key is None else Replay(state, setup_events, tuple(history))
     return Walk(None, replay, len(record.moves))
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import referee
-from ..errors import ExitCode, Failed, InputError, RebisError, Refused, UsageError
+from ..errors import ExitCode, Failed, InputError, RebisError, Refused, SeedError, UsageError
 
 ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
 MOVES = "moves/"
@@ -390,6 +390,10 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     record_path = git.top / game
     referee.require_record(record_path)
     record = referee.read_record(record_path)
+    try:  # with the seed, the whole record is checked (record_hmac) before its keys are used
+        record = referee.open_game(record_path).record
+    except SeedError:
+        pass  # no seed (or another game's): submit_move says so for the first move
     next_turn = len(record.moves) + 1
     if record.views_encrypted:  # new --encrypt-views (rebis-pbm/3): a public game, flags or not
         privacy = replace(privacy, encrypt_views=True, public_repo=True)

@@ -54,7 +54,7 @@ def recorded(upto: int) -> str:
         record = record.with_move(move, state, KEY, events)
         if state.finished:
             record = record.revealed(KEY)
-    return dump_record(record, state)
+    return dump_record(record, state, KEY)
 
 
 IN_PROGRESS = recorded(12)

@@ -56,7 +56,7 @@ def game_text(addresses: dict, moves: int = 3) -> str:
 
         state, events = apply_move(state, move)
         record = record.with_move(move, state, KEY, events)
-    return dump_record(record, state)
+    return dump_record(record, state, KEY)
 
 
 def test_a_record_with_addresses_takes_the_fast_path():
@@ -88,7 +88,7 @@ def _imports_after(tmp_path: Path, argv: list[str]) -> tuple[subprocess.Complete
 def _new_game(tmp_path: Path) -> dict:
     state, _ = setup(Ruleset(), ("ann", "bo"), SEED)
     record = Record("speed", Ruleset(), ("ann", "bo"), commitment(FORMAT, KEY), addresses=ADDRESSES)
-    (tmp_path / "game.yaml").write_text(dump_record(record, state))
+    (tmp_path / "game.yaml").write_text(dump_record(record, state, KEY))
     (tmp_path / "game.secret.yaml").write_text(f"game: speed\nseed: {SEED}\nsalt: {SALT}\n")
     move = legal_moves(state)[0]
     (tmp_path / "move.yaml").write_text(dump_yaml({"game": "speed", **move.as_dict()}))

@@ -1,0 +1,335 @@
+"""The keyed record digest ``record_hmac`` of a rebis-pbm/3 record (docs/audit.md, "The keyed
+record digest"): the attack of report 13 (finding 1) performed, and seen to fail.
+
+The header and chain digests are plain SHA-256: whoever rewrites a record recomputes them (the
+tester's method, :func:`rechain`). The attacker swaps bob's key for mallory's and re-signs bob's
+past moves with mallory's key (real ``ssh-keygen``), or points the referee's recipient at their
+own, or makes the views plain, or redirects bob's address without recomputing anything. Without
+the seed such a record verifies as far as it can (``record_hmac`` listed as not checked); with
+the seed, ``apply`` of a legal move and ``verify`` refuse it (exit 3) and nothing changes. The
+referee's own changes (``replace-player --key/--address/--lang``, a join's ``lang:``) recompute
+the digest and verify.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from clitools import secret_of
+from rebis_pbm import referee
+from rebis_pbm.record import HEADER, Record, parse_record
+from rebis_pbm.record.digests import chain_digest
+from rebis_pbm.record.secret import SEED_ENV
+from rebis_pbm.transports import encryption
+from rebis_pbm.yamlio import dump_yaml
+
+pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),
+                                reason="needs ssh-keygen (Debian: openssh-client; .ci/run "
+                                       "installs it)")
+PLAYERS = {"alice": "alice@example.org", "bob": "bob@example.org", "carol": "carol@example.org"}
+SEED = "record hmac test seed"
+
+
+def ssh_key(folder: Path, name: str) -> Path:
+    path = folder / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)],
+                   check=True, capture_output=True)
+    return path
+
+
+def sign(data: bytes, key: Path) -> bytes:
+    return subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "rebis-pbm"],
+                          input=data, capture_output=True, check=True).stdout
+
+
+def pub(key: Path) -> str:
+    return " ".join(Path(f"{key}.pub").read_text().split()[:2])
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("keys")
+    return {p: ssh_key(folder, p) for p in (*PLAYERS, "mallory")}
+
+
+def play_signed(game: Path, keys: dict[str, Path], count: int, signer: str | None = None,
+                dry_run: bool = False):
+    """``count`` legal moves that close no shelf (so the record keeps their signed text in
+    the clear), each signed by its mover's key (or ``signer``'s)."""
+    done = None
+    for _ in range(count):
+        move = open_move(referee.open_game(game)[1].state)
+        data = dump_yaml({"game": "hmac", **move.as_dict()}).encode()
+        done = referee.submit_move(game, data, f"turn-{move.turn:03d}.yaml", dry_run=dry_run,
+                                   signature=sign(data, keys[signer or move.player]))
+    return done
+
+
+def open_move(state):
+    """A legal move that closes no shelf."""
+    from rebis_pbm.engine import apply_move, legal_moves
+    from rebis_pbm.record import closes_shelf
+
+    return next(m for m in legal_moves(state) if not closes_shelf(apply_move(state, m)[1]))
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory, keys) -> Path:
+    """A rebis-pbm/3 game in a public repository's settings (keys, encrypted views, the
+    referee's recipient, addresses) after 4 signed moves (bob moved once)."""
+    folder = tmp_path_factory.mktemp("base")
+    game = folder / "game.yaml"
+    recipient = encryption.new_identity()[1]
+    args = ["new", game, "--insecure-seed", "--referee-deal", "--seed", SEED, "--game-id", "hmac",
+            "--encrypt-views", "--referee-recipient", recipient,
+            *(a for p, addr in PLAYERS.items() for a in ("--player", f"{p}={addr}")),
+            *(a for p in PLAYERS for a in ("--key", f"{p}={keys[p]}.pub"))]
+    from clitools import run_inproc
+
+    made = run_inproc(*args)
+    assert made.code == 0, made.err
+    with seeded(folder):
+        play_signed(game, keys, 4)
+    return folder
+
+
+class seeded:
+    """REBIS_PBM_SEED set to the game's secret for the ``with`` block (in-process use cases)."""
+
+    def __init__(self, folder: Path):
+        self.secret = secret_of(folder / "game.secret.yaml")
+
+    def __enter__(self):
+        import os
+
+        os.environ[SEED_ENV] = self.secret
+
+    def __exit__(self, *exc):
+        import os
+
+        del os.environ[SEED_ENV]
+
+
+@pytest.fixture
+def game(tmp_path, base) -> Path:
+    shutil.copytree(base, tmp_path / "g")
+    return tmp_path / "g" / "game.yaml"
+
+
+def rechain(doc: dict) -> dict:
+    """What a forger without the seed can do: recompute the header digest and every chain
+    digest (joins, moves, actions) of the record as edited (the tester's method)."""
+    doc["header_sha256"] = Record.from_dict(doc).computed_header_sha256()
+    prev = doc["header_sha256"]
+    for part in ("joins", "moves"):
+        for entry in doc.get(part, ()):
+            entry.pop("chain_sha256")
+            entry["chain_sha256"] = prev = chain_digest(prev, entry)
+    prev = doc["header_sha256"]
+    for action in doc.get("actions", ()):
+        action.pop("chain_sha256")
+        action["chain_sha256"] = prev = chain_digest(prev, action)
+    return doc
+
+
+def rewrite(game: Path, edit, recompute: bool = True) -> bytes:
+    doc = yaml.safe_load(game.read_text())
+    edit(doc)
+    game.write_text(HEADER + dump_yaml(rechain(doc) if recompute else doc))
+    return game.read_bytes()
+
+
+def swap_bobs_key(keys):
+    def edit(doc):
+        doc["keys"]["bob"] = [pub(keys["mallory"])]
+        for entry in doc["moves"]:  # bob's past face-up moves, re-signed with mallory's key
+            if entry["player"] == "bob":
+                assert "signed" in entry
+                entry["signature"] = sign(entry["signed"].encode(), keys["mallory"]).decode()
+    return edit
+
+
+def blind(cli, game: Path):
+    """``verify`` of the record alone, as anyone can run it (no secret file beside it)."""
+    public = game.parent / "public"
+    public.mkdir(exist_ok=True)
+    shutil.copy(game, public / "game.yaml")
+    return cli("verify", public / "game.yaml")
+
+
+def refused_with_the_seed(cli, game: Path, next_move: Path, env: dict) -> None:
+    """``verify`` with the seed and ``apply`` of a legal move: exit 3, nothing changed."""
+    before = game.read_bytes()
+    views = {p.name: p.read_bytes() for p in (game.parent / "game.views").iterdir()}
+    checked = cli("verify", game, env=env)
+    assert checked.code == 3, checked.out + checked.err
+    assert "record_hmac" in checked.out and "FAILED" in checked.out
+    applied = cli("apply", game, next_move, env=env)
+    assert applied.code == 3, applied.err
+    assert "record_hmac" in applied.err and "nothing was written" in applied.err
+    assert "Traceback" not in applied.err
+    assert game.read_bytes() == before
+    assert {p.name: p.read_bytes() for p in (game.parent / "game.views").iterdir()} == views
+
+
+def next_move_file(game: Path, keys, signer: str) -> Path:
+    """The legal move of the player to move (read before the tampering), signed by ``signer``:
+    the move file and its ``.sig`` beside it."""
+    with seeded(game.parent):
+        state = referee.open_game(game)[1].state
+    move = open_move(state)
+    path = game.parent / f"turn-{move.turn:03d}-{move.player}.yaml"
+    path.write_text(dump_yaml({"game": "hmac", **move.as_dict()}))
+    Path(f"{path}.sig").write_bytes(sign(path.read_bytes(), keys[signer]))
+    return path
+
+
+def test_a_swapped_key_with_every_public_digest_recomputed_is_refused_with_the_seed(
+        cli, game, keys):
+    env = {SEED_ENV: secret_of(game.parent / "game.secret.yaml")}
+    # bob is to move after 4 moves (3 players): mallory moves as bob.
+    move = next_move_file(game, keys, "mallory")
+    assert "-bob.yaml" in move.name
+    rewrite(game, swap_bobs_key(keys))
+    # Without the seed the forgery passes every check anyone can make; it says what it could
+    # not check.
+    seen = blind(cli, game)
+    assert seen.code == 0, seen.out + seen.err
+    assert "Not checked" in seen.out and "record_hmac" in seen.out
+    refused_with_the_seed(cli, game, move, env)
+
+
+@pytest.mark.parametrize("setting", ["referee_recipient", "encrypt_views"])
+def test_changed_encryption_settings_with_the_digests_recomputed_are_refused(cli, game, keys,
+                                                                             setting):
+    env = {SEED_ENV: secret_of(game.parent / "game.secret.yaml")}
+    move = next_move_file(game, keys, "bob")
+    attacker = encryption.new_identity()[1]
+
+    def edit(doc):
+        if setting == "encrypt_views":
+            del doc["encrypt_views"]  # the views would be written in the clear
+        else:
+            doc["referee_recipient"] = attacker  # players would seal their moves to mallory
+    rewrite(game, edit)
+    assert blind(cli, game).code == 0
+    refused_with_the_seed(cli, game, move, env)
+
+
+def test_an_address_changed_alone_is_refused_with_the_seed(cli, game, keys):
+    env = {SEED_ENV: secret_of(game.parent / "game.secret.yaml")}
+    move = next_move_file(game, keys, "bob")
+    rewrite(game, lambda doc: doc["addresses"].update(bob="mallory@example.org"),
+            recompute=False)
+    assert blind(cli, game).code == 0  # no unkeyed digest covers an address
+    refused_with_the_seed(cli, game, move, env)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda doc: doc.update(langs={"carol": "fr"}),
+    lambda doc: doc.update(public_addresses=True),
+    lambda doc: doc.pop("record_hmac"),
+    lambda doc: doc.update(record_hmac="0" * 64),
+], ids=["langs", "public_addresses", "dropped", "zeroed"])
+def test_every_field_the_keyed_digest_covers_is_checked_by_a_read_with_the_seed(game, edit):
+    from rebis_pbm.errors import CorruptRecord
+    from rebis_pbm.record.audit import verify
+
+    data = rewrite(game, edit, recompute=False)
+    secret = secret_of(game.parent / "game.secret.yaml")
+    report = verify(data, "game.yaml", lambda record: (secret, "the test's seed"))
+    assert report.problem is not None and report.problem.code == "record_digest"
+    assert secret not in report.render_text()
+    with seeded(game.parent), pytest.raises(CorruptRecord, match="record_hmac"):
+        referee.open_game(game)
+    assert verify(data, "game.yaml").verified  # not checked without the seed
+
+
+def test_the_referees_own_changes_recompute_the_digest(cli, game, keys):
+    """replace-player --key/--address/--lang writes a record that verifies with the seed, and
+    the player's next move, signed with the new key, is applied."""
+    env = {SEED_ENV: secret_of(game.parent / "game.secret.yaml")}
+    changed = cli("replace-player", game, "--player", "bob", "--key", f"{keys['mallory']}.pub",
+                  "--address", "bob@example.net", "--lang", "fr", env=env)
+    assert changed.code == 0, changed.err
+    checked = cli("verify", game, env=env)
+    assert checked.code == 0 and "record_hmac" in checked.out, checked.out
+    move = next_move_file(game, keys, "mallory")
+    applied = cli("apply", game, move, env=env)
+    assert applied.code == 0, applied.err
+    doc = yaml.safe_load(game.read_text())
+    assert doc["addresses"]["bob"] == "bob@example.net" and doc["langs"] == {"bob": "fr"}
+    assert cli("verify", game, env=env).code == 0
+
+
+def test_a_join_with_a_language_recomputes_the_digest(tmp_path, keys):
+    from clitools import run_inproc
+    from rebis_pbm.record.audit import verify
+
+    game = tmp_path / "game.yaml"
+    made = run_inproc("new", game, "--insecure-seed", "--seed", SEED, "--game-id", "hmac",
+                      *(a for p in PLAYERS for a in ("--player", p)))
+    assert made.code == 0, made.err
+    with seeded(tmp_path):
+        for p in PLAYERS:
+            doc = {"game": "hmac", "player": p, "join": f"{p}'s entropy", "key": pub(keys[p])}
+            if p == "bob":
+                doc["lang"] = "pt"
+            data = dump_yaml(doc).encode()
+            referee.submit_move(game, data, f"{p}-join.yaml", signature=sign(data, keys[p]))
+        play_signed(game, keys, 1)
+    secret = secret_of(tmp_path / "game.secret.yaml")
+    report = verify(game.read_bytes(), "game.yaml", lambda record: (secret, "the test's seed"))
+    assert report.complete, report.problem
+    assert parse_record(game.read_bytes(), "game.yaml").langs == {"bob": "pt"}
+    # bob's join key swapped for mallory's, the join re-signed by her, the chain recomputed:
+    # it passes every check but the keyed one.
+    def edit(doc):
+        (join,) = [j for j in doc["joins"] if j["player"] == "bob"]
+        join.update(key=pub(keys["mallory"]),
+                    signature=sign(join["signed"].encode(), keys["mallory"]).decode())
+    data = rewrite(game, edit)
+    assert verify(data, "game.yaml").verified
+    report = verify(data, "game.yaml", lambda record: (secret, "the test's seed"))
+    assert report.problem is not None and report.problem.code == "record_digest"
+
+
+def test_older_formats_have_no_keyed_record_digest():
+    from rebis_pbm.errors import InputError
+
+    seen = set()
+    for path in sorted((Path(__file__).resolve().parent.parent / "records").glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text())
+        if not isinstance(doc, dict) or "header_sha256" not in doc or doc["format"] in seen:
+            continue
+        seen.add(doc["format"])
+        assert "record_hmac" not in doc
+        doc["record_hmac"] = "0" * 64
+        with pytest.raises(InputError, match="has no record_hmac"):
+            parse_record((HEADER + dump_yaml(doc)).encode(), path.name)
+    assert seen == {"rebis-pbm/1", "rebis-pbm/2"}
+
+
+def test_record_hmac_is_computed_as_docs_audit_md_says(base):
+    """An independent computation from the record's YAML, by docs/audit.md's formula."""
+    import hashlib
+    import hmac
+    import json
+
+    doc = yaml.safe_load((base / "game.yaml").read_text())
+    document = {"domain": "rebis-pbm/record-digest/v1", "header_sha256": doc["header_sha256"],
+                "chain_sha256": doc["moves"][-1]["chain_sha256"],
+                "actions_sha256": (doc["actions"][-1]["chain_sha256"] if doc.get("actions")
+                                   else None),
+                "addresses": doc.get("addresses", {}),
+                "public_addresses": doc.get("public_addresses", False),
+                "langs": doc.get("langs", {})}
+    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    key = secret_of(base / "game.secret.yaml").encode()
+    assert doc["record_hmac"] == hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+    assert list(doc)[-2:] == ["record_hmac", "status"]
