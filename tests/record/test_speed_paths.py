@@ -142,7 +142,7 @@ def test_mail_in_of_a_folder_reads_each_game_once(tmp_path: Path):
         key = salted(f"{SEED}-{i}", SALT)
         record = Record(f"speed{i}", Ruleset(), ("ann", "bo"), commitment(FORMAT, key),
                         addresses=ADDRESSES)
-        (folder / "game.yaml").write_text(dump_record(record, state))
+        (folder / "game.yaml").write_text(dump_record(record, state, key))
         (folder / "game.secret.yaml").write_text(f"game: speed{i}\nseed: {SEED}-{i}\n"
                                                  f"salt: {SALT}\n")
         move = legal_moves(state)[0]
