@@ -368,7 +368,13 @@ def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_pa
                                              "sign": "positive"}}))
     line = cli("check", move, "--view", view, "--lang", "fr").refused(1)
     assert "coup refusé : une seule carte peut être jouée sur l'étagère d'un autre joueur" in line
-    assert "move rejected: only one card" in cli("check", move, "--view", view).refused(1)
+    # Without --lang, the view's own language (its lang: field, ann's only), as moves --view.
+    assert yaml.safe_load(view.read_text())["lang"] == "fr"
+    assert "coup refusé : une seule carte" in cli("check", move, "--view", view).refused(1)
+    assert "move rejected: only one card" in cli("check", move, "--view", view, "--lang",
+                                                 "en").refused(1)
+    assert "lang" not in yaml.safe_load((tmp_path / "game.views" / "cid.yaml").read_text())
+    assert "lang" not in yaml.safe_load((tmp_path / "game.views" / "public.yaml").read_text())
     cli("check", move, "--view", view, "--lang", "xx").refused(2, ["--lang", "en, fr, pt"])
 
 

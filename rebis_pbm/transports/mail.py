@@ -26,7 +26,7 @@ from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from ..i18n import N_, Phrase, gettext_for
+from ..i18n import N_, Named, Phrase, gettext_for
 
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
 YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
@@ -162,11 +162,13 @@ def extract_move(msg: EmailMessage) -> Extracted:
                                   "only your move"), {"count": len(candidates), "names": names}))
     if candidates:
         part = candidates[0]
-        source = f"the attachment {part.get_filename() or part.get_content_type()}"
+        source = Named(Phrase(N_("the attachment {name}"),
+                              {"name": part.get_filename() or part.get_content_type()}))
         try:
             content = part.get_content()
         except (LookupError, ValueError, MessageError) as exc:
-            raise MailError(f"{source} cannot be decoded ({exc})") from None
+            raise MailError(Phrase(N_("{source} cannot be decoded ({error})"),
+                                   {"source": source, "error": exc})) from None
         data = content.encode("utf-8") if isinstance(content, str) else content
         return Extracted(data, source, signature or _armour_in_text(msg))
     body = msg.get_body(preferencelist=("plain",))
@@ -179,17 +181,21 @@ def extract_move(msg: EmailMessage) -> Extracted:
     try:
         text = body.get_content()
     except (LookupError, ValueError, MessageError) as exc:
-        raise MailError(f"the message's text cannot be decoded ({exc})") from None
+        raise MailError(Phrase(N_("the message's text cannot be decoded ({error})"),
+                               {"error": exc})) from None
     armour = None if signature is not None else _ARMOUR.search(text)
     if armour is None:
-        return Extracted(_move_text(text).encode("utf-8"), "the message's text", signature)
+        return Extracted(_move_text(text).encode("utf-8"), MESSAGE_TEXT, signature)
     # A move signed in the text: the block goes to the check; the move is the rest, as the file
     # that was signed holds it (no blank lines around: an editor's file ends with one newline).
     rest = text[:armour.start()] + "\n" * armour.group(0).count("\n") + text[armour.end():]
     move = _move_text(rest).strip("\n") + "\n"
-    return Extracted(move.encode("utf-8"), "the message's text",
+    return Extracted(move.encode("utf-8"), MESSAGE_TEXT,
                      armour.group(0).encode("ascii", "replace") + b"\n")
 
+
+# The source of a move written in a message's text, in refusals (translated: i18n.translate).
+MESSAGE_TEXT = Named(Phrase(N_("the message's text")))
 
 _ARMOUR = re.compile(r"-----BEGIN SSH SIGNATURE-----\s.*?-----END SSH SIGNATURE-----", re.S)
 
@@ -210,8 +216,10 @@ def _signature_attachment(msg: EmailMessage) -> bytes | None:
     try:
         content = parts[0].get_content()
     except (LookupError, ValueError, MessageError) as exc:
-        raise MailError(f"the attachment {parts[0].get_filename()} cannot be decoded "
-                        f"({exc})") from None
+        raise MailError(Phrase(N_("{source} cannot be decoded ({error})"), {
+            "source": Named(Phrase(N_("the attachment {name}"),
+                                   {"name": parts[0].get_filename()})),
+            "error": exc})) from None
     return content.encode("ascii", "replace") if isinstance(content, str) else content
 
 
