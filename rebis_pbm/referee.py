@@ -1320,7 +1320,7 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
     if record.joining() and record.seed is None and player in record.waiting_for():
         from .trust import join_listing
 
-        return join_listing(record.game, player, fmt)
+        return join_listing(record.game, player, fmt, record.lang(player))
     record, state = for_mover(game, player)
     return views_mod.moves_listing(record.game, state, fmt)
 

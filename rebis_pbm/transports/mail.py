@@ -335,9 +335,10 @@ def thread_id(game: str, domain: str) -> str:
     return f"<rebis-pbm.{re.sub(r'[.]+', '.', game).strip('.')}@{domain}>"
 
 
-def _message(sender: str, to: str, display: str, subject: str, *, auto: str) -> EmailMessage:
+def _message(sender: str, to: str, display: str, subject: str, *, auto: str,
+             lang: str | None = None) -> EmailMessage:
     msg = EmailMessage()
-    msg["From"] = Address("Rebis referee", addr_spec=sender)
+    msg["From"] = Address(gettext_for(lang)(N_("Rebis referee")), addr_spec=sender)
     msg["To"] = Address(display, addr_spec=to)
     msg["Subject"] = subject
     # The date is for people's mail clients only; no replay depends on it.
@@ -400,7 +401,8 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     """
     viewer = view["viewer"]
     display = "Rebis referee" if viewer == "public" else viewer
-    msg = _message(sender, to, display, subject(game, view, lang), auto="auto-generated")
+    msg = _message(sender, to, display, subject(game, view, lang), auto="auto-generated",
+                   lang=lang)
     _thread(msg, game, sender, original)
     turn = view["turn"]
     template_name = f"move-turn-{turn:03d}-{viewer}.yaml"
@@ -410,7 +412,7 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
         parts.append(gettext_for(lang)(HOW_TO_MOVE).format(template=template_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
-    msg.add_alternative(html_body(picture or view, text, subject(game, view, lang)),
+    msg.add_alternative(html_body(picture or view, text, subject(game, view, lang), lang),
                         subtype="html")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
@@ -442,21 +444,22 @@ def reminder_message(*, game: str, view: dict, view_text: str, view_yaml: str, s
     return msg
 
 
-def html_body(view: dict, text: str, title: str | None = None) -> str:
+def html_body(view: dict, text: str, title: str | None = None, lang: str | None = None) -> str:
     """The HTML alternative of a view's message: the picture of the table as an inline SVG,
     then ``text`` (the plain-text part) as preformatted text.
 
     Inline SVG, not an image: Apple Mail, iOS Mail and Thunderbird draw it; an ``<img>`` of an
     SVG attachment (``cid:``) or a ``data:`` URI is shown by fewer clients still. Clients that
     drop SVG (Gmail, Outlook) show the text below it, so nothing is lost. The picture is drawn
-    from ``view`` alone, the same information set as the text.
+    from ``view`` alone, the same information set as the text. ``lang``: the reader's
+    language, which ``<html lang>`` names (default English).
     """
     from html import escape
 
     from ..svg import render_svg
 
     title = subject(view["game"], view) if title is None else title
-    return ('<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+    return (f'<!DOCTYPE html>\n<html lang="{escape(lang or "en")}"><head><meta charset="utf-8">'
             f"<title>{escape(title)}</title></head>\n"
             '<body style="margin:0;padding:8px;background:#f6f4ee">\n'
             '<div style="max-width:100%;overflow-x:auto">'
@@ -477,7 +480,7 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
     """
     _ = gettext_for(lang)
     msg = _message(sender, to, "", f"[Rebis {game}] " + _("turn {turn}: {headline}").format(
-        turn=turn, headline=headline), auto="auto-replied")
+        turn=turn, headline=headline), auto="auto-replied", lang=lang)
     _thread(msg, game, sender, original)
     asked = str(original.get("Subject", "")).strip()
     about = f' "{asked}"' if asked else ""
@@ -500,7 +503,7 @@ def no_game_message(*, original: EmailMessage, sender: str, to: str,
     language of their first game; default English)."""
     _ = gettext_for(lang)
     msg = _message(sender, to, "", "[Rebis] " + _("your message names no game: nothing was "
-                                                  "applied"), auto="auto-replied")
+                                                  "applied"), auto="auto-replied", lang=lang)
     original_id = str(original.get("Message-ID", "")).strip()
     if original_id:
         msg["In-Reply-To"] = original_id
