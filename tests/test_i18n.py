@@ -557,7 +557,20 @@ def test_mails_name_the_referee_the_html_and_the_multiplier_in_the_readers_langu
         msg = got[ADDRESSES[name]]
         assert msg["From"].addresses[0].display_name == referee_name
         assert msg["From"].addresses[0].addr_spec == REFEREE
-        assert f'<html lang="{html_lang}">' in msg.get_body(("html",)).get_content()
+        html = msg.get_body(("html",)).get_content()
+        assert f'<html lang="{html_lang}">' in html
         assert multiplier in msg.get_body(("plain",)).get_content()
     view = yaml.safe_load((tmp_path / "game.views" / "ann.yaml").read_text())
     assert view["ruleset"]["multiplier"] == "additive"  # data stays data
+    # The picture in the HTML part speaks each reader's language, last move included.
+    pictures = {name: got[ADDRESSES[name]].get_body(("html",)).get_content() for name in ADDRESSES}
+    for words in ("vue de ann", "Stock :", "poussière dorée", "Dernier coup, tour 1 (ann) : tu as",
+                  "face cachée, posée par toi", "La partie attend le tour 2"):
+        assert words in pictures["ann"], words
+    for words in ("vista de ben", "Banco:", "pó dourado", "Último lance, turno 1 (ann): ann",
+                  "virada para baixo, jogada por ti", "Mão: "):
+        assert words in pictures["ben"], words
+    for english in ("view of", "Supply:", "golden dust", "Last move", "face down", "Hand: ",
+                    "The game awaits"):
+        assert english not in pictures["ann"] and english not in pictures["ben"], english
+    assert "view of cid" in pictures["cid"] and "Supply:" in pictures["cid"]

@@ -412,7 +412,9 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
         parts.append(gettext_for(lang)(HOW_TO_MOVE).format(template=template_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
-    msg.add_alternative(html_body(picture or view, text, subject(game, view, lang), lang),
+    history = view.get("history") or [{}]
+    msg.add_alternative(html_body(picture or view, text, subject(game, view, lang), lang,
+                                  history[-1].get("text") if picture is not None else None),
                         subtype="html")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
@@ -444,7 +446,8 @@ def reminder_message(*, game: str, view: dict, view_text: str, view_yaml: str, s
     return msg
 
 
-def html_body(view: dict, text: str, title: str | None = None, lang: str | None = None) -> str:
+def html_body(view: dict, text: str, title: str | None = None, lang: str | None = None,
+              last_move: str | None = None) -> str:
     """The HTML alternative of a view's message: the picture of the table as an inline SVG,
     then ``text`` (the plain-text part) as preformatted text.
 
@@ -452,7 +455,8 @@ def html_body(view: dict, text: str, title: str | None = None, lang: str | None 
     SVG attachment (``cid:``) or a ``data:`` URI is shown by fewer clients still. Clients that
     drop SVG (Gmail, Outlook) show the text below it, so nothing is lost. The picture is drawn
     from ``view`` alone, the same information set as the text. ``lang``: the reader's
-    language, which ``<html lang>`` names (default English).
+    language, which ``<html lang>`` names and the picture's words are in (default English);
+    ``last_move``: the last move's account in it (:func:`rebis_pbm.svg.render_svg`).
     """
     from html import escape
 
@@ -463,7 +467,7 @@ def html_body(view: dict, text: str, title: str | None = None, lang: str | None 
             f"<title>{escape(title)}</title></head>\n"
             '<body style="margin:0;padding:8px;background:#f6f4ee">\n'
             '<div style="max-width:100%;overflow-x:auto">'
-            f"{render_svg(view, standalone=False)}</div>\n"
+            f"{render_svg(view, standalone=False, lang=lang, last_move=last_move)}</div>\n"
             '<pre style="font-family:monospace;white-space:pre-wrap">'
             f"{escape(text)}</pre>\n</body></html>\n")
 
