@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .engine.phrases import N_, Phrase
+from .engine.phrases import N_, Named, Phrase
 
 if TYPE_CHECKING:
     from gettext import NullTranslations
@@ -53,18 +53,18 @@ _loaded: dict[str, NullTranslations] = {}
 
 
 def check_language(code: str) -> str:
-    """``code`` if it is a supported language.
+    """``code`` in lower case (as records keep it) if it is a supported language, in any case.
 
     Raises:
         ValueError: one sentence naming the supported languages.
 
-    >>> check_language("fr")
-    'fr'
+    >>> check_language("fr"), check_language("PT")
+    ('fr', 'pt')
     """
-    if code not in LANGUAGES:
+    if code.lower() not in LANGUAGES:
         raise ValueError(f"{code!r} is not a language rebis-pbm speaks; use one of "
                          f"{', '.join(LANGUAGES)} (English, French, Portuguese)")
-    return code
+    return code.lower()
 
 
 def translation(lang: str | None) -> NullTranslations | _English:
@@ -98,13 +98,21 @@ def ngettext_for(lang: str | None) -> Callable[[str, str, int], str]:
 
 def translate(text: Phrase | str, lang: str | None) -> str:
     """``text`` in ``lang``: a :class:`~rebis_pbm.engine.phrases.Phrase` has its template and
-    every parameter that is a phrase translated, then filled in; a plain ``str`` is returned as
+    every parameter that is a phrase (or :class:`~rebis_pbm.engine.phrases.Named` words, such
+    as a mail's "the attachment X") translated, then filled in; a plain ``str`` is returned as
     it is (a sentence with no catalog entry stays English)."""
     if not isinstance(text, Phrase):
         return text
     _ = gettext_for(lang)
-    return _(text.template).format(**{k: translate(v, lang) if isinstance(v, Phrase) else v
-                                      for k, v in text.params.items()})
+    return _(text.template).format(**{k: _param(v, lang) for k, v in text.params.items()})
+
+
+def _param(value: object, lang: str | None) -> object:
+    """A phrase's parameter in ``lang``: a phrase, or words that carry one
+    (:class:`~rebis_pbm.engine.phrases.Named`), translated; anything else as it is."""
+    if isinstance(value, Named):
+        value = value.phrase
+    return translate(value, lang) if isinstance(value, Phrase) else value
 
 
 def refusal(exc: BaseException, lang: str | None) -> str:
@@ -115,5 +123,5 @@ def refusal(exc: BaseException, lang: str | None) -> str:
     return str(exc) if phrase is None else translate(phrase, lang)
 
 
-__all__ = ["LANGUAGES", "N_", "Phrase", "check_language", "gettext_for", "ngettext_for",
+__all__ = ["LANGUAGES", "N_", "Named", "Phrase", "check_language", "gettext_for", "ngettext_for",
            "refusal", "translate", "translation"]

@@ -87,6 +87,7 @@ __all__ = [
     "legal_moves_from_view",
     "legal_moves_listing",
     "move_file_name",
+    "mover_of",
     "open_game",
     "player_view",
     "public_game",
@@ -281,18 +282,30 @@ def for_mover(game: PathLike, player: str) -> tuple[Record, State]:
     state = replay.state
     check_player(record, player)
     if record.joining() and not record.abandoned(state):
-        whose = (f"the deal waits for {player}'s join" if player in record.waiting_for()
-                 else f"{player} has joined; the deal waits for "
-                 + ", ".join(record.waiting_for()))
-        raise Refused(f"{player} has no move to make: {whose}")
+        if player in record.waiting_for():
+            raise Refused(phrase=Phrase(N_("{player} has no move to make: the deal waits for "
+                                           "{player}'s join"), {"player": player}))
+        raise Refused(phrase=Phrase(N_("{player} has no move to make: {player} has joined; the "
+                                       "deal waits for {players}"),
+                                    {"player": player, "players": ", ".join(record.waiting_for())}))
     if record.abandoned(state):
-        raise Refused(f"{player} has no move to make: game {record.game} was abandoned (its "
-                      f"seed was revealed with rebis-pbm reveal)")
+        raise Refused(phrase=_abandoned_no_move(player, record.game))
     if state.player_to_move != player:
-        whose = "the game is over" if state.finished else \
-            f"turn {state.turn} is {state.player_to_move}'s"
-        raise Refused(f"{player} has no move to make: {whose}")
+        raise Refused(phrase=_no_move_to_make(player, state))
     return record, state
+
+
+def _abandoned_no_move(player: str, game: str) -> Phrase:
+    return Phrase(N_("{player} has no move to make: game {game} was abandoned (its seed was "
+                     "revealed with rebis-pbm reveal)"), {"player": player, "game": game})
+
+
+def _no_move_to_make(player: str, state: State) -> Phrase:
+    """Why ``player``, not the one to move in ``state``, has no move to make (a phrase)."""
+    if state.finished:
+        return Phrase(N_("{player} has no move to make: the game is over"), {"player": player})
+    return Phrase(N_("{player} has no move to make: turn {turn} is {to_move}'s"),
+                  {"player": player, "turn": state.turn, "to_move": state.player_to_move})
 
 
 # --- views -----------------------------------------------------------------------------------
@@ -320,6 +333,12 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
             deadline = deadline_of(record)
             if deadline is not None:
                 view["deadline"] = deadline  # docs/deadlines.md
+    if viewer is not None and record.lang(viewer) != "en":
+        # The viewer's language, in their own view only, after their name: their tools answer
+        # in it (check --view, moves --view; docs/views.md "Languages").
+        items = list(view.items())
+        at = [key for key, _ in items].index("viewer") + 1
+        view = dict([*items[:at], ("lang", record.lang(viewer)), *items[at:]])
     if record.referee_recipient:  # public: what players seal their moves to (rebis-pbm/3)
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),
@@ -357,7 +376,7 @@ def rendered_view(game: PathLike, player: str | None, fmt: str,
         from .i18n import check_language
 
         try:
-            check_language(lang)
+            lang = check_language(lang)
         except ValueError as exc:
             raise UsageError(str(exc), "--lang") from None
     if player is None:
@@ -944,9 +963,11 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
     if file_name is not None and not joining:
         expected = move_file_name(doc["turn"], doc["player"])
         if file_name != expected:
-            raise Refused(f"{source}: this file holds the move of turn {doc['turn']} by "
-                          f"{doc['player']}, so it must be named {expected}; rename the file, "
-                          f"or correct the turn and player in it", ExitCode.INPUT)
+            raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
+                "{source}: this file holds the move of turn {turn} by {player}, so it must be "
+                "named {expected}; rename the file, or correct the turn and player in it"),
+                {"source": source, "turn": doc["turn"], "player": doc["player"],
+                 "expected": expected}))
     if author is not None:
         sender = author_player(record, author)
         if sender is None:
@@ -962,8 +983,42 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
     if joining:
         return JoinMove(str(doc["player"]), str(doc["join"]),
                         None if doc.get("key") is None else str(doc["key"]),
-                        lang=None if doc.get("lang") is None else str(doc["lang"]))
+                        lang=None if doc.get("lang") is None else str(doc["lang"]).lower())
     return Move.from_dict(doc)
+
+
+def mover_of(game: PathLike, data: bytes, author: str | None = None) -> tuple[str | None, str]:
+    """The player a move file (``data``, perhaps refused) comes from, and the language they
+    are spoken to in (issue 18): ``author``'s player when given, else the file's ``player``
+    when it names one of the game's; a join's own ``lang:`` when it gives a language
+    rebis-pbm speaks, else the record's. ``(None, "en")`` when neither can be told (a file
+    too broken to read, a record that cannot be read): this never raises, so that a refusal
+    can always be said."""
+    from .errors import RebisError
+    from .i18n import LANGUAGES
+
+    try:
+        record = read_record(game)
+    except (RebisError, OSError):
+        return None, "en"
+    player = None
+    if author is not None:
+        with contextlib.suppress(UsageError):
+            player = author_player(record, author)
+    try:
+        doc = load_yaml(data, source="move", kind="move").data
+    except InputError:
+        doc = None
+    if not isinstance(doc, dict):
+        doc = {}
+    if player is None and doc.get("player") in record.players:
+        player = str(doc["player"])
+    if player is None:
+        return None, "en"
+    chosen = doc.get("lang") if "join" in doc and doc.get("player") == player else None
+    if isinstance(chosen, str) and chosen.lower() in LANGUAGES:
+        return player, chosen.lower()
+    return player, record.lang(player)
 
 
 class JoinMove(NamedTuple):
@@ -997,18 +1052,21 @@ def check_signature(record: Record, move: Move | JoinMove, data: bytes, signatur
         except ValueError as exc:
             raise Refused(str(exc), ExitCode.INPUT) from None
         if len(keys) != 1:
-            raise Refused(f"{source}: key: give one public key line", ExitCode.INPUT)
+            raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
+                "{source}: key: give one public key line"), {"source": source}))
     if not keys:
         return None
     if signature is None:
-        raise Refused(f"{source}: move rejected: {move.player} registered a key, so their moves "
-                      f"must be signed (ssh-keygen -Y sign -f KEY -n rebis-pbm FILE writes "
-                      f"FILE.sig); no signature came with it")
+        raise Refused(phrase=Phrase(N_(
+            "{source}: move rejected: {player} registered a key, so their moves must be signed "
+            "(ssh-keygen -Y sign -f KEY -n rebis-pbm FILE writes FILE.sig); no signature came "
+            "with it"), {"source": source, "player": move.player}))
     text = signature.decode("ascii", "replace")
     if not signed_by(data, text, keys):
-        raise Refused(f"{source}: move rejected: its signature does not check against "
-                      f"{move.player}'s key over this exact file (sign the file as sent, with "
-                      f"ssh-keygen -Y sign -n rebis-pbm)")
+        raise Refused(phrase=Phrase(N_(
+            "{source}: move rejected: its signature does not check against {player}'s key over "
+            "this exact file (sign the file as sent, with ssh-keygen -Y sign -n rebis-pbm)"),
+            {"source": source, "player": move.player}))
     return data, text.strip() + "\n"
 
 
@@ -1150,13 +1208,17 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
     from .record import Proof
 
     if move.player not in record.players:
-        raise Refused(f"{source}: {clip(move.player)} is not a player of game {record.game} "
-                      f"(players: {', '.join(record.players)})")
+        raise Refused(phrase=Phrase(N_("{source}: {player} is not a player of game {game} "
+                                       "(players: {players})"),
+                                    {"source": source, "player": clip(move.player),
+                                     "game": record.game, "players": ", ".join(record.players)}))
     if record.deal != FAIR_DEAL:
-        raise Refused(f"{source}: move rejected: game {record.game} was dealt by the referee "
-                      f"(new --referee-deal): there is nothing to join")
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was dealt by the "
+                                       "referee (new --referee-deal): there is nothing to join"),
+                                    {"source": source, "game": record.game}))
     if record.abandoned(replay.state):
-        raise Refused(f"{source}: move rejected: game {record.game} was abandoned")
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was abandoned"),
+                                    {"source": source, "game": record.game}))
     for join in record.joins:
         if join.player == move.player:
             if join.entropy == move.entropy and join.key == _key_line(move.key):
@@ -1199,10 +1261,11 @@ def _join_brings_a_key(record: Record, move: JoinMove, source: str) -> None:
 
     line = (record.player_keys(move.player) or (_key_line(move.key),))[0]
     if line is None:
-        raise Refused(f"{source}: join rejected: game {record.game} writes each player's view "
-                      f"encrypted to their SSH key (new --encrypt-views), and {move.player} has "
-                      f"none; add key: with your public key (ssh-ed25519 or ssh-rsa) to the join "
-                      f"and sign it", ExitCode.INPUT)
+        raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
+            "{source}: join rejected: game {game} writes each player's view encrypted to their "
+            "SSH key (new --encrypt-views), and {player} has none; add key: with your public key "
+            "(ssh-ed25519 or ssh-rsa) to the join and sign it"),
+            {"source": source, "game": record.game, "player": move.player}))
     try:
         encryptable_key(line, f"{source}: key")
     except InputError as exc:
@@ -1239,10 +1302,12 @@ def _same_closing(record: Record, replay: Replay, move: Move, source: str) -> No
     assert move.play is not None  # a closing play (R8.1)
     card = move.play.cards[0]
     if weight + card <= limit:
-        raise Refused(f"{source}: move rejected: turn {move.turn} was played by {entry.player}, "
-                      f"closing {closed.owner}'s shelf {closed.shelf} (weight {weight}, limit "
-                      f"{limit}); a {card} would not have closed it, so this is a different move, "
-                      f"and turn {move.turn} has already been played", reason="stale_turn")
+        raise Refused(reason="stale_turn", phrase=Phrase(N_(
+            "{source}: move rejected: turn {turn} was played by {player}, closing {owner}'s shelf "
+            "{shelf} (weight {weight}, limit {limit}); a {card} would not have closed it, so this "
+            "is a different move, and turn {turn} has already been played"),
+            {"source": source, "turn": move.turn, "player": entry.player, "owner": closed.owner,
+             "shelf": closed.shelf, "weight": weight, "limit": limit, "card": card}))
 
 
 def swapped_arguments(exc: InputError, game: PathLike, command: str) -> InputError:
@@ -1294,7 +1359,7 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
     if record.joining() and record.seed is None and player in record.waiting_for():
         from .trust import join_listing
 
-        return join_listing(record.game, player, fmt)
+        return join_listing(record.game, player, fmt, record.lang(player))
     record, state = for_mover(game, player)
     return views_mod.moves_listing(record.game, state, fmt)
 
@@ -1623,12 +1688,9 @@ def _viewer_to_move(seen: ViewState, source: str) -> str:
                          "(rebis-pbm view GAME --player NAME --format yaml)", source=source)
     state = seen.state
     if seen.abandoned:
-        raise Refused(f"{seen.viewer} has no move to make: game {seen.game} was abandoned (its "
-                      f"seed was revealed with rebis-pbm reveal)")
+        raise Refused(phrase=_abandoned_no_move(seen.viewer, seen.game))
     if state.player_to_move != seen.viewer:
-        whose = "the game is over" if state.finished else \
-            f"turn {state.turn} is {state.player_to_move}'s"
-        raise Refused(f"{seen.viewer} has no move to make: {whose}")
+        raise Refused(phrase=_no_move_to_make(seen.viewer, state))
     return seen.viewer
 
 
@@ -1664,8 +1726,10 @@ def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
     seen = read_view(view_path)
     doc = move_document(data, source, joins=False)
     if doc["game"] != seen.game:
-        raise Refused(f"{source}: this move is for game {doc['game']}, but {os.fspath(view_path)} "
-                      f"is a view of game {seen.game}", ExitCode.INPUT)
+        raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
+            "{source}: this move is for game {other}, but {view} is a view of game {game}"),
+            {"source": source, "other": doc["game"], "view": os.fspath(view_path),
+             "game": seen.game}))
     move = Move.from_dict(doc)
     if seen.viewer is None:
         _viewer_to_move(seen, os.fspath(view_path))
@@ -1675,8 +1739,9 @@ def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
                          f"moves, not {move.player}'s; check the move with {move.player}'s view",
                          source=os.fspath(view_path))
     if seen.abandoned:
-        raise Refused(f"{source}: move rejected: game {seen.game} was abandoned (its seed "
-                      f"was revealed with rebis-pbm reveal); no more moves can be played")
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was abandoned (its "
+                                       "seed was revealed with rebis-pbm reveal); no more moves "
+                                       "can be played"), {"source": source, "game": seen.game}))
     try:
         check_move(seen.state, move)
     except IllegalMove as exc:
@@ -1818,7 +1883,7 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
             from .i18n import check_language
 
             try:
-                check_language(given["lang"])
+                given["lang"] = check_language(given["lang"])
             except ValueError as exc:
                 raise UsageError(str(exc), "--lang") from None
             if record.format in BEFORE_V3:

@@ -21,6 +21,7 @@ import textwrap
 import drawsvg as draw
 from drawsvg.drawing import XML_HEADER
 
+from .i18n import N_, gettext_for, ngettext_for
 from .views import moment, standing
 
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
@@ -47,17 +48,23 @@ KNOWN = "#8fe3ff"            # the outline of a face-down card whose number the 
 HIGHLIGHT = "#ff9a1f"        # the last move
 TOKEN_COLOURS = {"golden_dust": ("#f7e08a", "#b8962e"), "gold": ("#e0a526", "#7a5610"),
                  "red": ("#d9413b", "#7a1512")}
-TOKEN_WORDS = {"golden_dust": "golden dust", "gold": "gold", "red": "red"}
-END_WORDS = {"deck_empty": "the deck is empty",
-             "tokens_exhausted": "no golden dust and no gold token is left in the supply"}
+TOKEN_WORDS = {"golden_dust": N_("golden dust"), "gold": N_("gold"), "red": N_("red")}
+END_WORDS = {"deck_empty": N_("the deck is empty"),
+             "tokens_exhausted": N_("no golden dust and no gold token is left in the supply")}
 
 
-def render_svg(view: dict, *, standalone: bool = True) -> str:
+def render_svg(view: dict, *, standalone: bool = True, lang: str | None = None,
+               last_move: str | None = None) -> str:
     """The view as an SVG document (text, UTF-8 when written), drawn from ``view`` alone.
 
     ``standalone=False`` leaves out the XML declaration, for an ``<svg>`` inside an HTML page.
+    ``lang``: the language of the picture's words (default English); ``view`` stays the English
+    view (the last move's shelves are found in its English account), and ``last_move`` is that
+    account in ``lang`` (the last history entry's text of the view built in ``lang``), shown in
+    its place.
     """
-    return _Picture(view).draw().as_svg(header=XML_HEADER if standalone else "")
+    return _Picture(view, lang, last_move).draw().as_svg(
+        header=XML_HEADER if standalone else "")
 
 
 # --- the last move: which shelves and cards its account names --------------------------------
@@ -113,8 +120,12 @@ def _stack_height(count: int) -> int:
 
 
 class _Picture:
-    def __init__(self, view: dict):
+    def __init__(self, view: dict, lang: str | None = None, last_move: str | None = None):
         self.view = view
+        self.lang = lang
+        self._ = gettext_for(lang)
+        self.n_ = ngettext_for(lang)
+        self.last_move = last_move
         self.viewer = view["viewer"]
         self.public = "you" not in view
         self.revealed = bool(view.get("seed_revealed"))
@@ -135,8 +146,16 @@ class _Picture:
                 y += height + 10
         height = y + MARGIN - 10
         d = draw.Drawing(self.width, height, font_family=FONT)
-        who = "spectator view" if self.public else f"view of {self.viewer}"
-        d.append(draw.Title(f"Rebis game {self.view['game']}, {who}, {moment(self.view)}"))
+        _ = self._
+        who = _("spectator view") if self.public else _("view of {viewer}").format(
+            viewer=self.viewer)
+        when = moment(self.view)
+        if self.lang and self.lang != "en":
+            when = (_("after turn {turn} (game over)").format(turn=self.view["turn"] - 1)
+                    if self.view.get("phase") == "finished"
+                    else _("turn {turn}").format(turn=self.view["turn"]))
+        d.append(draw.Title(_("Rebis game {game}, {who}, {when}").format(
+            game=self.view["game"], who=who, when=when)))
         d.append(draw.Rectangle(0, 0, self.width, height, fill=TABLE))
         for group, top in parts:
             d.append(_moved(group, 0, top))
@@ -145,26 +164,29 @@ class _Picture:
     def _header(self):
         v = self.view
         g = draw.Group()
-        who = "spectator view (no hidden card)" if self.public else f"view of {self.viewer}"
-        g.append(_text(f"Rebis \u00b7 game {v['game']} \u00b7 {who}", MARGIN, 22, 18,
-                       font_weight="bold"))
-        g.append(_text(standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False)),
-                       MARGIN, 46, 14, fill=MUTED))
+        _ = self._
+        who = _("spectator view (no hidden card)") if self.public else _(
+            "view of {viewer}").format(viewer=self.viewer)
+        g.append(_text(_("Rebis \u00b7 game {game} \u00b7 {who}").format(game=v["game"], who=who),
+                       MARGIN, 22, 18, font_weight="bold"))
+        g.append(_text(standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False),
+                                self.lang), MARGIN, 46, 14, fill=MUTED))
         # the deck: a card back with its count
         x = MARGIN
         g.append(self._back(x, 60, "deck"))
-        g.append(_text(f"Deck: {v['deck']} card{'s' if v['deck'] != 1 else ''}", x + CARD_W + 10,
-                       86, 14))
+        g.append(_text(self.n_("Deck: {count} card", "Deck: {count} cards", v["deck"]).format(
+            count=v["deck"]), x + CARD_W + 10, 86, 14))
         x = MARGIN + 230
-        g.append(_text("Supply:", x, 86, 14))
-        x += 62
+        supply = _("Supply:")
+        g.append(_text(supply, x, 86, 14))
+        x += 62 + 8 * max(len(supply) - 7, 0)
         for kind in ("golden_dust", "gold", "red"):
-            words = f"{TOKEN_WORDS[kind]} \u00d7{v['supply'][kind]}"
+            words = f"{_(TOKEN_WORDS[kind])} \u00d7{v['supply'][kind]}"
             g.append(self._token(x + 9, 81, kind))
             g.append(_text(words, x + 22, 86, 14))
             x += 50 + 8 * len(words)
         if self.revealed:
-            g.append(_text("The seed is revealed: every face-down card shows its number.",
+            g.append(_text(_("The seed is revealed: every face-down card shows its number."),
                            MARGIN, 142, 13, fill=KNOWN))
             return g, 148
         return g, 130
@@ -174,8 +196,10 @@ class _Picture:
         if not history or not history[-1].get("turn"):
             return draw.Group(), 0
         entry = history[-1]
-        lines = textwrap.wrap(f"Last move, turn {entry['turn']} ({entry['player']}): "
-                              f"{entry['text']}", width=(self.width - 2 * MARGIN - 24) // 7)
+        text = entry["text"] if self.last_move is None else self.last_move
+        lines = textwrap.wrap(self._("Last move, turn {turn} ({player}): {text}").format(
+            turn=entry["turn"], player=entry["player"], text=text),
+            width=(self.width - 2 * MARGIN - 24) // 7)
         height = 14 + 17 * len(lines)
         g = draw.Group()
         g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=6,
@@ -197,22 +221,27 @@ class _Picture:
                                 stroke=HIGHLIGHT if to_move else "#15432d",
                                 stroke_width=3 if to_move else 1))
         x = MARGIN + 12
-        label = f"{name} (you)" if name == self.viewer else name
+        _ = self._
+        label = _("{name} (you)").format(name=name) if name == self.viewer else name
         g.append(_text(label, x, 26, 17, font_weight="bold"))
-        g.append(_text(f"seat {player['seat']}", x, 44, 12, fill=MUTED))
+        g.append(_text(_("seat {seat}").format(seat=player["seat"]), x, 44, 12, fill=MUTED))
         if to_move:
-            what = "places the red token" if self.view["phase"] == "red_token" else "to move"
+            what = _("places the red token") if self.view["phase"] == "red_token" else \
+                _("to move")
             g.append(_text(f"\u25b6 {what}", x + 60, 44, 12, fill=HIGHLIGHT, font_weight="bold"))
         hand = player["hand"]
-        g.append(_text(f"Hand: {hand} card{'s' if hand != 1 else ''}", x, 66, 13))
+        g.append(_text(self.n_("Hand: {count} card", "Hand: {count} cards", hand).format(
+            count=hand), x, 66, 13))
         for i in range(min(hand, 12)):  # a count: card backs, never the cards
             g.append(_moved(self._back(0, 0, "hand", small=True), x + 7 * i, 74))
         g.append(self._token(x + 7, 124, "golden_dust"))
-        g.append(_text(f"reserve \u00d7{player['reserve']}", x + 20, 129, 13))
-        g.append(_text(f"score {player['score']}", x + 110, 129, 13, font_weight="bold"))
+        g.append(_text(_("reserve \u00d7{count}").format(count=player["reserve"]), x + 20, 129,
+                       13))
+        g.append(_text(_("score {score}").format(score=player["score"]), x + 110, 129, 13,
+                       font_weight="bold"))
         y = 12
         for row, row_height in zip(rows, row_heights):
-            for i, (column, _) in enumerate(row):
+            for i, (column, _height) in enumerate(row):
                 g.append(_moved(column, MARGIN + INFO_W + i * COLUMN, y))
             y += row_height + 8
         return g, height
@@ -226,8 +255,10 @@ class _Picture:
         if marked is not None:  # the last move touched this shelf
             g.append(draw.Rectangle(-4, -2, CARD_W + 8, top + stack + 6, rx=7, fill="none",
                                     stroke=HIGHLIGHT, stroke_width=2.5, stroke_dasharray="5,3"))
-        g.append(_text(f"shelf {number}", CARD_W / 2, 11, 11, text_anchor="middle", fill=MUTED))
-        g.append(_text("active" if shelf["active"] else "closed", CARD_W / 2, 24, 10,
+        _ = self._
+        g.append(_text(_("shelf {shelf}").format(shelf=number), CARD_W / 2, 11, 11,
+                       text_anchor="middle", fill=MUTED))
+        g.append(_text(_("active") if shelf["active"] else _("closed"), CARD_W / 2, 24, 10,
                        text_anchor="middle", fill=INK if shelf["active"] else MUTED,
                        font_weight="bold" if shelf["active"] else "normal"))
         if shelf["active"]:
@@ -241,7 +272,7 @@ class _Picture:
         for kind in shelf["tokens"]:
             counts[kind] = counts.get(kind, 0) + 1
         for kind, count in counts.items():
-            g.append(_titled(self._token(7, y - 4, kind), f"{count} {TOKEN_WORDS[kind]}"))
+            g.append(_titled(self._token(7, y - 4, kind), f"{count} {_(TOKEN_WORDS[kind])}"))
             g.append(_text(f"\u00d7{count}", 16, y, 11))
             y += 16
         g.append(_text(f"w{shelf['weight']} v{shelf['value']}", CARD_W / 2, y + 2, 10,
@@ -252,6 +283,7 @@ class _Picture:
 
     def _card(self, card: dict, x: float, y: float, *, last: bool = False):
         """One card (a view's card dict; ``{"number": n}`` alone: a card in the viewer's hand)."""
+        _ = self._
         if card.get("face") == "down":
             known = "number" in card
             kind = "revealed" if known and self.revealed else "yours" if known else "hidden"
@@ -261,9 +293,12 @@ class _Picture:
                 g.append(_text(f"[{card['number']}]", x + CARD_W / 2, y + 15, 12,
                                text_anchor="middle", fill=POSITIVE_INK, font_weight="bold",
                                class_="num"))
-            by = f", laid by {card['by']}" if "by" in card else ", dealt at setup"
-            what = {"hidden": "face-down card", "yours": f"face-down {card.get('number')} (you "
-                    "laid it)", "revealed": f"face-down {card.get('number')} (seed revealed)"}
+            by = _(", laid by {player}").format(player=card["by"]) if "by" in card else \
+                _(", dealt at setup")
+            number = card.get("number")
+            what = {"hidden": _("face-down card"),
+                    "yours": _("face-down {number} (you laid it)").format(number=number),
+                    "revealed": _("face-down {number} (seed revealed)").format(number=number)}
             title = what[kind] + ("" if kind == "yours" else by)
         else:
             negative = card.get("sign") == "negative"
@@ -276,12 +311,13 @@ class _Picture:
             g.append(_text(label, x + 5, y + 15, 14, fill=ink, font_weight="bold", class_="num"))
             g.append(_text(str(card["number"]), x + CARD_W / 2, y + 50, 24, fill=ink,
                            text_anchor="middle", class_="num"))
-            title = (f"{label} face up" if sign else f"{label} in your hand") + (
-                f", played by {card['by']}" if "by" in card else "")
+            title = (_("{card} face up") if sign else _("{card} in your hand")).format(
+                card=label) + (_(", played by {player}").format(player=card["by"])
+                               if "by" in card else "")
         if last:
             g.append(draw.Rectangle(x - 2, y - 2, CARD_W + 4, CARD_H + 4, rx=6, fill="none",
                                     stroke=HIGHLIGHT, stroke_width=3))
-            title += " (the last move)"
+            title += _(" (the last move)")
         return _titled(g, title)
 
     def _back(self, x: float, y: float, kind: str, *, small: bool = False,
@@ -311,11 +347,13 @@ class _Picture:
         g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=10, fill=PANEL,
                                 stroke="#15432d"))
         drawn = you.get("drawn")
-        words = f"Your hand ({len(hand)} card{'s' if len(hand) != 1 else ''}); reserve: " \
-                f"{you['reserve']} golden dust"
+        _ = self._
+        words = self.n_("Your hand ({count} card); reserve: {reserve} golden dust",
+                        "Your hand ({count} cards); reserve: {reserve} golden dust",
+                        len(hand)).format(count=len(hand), reserve=you["reserve"])
         if "drawn" in you:
-            words += "; this turn you drew " + ("nothing (the deck is empty)" if drawn is None
-                                                 else f"the {drawn} (marked)")
+            words += (_("; this turn you drew nothing (the deck is empty)") if drawn is None
+                      else _("; this turn you drew the {card} (marked)").format(card=drawn))
         g.append(_text(words, MARGIN + 12, 24, 14, font_weight="bold"))
         # the drawn card is in the hand: mark one card of its number
         marked = max((i for i, c in enumerate(hand) if c == drawn), default=None)
@@ -325,23 +363,28 @@ class _Picture:
             card = self._card({"number": number}, x, y, last=i == marked)
             g.append(card)
         if not hand:
-            g.append(_text("(empty)", MARGIN + 12, 60, 13, fill=MUTED))
+            g.append(_text(_("(empty)"), MARGIN + 12, 60, 13, fill=MUTED))
         return g, height
 
     def _end(self):
         end = self.view.get("end")
         if not end:
             return draw.Group(), 0
-        lines = [f"End of the game: {END_WORDS.get(end['reason'], end['reason'])}.",
-                 "Burden (R12): " + ", ".join(f"{b['player']} {b['total']}"
-                                              for b in end["burdens"])]
+        _ = self._
+        reason = end["reason"]
+        lines = [_("End of the game: {reason}.").format(
+                     reason=_(END_WORDS[reason]) if reason in END_WORDS else reason),
+                 _("Burden (R12): {burdens}").format(burdens=", ".join(
+                     f"{b['player']} {b['total']}" for b in end["burdens"]))]
         if "scores" in end:
-            lines.append("Score (R13): " + ", ".join(f"{s['player']} {s['total']}"
-                                                     for s in end["scores"]))
+            lines.append(_("Score (R13): {scores}").format(scores=", ".join(
+                f"{s['player']} {s['total']}" for s in end["scores"])))
             won = end["winners"]
-            lines.append(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won))
+            lines.append(_("Winner: {players}").format(players=won[0]) if len(won) == 1 else
+                         _("Shared win: {players}").format(players=_(" and ").join(won)))
         elif "red_token" in end:
-            lines.append(f"{end['red_token']} places the red token (R12).")
+            lines.append(_("{player} places the red token (R12).").format(
+                player=end["red_token"]))
         g = draw.Group()
         height = 12 + 19 * len(lines)
         g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=8, fill="#17462f",
@@ -354,26 +397,27 @@ class _Picture:
     def _legend(self):
         g = draw.Group(class_="legend")
         x = MARGIN
-        entries = [(self._card({"number": 4, "sign": "positive"}, 0, 0), "face up, +"),
-                   (self._card({"number": 4, "sign": "negative"}, 0, 0), "face up, \u2212"),
-                   (self._back(0, 0, "down hidden"), "face down")]
+        _ = self._
+        entries = [(self._card({"number": 4, "sign": "positive"}, 0, 0), _("face up, +")),
+                   (self._card({"number": 4, "sign": "negative"}, 0, 0), _("face up, \u2212")),
+                   (self._back(0, 0, "down hidden"), _("face down"))]
         if self.revealed:
             entries.append((self._card({"face": "down", "number": 4}, 0, 0),
-                            "face down (seed revealed)"))
+                            _("face down (seed revealed)")))
         elif not self.public:
             entries.append((self._card({"face": "down", "number": 4}, 0, 0),
-                            "face down, laid by you"))
+                            _("face down, laid by you")))
         for card, words in entries:
             g.append(_moved(_scaled(card, 0.5), x, 0))
             g.append(_text(words, x + 30, 20, 12, fill=MUTED))
             x += 40 + 7 * len(words)
         for kind in ("golden_dust", "gold", "red"):
             g.append(self._token(x + 6, 16, kind))
-            g.append(_text(TOKEN_WORDS[kind], x + 16, 20, 12, fill=MUTED))
-            x += 26 + 7 * len(TOKEN_WORDS[kind])
+            g.append(_text(_(TOKEN_WORDS[kind]), x + 16, 20, 12, fill=MUTED))
+            x += 26 + 7 * len(_(TOKEN_WORDS[kind]))
         g.append(draw.Rectangle(x, 6, 22, 20, rx=3, fill="none", stroke=HIGHLIGHT,
                                 stroke_width=2.5))
-        g.append(_text("the last move", x + 30, 20, 12, fill=MUTED))
+        g.append(_text(_("the last move"), x + 30, 20, 12, fill=MUTED))
         return g, CARD_H / 2
 
 

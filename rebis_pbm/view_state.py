@@ -30,12 +30,14 @@ class ViewState(NamedTuple):
         state: that player's information set (hidden cards ``HIDDEN``; ``last_mover`` None,
             which no rule a player's move is judged by reads).
         abandoned: the view says the game was abandoned (no more moves).
+        lang: the language the viewer is spoken to in (the view's ``lang``; ``en`` without).
     """
 
     game: str
     viewer: str | None
     state: State
     abandoned: bool
+    lang: str = "en"
 
 
 def infoset_from_view(view: dict, source: str) -> ViewState:
@@ -102,7 +104,8 @@ def infoset_from_view(view: dict, source: str) -> ViewState:
                   phase if phase in (PLAY, RED_TOKEN, FINISHED) else FINISHED,
                   None if view.get("abandoned") or phase == FINISHED else to_move, drawn, None,
                   end["reason"] if end else None)
-    return ViewState(view["game"], viewer, state, bool(view.get("abandoned")))
+    return ViewState(view["game"], viewer, state, bool(view.get("abandoned")),
+                     str(view.get("lang", "en")))
 
 
 def check_view_format(doc: object, source: str) -> None:

@@ -373,7 +373,7 @@ def render(view: dict, fmt: str, lang: str | None = None) -> str:
     if fmt == "svg":
         from .svg import render_svg  # here: drawsvg is loaded only for a picture
 
-        return render_svg(view)
+        return render_svg(view, lang=lang)
     raise ValueError(f"unknown format {fmt!r}: use text, yaml, json or svg")
 
 
@@ -457,6 +457,9 @@ def ruleset_text(ruleset: dict, lang: str | None = None) -> str:
         total += 9
     multiplier = ruleset["multiplier"]
     how = _("x(1 + tokens)") if multiplier == "additive" else _("x2 per token")
+    # The ruleset's value in the reader's words (docs/glossary.md); the YAML keeps the value.
+    multiplier = _(N_("additive")) if multiplier == "additive" else _(N_("doubling")) \
+        if multiplier == "doubling" else multiplier
     return _("Ruleset: {cards} ({total}); tokens {golden_dust} golden dust, {gold} gold, {red} "
              "red; shelf limit {limit}; hand {hand}; multiplier {multiplier} ({how}).").format(
                  cards=cards, total=n_("{count} card", "{count} cards", total).format(count=total),

@@ -368,7 +368,13 @@ def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_pa
                                              "sign": "positive"}}))
     line = cli("check", move, "--view", view, "--lang", "fr").refused(1)
     assert "coup refusé : une seule carte peut être posée sur l'étagère d'un autre joueur" in line
-    assert "move rejected: only one card" in cli("check", move, "--view", view).refused(1)
+    # Without --lang, the view's own language (its lang: field, ann's only), as moves --view.
+    assert yaml.safe_load(view.read_text())["lang"] == "fr"
+    assert "coup refusé : une seule carte" in cli("check", move, "--view", view).refused(1)
+    assert "move rejected: only one card" in cli("check", move, "--view", view, "--lang",
+                                                 "en").refused(1)
+    assert "lang" not in yaml.safe_load((tmp_path / "game.views" / "cid.yaml").read_text())
+    assert "lang" not in yaml.safe_load((tmp_path / "game.views" / "public.yaml").read_text())
     cli("check", move, "--view", view, "--lang", "xx").refused(2, ["--lang", "en, fr, pt"])
 
 
@@ -384,3 +390,187 @@ def test_a_message_with_no_move_is_answered_in_the_senders_language(tmp_path):
     subject, text, _ = _queued(game, seen)[ADDRESSES["ben"]]
     assert subject == "[Rebis g18] turno 1: o teu lance não foi aplicado"
     assert "a mensagem só tem uma parte HTML; envia-a em texto simples" in text
+
+
+# --- what a fr/pt player still read in English (the newcomer's report on issue 18) ---------------
+
+def _digits_outside_fields(text: str) -> Counter:
+    return Counter(d for literal, *_ in string.Formatter().parse(text)
+                   for d in re.findall(r"\d+", literal))
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_no_translation_names_a_number_its_english_does_not(lang):
+    # The fields are the same (above); a number written out in a translation could only be a
+    # card, a shelf or a count the English sentence does not tell.
+    for message in _po(lang):
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for text in strings:
+            assert not _digits_outside_fields(text) - _digits_outside_fields(ids[-1]), \
+                (lang, message.id, text)
+
+
+def _key(tmp_path: Path, name: str) -> Path:
+    import shutil
+    import subprocess
+
+    keygen = shutil.which("ssh-keygen")
+    if keygen is None:
+        pytest.skip("ssh-keygen (openssh-client) is not installed; .ci/run installs it")
+    key = tmp_path / f"{name}_key"
+    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)],
+                   check=True)
+    return key
+
+
+def _sign(key: Path, data: bytes, folder: Path) -> bytes:
+    import subprocess
+
+    path = folder / "to-sign.yaml"
+    path.write_bytes(data)
+    Path(f"{path}.sig").unlink(missing_ok=True)
+    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "rebis-pbm",
+                    str(path)], check=True, capture_output=True)
+    return Path(f"{path}.sig").read_bytes()
+
+
+def _mail_with(sender: str, msgid: str, text: str, attachments=()) -> bytes:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = sender, REFEREE, "move", msgid
+    msg.set_content(text)
+    for name, data in attachments:
+        msg.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    return msg.as_bytes()
+
+
+def test_signature_refusals_and_where_the_move_was_are_in_the_movers_language(tmp_path):
+    ann_key, ben_key, other = (_key(tmp_path, n) for n in ("ann", "ben", "other"))
+    game = _new(run_inproc, tmp_path, "--key", f"ann={ann_key}.pub", "--key",
+                f"ben={ben_key}.pub")
+    seen: set = set()
+    _queued(game, seen)
+    move = yaml.safe_dump({"game": "g18", **legal_moves(open_game(game).replay.state)[0]
+                           .as_dict()}).encode()
+    # ann (French): unsigned, as an attachment; then signed by another key, in the text.
+    _mail_in(game, tmp_path, _mail_with(ADDRESSES["ann"], "<s1@x>", "my move",
+                                        [("ann.yaml", move)]))
+    text = _queued(game, seen)[ADDRESSES["ann"]][1]
+    assert ("la pièce jointe ann.yaml : coup refusé : ann a enregistré une clé, ses coups "
+            "doivent donc être signés") in text
+    assert "move rejected" not in text and "the attachment" not in text
+    forged = _sign(other, move, tmp_path).decode()
+    _mail_in(game, tmp_path, _mail_with(ADDRESSES["ann"], "<s2@x>",
+                                        "---\n" + move.decode() + "...\n" + forged))
+    text = _queued(game, seen)[ADDRESSES["ann"]][1]
+    assert ("le texte du message : coup refusé : sa signature ne se vérifie pas avec la clé de "
+            "ann") in text
+    assert "the message's text" not in text and "signature does not check" not in text
+    # ben (Portuguese), out of turn and unsigned: the signature is checked first.
+    ben_move = move.replace(b"player: ann", b"player: ben")
+    _mail_in(game, tmp_path, _mail_with(ADDRESSES["ben"], "<s3@x>", "move",
+                                        [("ben.yaml", ben_move)]))
+    text = _queued(game, seen)[ADDRESSES["ben"]][1]
+    assert "o anexo ben.yaml: lance recusado: ben registou uma chave" in text
+    assert "registered a key" not in text and "the attachment" not in text
+    assert open_game(game).replay.state.turn == 1  # nothing was applied
+
+
+def test_apply_and_check_repeat_a_refusal_in_the_movers_language(cli, tmp_path):
+    game = _new(cli, tmp_path)
+    move = tmp_path / "r.yaml"
+    hand = yaml.safe_load((tmp_path / "game.views" / "ann.yaml").read_text())["you"]["hand"]
+    move.write_text(yaml.safe_dump({"game": "g18", "turn": 1, "player": "ann",  # R7
+                                    "play": {"cards": hand[0], "shelf": "ann",
+                                             "sign": "negative"}}))
+    before = game.read_bytes()
+    outcome = cli("apply", game, move)
+    assert outcome.code == 1
+    english, mover = outcome.err.splitlines()
+    assert "move rejected:" in english and english.startswith("rebis-pbm: ")
+    assert mover.startswith("rebis-pbm: for ann (fr): ") and "coup refusé :" in mover
+    assert "move rejected" not in mover
+    assert game.read_bytes() == before
+    only = cli("apply", game, move, "--lang", "en")
+    assert only.code == 1 and only.err.splitlines() == [english]
+    pt = cli("apply", game, move, "--lang", "PT").err.splitlines()
+    assert pt[0] == english and pt[1].startswith("rebis-pbm: for ann (pt): ")
+    # check GAME: a move sent as ann by ben's address; ben reads Portuguese.
+    outcome = cli("check", game, move, "--as", ADDRESSES["ben"])
+    assert outcome.code == 1
+    english, mover = outcome.err.splitlines()
+    assert "but it comes from" in english
+    assert mover.startswith("rebis-pbm: for ben (pt): ") and "só pode enviar" in mover
+    cli("apply", game, move, "--lang", "de").refused(2, ["--lang", "en, fr, pt"])
+    assert game.read_bytes() == before
+
+
+def test_moves_from_a_view_says_there_is_no_move_in_the_viewers_language(cli, tmp_path):
+    game = _new(cli, tmp_path)
+    view = tmp_path / "game.views" / "ben.yaml"
+    assert yaml.safe_load(view.read_text())["lang"] == "pt"
+    line = cli("moves", "--view", view).refused(1)
+    assert "ben não tem lance a fazer: o turno 1 é de ann" in line
+    assert "ben has no move to make: turn 1 is ann's" in cli("moves", "--view", view, "--lang",
+                                                             "en").refused(1)
+    cli("moves", game, "--player", "ann", "--lang", "fr").refused(2, ["--lang goes with --view"])
+
+
+def test_the_join_template_speaks_the_players_language_and_offers_lang(cli, tmp_path):
+    game = _new(cli, tmp_path, deal=())
+    ann = cli("moves", game, "--player", "ann").out
+    assert "# Ton inscription" in ann and "lang: en, fr ou pt" in ann and "Your join" not in ann
+    cid = cli("moves", game, "--player", "cid").out
+    assert "# Your join" in cid and "# Add  lang: en, fr or pt" in cid
+    assert yaml.safe_load(cid)["player"] == "cid"  # the comments are comments
+    join = tmp_path / "join.yaml"
+    join.write_text("game: g18\nplayer: cid\njoin: cid's entropy\nlang: FR\n")
+    assert cli("apply", game, join).code == 0
+    assert open_game(game).record.langs["cid"] == "fr"  # any case, kept lower-case
+
+
+def test_language_codes_in_any_case_and_one_language_per_player(cli, tmp_path):
+    game = _new(cli, tmp_path, "--lang", "cid=Pt")
+    assert open_game(game).record.langs == {"ann": "fr", "ben": "pt", "cid": "pt"}
+    twice = tmp_path / "twice.yaml"
+    cli("new", twice, "--player", "ann", "--player", "ben", "--referee-deal", "--lang",
+        "ann=fr", "--lang", "ann=pt").refused(2, ["--lang", "ann's language is given twice"])
+    assert not twice.exists()
+
+
+def test_mails_name_the_referee_the_html_and_the_multiplier_in_the_readers_language(tmp_path):
+    game = _new(run_inproc, tmp_path)
+    queue = default_queue(game)
+    first = legal_moves(open_game(game).replay.state)[0]
+    _mail_in(game, tmp_path, _mail(ADDRESSES["ann"], yaml.safe_dump(
+        {"game": "g18", **first.as_dict()}), "<h2@x>"))
+    got = {}
+    for path in sorted((queue / "new").glob("*")):
+        msg = message_from_bytes(path.read_bytes(), policy=policy.default)
+        got[msg["To"].addresses[0].addr_spec] = msg
+    for name, referee_name, html_lang, multiplier in (
+            ("ann", "Arbitre Rebis", "fr", "multiplicateur additif"),
+            ("ben", "Árbitro do Rebis", "pt", "multiplicador aditivo"),
+            ("cid", "Rebis referee", "en", "multiplier additive")):
+        msg = got[ADDRESSES[name]]
+        assert msg["From"].addresses[0].display_name == referee_name
+        assert msg["From"].addresses[0].addr_spec == REFEREE
+        html = msg.get_body(("html",)).get_content()
+        assert f'<html lang="{html_lang}">' in html
+        assert multiplier in msg.get_body(("plain",)).get_content()
+    view = yaml.safe_load((tmp_path / "game.views" / "ann.yaml").read_text())
+    assert view["ruleset"]["multiplier"] == "additive"  # data stays data
+    # The picture in the HTML part speaks each reader's language, last move included.
+    pictures = {name: got[ADDRESSES[name]].get_body(("html",)).get_content() for name in ADDRESSES}
+    for words in ("vue de ann", "Stock :", "poussière dorée", "Dernier coup, tour 1 (ann) : tu as",
+                  "face cachée, posée par toi", "La partie attend le tour 2"):
+        assert words in pictures["ann"], words
+    for words in ("vista de ben", "Banco:", "pó dourado", "Último lance, turno 1 (ann): ann",
+                  "virada para baixo, jogada por ti", "Mão: "):
+        assert words in pictures["ben"], words
+    for english in ("view of", "Supply:", "golden dust", "Last move", "face down", "Hand: ",
+                    "The game awaits"):
+        assert english not in pictures["ann"] and english not in pictures["ben"], english
+    assert "view of cid" in pictures["cid"] and "Supply:" in pictures["cid"]

@@ -44,6 +44,7 @@ FORMATS = ("yaml", "json", "text")
 LANGS = ("fr", "pt")  # the text view, accounts and rejections are checked in these too (issue 18)
 SEED_STAND_IN = "the seed of every game the record comparison writes"
 EXAMPLES = 360  # at least 300 distinct prefixes per format must be checked (asserted below)
+SVG_EXAMPLES = 40  # the picture (slower to draw) is compared on the first prefixes only
 
 
 class Leak(AssertionError):
@@ -121,6 +122,12 @@ def check_reader(game, other, reader: str, checked, rng: random.Random) -> None:
         same(f"{reader}'s text view in {lang}",
              views.render(views.build_view(GAME, a, reader, lang=lang), "text", lang),
              views.render(views.build_view(GAME, b, reader, lang=lang), "text", lang))
+    if len(checked["svg"]) < SVG_EXAMPLES:  # the picture in each language, on some prefixes
+        checked["svg"].add(prefix_key(game))
+        for lang in ("en", *LANGS):
+            same(f"{reader}'s picture in {lang}",
+                 views.render(views.build_view(GAME, a, reader), "svg", lang),
+                 views.render(views.build_view(GAME, b, reader), "svg", lang))
     same(f"the setup as {reader} reads it", views.account(game.setup_events, reader),
          views.account(other.setup_events, reader))
     for (move, events), (_, other_events) in zip(game.steps, other.steps, strict=True):
@@ -208,6 +215,7 @@ def test_what_a_player_receives_depends_only_on_their_information_set():
     # and every phase of a game.
     assert len(checked["differs"]) >= 250
     assert len(checked["closings"]) >= 100
+    assert len(checked["svg"]) >= SVG_EXAMPLES // 2
     assert checked["phases"] == {"play", "red_token", "finished"}
 
 

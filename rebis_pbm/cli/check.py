@@ -10,10 +10,11 @@ from __future__ import annotations
 import click
 
 from .. import referee
-from ..errors import InputError, Refused, UsageError
+from ..errors import InputError, Refused
 from ..fileio import read_input
 from . import EXIT_CODES, cli
 from .game import checked_name
+from .langs import checked_lang, in_language, refuse_for_mover
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -27,8 +28,9 @@ from .game import checked_name
               "unless it is that player's own move (exit 1).")
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it.")
-@click.option("--lang", metavar="CODE", help="With --view: say why the rules refuse the move in "
-              "this language, en, fr or pt (docs/views.md, \"Languages\").")
+@click.option("--lang", metavar="CODE", help="Say why the move is refused in this language, en, "
+              "fr or pt (with --view, default: the view's; with GAME, the refusal is repeated "
+              "for the mover, default: the mover's; docs/views.md, \"Languages\").")
 def check(game: str | None, move_file: str | None, view_file: str | None, author: str | None,
           check_name: bool, lang: str | None) -> None:
     """Check a move file without the seed.
@@ -46,29 +48,20 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
                                    "--view VIEW.yaml")
         if author is not None or check_name:
             raise click.UsageError("--as and --check-name go with GAME, not with --view")
-        if lang is not None:
-            from ..i18n import check_language
-
-            try:
-                check_language(lang)
-            except ValueError as exc:
-                raise UsageError(str(exc), "--lang") from None
+        lang = checked_lang(lang)
         data, source = read_input(game, kind="move")
         try:
             move = referee.check_against_view(view_file, data, source)
         except Refused as exc:
-            if lang is None or exc.phrase is None:
-                raise
-            from ..i18n import refusal
-
-            raise Refused(refusal(exc, lang), exc.exit_code, exc.reason) from None
+            if lang is None and exc.phrase is not None:
+                lang = referee.read_view(view_file).lang
+            raise in_language(exc, lang) from None
         click.echo(f"{source}: a legal move of turn {move.turn} by {move.player} in {view_file}'s "
                    f"position; the referee will accept it if nothing has changed since.")
         return
     if game is None or move_file is None:
         raise click.UsageError("give GAME and MOVE.yaml, or MOVE.yaml --view VIEW.yaml")
-    if lang is not None:
-        raise click.UsageError("--lang goes with --view (the rules' answer to a player)")
+    lang = checked_lang(lang)
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     try:
@@ -76,6 +69,11 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
     except InputError as exc:
         raise referee.swapped_arguments(exc, game, "check") from None
     data, source = read_input(move_file, kind="move")
-    record, move = referee.check_move_file(game, data, source, author=author, file_name=file_name)
+    try:
+        record, move = referee.check_move_file(game, data, source, author=author,
+                                               file_name=file_name)
+    except Refused as exc:
+        player, mover_lang = referee.mover_of(game, data, author)
+        refuse_for_mover(exc, player, lang or mover_lang)
     click.echo(f"{source}: a well-formed move of turn {move.turn} by {move.player} for game "
                f"{record.game}; the rules are checked when it is applied.")

@@ -12,7 +12,7 @@ import click
 
 from .. import referee
 from .. import views as views_mod
-from ..errors import InputError, UsageError
+from ..errors import InputError, Refused, UsageError
 from ..fileio import read_input
 from . import EXIT_CODES, cli
 
@@ -113,6 +113,9 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         name, sep, code = item.partition("=")
         if not sep or not name or not code:
             raise UsageError(f"{item!r}: write NAME=CODE, e.g. ann=fr", "--lang")
+        if name in lang_of:
+            raise UsageError(f"{item!r}: {name}'s language is given twice; give it once",
+                             "--lang")
         lang_of[name] = code
     if now is not None:
         parse_time(now)
@@ -196,9 +199,12 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
               envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
               help="The referee's age identity, to open a sealed move MOVE.yaml.age (written by "
               "`rebis-pbm seal`).")
+@click.option("--lang", metavar="CODE", help="The language a refusal is repeated in for the "
+              "mover, en, fr or pt (default: the mover's, as the game keeps it; en: English "
+              "only).")
 def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, author: str | None,
           check_name: bool, signature: str | None, now: str | None,
-          identity: str | None) -> None:
+          identity: str | None, lang: str | None) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input, or a sealed move MOVE.yaml.age
@@ -206,6 +212,9 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
     sign each move file: ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml writes MOVE.yaml.sig
     (for a sealed move: signed before sealing, the .sig beside MOVE.yaml.age).
     """
+    from .langs import checked_lang
+
+    lang = checked_lang(lang)
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     data, source = read_input(move_file, kind="move")
@@ -232,6 +241,11 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
                                    now=now)
     except InputError as exc:
         raise referee.swapped_arguments(exc, game, "apply") from None
+    except Refused as exc:
+        from .langs import refuse_for_mover
+
+        player, mover_lang = referee.mover_of(game, data, author)
+        refuse_for_mover(exc, player, lang or mover_lang)
     if isinstance(done.move, referee.JoinMove):
         prefix = "Dry run, nothing written: " if dry_run else ""
         what = "already joined; nothing changed" if done.duplicate else "joined the deal"
@@ -275,7 +289,10 @@ def view(game: str, player: str | None, public: bool, fmt: str, lang: str | None
               help="List them from your own YAML view instead: no GAME, no seed needed.")
 @click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
               show_default=True)
-def moves(game: str | None, player: str | None, view_file: str | None, fmt: str) -> None:
+@click.option("--lang", metavar="CODE", help="With --view: say why there is no move in this "
+              "language, en, fr or pt (default: the view's).")
+def moves(game: str | None, player: str | None, view_file: str | None, fmt: str,
+          lang: str | None) -> None:
     """List every legal move for the player to move, each a complete move file for `apply`.
 
     Either GAME --player NAME (the referee: needs the seed), or --view VIEW.yaml (a player, from
@@ -286,8 +303,17 @@ def moves(game: str | None, player: str | None, view_file: str | None, fmt: str)
         if game is not None or player is not None:
             raise click.UsageError("with --view, give neither GAME nor --player: the view says "
                                    "whose it is")
-        click.echo(referee.legal_moves_from_view(view_file, fmt), nl=False)
+        from .langs import checked_lang, in_language
+
+        lang = checked_lang(lang)
+        try:
+            listing = referee.legal_moves_from_view(view_file, fmt)
+        except Refused as exc:
+            raise in_language(exc, lang or referee.read_view(view_file).lang) from None
+        click.echo(listing, nl=False)
         return
+    if lang is not None:
+        raise click.UsageError("--lang goes with --view (the answer to a player)")
     if game is None or player is None:
         raise click.UsageError("give GAME and --player NAME, or --view VIEW.yaml")
     click.echo(referee.legal_moves_listing(game, player, fmt), nl=False)

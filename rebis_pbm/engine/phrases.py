@@ -34,4 +34,23 @@ class Phrase(NamedTuple):
                                        for k, v in self.params.items()})
 
 
-__all__ = ["N_", "Phrase"]
+class Named(str):
+    """Words that name something in a sentence (``"the attachment m.yaml"``, ``"the message's
+    text"``): a ``str``, the English words, wherever a plain name is expected (a file's source
+    in an error), that also carries them as a :class:`Phrase` (``phrase``), so that a sentence
+    with it as a parameter is translated whole (:func:`rebis_pbm.i18n.translate`).
+
+    >>> source = Named(Phrase(N_("the attachment {name}"), {"name": "m.yaml"}))
+    >>> source, source.phrase.params["name"]
+    ('the attachment m.yaml', 'm.yaml')
+    """
+
+    phrase: Phrase
+
+    def __new__(cls, phrase: Phrase) -> Named:
+        named = super().__new__(cls, str(phrase))
+        named.phrase = phrase
+        return named
+
+
+__all__ = ["N_", "Named", "Phrase"]

@@ -26,7 +26,7 @@ from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
-from ..i18n import N_, Phrase, gettext_for
+from ..i18n import N_, Named, Phrase, gettext_for
 
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
 YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
@@ -162,11 +162,13 @@ def extract_move(msg: EmailMessage) -> Extracted:
                                   "only your move"), {"count": len(candidates), "names": names}))
     if candidates:
         part = candidates[0]
-        source = f"the attachment {part.get_filename() or part.get_content_type()}"
+        source = Named(Phrase(N_("the attachment {name}"),
+                              {"name": part.get_filename() or part.get_content_type()}))
         try:
             content = part.get_content()
         except (LookupError, ValueError, MessageError) as exc:
-            raise MailError(f"{source} cannot be decoded ({exc})") from None
+            raise MailError(Phrase(N_("{source} cannot be decoded ({error})"),
+                                   {"source": source, "error": exc})) from None
         data = content.encode("utf-8") if isinstance(content, str) else content
         return Extracted(data, source, signature or _armour_in_text(msg))
     body = msg.get_body(preferencelist=("plain",))
@@ -179,17 +181,21 @@ def extract_move(msg: EmailMessage) -> Extracted:
     try:
         text = body.get_content()
     except (LookupError, ValueError, MessageError) as exc:
-        raise MailError(f"the message's text cannot be decoded ({exc})") from None
+        raise MailError(Phrase(N_("the message's text cannot be decoded ({error})"),
+                               {"error": exc})) from None
     armour = None if signature is not None else _ARMOUR.search(text)
     if armour is None:
-        return Extracted(_move_text(text).encode("utf-8"), "the message's text", signature)
+        return Extracted(_move_text(text).encode("utf-8"), MESSAGE_TEXT, signature)
     # A move signed in the text: the block goes to the check; the move is the rest, as the file
     # that was signed holds it (no blank lines around: an editor's file ends with one newline).
     rest = text[:armour.start()] + "\n" * armour.group(0).count("\n") + text[armour.end():]
     move = _move_text(rest).strip("\n") + "\n"
-    return Extracted(move.encode("utf-8"), "the message's text",
+    return Extracted(move.encode("utf-8"), MESSAGE_TEXT,
                      armour.group(0).encode("ascii", "replace") + b"\n")
 
+
+# The source of a move written in a message's text, in refusals (translated: i18n.translate).
+MESSAGE_TEXT = Named(Phrase(N_("the message's text")))
 
 _ARMOUR = re.compile(r"-----BEGIN SSH SIGNATURE-----\s.*?-----END SSH SIGNATURE-----", re.S)
 
@@ -210,8 +216,10 @@ def _signature_attachment(msg: EmailMessage) -> bytes | None:
     try:
         content = parts[0].get_content()
     except (LookupError, ValueError, MessageError) as exc:
-        raise MailError(f"the attachment {parts[0].get_filename()} cannot be decoded "
-                        f"({exc})") from None
+        raise MailError(Phrase(N_("{source} cannot be decoded ({error})"), {
+            "source": Named(Phrase(N_("the attachment {name}"),
+                                   {"name": parts[0].get_filename()})),
+            "error": exc})) from None
     return content.encode("ascii", "replace") if isinstance(content, str) else content
 
 
@@ -327,9 +335,10 @@ def thread_id(game: str, domain: str) -> str:
     return f"<rebis-pbm.{re.sub(r'[.]+', '.', game).strip('.')}@{domain}>"
 
 
-def _message(sender: str, to: str, display: str, subject: str, *, auto: str) -> EmailMessage:
+def _message(sender: str, to: str, display: str, subject: str, *, auto: str,
+             lang: str | None = None) -> EmailMessage:
     msg = EmailMessage()
-    msg["From"] = Address("Rebis referee", addr_spec=sender)
+    msg["From"] = Address(gettext_for(lang)(N_("Rebis referee")), addr_spec=sender)
     msg["To"] = Address(display, addr_spec=to)
     msg["Subject"] = subject
     # The date is for people's mail clients only; no replay depends on it.
@@ -393,7 +402,8 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     """
     viewer = view["viewer"]
     display = "Rebis referee" if viewer == "public" else viewer
-    msg = _message(sender, to, display, subject(game, view, lang), auto="auto-generated")
+    msg = _message(sender, to, display, subject(game, view, lang), auto="auto-generated",
+                   lang=lang)
     _thread(msg, game, sender, original)
     turn = view["turn"]
     template_name = f"move-turn-{turn:03d}-{viewer}.yaml"
@@ -404,8 +414,9 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
     if picture is not None:
-        msg.add_alternative(html_body(picture, text, subject(game, view, lang)),
-                            subtype="html")
+        history = view.get("history") or [{}]
+        msg.add_alternative(html_body(picture, text, subject(game, view, lang), lang,
+                                      history[-1].get("text")), subtype="html")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
     if "move_template" in view:
@@ -436,25 +447,28 @@ def reminder_message(*, game: str, view: dict, view_text: str, view_yaml: str, s
     return msg
 
 
-def html_body(view: dict, text: str, title: str | None = None) -> str:
+def html_body(view: dict, text: str, title: str | None = None, lang: str | None = None,
+              last_move: str | None = None) -> str:
     """The HTML alternative of a view's message: the picture of the table as an inline SVG,
     then ``text`` (the plain-text part) as preformatted text.
 
     Inline SVG, not an image: Apple Mail, iOS Mail and Thunderbird draw it; an ``<img>`` of an
     SVG attachment (``cid:``) or a ``data:`` URI is shown by fewer clients still. Clients that
     drop SVG (Gmail, Outlook) show the text below it, so nothing is lost. The picture is drawn
-    from ``view`` alone, the same information set as the text.
+    from ``view`` alone, the same information set as the text. ``lang``: the reader's
+    language, which ``<html lang>`` names and the picture's words are in (default English);
+    ``last_move``: the last move's account in it (:func:`rebis_pbm.svg.render_svg`).
     """
     from html import escape
 
     from ..svg import render_svg
 
     title = subject(view["game"], view) if title is None else title
-    return ('<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+    return (f'<!DOCTYPE html>\n<html lang="{escape(lang or "en")}"><head><meta charset="utf-8">'
             f"<title>{escape(title)}</title></head>\n"
             '<body style="margin:0;padding:8px;background:#f6f4ee">\n'
             '<div style="max-width:100%;overflow-x:auto">'
-            f"{render_svg(view, standalone=False)}</div>\n"
+            f"{render_svg(view, standalone=False, lang=lang, last_move=last_move)}</div>\n"
             '<pre style="font-family:monospace;white-space:pre-wrap">'
             f"{escape(text)}</pre>\n</body></html>\n")
 
@@ -471,7 +485,7 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
     """
     _ = gettext_for(lang)
     msg = _message(sender, to, "", f"[Rebis {game}] " + _("turn {turn}: {headline}").format(
-        turn=turn, headline=headline), auto="auto-replied")
+        turn=turn, headline=headline), auto="auto-replied", lang=lang)
     _thread(msg, game, sender, original)
     asked = str(original.get("Subject", "")).strip()
     about = f' "{asked}"' if asked else ""
@@ -494,7 +508,7 @@ def no_game_message(*, original: EmailMessage, sender: str, to: str,
     language of their first game; default English)."""
     _ = gettext_for(lang)
     msg = _message(sender, to, "", "[Rebis] " + _("your message names no game: nothing was "
-                                                  "applied"), auto="auto-replied")
+                                                  "applied"), auto="auto-replied", lang=lang)
     original_id = str(original.get("Message-ID", "")).strip()
     if original_id:
         msg["In-Reply-To"] = original_id

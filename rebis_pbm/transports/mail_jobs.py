@@ -21,7 +21,7 @@ from .. import referee
 from ..errors import (CorruptRecord, ExitCode, Failed, InputError, RebisError, Refused,
                       UsageError, one_line)
 from ..fileio import locked, open_regular, write_atomic
-from ..i18n import N_, gettext_for, refusal
+from ..i18n import N_, Phrase, gettext_for, refusal
 from ..record import Record, Replay
 
 
@@ -265,8 +265,9 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
                        f"must use the registered one)", True)
     try:
         if too_big:
-            raise Refused(f"the message is larger than {MAIL_MAX_BYTES >> 20} MiB; send the move "
-                          f"file alone", ExitCode.INPUT)
+            raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
+                "the message is larger than {size} MiB; send the move file alone"),
+                {"size": MAIL_MAX_BYTES >> 20}))
         try:
             move_file = extract_move(msg)
         except MailError as exc:

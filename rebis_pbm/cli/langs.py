@@ -1,0 +1,53 @@
+"""A refusal a command prints for a player, in the player's language (docs/cli.md, "Languages").
+
+The referee's own output stays English; the sentence meant for the mover of a refused move is
+theirs: ``apply`` and ``check GAME`` print the English sentence (for the referee) and, below it,
+the same in the mover's language from the record; ``check --view`` and ``moves --view`` (a
+player's own tools) answer in the language their view names. ``--lang`` overrides either.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+import click
+
+from ..errors import Refused, UsageError, one_line
+
+
+def checked_lang(lang: str | None) -> str | None:
+    """``--lang``'s value, lower-case (``FR`` is ``fr``), or None when not given.
+
+    Raises:
+        UsageError: not a language rebis-pbm speaks (option ``--lang``).
+    """
+    if lang is None:
+        return None
+    from ..i18n import check_language
+
+    try:
+        return check_language(lang.lower())
+    except ValueError as exc:
+        raise UsageError(str(exc), "--lang") from None
+
+
+def in_language(exc: Refused, lang: str | None) -> Refused:
+    """``exc`` said in ``lang`` (for a player's own tool): the same exit code and reason."""
+    if not lang or lang == "en" or exc.phrase is None:
+        return exc
+    from ..i18n import refusal
+
+    return Refused(refusal(exc, lang), exc.exit_code, exc.reason, exc.phrase)
+
+
+def refuse_for_mover(exc: Refused, player: str | None, lang: str) -> NoReturn:
+    """End the command with ``exc``: its English sentence (for the referee), then, when the
+    mover reads another language, ``rebis-pbm: for PLAYER (LANG): <the sentence in LANG>``;
+    the refusal's exit code."""
+    said = in_language(exc, lang)
+    if said is exc:
+        raise exc
+    click.echo(f"rebis-pbm: {one_line(str(exc))}", err=True)
+    click.echo(f"rebis-pbm: for {player or 'the mover'} ({lang}): {one_line(str(said))}",
+               err=True)
+    raise click.exceptions.Exit(exc.exit_code)
