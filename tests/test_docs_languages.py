@@ -315,7 +315,7 @@ REJECTED: dict[str, list[tuple[str, str | None, str]]] = {
     "pt": [
         (r"\bmarcador", None, "a token is a ficha"),
         (r"\breserva\b", r"\breserve\b", "the supply is the banco; a reserva is a player's own"),
-        (r"\bjogadas?\b", r"\bplay(?:s|ed|ing)?\b|\bplaced by\b",
+        (r"\bjogadas?\b", r"\bplay(?:s|ed|ing)?\b|\b(?:placed|laid) by\b|\blaid it\b",
          "a jogada is the play (a card placed by a player is jogada por); a move is a lance"),
         (r"\bentrad", None, "a join is an inscrição (inscrever-se)"),
         (r"\bpartida\b", None, "a game is a jogo"),
