@@ -140,7 +140,7 @@ def test_a_padded_sealed_move_is_applied_and_the_record_verifies(cli, tmp_path, 
 
 def test_seal_refuses_a_move_longer_than_the_padding_and_writes_nothing(cli, tmp_path, keys,
                                                                         table):
-    game, _, recipient = table
+    _, _, recipient = table
     move = tmp_path / "turn-001-alice.yaml"
     long = dump_yaml({"game": "padded", "turn": 1, "player": "alice",
                       "play": {"cards": 3, "shelf": "alice"}}) + "# a note\n" * 120
@@ -250,6 +250,8 @@ def test_a_padded_view_reads_as_the_plain_view(cli, tmp_path, keys, table):
                                  str(out / "alice.yaml.age")], capture_output=True)
         assert by_age.returncode == 0 and by_age.stdout == padded.read_bytes()
     assert referee.read_view(padded) == referee.read_view(plain)
+    witnessed = cli("verify", game, "--witness", padded)  # a saved view, as a witness
+    assert witnessed.code == 0, witnessed.err
     listed = [cli("moves", "--view", view) for view in (plain, padded)]
     assert listed[0].code == 0 and listed[0].out == listed[1].out, listed[1].err
     move = tmp_path / "move.yaml"
