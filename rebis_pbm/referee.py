@@ -2037,6 +2037,7 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
         UsageError: no ``to``, no ``game`` and no game.yaml here (option ``--to``).
         Failed: ``ssh-keygen`` is missing or refused to sign (its reason, exit 2).
     """
+    import stat
     import subprocess
 
     from .transports.encryption import encrypt_to, padded_move
@@ -2044,8 +2045,9 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
     path = os.fspath(move_path)
     data, source = read_input(path, kind="move")
     doc = load_yaml(data, source=source, kind="move").data  # not YAML: refused before signing
-    data = padded_move(data, source)  # age does not hide a length (docs/formats.md)
-    given = game is not None
+    as_read, data = data, padded_move(data, source)  # age hides no length (docs/formats.md)
+    # game.yaml here, when it is of another game than a move sealed --to: its keys not checked
+    other_game_ok = game is None and bool(to)
     if game is None and os.path.exists(DEFAULT_GAME):
         game = DEFAULT_GAME
     move_game = doc.get("game") if isinstance(doc, dict) else None
@@ -2070,13 +2072,17 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
             said = done.stderr.decode("utf-8", "replace").strip()
             why = (said.splitlines() or ["no reason given"])[-1]
             raise Failed(f"ssh-keygen could not sign {path} with {os.fspath(ssh_key)}: {why}")
-        if game is not None:  # game.yaml here, of another game than the move's: not checked
+        if game is not None:
             _check_sealing_key(game, doc, data, done.stdout, ssh_key,
-                               move_game if given or not to else None)
+                               None if other_game_ok else move_game)
         files.append((path + ".sig", done.stdout))
     sealed = [(name + ENCRYPTED, encrypt_to(content, to)) for name, content in files]
     written = []
-    for name, content in files:  # the padded move and its signature, in clear, for the player
+    # The padded move (its mode kept: a closing play's card is a secret) and its signature, in
+    # clear, for the player: the pair a referee checks as it checks the sealed pair.
+    if data != as_read and path != "-":
+        write_atomic(path, data, mode=stat.S_IMODE(os.stat(path).st_mode))
+    for name, content in files[1:]:
         write_atomic(name, content, mode=0o644)
     for name, content in sealed:
         write_atomic(name, content, mode=0o644)

@@ -90,8 +90,10 @@ def test_sealed_moves_of_every_kind_have_one_length_and_the_length_attack_learns
         plain = tmp_path / f"turn-{number:03d}-alice.yaml"
         plain.write_text(dump_yaml({"game": "padded", "turn": number, "player": "alice",
                                     **fields}))
+        plain.chmod(0o600)  # a closing play's card is a secret: the padded file stays private
         doc = load_yaml(plain.read_bytes(), source=kind, kind="move").data
         written = referee.seal_move(plain, [], keys["alice"], game=game)
+        assert plain.stat().st_mode & 0o777 == 0o600
         assert written == [f"{plain}.age", f"{plain}.sig.age"]
         padded = plain.read_bytes()  # written back padded: the signature beside it covers it
         assert len(padded) == encryption.MOVE_PAD, kind
