@@ -1929,6 +1929,10 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
     fair deal's join phase, a player who has not joined yet and has no key gets no private view
     until they do (no one holds a card before the deal; the public view says who is awaited).
     Each call encrypts afresh (age output differs each time), so every view file is rewritten.
+    Before it is encrypted, every private view of the call is padded to one size, the smallest
+    multiple of 16 KiB that holds the longest (:func:`~rebis_pbm.transports.encryption.padded`:
+    a last line of spaces), since age does not hide a file's length: 16 KiB for every view of a
+    game with the default ruleset (docs/formats.md, "Padding of encrypted files").
     Returns how many files were written.
 
     Raises:
@@ -1936,7 +1940,7 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
         InputError: a player's key is not one age encrypts to (exit 2, nothing written).
         OSError: a :class:`~rebis_pbm.fileio.FileError` when a file cannot be written.
     """
-    from .transports.encryption import encrypt_to_ssh_keys
+    from .transports.encryption import VIEW_PAD, bucket, encrypt_to_ssh_keys, padded
 
     # In a fair deal's join phase no one holds a card yet: a player who has not joined (and so
     # registered no key) gets no private view until they do; the public view says who is awaited.
@@ -1948,6 +1952,7 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
                      f"{'their view' if len(missing) == 1 else 'their views'} cannot be written "
                      f"encrypted; register every player's SSH key first (nothing was written)")
     files: list[tuple[str, bytes, int]] = []
+    private: list[tuple[str, bytes, str]] = []  # (file name, plain view, its reader's key)
     for viewer in (*record.players, None):
         if viewer is not None and not keys.get(viewer):
             continue  # waiting for their join (and key): no view yet
@@ -1960,8 +1965,13 @@ def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
             if viewer is None:
                 files.append((f"{views_mod.PUBLIC}{suffix}", data, 0o644))
             else:
-                sealed = encrypt_to_ssh_keys(data, [keys[viewer]], source=f"{viewer}'s key")
-                files.append((f"{viewer}{suffix}{ENCRYPTED}", sealed, 0o644))
+                private.append((f"{viewer}{suffix}{ENCRYPTED}", data, keys[viewer]))
+    # age does not hide a length: every private view is padded to one size (docs/formats.md)
+    size = bucket((len(data) for _, data, _ in private), VIEW_PAD)
+    for name, data, key in private:
+        viewer = name.split(".", 1)[0]
+        files.append((name, encrypt_to_ssh_keys(padded(data, size), [key],
+                                                source=f"{viewer}'s key"), 0o644))
     if not os.path.isdir(views_dir):
         make_folder(views_dir, what="the views folder")
     written = 0
@@ -2013,24 +2023,18 @@ DEFAULT_GAME = "game.yaml"  # the record at a game repository's top folder (docs
 
 
 def referee_recipient_of(game: PathLike, move_game: str | None = None) -> str:
-    """The referee's age recipient as the game's public record or any of its views shows it
+    """The referee's age recipient as the game's public record or its YAML view shows it
     (``referee_recipient``, rebis-pbm/3 ``new --referee-recipient``). ``move_game``: the game id
     of the move to seal, which must be this game's.
 
     Raises:
-        InputError: ``game`` cannot be read, is not a record or view, is of another game, or
-            shows no referee recipient (exit 2).
+        InputError: ``game`` cannot be read, is not a record or YAML view (a text view is
+            refused, naming what to give), is of another game, or shows no referee recipient
+            (exit 2).
     """
     from .transports.encryption import checked_recipient
 
-    data, source = read_input(os.fspath(game), kind="record")
-    doc = load_yaml(data, source=source, kind="record").data
-    if not isinstance(doc, dict) or not isinstance(doc.get("game"), str):
-        raise InputError("this is neither a game record nor a view; give the game's record "
-                         "(game.yaml) or its public view", source=source)
-    if move_game is not None and doc["game"] != move_game:
-        raise InputError(f"this is game {clip(doc['game'])}, but the move is for game "
-                         f"{clip(move_game)}; give that game's record or view", source=source)
+    doc, source = _sealing_game(game, move_game)
     recipient = doc.get("referee_recipient")
     if not isinstance(recipient, str):
         raise InputError(f"game {clip(doc['game'])} has no referee recipient (it was created "
@@ -2039,39 +2043,124 @@ def referee_recipient_of(game: PathLike, move_game: str | None = None) -> str:
     return checked_recipient(recipient, source)
 
 
-def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None = None,
-              game: PathLike | None = None) -> list[str]:
-    """Seal a move file for the referee: with ``ssh_key``, sign it first with the standard
-    ``ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml`` (writing ``MOVE.yaml.sig``); then
-    encrypt the move to ``to`` (age recipients ``age1...`` or SSH public key lines) as
-    ``MOVE.yaml.age``, and the signature as ``MOVE.yaml.sig.age`` (a signature in clear would let
-    anyone test guesses of a closing play's face-down card against it). Returns the files
-    written. The plain move and signature stay where they are, for the player.
-
-    Without ``to``, the recipient is the one the game shows (:func:`referee_recipient_of`):
-    ``game``, the game's public record or a view of it (default: :data:`DEFAULT_GAME` in the
-    current folder, a player's clone of the game's repository).
+def _sealing_game(game: PathLike, move_game: str | None) -> tuple[dict[str, Any], str]:
+    """The document of ``game`` (a record or a YAML view) that ``seal`` reads, and its name.
 
     Raises:
-        InputError: the move file is unreadable or not YAML, a recipient is not one, or (without
-            ``to``) the game's record or view cannot be read or shows none (exit 2).
+        InputError: unreadable, a text view or anything else than a record or YAML view, or
+            of another game than ``move_game`` (exit 2).
+    """
+    data, source = read_input(os.fspath(game), kind="record")
+    wrong = ("this is neither the game's record nor its YAML view (a text view, NAME.txt, "
+             "cannot be read); give the record (game.yaml) or the public YAML view "
+             "(game.views/public.yaml) with --game, or the referee's recipient with --to")
+    try:
+        doc = load_yaml(data, source=source, kind="record").data
+    except InputError:
+        raise InputError(wrong, source=source) from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("game"), str):
+        raise InputError(wrong, source=source)
+    if move_game is not None and doc["game"] != move_game:
+        raise InputError(f"this is game {clip(doc['game'])}, but the move is for game "
+                         f"{clip(move_game)}; give that game's record or view", source=source)
+    return doc, source
+
+
+def _check_sealing_key(game: PathLike, move: object, data: bytes, signature: bytes,
+                       ssh_key: PathLike, move_game: str | None) -> None:
+    """Refuse to seal a move signed with a key that is not its mover's: the key the record
+    ``game`` registers for the move's player (or, for a join that brings a key, that key).
+    ``move_game``: the move's game id, which ``game`` must be (None: any; a record of another
+    game is then not checked).
+    A YAML view shows no keys: nothing is checked then, nor for a player the record gives no
+    key (the referee ignores their signatures). Fingerprints are said as ``ssh-keygen -l``
+    prints them (``SHA256:...``).
+
+    Raises:
+        InputError: the signature's key is not the mover's, or the mover is not a player of
+            the game (exit 2, naming ``ssh_key``).
+    """
+    from sshsig import PublicKey, check_signature
+
+    from .record import parse_record
+
+    doc, source = _sealing_game(game, move_game)
+    if "view" in doc or not isinstance(move, dict) or not isinstance(move.get("player"), str) \
+            or doc["game"] != move.get("game"):
+        return  # a view shows no keys; the referee refuses a move without a player or game
+    record = parse_record(read_input(os.fspath(game), kind="record")[0], source)
+    player = move["player"]
+    if player not in record.players:
+        raise InputError(f"this move is by {clip(player)}, who is not a player of game "
+                         f"{record.game} ({', '.join(record.players)})", source=source)
+    registered = record.player_keys(player)
+    if not registered and isinstance(move.get("key"), str) and "join" in move:
+        registered = tuple(" ".join(line.split()[:2]) for line in move["key"].splitlines()
+                           if line.strip() and not line.startswith("#"))
+    if not registered:
+        return
+    signer = check_signature(data, signature, namespace=SIGNATURE_NAMESPACE)
+    if " ".join(signer.openssh_str().split()[:2]) in registered:
+        return
+
+    def fingerprint(line: str) -> str:
+        try:
+            return PublicKey.from_openssh_str(line).sha256_str()
+        except Exception:  # a key this version cannot read: shown by its type
+            return line.split()[0]
+
+    held = ", ".join(fingerprint(k) for k in registered)
+    seat = record.players.index(player) + 1
+    raise InputError(f"this key ({signer.sha256_str()}) is not {player}'s: game {record.game}'s "
+                     f"record holds {held} for {player}, seat {seat}; sign {player}'s moves "
+                     f"with {player}'s own key (nothing was written)", source=os.fspath(ssh_key))
+
+
+def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None = None,
+              game: PathLike | None = None) -> list[str]:
+    """Seal a move file for the referee. First the file is padded to 1024 bytes (a last YAML
+    comment line, :func:`~rebis_pbm.transports.encryption.padded_move`) and written back, so
+    that every sealed move has the same length whatever it plays; with ``ssh_key``, the padded
+    file is then signed with the standard ``ssh-keygen -Y sign -f KEY -n rebis-pbm`` (writing
+    ``MOVE.yaml.sig``: the signature covers the padding); then the move is encrypted to ``to``
+    (age recipients ``age1...`` or SSH public key lines) as ``MOVE.yaml.age``, and the
+    signature as ``MOVE.yaml.sig.age`` (a signature in clear would let anyone test guesses of a
+    closing play's face-down card against it). Returns the files written. The plain move and
+    signature stay where they are, for the player.
+
+    Without ``to``, the recipient is the one the game shows (:func:`referee_recipient_of`):
+    ``game``, the game's public record or its YAML view (default: :data:`DEFAULT_GAME` in the
+    current folder, a player's clone of the game's repository). When the record is at hand
+    (``game`` or game.yaml here), the signing key must be the one it registers for the move's
+    player (:func:`_check_sealing_key`).
+
+    Raises:
+        InputError: the move file is unreadable, not YAML or longer than 1024 bytes, a
+            recipient is not one, (without ``to``) the game's record or view cannot be read
+            or shows none, or the key is not the mover's (exit 2). Nothing is written then.
         UsageError: no ``to``, no ``game`` and no game.yaml here (option ``--to``).
         Failed: ``ssh-keygen`` is missing or refused to sign (its reason, exit 2).
     """
+    import stat
     import subprocess
 
-    from .transports.encryption import encrypt_to
+    from .transports.encryption import encrypt_to, padded_move
 
     path = os.fspath(move_path)
     data, source = read_input(path, kind="move")
     doc = load_yaml(data, source=source, kind="move").data  # not YAML: refused before signing
+    as_read, data = data, padded_move(data, source)  # age hides no length (docs/formats.md)
+    # game.yaml here, when it is of another game than a move sealed --to: its keys not checked
+    other_game_ok = game is None and bool(to)
+    if game is None and os.path.exists(DEFAULT_GAME):
+        game = DEFAULT_GAME
+    move_game = doc.get("game") if isinstance(doc, dict) else None
+    move_game = move_game if isinstance(move_game, str) else None
     if not to:
-        if game is None and not os.path.exists(DEFAULT_GAME):
+        if game is None:
             raise UsageError(f"give the referee's recipient with --to, or the game's record or "
                              f"view with --game (there is no {DEFAULT_GAME} here)", "--to")
-        move_game = doc.get("game") if isinstance(doc, dict) else None
-        to = [referee_recipient_of(game or DEFAULT_GAME,
-                                   move_game if isinstance(move_game, str) else None)]
+        to = [referee_recipient_of(game, move_game)]
     files = [(path, data)]
     if ssh_key is not None:
         try:
@@ -2087,12 +2176,21 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
             said = done.stderr.decode("utf-8", "replace").strip()
             why = (said.splitlines() or ["no reason given"])[-1]
             raise Failed(f"ssh-keygen could not sign {path} with {os.fspath(ssh_key)}: {why}")
-        write_atomic(path + ".sig", done.stdout, mode=0o644)
+        if game is not None:
+            _check_sealing_key(game, doc, data, done.stdout, ssh_key,
+                               None if other_game_ok else move_game)
         files.append((path + ".sig", done.stdout))
+    sealed = [(name + ENCRYPTED, encrypt_to(content, to)) for name, content in files]
     written = []
-    for name, content in files:
-        write_atomic(name + ENCRYPTED, encrypt_to(content, to), mode=0o644)
-        written.append(name + ENCRYPTED)
+    # The padded move (its mode kept: a closing play's card is a secret) and its signature, in
+    # clear, for the player: the pair a referee checks as it checks the sealed pair.
+    if data != as_read and path != "-":
+        write_atomic(path, data, mode=stat.S_IMODE(os.stat(path).st_mode))
+    for name, content in files[1:]:
+        write_atomic(name, content, mode=0o644)
+    for name, content in sealed:
+        write_atomic(name, content, mode=0o644)
+        written.append(name)
     return written
 
 

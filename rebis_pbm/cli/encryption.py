@@ -31,16 +31,20 @@ def open_(file: str, identity: str) -> None:
               help="The referee's age recipient (age1...); repeatable. Default: the one the "
               "game's public record or view shows (--game).")
 @click.option("--game", metavar="GAME", type=click.Path(dir_okay=False),
-              help="The game's record or one of its views, whose referee_recipient the move is "
-              "sealed to when --to is not given (default: game.yaml here).")
+              help="The game's record (game.yaml) or its YAML view (e.g. "
+              "game.views/public.yaml; not a text view), whose referee_recipient the move is "
+              "sealed to when --to is not given; a record also gives the key --key must be "
+              "(default: game.yaml here).")
 @click.option("--key", "ssh_key", metavar="SSHKEY", type=click.Path(dir_okay=False),
               help="Sign the move first with this SSH private key (ssh-keygen -Y sign -n "
-              "rebis-pbm), writing MOVE.yaml.sig; the signature is sealed too.")
+              "rebis-pbm), writing MOVE.yaml.sig; the signature is sealed too. With the record "
+              "at hand, a key that is not the one it registers for the mover is refused.")
 def seal(move_file: str, recipients: tuple[str, ...], game: str | None,
          ssh_key: str | None) -> None:
-    """Seal a move for the referee: sign it (with --key), then encrypt it (and its signature)
-    to the referee's recipient, writing MOVE.yaml.age (and MOVE.yaml.sig.age). Commit those,
-    never the plain move, in a public repository.
+    """Seal a move for the referee: pad it to 1024 bytes (a last comment line, written back to
+    MOVE.yaml, so that every sealed move has the same length), sign it (with --key), then
+    encrypt it (and its signature) to the referee's recipient, writing MOVE.yaml.age (and
+    MOVE.yaml.sig.age). Commit those, never the plain move, in a public repository.
     """
     for written in referee.seal_move(move_file, recipients, ssh_key, game):
         click.echo(f"Wrote {written}")

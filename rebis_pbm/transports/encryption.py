@@ -13,7 +13,10 @@ identity is a CI secret like the seed). What this module writes is a standard bi
 * :func:`encrypt_to` -- to a mix of both, as a person gives them (``--to``);
 * :func:`decrypt` -- with an identity file: an unencrypted OpenSSH private key, or an age
   identity file (lines ``AGE-SECRET-KEY-1...``, ``#`` comments);
-* :func:`new_identity` -- a fresh age X25519 identity file's text and its recipient.
+* :func:`new_identity` -- a fresh age X25519 identity file's text and its recipient;
+* :func:`padded`, :func:`padded_move`, :func:`bucket` -- the padding every file is given before
+  it is encrypted, because age hides a file's content but not its length (docs/formats.md,
+  "Padding of encrypted files").
 
 Every failure is an :class:`~rebis_pbm.errors.InputError` naming the file (or key) at fault and
 what would be right (exit 2); nothing is written by this module.
@@ -22,13 +25,15 @@ what would be right (exit 2); nothing is written by this module.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 
 from ..errors import InputError
 
-__all__ = ["AGE_HEADER", "SSH_KINDS", "checked_recipient", "decrypt", "encrypt_to",
+__all__ = ["AGE_HEADER", "MOVE_PAD", "REFUSAL_PAD", "SSH_KINDS", "VIEW_PAD", "bucket",
+           "checked_recipient", "decrypt", "encrypt_to",
            "encrypt_to_age", "encrypt_to_ssh_keys", "encryptable_key", "is_encrypted",
-           "new_identity", "recipient_of"]
+           "new_identity", "padded", "padded_move", "recipient_of"]
 
 AGE_HEADER = b"age-encryption.org/v1\n"   # how every binary age file begins
 ARMOR_HEADER = b"-----BEGIN AGE ENCRYPTED FILE-----"
@@ -36,6 +41,65 @@ SSH_KINDS = ("ssh-ed25519", "ssh-rsa")   # the SSH public keys age encrypts to
 _SSH_PRIVATE = (b"-----BEGIN OPENSSH PRIVATE KEY-----", b"-----BEGIN RSA PRIVATE KEY-----")
 _AGE_SECRET = "AGE-SECRET-KEY-1"
 IDENTITY_BYTES_MAX = 1 << 20   # an identity file is a few lines; a key file a few kB
+
+# age hides what a file says, not how long it is: each file is padded before it is encrypted
+# (docs/formats.md, "Padding of encrypted files"). The largest view of a 2-4 player game with
+# the default ruleset, 32-letter names and a 64-letter game id is under 10 kB (YAML; the text
+# view, in any language, is shorter): every view of such a game is 16 KiB.
+VIEW_PAD = 16 * 1024    # a private view (YAML and text): a multiple of this, the same for all
+REFUSAL_PAD = 4 * 1024  # a refusal's reason: a multiple of this
+MOVE_PAD = 1024         # a sealed move: exactly this (a longer move is refused by seal)
+_MOVE_PADDING = re.compile(rb"(?:\A|(?<=\n))#\.*\n\Z")  # the line padded_move adds
+
+
+def bucket(lengths: Iterable[int], size: int) -> int:
+    """The smallest positive multiple of ``size`` (bytes) that holds the longest of ``lengths``
+    plus a final line break: what every one of those files is padded to (:func:`padded`)."""
+    longest = max(lengths, default=0) + 1
+    return max(1, -(-longest // size)) * size
+
+
+def padded(data: bytes, size: int) -> bytes:
+    """``data`` padded to exactly ``size`` bytes for encryption: a line break if it does not end
+    with one, then a last line of spaces ended by a line break (a lone line break when one byte
+    is missing). YAML and text readers take the file as they take ``data``: a blank line at the
+    end is nothing to them. ``data`` already ``size`` long is returned as it is.
+
+    Raises:
+        ValueError: ``data`` (with its final line break) is longer than ``size`` (use
+            :func:`bucket` to choose ``size``).
+    """
+    if len(data) == size:
+        return data
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    missing = size - len(data)
+    if missing < 0:
+        raise ValueError(f"{len(data)} bytes do not fit in {size}")
+    return data + (b" " * (missing - 1) + b"\n" if missing else b"")
+
+
+def padded_move(data: bytes, source: str = "the move") -> bytes:
+    """A move file's bytes padded to :data:`MOVE_PAD` (1024) bytes before it is signed and
+    sealed, so that every sealed move has the same length whatever it plays: a line break if
+    it does not end with one, then one YAML comment line ``#...`` of full stops ended by a line
+    break (a lone line break when one byte is missing). A comment rather than spaces: the record
+    keeps a public move's signed bytes as text, which a line of spaces would force into one
+    quoted line. A padding line left by an earlier :func:`padded_move` (the file was sealed
+    before, then edited) is dropped first, so padding twice gives the same bytes.
+
+    Raises:
+        InputError: the move, with its final line break, is longer than 1024 bytes (exit 2).
+    """
+    data = _MOVE_PADDING.sub(b"", data)
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    if len(data) > MOVE_PAD:
+        raise InputError(f"this move is {len(data)} bytes long, and a sealed move is padded to "
+                         f"{MOVE_PAD} bytes so that its length tells nothing: shorten it (its "
+                         f"comments and blank lines can go) and seal it again", source=source)
+    missing = MOVE_PAD - len(data)
+    return data + (b"#" + b"." * (missing - 2) + b"\n" if missing >= 2 else b"\n" * missing)
 
 
 def is_encrypted(data: bytes) -> bool:

@@ -500,7 +500,7 @@ def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, priv
     move file is not written again. The reason is in the mover's language (``langs``: the
     record's, player -> language)."""
     from ..i18n import refusal
-    from .encryption import encrypt_to_ssh_keys
+    from .encryption import REFUSAL_PAD, bucket, encrypt_to_ssh_keys, padded
 
     match = MOVE_NAME.fullmatch(move.path[len(MOVES):])
     player = match.group(2) if match else "?"
@@ -516,7 +516,9 @@ def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, priv
             target = git.top / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             reason = refusal(exc, (langs or {}).get(player))
-            target.write_bytes(encrypt_to_ssh_keys(f"{reason}\n".encode(), [key],
+            plain = f"{reason}\n".encode()  # padded: age does not hide a length
+            plain = padded(plain, bucket([len(plain)], REFUSAL_PAD))
+            target.write_bytes(encrypt_to_ssh_keys(plain, [key],
                                                    source=f"{player}'s key"))
             git.run("add", "--", rel)
             git.run("commit", "--quiet", "--no-verify", "-m",

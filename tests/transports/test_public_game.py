@@ -149,8 +149,11 @@ def send(table: Table, name: str, doc: dict, signer: str | None = None,
     file = f"turn-{doc['turn']:03d}-{name}.yaml"
     plain = table.private(name) / file
     plain.write_text(dump_yaml(doc))
-    referee.seal_move(plain, [to] if to else [], table.keys[signer or name],
-                      game=clone / "game.yaml")
+    game: Path | None = clone / "game.yaml"
+    if signer not in (None, name) and to is None:
+        # seal refuses another's key when it has the record: a forger seals without it
+        to, game = referee.referee_recipient_of(clone / "game.yaml"), None
+    referee.seal_move(plain, [to] if to else [], table.keys[signer or name], game=game)
     for suffix in (".age", ".sig.age"):
         shutil.copy(f"{plain}{suffix}", clone / "moves" / f"{file}{suffix}")
     git(clone, "add", "moves")
@@ -387,3 +390,25 @@ def test_each_player_opens_their_own_views_with_age_and_no_one_elses(played):
                 assert done.returncode == 0 and f"view of {p}".encode() in done.stdout
             else:
                 assert done.returncode != 0 and not done.stdout
+
+
+def test_the_length_attack_learns_nothing_from_the_games_encrypted_files(played):
+    """Issue 13's attack, finding 4: every age file committed in the game, in every revision,
+    is measured as the tester did (the plaintext length from the file's size). Each kind has one
+    length: every view (YAML and text, every player, every turn) 16 KiB, every refusal 4 KiB,
+    every sealed move 1024 bytes; every sealed signature (all ed25519 here) one length."""
+    from test_padding import plaintext_length
+
+    _, _, final = played
+    lengths: dict[str, set[int]] = {}
+    for files in trees(final).values():
+        for path, data in files.items():
+            if path.endswith(".age"):
+                kind = ("view" if path.startswith("game.views/") else
+                        "refusal" if path.startswith("refusals/") else
+                        "signature" if path.endswith(".sig.age") else "move")
+                lengths.setdefault(kind, set()).add(plaintext_length(data))
+    assert lengths.pop("view") == {encryption.VIEW_PAD}
+    assert lengths.pop("refusal") == {encryption.REFUSAL_PAD}
+    assert lengths.pop("move") == {encryption.MOVE_PAD}
+    assert len(lengths.pop("signature")) == 1 and not lengths
