@@ -175,7 +175,7 @@ class _Picture:
             return draw.Group(), 0
         entry = history[-1]
         lines = textwrap.wrap(f"Last move, turn {entry['turn']} ({entry['player']}): "
-                              f"{entry['text']}", width=(self.width - 2 * MARGIN - 24) // 7)
+                              f"{entry.get('account', entry['text'])}", width=(self.width - 2 * MARGIN - 24) // 7)
         height = 14 + 17 * len(lines)
         g = draw.Group()
         g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=6,

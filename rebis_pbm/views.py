@@ -197,8 +197,9 @@ def account(events, viewer: str | None = None, lang: str | None = None,
     its player, for this reason (the record's ``reason``, e.g. ``missed deadline``): the
     paragraph says so first ("the referee moved for you (missed deadline); the referee played
     ...")."""
-    flag = stand_in is not None
-    sentences = [s for s in (describe(e, viewer, lang, flag) for e in events) if s]
+    told = ((describe(e, viewer, lang, stand_in=True) for e in events) if stand_in is not None
+            else (describe(e, viewer, lang) for e in events))
+    sentences = [s for s in told if s]
     text = "; ".join(sentences) + "." if sentences else ""
     if stand_in is None:
         return text
@@ -246,7 +247,9 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     than English. The YAML and JSON views are built in English (the default): they are data.
 
     ``stand_ins``: the moves the referee made for a player, ``{turn: reason}``
-    (``referee.stand_ins``): their history entries say so (:func:`account`).
+    (``referee.stand_ins``): their history entries say so, in ``by: referee``, ``reason`` and
+    ``account`` (the move told as the referee's, :func:`account`; ``text`` stays the events
+    told as they are, as views have always had it).
 
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
@@ -365,9 +368,12 @@ def _history(replay: Replay, viewer: str | None, lang: str | None = None,
         entries.append({"turn": 0, "player": None,
                         "text": account(replay.setup_events, viewer, lang)})
     for move, events in replay.history[-RECENT_MOVES:]:
-        entries.append({"turn": move.turn, "player": move.player,
-                        "text": account(events, viewer, lang,
-                                        stand_in=(stand_ins or {}).get(move.turn))})
+        entry = {"turn": move.turn, "player": move.player, "text": account(events, viewer, lang)}
+        reason = (stand_ins or {}).get(move.turn)
+        if reason is not None:  # the referee made it for its player: told as the referee's
+            entry.update({"by": "referee", "reason": reason,
+                          "account": account(events, viewer, lang, stand_in=reason)})
+        entries.append(entry)
     return entries
 
 
@@ -617,7 +623,8 @@ def render_text(view: dict, lang: str | None = None) -> str:
     for entry in view["history"]:
         label = (_("setup") if entry["turn"] == 0 else
                  _("turn {turn} ({player})").format(turn=entry["turn"], player=entry["player"]))
-        lines.append(_("  {label}: {text}").format(label=label, text=entry["text"]))
+        lines.append(_("  {label}: {text}").format(label=label,
+                                                    text=entry.get("account", entry["text"])))
     end = view.get("end")
     if end:
         lines.append("")

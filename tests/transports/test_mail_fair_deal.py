@@ -271,8 +271,10 @@ def test_the_referees_move_for_a_player_is_told_as_the_referees(tmp_path):
         "Tour 1 (alice) : l'arbitre a joué à la place de alice (échéance dépassée)")
     # the views (files and mails) tell it in their history too
     history = yaml.safe_load((tmp_path / "g.views" / "alice.yaml").read_text())["history"]
-    assert history[-1]["text"].startswith("the referee moved for you (missed deadline); the "
-                                          "referee played ")
+    assert history[-1]["by"] == "referee" and history[-1]["reason"] == "missed deadline"
+    assert history[-1]["account"].startswith("the referee moved for you (missed deadline); the "
+                                             "referee played ")
+    assert history[-1]["text"].startswith("you played ")  # the events as they are: unchanged
     text = run_inproc("view", game, "--player", "alice").out
     assert "turn 1 (alice): the referee moved for you (missed deadline)" in text
 
