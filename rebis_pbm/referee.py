@@ -326,7 +326,8 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
     else:
         view = views_mod.build_view(record.game, replay, viewer, revealed=record.seed is not None,
                                     abandoned=record.abandoned(replay.state),
-                                    addresses=record.shown_addresses(), lang=lang)
+                                    addresses=record.shown_addresses(), lang=lang,
+                                    stand_ins=stand_ins(record))
         if record.header_extra.get("deadline") is not None and "to_move" in view:
             from .deadlines import deadline_of  # only games with deadlines pay for the import
 
@@ -344,6 +345,20 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
     view["witness"] = {"game": record.game, "move": len(record.moves),
                        "chain_sha256": record.last_digest()}
     return view
+
+
+def stand_ins(record: Record) -> dict[int, str]:
+    """The moves the referee made for a player (``by: referee`` in the record: ``tick`` after a
+    missed deadline, ``move-for``), as ``{turn: reason}`` (the reason as the record words it,
+    e.g. ``missed deadline``)."""
+    return {turn: str(stamp.get("reason", "")) for turn, stamp in enumerate(record.stamps, 1)
+            if stamp.get("by") == "referee"}
+
+
+def stand_in_reason(record: Record, turn: int) -> str | None:
+    """Why the referee made the move of ``turn`` for its player (see :func:`stand_ins`), or
+    None when the player made it."""
+    return stand_ins(record).get(turn)
 
 
 def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
@@ -370,7 +385,8 @@ def rendered_view(game: PathLike, player: str | None, fmt: str,
 
     Raises:
         UsageError: ``player`` is not in the game, or ``lang`` is not a supported language
-            (option ``--lang``); as :func:`open_game` otherwise.
+            (option ``--lang``), or ``svg`` before the deal (a fair deal's join phase, no table
+            to draw; option ``--format``); as :func:`open_game` otherwise.
     """
     if lang is not None:
         from .i18n import check_language
@@ -384,6 +400,10 @@ def rendered_view(game: PathLike, player: str | None, fmt: str,
     else:
         record, replay, _ = open_game(game)
         check_player(record, player)
+    if fmt == "svg" and record.joining():
+        raise UsageError(f"game {record.game} waits for joins by "
+                         f"{', '.join(record.waiting_for())}: before the deal there is no table "
+                         f"to draw; use --format text, yaml or json", "--format")
     if fmt != "text":
         lang = None
     elif lang is None:
@@ -897,14 +917,18 @@ class Submitted(NamedTuple):
         return not self.duplicate and self.replay.state is not None and self.replay.state.finished
 
 
-def already_applied(record: Record, move: Move, repaired: int = 0,
+def already_applied(record: Record, move: Move | JoinMove, repaired: int = 0,
                     views_dir: PathLike | None = None, lang: str | None = None) -> str:
-    """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`);
-    ``repaired`` view files were rewritten in ``views_dir`` (see :class:`Submitted`). In
-    ``lang`` for a player (default English)."""
+    """What to say when ``move`` is already in ``record`` (see :meth:`Record.holds`), or a join
+    (:class:`JoinMove`, which has no turn) already among its joins; ``repaired`` view files
+    were rewritten in ``views_dir`` (see :class:`Submitted`). In ``lang`` for a player
+    (default English)."""
     from .i18n import gettext_for
 
     _ = gettext_for(lang)
+    if isinstance(move, JoinMove):
+        return _("{player} has joined already, with exactly this join; nothing changed.").format(
+            player=move.player)
     entry = record.moves[move.turn - 1]
     # A sealed card is not compared (Record.holds), so say only what was compared.
     what = (_(": a closing play on {owner}'s shelf, like this one (its card is sealed in the "
@@ -1665,6 +1689,9 @@ def read_view(view_path: PathLike) -> ViewState:
     Raises:
         InputError: the file cannot be read, is not a view, is a view of an older format
             (``rebis-pbm/view/1`` lacks the ruleset) or contradicts itself (exit 2).
+        Refused: a view of a fair deal's join phase (exit 1): nobody has cards, there is no
+            move to list or check before the deal; the sentence says what the viewer is to
+            send instead (their join, which the view's ``move_template`` holds).
     """
     from .filekinds import wrong_kind
     from .schemas import validate
@@ -1677,7 +1704,26 @@ def read_view(view_path: PathLike) -> ViewState:
         raise InputError(misfiled, source=source)
     check_view_format(loaded.data, source)
     validate(loaded, "view")
+    _refuse_join_phase(cast("dict[str, Any]", loaded.data), source)
     return infoset_from_view(cast("dict[str, Any]", loaded.data), source)
+
+
+def _refuse_join_phase(view: dict[str, Any], source: str) -> None:
+    """Refused (exit 1) for a view of the join phase: no turn is played before the deal."""
+    if view.get("phase") != "join":
+        return
+    waiting = ", ".join(view["waiting"])
+    viewer = view["viewer"]
+    if viewer in view["waiting"]:
+        todo = (f"{viewer} has no move to make yet, but a join to send: save the view's "
+                f"move_template as a file (join: any text of your choosing) and send it to the "
+                f"referee")
+    elif viewer == views_mod.PUBLIC:
+        todo = "the spectator view has no move to make"
+    else:
+        todo = f"{viewer} has joined and has nothing to send until the deal"
+    raise Refused(f"{source} is a view of game {view['game']} before the deal (the deal waits "
+                  f"for joins by {waiting}), when there is no move to list or check: {todo}")
 
 
 def _viewer_to_move(seen: ViewState, source: str) -> str:

@@ -196,7 +196,7 @@ class _Picture:
         if not history or not history[-1].get("turn"):
             return draw.Group(), 0
         entry = history[-1]
-        text = entry["text"] if self.last_move is None else self.last_move
+        text = entry.get("account", entry["text"]) if self.last_move is None else self.last_move
         lines = textwrap.wrap(self._("Last move, turn {turn} ({player}): {text}").format(
             turn=entry["turn"], player=entry["player"], text=text),
             width=(self.width - 2 * MARGIN - 24) // 7)

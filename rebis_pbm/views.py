@@ -66,17 +66,25 @@ def _shelf_of(owner: str, shelf: int, viewer: str | None, _) -> str:
     return _("{owner}'s shelf {shelf}").format(owner=owner, shelf=shelf)
 
 
-def describe(event, viewer: str | None, lang: str | None = None) -> str | None:
+def describe(event, viewer: str | None, lang: str | None = None,
+             stand_in: bool = False) -> str | None:
     """One event as a sentence for ``viewer`` (a player's name; None for a spectator), in
     ``lang`` (:mod:`rebis_pbm.i18n`; default English).
 
     Hidden cards appear only to who may see them: a draw shows its card to the drawer alone
     ("you drew a 7", "bob drew 1 card"); the card that closes a shelf is shown to its closer alone.
-    Returns None for an event with nothing to say.
+    ``stand_in``: the event is of a move the referee made for its player (a missed deadline,
+    ``move-for``): what was laid or placed is told to that player as the referee's doing ("the
+    referee played 9 with sign + on your shelf 1"), not as theirs. Returns None for an event with
+    nothing to say.
     """
     _ = gettext_for(lang)
     you = event.player == viewer if hasattr(event, "player") else False
     player = getattr(event, "player", None)
+    if stand_in and you:
+        told = _stand_in_event(event, viewer, _)
+        if told is not None:
+            return told
     if isinstance(event, ev.Dealt):
         return _("each player was dealt 1 face-down card, starting their shelf 1, and "
                  "{hand_size} cards in hand").format(hand_size=event.hand_size)
@@ -148,11 +156,60 @@ def describe(event, viewer: str | None, lang: str | None = None) -> str | None:
     raise TypeError(f"unknown event {event!r}")
 
 
-def account(events, viewer: str | None = None, lang: str | None = None) -> str:
+def _stand_in_event(event, viewer: str | None, _) -> str | None:
+    """``event`` of a move the referee made for ``viewer``, told to them ("the referee played
+    ..."); None for an event told as usual (a draw, a token taken: theirs either way)."""
+    if isinstance(event, ev.Played):
+        cards = (str(event.cards[0]) if len(event.cards) == 1 else
+                 _("{first} and {second}").format(first=event.cards[0], second=event.cards[1]))
+        return _("the referee played {cards} with sign {sign} on {shelf}").format(
+            cards=cards, sign="-" if event.sign == NEGATIVE else "+",
+            shelf=_shelf_of(event.owner, event.shelf, viewer, _))
+    if isinstance(event, ev.Closed):
+        return _("the referee closed {shelf} with a face-down {card} of your hand, which "
+                 "starts shelf {new_shelf}").format(
+                     shelf=_shelf_of(event.owner, event.shelf, viewer, _), card=event.card,
+                     new_shelf=event.new_shelf)
+    if isinstance(event, ev.DustPlaced):
+        return _("the referee placed {count} golden dust from the reserve on your shelf "
+                 "{shelf}").format(count=event.count, shelf=event.shelf)
+    if isinstance(event, ev.TokenPlaced):
+        shelf = _shelf_of(event.owner, event.shelf, viewer, _)
+        text = {RED: _("the referee placed the red token on {shelf}"),
+                GOLD: _("the referee placed the gold token on {shelf}")}.get(
+                    event.kind, _("the referee placed the golden dust token on {shelf}"))
+        return text.format(shelf=shelf)
+    return None
+
+
+# The reasons the record gives for a move the referee made (deadlines.MISSED, ON_REQUEST,
+# REPLACED), as a player reads them.
+_STAND_IN_REASONS = {"missed deadline": N_("missed deadline"),
+                     "on the player's request": N_("on the player's request"),
+                     "replaced by the bot after missed deadlines":
+                         N_("replaced by the bot after missed deadlines")}
+
+
+def account(events, viewer: str | None = None, lang: str | None = None,
+            stand_in: str | None = None) -> str:
     """A paragraph telling ``events`` to ``viewer`` (None: anyone, no hidden card named), in
-    ``lang`` (default English)."""
-    sentences = [s for s in (describe(e, viewer, lang) for e in events) if s]
-    return "; ".join(sentences) + "." if sentences else ""
+    ``lang`` (default English). ``stand_in``: the events are of a move the referee made for
+    its player, for this reason (the record's ``reason``, e.g. ``missed deadline``): the
+    paragraph says so first ("the referee moved for you (missed deadline); the referee played
+    ...")."""
+    told = ((describe(e, viewer, lang, stand_in=True) for e in events) if stand_in is not None
+            else (describe(e, viewer, lang) for e in events))
+    sentences = [s for s in told if s]
+    text = "; ".join(sentences) + "." if sentences else ""
+    if stand_in is None:
+        return text
+    _ = gettext_for(lang)
+    mover = next((e.player for e in events if isinstance(
+        e, (ev.Played, ev.Closed, ev.DustPlaced, ev.TokenPlaced))), None)
+    why = _(_STAND_IN_REASONS[stand_in]) if stand_in in _STAND_IN_REASONS else stand_in
+    lead = (_("the referee moved for you ({reason})") if mover is not None and mover == viewer
+            else _("the referee moved for {player} ({reason})")).format(player=mover, reason=why)
+    return f"{lead}; {text}" if text else lead + "."
 
 
 def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = False) -> dict:
@@ -171,7 +228,7 @@ def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = Fals
 
 def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool = False,
                abandoned: bool = False, addresses: dict[str, str] | None = None,
-               lang: str | None = None) -> dict:
+               lang: str | None = None, stand_ins: dict[int, str] | None = None) -> dict:
     """The view of ``viewer`` (a player's name, or None for the public spectator view).
 
     ``revealed``: the record reveals the seed (the game is over, or abandoned), so anyone can
@@ -188,6 +245,11 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     ``lang``: the language of the view's sentences (its history, warnings and move template's
     comments; :mod:`rebis_pbm.i18n`), for the text view of a player who reads another language
     than English. The YAML and JSON views are built in English (the default): they are data.
+
+    ``stand_ins``: the moves the referee made for a player, ``{turn: reason}``
+    (``referee.stand_ins``): their history entries say so, in ``by: referee``, ``reason`` and
+    ``account`` (the move told as the referee's, :func:`account`; ``text`` stays the events
+    told as they are, as views have always had it).
 
     Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
     """
@@ -252,7 +314,7 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
             you["drawn"] = state.drawn
         view["you"] = you
     view["players"] = players
-    view["history"] = _history(replay, viewer, lang)
+    view["history"] = _history(replay, viewer, lang, stand_ins or {})
     if state.phase in (RED_TOKEN, FINISHED):
         view["end"] = _end(state)
     if viewer_seat is not None and state.to_move == viewer_seat and not abandoned:
@@ -299,14 +361,19 @@ def end_warnings(deck: int, golden_dust: int, gold: int, lang: str | None = None
     return warnings
 
 
-def _history(replay: Replay, viewer: str | None, lang: str | None = None) -> list[dict]:
+def _history(replay: Replay, viewer: str | None, lang: str | None = None,
+             stand_ins: dict[int, str] | None = None) -> list[dict]:
     entries = []
     if len(replay.history) < RECENT_MOVES:
         entries.append({"turn": 0, "player": None,
                         "text": account(replay.setup_events, viewer, lang)})
     for move, events in replay.history[-RECENT_MOVES:]:
-        entries.append({"turn": move.turn, "player": move.player,
-                        "text": account(events, viewer, lang)})
+        entry = {"turn": move.turn, "player": move.player, "text": account(events, viewer, lang)}
+        reason = (stand_ins or {}).get(move.turn)
+        if reason is not None:  # the referee made it for its player: told as the referee's
+            entry.update({"by": "referee", "reason": reason,
+                          "account": account(events, viewer, lang, stand_in=reason)})
+        entries.append(entry)
     return entries
 
 
@@ -559,7 +626,8 @@ def render_text(view: dict, lang: str | None = None) -> str:
     for entry in view["history"]:
         label = (_("setup") if entry["turn"] == 0 else
                  _("turn {turn} ({player})").format(turn=entry["turn"], player=entry["player"]))
-        lines.append(_("  {label}: {text}").format(label=label, text=entry["text"]))
+        lines.append(_("  {label}: {text}").format(label=label,
+                                                    text=entry.get("account", entry["text"])))
     end = view.get("end")
     if end:
         lines.append("")

@@ -59,12 +59,14 @@ def tick(ctx: click.Context, game: str, now: str | None, views_dir: str | None,
     from pathlib import Path
 
     from ..transports import mail_jobs
+    from ..views import counted
 
     queue = Path(queue_dir) if queue_dir else mail_jobs.default_queue(game)
     if done.moved:
         count = mail_jobs.queue_stand_in_views(game, referee_address, queue, pictures=pictures)
         if count:
-            click.echo(f"{count} messages queued (the views after the referee's moves).")
+            click.echo(f"{counted(count, 'message')} queued (the views after the referee's "
+                       f"moves).")
     if done.remind:
         reminded = mail_jobs.queue_reminder(game, referee_address, queue, now, pictures=pictures)
         why = "a reminder is queued for them" if reminded else \

@@ -118,9 +118,11 @@ def apply(revisions: str | None, game: str, remote: str | None, branch: str, ref
     def queue_views(outcome) -> None:
         from ..transports.git_jobs import repository
         from ..transports.mail_jobs import queue_views as add
+        from ..views import counted
 
         count = add(repository(".") / game, referee, (), queue, pictures=pictures)
-        click.echo(f"rebis-pbm git: {count} messages queued in {queue}/ for mail out.")
+        click.echo(f"rebis-pbm git: {counted(count, 'message')} queued in {queue}/ for mail "
+                   f"out.")
 
     privacy = Privacy(age_identity=identity, public_repo=public_repo,
                       keys=public_keys(keys) if keys else None, encrypt_views=encrypt_views)

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from ..transports.mail_jobs import default_queue
+from ..views import counted
 from . import cli
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
@@ -130,7 +131,7 @@ def mail_views(game: Path, players, referee: str, queue, pictures: bool) -> None
     from ..transports.mail_jobs import queue_views
 
     count = queue_views(game, referee, tuple(players), queue, pictures=pictures)
-    click.echo(f"{count} messages queued.")
+    click.echo(f"{counted(count, 'message')} queued.")
 
 
 @mail.command("out")
@@ -207,10 +208,10 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
     for note in done.notes:
         click.echo(f"rebis-pbm: {note}", err=True)
     if outbox is not None:
-        click.echo(f"{done.sent} messages written to {outbox}/.")
+        click.echo(f"{counted(done.sent, 'message')} written to {outbox}/.")
     elif sendmail is not None:
-        click.echo(f"{done.sent} messages handed to {sendmail}.")
+        click.echo(f"{counted(done.sent, 'message')} handed to {sendmail}.")
     else:
-        click.echo(f"{done.sent} messages sent through {host}:{port}"
+        click.echo(f"{counted(done.sent, 'message')} sent through {host}:{port}"
                    + (f"; {done.kept} kept for the next run" if done.kept else "")
                    + (f"; {done.set_aside} set aside" if done.set_aside else "") + ".")

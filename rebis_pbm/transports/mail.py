@@ -362,8 +362,17 @@ def _thread(msg: EmailMessage, game: str, sender: str, original: EmailMessage | 
 
 def subject(game: str, view: dict, lang: str | None = None) -> str:
     """``[Rebis GAME] turn N: ...``: the game id and the turn awaited, for threading; the rest
-    in ``lang`` (default English; ``[Rebis GAME]`` stays, mail in reads it)."""
+    in ``lang`` (default English; ``[Rebis GAME]`` stays, mail in reads it). A view of the join
+    phase (a fair deal before the deal, which has no turn yet): ``[Rebis GAME] the deal: ...``,
+    the viewer's join awaited or the players still to join."""
     _ = gettext_for(lang)
+    if view["phase"] == "join":
+        if view["viewer"] in view["waiting"]:
+            what = _("the deal: send your join")
+        else:
+            what = _("the deal: waiting for joins by {players}").format(
+                players=", ".join(view["waiting"]))
+        return f"[Rebis {game}] " + what
     viewer, turn, phase = view["viewer"], view["turn"], view["phase"]
     if phase == "finished":
         return f"[Rebis {game}] " + _("turn {turn} was the last: the game is over").format(
@@ -381,6 +390,20 @@ def subject(game: str, view: dict, lang: str | None = None) -> str:
 HOW_TO_MOVE = N_("To move, reply with the attached {template} edited (or attach your own move "
                  "file), or write the move in your reply between a line '---' and a line '...'. "
                  "Quoted lines (starting with '>') and your signature are ignored.")
+HOW_TO_JOIN = N_("To join, reply with the attached {template} (write any text of your choosing "
+                 "after join:), or write the join in your reply between a line '---' and a line "
+                 "'...'. Quoted lines (starting with '>') and your signature are ignored.")
+
+
+def file_names(game: str, view: dict) -> tuple[str, str]:
+    """The names of a view's attachments: its YAML view and its move template
+    (``view-GAME-turn-007-ann.yaml``, ``move-turn-007-ann.yaml``; in the join phase, which has
+    no turn, ``view-GAME-join-ann.yaml`` and ``join-ann.yaml``)."""
+    viewer = view["viewer"]
+    if view["phase"] == "join":
+        return f"view-{game}-join-{viewer}.yaml", f"join-{viewer}.yaml"
+    turn = view["turn"]
+    return f"view-{game}-turn-{turn:03d}-{viewer}.yaml", f"move-turn-{turn:03d}-{viewer}.yaml"
 
 
 def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news: str | None,
@@ -405,12 +428,12 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     msg = _message(sender, to, display, subject(game, view, lang), auto="auto-generated",
                    lang=lang)
     _thread(msg, game, sender, original)
-    turn = view["turn"]
-    template_name = f"move-turn-{turn:03d}-{viewer}.yaml"
+    view_name, template_name = file_names(game, view)
     parts = [news] if news else []
     parts.append(view_text.rstrip("\n"))
     if "move_template" in view:
-        parts.append(gettext_for(lang)(HOW_TO_MOVE).format(template=template_name))
+        how = HOW_TO_JOIN if view["phase"] == "join" else HOW_TO_MOVE
+        parts.append(gettext_for(lang)(how).format(template=template_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
     if picture is not None:
@@ -418,7 +441,7 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
         msg.add_alternative(html_body(picture, text, subject(game, view, lang), lang,
                                       history[-1].get("text")), subtype="html")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
-                       filename=f"view-{game}-turn-{turn:03d}-{viewer}.yaml")
+                       filename=view_name)
     if "move_template" in view:
         msg.add_attachment(view["move_template"].encode("utf-8"), maintype="application",
                            subtype="yaml", filename=template_name)
@@ -455,20 +478,23 @@ def html_body(view: dict, text: str, title: str | None = None, lang: str | None 
     Inline SVG, not an image: Apple Mail, iOS Mail and Thunderbird draw it; an ``<img>`` of an
     SVG attachment (``cid:``) or a ``data:`` URI is shown by fewer clients still. Clients that
     drop SVG (Gmail, Outlook) show the text below it, so nothing is lost. The picture is drawn
-    from ``view`` alone, the same information set as the text. ``lang``: the reader's
-    language, which ``<html lang>`` names and the picture's words are in (default English);
-    ``last_move``: the last move's account in it (:func:`rebis_pbm.svg.render_svg`).
+    from ``view`` alone, the same information set as the text; a view of the join phase (no
+    cards yet) has no picture. ``lang``: the reader's language, which ``<html lang>`` names and
+    the picture's words are in (default English); ``last_move``: the last move's account in it
+    (:func:`rebis_pbm.svg.render_svg`).
     """
     from html import escape
 
     from ..svg import render_svg
 
     title = subject(view["game"], view) if title is None else title
+    picture = ("" if view["phase"] == "join" else  # before the deal: no table to draw yet
+               '<div style="max-width:100%;overflow-x:auto">'
+               f"{render_svg(view, standalone=False, lang=lang, last_move=last_move)}</div>\n")
     return (f'<!DOCTYPE html>\n<html lang="{escape(lang or "en")}"><head><meta charset="utf-8">'
             f"<title>{escape(title)}</title></head>\n"
             '<body style="margin:0;padding:8px;background:#f6f4ee">\n'
-            '<div style="max-width:100%;overflow-x:auto">'
-            f"{render_svg(view, standalone=False, lang=lang, last_move=last_move)}</div>\n"
+            f"{picture}"
             '<pre style="font-family:monospace;white-space:pre-wrap">'
             f"{escape(text)}</pre>\n</body></html>\n")
 
@@ -479,13 +505,15 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
     """A reply to ``original``'s sender alone: ``headline``, the ``reason`` quoted, ``status``.
 
     Used for a refused move (and a move sent twice). Its subject carries the game and the turn
-    awaited; ``In-Reply-To`` and ``References`` point at ``original``. Only public facts and a
+    awaited (``turn`` 0: the join phase of a fair deal, ``the deal: ...``); ``In-Reply-To`` and ``References`` point at ``original``. Only public facts and a
     reason meant for this sender go in. ``lang``: the sender's language, which ``headline``,
     ``reason`` and ``status`` are given in too (default English).
     """
     _ = gettext_for(lang)
-    msg = _message(sender, to, "", f"[Rebis {game}] " + _("turn {turn}: {headline}").format(
-        turn=turn, headline=headline), auto="auto-replied", lang=lang)
+    about_turn = (_("the deal: {headline}") if turn == 0 else
+                  _("turn {turn}: {headline}")).format(turn=turn, headline=headline)
+    msg = _message(sender, to, "", f"[Rebis {game}] " + about_turn, auto="auto-replied",
+                   lang=lang)
     _thread(msg, game, sender, original)
     asked = str(original.get("Subject", "")).strip()
     about = f' "{asked}"' if asked else ""

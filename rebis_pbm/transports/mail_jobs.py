@@ -22,6 +22,7 @@ from ..errors import (CorruptRecord, ExitCode, Failed, InputError, RebisError, R
                       UsageError, one_line)
 from ..fileio import locked, open_regular, write_atomic
 from ..i18n import N_, Phrase, gettext_for, refusal
+from ..views import counted
 from ..record import Record, Replay
 
 
@@ -33,6 +34,7 @@ def default_queue(record_path: str | os.PathLike[str]) -> Path:
 
 
 QUEUED_STATE = "queued-turn"  # in the queue folder: the last turn whose messages were queued
+# (``join K`` in a fair deal's join phase: the messages of its K-th join were queued)
 
 
 def queued_turn(queue_dir: Path) -> int | None:
@@ -44,13 +46,38 @@ def queued_turn(queue_dir: Path) -> int | None:
         return None
 
 
-def _queue_then_note(queue_dir: Path, messages: list, turn: int) -> None:
-    """Queue ``messages``, then record that the messages of ``turn`` are queued (in this order:
-    a crash between the two queues them again, never loses them)."""
+_ALL_JOINED = 1 << 30  # a marker's join count once the cards are dealt (or never to be joined)
+
+
+def _progress(record: Record) -> tuple[int, int]:
+    """How far ``record`` is, as the queue's marker notes it: ``(moves, joins)``, the joins
+    counted in a fair deal's join phase only (a join has no turn), so that a join whose
+    messages were never queued is found as a move's are."""
+    return (0, len(record.joins)) if record.joining() else (len(record.moves), _ALL_JOINED)
+
+
+def queued_progress(queue_dir: Path) -> tuple[int, int] | None:
+    """How far the game was when its messages were last queued (:func:`_progress`), from the
+    state file beside the queue's messages (``N``: turn N, ``join K``: the K-th join); None when
+    there is none yet (a queue from an earlier version)."""
+    try:
+        text = (queue_dir / QUEUED_STATE).read_text().strip()
+        if text.startswith("join "):
+            return 0, int(text[5:])
+        return int(text), _ALL_JOINED
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _queue_then_note(queue_dir: Path, messages: list, record: Record) -> None:
+    """Queue ``messages``, then record that the messages of ``record``'s last move (or join)
+    are queued (in this order: a crash between the two queues them again, never loses them)."""
     from .mail import queue
 
     queue(queue_dir, messages)
-    write_atomic(queue_dir / QUEUED_STATE, f"{turn}\n", mode=0o600)
+    moves, joins = _progress(record)
+    write_atomic(queue_dir / QUEUED_STATE, f"join {joins}\n" if joins < _ALL_JOINED else
+                 f"{moves}\n", mode=0o600)
 
 
 REMINDED_STATE = "reminded-turn"  # in the queue folder: the last turn a reminder was queued for
@@ -85,7 +112,8 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
     with locked(game):
         record, replay, _ = referee.open_game(game)
         state = replay.state
-        if state.finished or record.abandoned(state) or not reminder_due(record, now):
+        if state is None or state.finished or record.abandoned(state) \
+                or not reminder_due(record, now):  # None: the join phase, no turn yet
             return None
         player = state.player_to_move
         if player not in record.addresses or reminded_turn(queue_dir) == state.turn:
@@ -125,17 +153,23 @@ def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
         record = game_read.record
     except RebisError:
         game_read, record = None, referee.read_record(game)
-    last = len(record.moves)
-    noted = queued_turn(queue_dir)
+    noted = queued_progress(queue_dir)
     if noted is None:  # no state yet: take the queue as up to date from here on
-        _queue_then_note(queue_dir, [], last)
+        _queue_then_note(queue_dir, [], record)
         return 0
-    if noted >= last or not record.addresses:
+    if noted >= _progress(record) or not record.addresses:
         return 0
     record, replay, _ = game_read or referee.open_game(game)
-    messages = view_messages(record, replay, referee_address, pictures=pictures)
-    _queue_then_note(queue_dir, messages, last)
+    messages = view_messages(record, replay, referee_address, players=_told_of_join(record),
+                             pictures=pictures)
+    _queue_then_note(queue_dir, messages, record)
     return len(messages)
+
+
+def _told_of_join(record: Record) -> tuple[str, ...] | None:
+    """Who hears of the last event when it is a join that did not deal (its player alone, an
+    acknowledgement); None (everyone) for a move or the deal."""
+    return (record.joins[-1].player,) if record.joining() and record.joins else None
 
 
 def _status(record: Record, replay: Replay, lang: str | None = None) -> str:
@@ -168,12 +202,14 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
     from .. import views
     from .mail import view_message
 
+    joined = record.joins[-1].player if record.joins else None  # the last join (a fair deal)
     if replay.history:
         move, events = replay.history[-1]
         heading, author = N_("Turn {turn} ({player})"), move.player
         said = {"turn": move.turn, "player": move.player}
-    else:
-        events, heading, author, said = replay.setup_events, N_("The game begins"), None, {}
+    else:  # the deal (its last join's player is answered), or the join phase
+        events, heading, author, said = replay.setup_events, N_("The game begins"), joined, {}
+    stand_in = referee.stand_in_reason(record, len(record.moves)) if replay.history else None
     readers: list[str | None] = [p for p in record.players if p in record.addresses and
                                  (players is None or p in players)]
     if players is None:
@@ -184,9 +220,15 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
         lang = record.lang(viewer)  # the reader's language (the referee's: English)
         text_view = view if lang == "en" else referee.record_view(record, replay, viewer, lang)
         _ = gettext_for(lang)
-        news = _("{heading}: {account}").format(heading=_(heading).format(**said),
-                                                account=views.account(events, viewer, lang))
-        if viewer is None and sender:
+        if record.joining():  # a join that did not deal yet, or none yet (news: none)
+            news = None if joined is None else (
+                _("You joined the deal.") if viewer == joined else
+                _("{player} joined the deal.").format(player=joined))
+        else:
+            news = _("{heading}: {account}").format(
+                heading=_(heading).format(**said),
+                account=views.account(events, viewer, lang, stand_in=stand_in))
+        if viewer is None and sender and news is not None:
             news += f"\n(The move came from {sender}.)"
         out.append(view_message(  # the texts as the view files hold them, rendered once
             game=record.game, view=text_view,
@@ -263,6 +305,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         return Handled(f"{label}: ignored, not answered: {sender} is not the address of any "
                        f"player of game {record.game} (a player writing from another address "
                        f"must use the registered one)", True)
+    stamp = _clock_for(record)
     try:
         if too_big:
             raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
@@ -273,7 +316,8 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         except MailError as exc:
             raise Refused(str(exc), ExitCode.INPUT, phrase=exc.phrase) from None
         done = referee.submit_move(game, move_file.data, move_file.source, author=sender,
-                                   views_dir=views_dir, signature=move_file.signature)
+                                   views_dir=views_dir, signature=move_file.signature,
+                                   now=stamp)
     except Refused as exc:
         record, replay, _ = referee.open_game(game)
         lang = record.lang(record.player_at(sender))  # the sender's language
@@ -286,29 +330,53 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
             lang=lang)])
         return Handled(f"{label} from {sender}: refused ({one_line(str(exc))}); reply queued")
     move = done.move
+    joining = isinstance(move, referee.JoinMove)
+    what = f"{move.player}'s join" if joining else f"turn {move.turn}"
     if done.duplicate:
         lang = done.record.lang(done.record.player_at(sender))
+        headline = (N_("you have joined already") if joining else
+                    N_("turn {turn} was already applied"))
         queue(queue_dir, [reply_message(
             game=done.record.game, turn=_turn(done.replay), original=msg,
             sender=referee_address, to=sender,
-            headline=gettext_for(lang)(N_("turn {turn} was already applied")).format(
-                turn=move.turn),
+            headline=gettext_for(lang)(headline).format(turn=move.turn),
             reason=referee.already_applied(done.record, move, lang=lang),
             status=_status(done.record, done.replay, lang), lang=lang)])
-        return Handled(f"{label} from {sender}: turn {move.turn} was already applied; reply "
-                       f"queued")
+        return Handled(f"{label} from {sender}: {what} was already applied; reply queued")
     messages = view_messages(done.record, done.replay, referee_address, original=msg,
-                             sender=sender, pictures=pictures)
+                             sender=sender, players=_told_of_join(done.record),
+                             pictures=pictures)
+    if joining:
+        waiting = done.record.waiting_for()
+        what += (f" applied; the deal waits for {', '.join(waiting)}" if waiting else
+                 " applied: every player has joined, the cards are dealt")
+    else:
+        what += f" applied ({move.player})"
+        if stamp is not None:
+            what += (f", recorded at {stamp}: the record already holds that time, later than "
+                     f"the clock, and times in a record only go forward")
     try:
-        _queue_then_note(queue_dir, messages, move.turn)
+        _queue_then_note(queue_dir, messages, done.record)
     except OSError as exc:
         from ..fileio import os_error_message
 
-        return Handled(f"{label} from {sender}: turn {move.turn} applied ({move.player}), but "
-                       f"its messages could not be queued ({os_error_message(exc)}); the next "
-                       f"mail in queues them", True, True)
-    return Handled(f"{label} from {sender}: turn {move.turn} applied ({move.player}); "
-                   f"{len(messages)} messages queued", applied=True)
+        return Handled(f"{label} from {sender}: {what}, but its messages could not be queued "
+                       f"({os_error_message(exc)}); the next mail in queues them", True, True)
+    return Handled(f"{label} from {sender}: {what}; {counted(len(messages), 'message')} queued",
+                   applied=True)
+
+
+def _clock_for(record: Record) -> str | None:
+    """The time a move by mail is stamped with: the clock (None), unless the record already
+    holds a later time (the referee ran ``tick --now`` or ``apply --now`` ahead of the clock):
+    then that time, so that the move is applied and times in the record still only go forward
+    (a move is never stamped earlier than what the record already holds)."""
+    from ..deadlines import latest_time, now_text, parse_time
+
+    latest = latest_time(record)
+    if latest is None or parse_time(now_text()) >= parse_time(latest):
+        return None
+    return latest
 
 
 def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_address: str,
@@ -329,13 +397,15 @@ def mail_in(game: str | os.PathLike[str], source: str | BinaryIO, referee_addres
         Failed: ``source`` does not exist, or is a folder but not a Maildir (exit 2).
         Busy: another run held the Maildir's (or the record's) lock for too long (exit 75).
         anything :func:`handle_message` raises for the referee's side: that message and the
-            later ones stay where they are (a notice saying so is yielded first).
+            later ones stay where they are (a notice saying so is yielded first). An internal
+            error (a bug) leaves its message alone where it is: the later ones are handled,
+            then it is raised (exit 4).
     """
     def recover() -> Iterator[Handled]:
         count = _recover(game, referee_address, queue_dir, pictures)
         if count:
             yield Handled(f"rebis-pbm: the last move's messages had not been queued (an "
-                          f"earlier run was stopped); {count} messages queued now", True)
+                          f"earlier run was stopped); {counted(count, 'message')} queued now", True)
 
     def handle(data: bytes, label: str) -> Handled:
         return handle_message(game, data, label, referee_address, queue_dir, views_dir,
@@ -383,6 +453,7 @@ def _each_message(source: str | BinaryIO, recover, handle) -> Iterator[Handled]:
         except ValueError as exc:
             raise Failed(str(exc)) from None
         yield from recover()
+        bug: Exception | None = None
         for message in pending:
             try:
                 with open_regular(message) as f:
@@ -391,6 +462,19 @@ def _each_message(source: str | BinaryIO, recover, handle) -> Iterator[Handled]:
                 continue
             try:
                 handled = handle(data, message.name)
+            except (RebisError, OSError):  # the referee's side: the later messages wait too
+                yield Handled(f"rebis-pbm: {message.name} was not handled; it stays in "
+                              f"{message.parent}", True)
+                raise
+            except Exception as exc:  # noqa: BLE001 - an internal error: this message alone
+                # stays (a later run tries it again); the later ones are handled, so that one
+                # message never jams the Maildir; the error is raised once they are.
+                bug = bug or exc
+                yield Handled(f"rebis-pbm: {message.name} was not handled (internal error: "
+                              f"{type(exc).__name__}: {one_line(str(exc))}); it stays in "
+                              f"{message.parent} for the next run, and the later messages "
+                              f"are handled", True)
+                continue
             except BaseException:
                 yield Handled(f"rebis-pbm: {message.name} was not handled; it stays in "
                               f"{message.parent}", True)
@@ -402,6 +486,8 @@ def _each_message(source: str | BinaryIO, recover, handle) -> Iterator[Handled]:
             yield handled
         if not pending:
             yield Handled(f"No new message in {path}.")
+        if bug is not None:
+            raise bug
 
 
 # --- mail in for a folder of games -------------------------------------------------------------
@@ -501,7 +587,7 @@ def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
             count = _recover(path, referee_address, default_queue(path), pictures)
             if count:
                 yield Handled(f"rebis-pbm: game {game}: the last move's messages had not been "
-                              f"queued (an earlier run was stopped); {count} messages queued "
+                              f"queued (an earlier run was stopped); {counted(count, 'message')} queued "
                               f"now", True)
 
     def handle(data: bytes, label: str) -> Handled:
@@ -561,7 +647,7 @@ def queue_views(game: str | os.PathLike[str], referee_address: str,
         if players:
             add_to_queue(queue_dir, messages)
         else:  # every view of the last move: what mail in's crash check looks for
-            _queue_then_note(queue_dir, messages, len(record.moves))
+            _queue_then_note(queue_dir, messages, record)
     return len(messages)
 
 
@@ -648,7 +734,7 @@ def send_queue(queue_dir: Path, *, outbox: Path | None = None, server: object = 
         except OSError as exc:  # smtplib's and ssl's errors are OSErrors too
             left = len(pending) - len(done) - len(aside)
             raise Failed(f"could not send through {where}: {_smtp_reason(exc)}; "
-                         f"{len(done)} messages sent, {left} still queued (run mail out "
+                         f"{counted(len(done), 'message')} sent, {left} still queued (run mail out "
                          f"again)") from None
     return Sent(len(done), len(kept), len(aside), tuple(kept + aside))
 

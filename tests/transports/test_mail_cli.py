@@ -516,7 +516,7 @@ def test_mail_views_queues_every_view_then_one_player_again(game):
                         PLAYERS["carol"]: "[Rebis g1] turn 1: alice to move",
                         REFEREE: "[Rebis g1] turn 1: alice to move"}
     again = invoke("mail", "views", game, "--referee", REFEREE, "--player", "bob")
-    assert again.exit_code == 0 and "1 messages queued" in again.output
+    assert again.exit_code == 0 and "1 message queued." in again.output
     assert to_address(queued(game)[-1]) == PLAYERS["bob"]
 
 
