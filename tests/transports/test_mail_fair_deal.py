@@ -202,10 +202,10 @@ def test_an_internal_error_on_one_message_does_not_jam_the_maildir(tmp_path, mon
     deliver(box, "good", PLAYERS["bob"], f"game: {gid}\nplayer: bob\njoin: b\n", when=1001)
     handle = mail_jobs.handle_message
 
-    def buggy(game_path, data, label, *args):
+    def buggy(game_path, data, label, *args, **kwargs):
         if label == "bad":
             raise KeyError("turn")
-        return handle(game_path, data, label, *args)
+        return handle(game_path, data, label, *args, **kwargs)
 
     monkeypatch.setattr(mail_jobs, "handle_message", buggy)
     done = run_inproc("mail", "in", game, box, env=ENV)
