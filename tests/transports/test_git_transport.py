@@ -577,3 +577,22 @@ def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_wi
     assert signed.returncode == 0, signed.stderr
     assert "1 move(s) applied" in signed.stdout
     assert run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": ""}).returncode == 0
+
+
+def test_a_refused_move_skips_neither_the_mail_step_nor_the_game_page():
+    """A refused move file fails the referee step once every other move is pushed (docs/git.md,
+    "A public repository"): the views queued for those moves are still mailed, and the game
+    page still published, on GitHub and on GitLab; a pull request still deploys nothing."""
+    import yaml
+
+    flow = workflow()
+    mail = next(s for s in flow["jobs"]["referee"]["steps"]
+                if s.get("name") == "Send each player their own view by e-mail")
+    assert mail["if"] == "${{ !cancelled() && vars.REBIS_SMTP_HOST != '' }}"
+    assert flow["jobs"]["pages"]["if"] == ("${{ !cancelled() && github.event_name == 'push' && "
+                                           "github.ref == 'refs/heads/main' }}")
+    script = yaml.safe_load(GITLAB.read_text())["referee"]["script"]
+    applying = next(i for i, line in enumerate(script) if "rebis-pbm git apply" in line)
+    assert script[applying - 1] == "status=0" and script[applying].rstrip().endswith(
+        "|| status=$?")
+    assert "rebis-pbm mail out" in script[applying + 1] and script[-1] == 'exit "$status"'
