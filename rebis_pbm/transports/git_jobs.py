@@ -224,6 +224,7 @@ class MoveFile:
     signature: bytes | None = None  # the signature committed beside it, if any
     signature_name: str = ""        # its path: turn-NNN-PLAYER.yaml.sig, or .sig.age (sealed)
     symlink: bool = False           # committed as a symbolic link (never read as a move)
+    overwritten: str = ""           # a later change by another author, not taken: who made it
 
     @property
     def shown_author(self) -> str:
@@ -263,6 +264,66 @@ def _move_file(git: Git, commit: str, path: str, turn: int, span: str) -> MoveFi
         return MoveFile(path, turn, author, short, blob.stdout, sig.stdout, name,
                         symlink=mode == SYMLINK)
     return MoveFile(path, turn, author, short, blob.stdout, symlink=mode == SYMLINK)
+
+
+def _players_version(git: Git, tip: str, move: MoveFile, record) -> MoveFile:
+    """The move file and its signature as its player last committed them, when a later commit
+    by another author changed either (another player overwriting a pending move): the commits
+    since the file was last added are searched, newest first, for one by an address registered
+    for the player its name is for; that version is judged, and the job restores it. Without
+    such a commit, ``move`` as it is (a move committed by another author is then refused as not
+    theirs)."""
+    if move.player not in record.players:
+        return move
+    own = _own_version(git, tip, move.path, move.player, record)
+    if own is None:
+        return move
+    data, author, short, by = own
+    signature, overwritten = move.signature, by
+    if move.signature_name:
+        sig = _own_version(git, tip, move.signature_name, move.player, record)
+        if sig is not None:
+            signature, overwritten = sig[0], overwritten or sig[3]
+    if not overwritten:
+        return move
+    return replace(move, author=author, short=short, data=data, signature=signature,
+                   overwritten=overwritten)
+
+
+def _own_version(git: Git, tip: str, path: str, player: str, record
+                 ) -> tuple[bytes, str, str, str] | None:
+    """(content, author, commit) of ``path`` at the last commit by ``player`` since it was last
+    added, and who changed it after them ("" when no one did); None without such a commit."""
+    added = git.run("--literal-pathspecs", "log", "-1", "--diff-filter=A", "--format=%H", tip,
+                    "--", path, check=False).stdout.strip()
+    history = git.run("--literal-pathspecs", "log", "--format=%H%x00%ae%x00%h", tip, "--",
+                      path, check=False).stdout.splitlines()
+    later = ""
+    for line in history:
+        commit, author, short = (line.split("\0") + ["", ""])[:3]
+        if record.player_at(author) == player:
+            blob = git.run("cat-file", "blob", f"{commit}:{path}", check=False, binary=True)
+            if blob.returncode != 0:
+                return None
+            return blob.stdout, author, short, later
+        if not later:
+            later = f"commit {short} by {one_line(author) or 'no address'}"
+        if commit == added:
+            break
+    return None
+
+
+def _restore(git: Git, move: MoveFile) -> list[str]:
+    """Write back the player's version of an overwritten move file (and its signature);
+    returns the paths to add."""
+    if not move.overwritten:
+        return []
+    (git.top / move.path).write_bytes(move.data)
+    paths = [move.path]
+    if move.signature is not None and move.signature_name:
+        (git.top / move.signature_name).write_bytes(move.signature)
+        paths.append(move.signature_name)
+    return paths
 
 
 def _precheck(record, move: MoveFile, *, sealed_only: bool) -> None:
@@ -567,6 +628,11 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                 f"it is judged once turn {chosen[path] - 1} is played", False)
             continue
         move = _move_file(git, tip, path, chosen[path], span)
+        move = _players_version(git, tip, move, record)
+        if move.overwritten:
+            say(one_line(f"rebis-pbm git: {path}: {move.overwritten} changed {move.player}'s move "
+                         f"file or its signature; that change is not taken: the file is judged as {move.player} "
+                         f"last committed it (commit {move.short}), and restored"), True)
         with tempfile.TemporaryDirectory() as work:
             try:
                 _precheck(record, move, sealed_only=False)
@@ -625,7 +691,8 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                 referee.write_encrypted_views(views_dir, done.record, done.replay,
                                               privacy.keys or {})
         say(f"{path} ({move.short}, {move.shown_author}): {said}", False)
-        git.run("add", "--", game, f"{rel_views}/public.yaml", f"{rel_views}/public.txt")
+        git.run("add", "--", game, f"{rel_views}/public.yaml", f"{rel_views}/public.txt",
+                *_restore(git, move))
         if privacy.encrypt_views:  # forced: the example's .gitignore keeps views/* out
             git.run("add", "--force", "--", *(f"{rel_views}/{p}{suffix}{referee.ENCRYPTED}"
                                              for p in done.record.players
