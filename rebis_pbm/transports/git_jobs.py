@@ -367,7 +367,7 @@ def _takes_sealed_only(record, privacy: Privacy) -> bool:
     played in a public repository whose record names the referee's recipient for sealed moves:
     it says ``encrypt_views: true``, or ``--public-repo`` and a ``referee_recipient`` (an older
     game played by ``--public-repo`` without one takes plain moves)."""
-    return bool(record.views_encrypted or privacy.public_repo and record.referee_recipient)
+    return bool(record.views_encrypted or (privacy.public_repo and record.referee_recipient))
 
 
 def _signature_of(move: MoveFile, identity) -> bytes | None:
@@ -412,8 +412,7 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
         record_path.write_bytes(git.run("cat-file", "blob", f"{new}:{game}", binary=True).stdout)
         record = referee.read_record(record_path)
         if _takes_sealed_only(record, Privacy()):  # a plain signature is refused too
-            plain = [p for p in _changed(git, base, new, signatures=True)
-                     if not p.endswith(referee.ENCRYPTED)]
+            plain = [p for p in _changed(git, base, new, signatures=True) if _plain(p)]
             if plain:
                 raise Refused(plain_in_public(plain[0]), ExitCode.INPUT)
         for path in sorted(turns, key=lambda p: (turns[p], p)):
@@ -548,6 +547,13 @@ def _file_turn(path: str) -> int:
     return int(match.group(1)) if match else -1
 
 
+def _plain(path: str) -> bool:
+    """Is ``path`` a plain move file or signature that a game taking sealed moves only refuses?
+    A join move (fair deal, docs/shuffle.md) holds no secret: named for turn 0
+    (``turn-000-PLAYER.yaml``), it may stay plain."""
+    return not path.endswith(referee.ENCRYPTED) and _file_turn(path) != 0
+
+
 def _move_at_fault(exc: RebisError, path: str) -> bool:
     """Is ``exc``, raised while ``path`` was judged, the move file's fault (a refusal for its
     mover) rather than the referee's set-up (the seed, the identity, the record)?"""
@@ -594,7 +600,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
         if path == MOVES + ".gitkeep":
             continue
         turn = _turn_of(git, path, span)  # (-1: a signature beside its move)
-        if sealed_only and not path.endswith(referee.ENCRYPTED):
+        if sealed_only and _plain(path):
             if _file_turn(path) >= next_turn:
                 plain.add(path)
         elif turn >= next_turn:
@@ -606,7 +612,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
             turn = _turn_of(git, path, range_span)
             if git.run("cat-file", "-e", f"{tip}:{path}", check=False).returncode != 0:
                 continue
-            if sealed_only and not path.endswith(referee.ENCRYPTED):
+            if sealed_only and _plain(path):
                 plain.add(path)
             elif turn >= 0:
                 chosen[path] = turn
@@ -630,9 +636,10 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
         move = _move_file(git, tip, path, chosen[path], span)
         move = _players_version(git, tip, move, record)
         if move.overwritten:
-            say(one_line(f"rebis-pbm git: {path}: {move.overwritten} changed {move.player}'s move "
-                         f"file or its signature; that change is not taken: the file is judged as {move.player} "
-                         f"last committed it (commit {move.short}), and restored"), True)
+            say(one_line(f"rebis-pbm git: {path}: {move.overwritten} changed {move.player}'s "
+                         f"move file or its signature; that change is not taken: the file is "
+                         f"judged as {move.player} last committed it (commit {move.short}), and "
+                         f"restored"), True)
         with tempfile.TemporaryDirectory() as work:
             try:
                 _precheck(record, move, sealed_only=False)

@@ -25,6 +25,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from test_git_job import bare_env, git
+from test_public_game import GAME_ID, Table, job, my_view, send, set_up, status
 
 from rebis_pbm import referee
 from rebis_pbm.bots import GreedyBot
@@ -32,9 +34,6 @@ from rebis_pbm.engine import apply_move
 from rebis_pbm.engine.state import information_set
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml
-
-from test_git_job import bare_env, git
-from test_public_game import GAME_ID, Table, job, my_view, send, set_up, status
 from transport_support import PLAYERS, run
 
 pytestmark = pytest.mark.skipif(not (shutil.which("git") and shutil.which("ssh-keygen")),
@@ -74,8 +73,8 @@ def commit_files(table: Table, who: str, files: dict[str, bytes | Path], *,
     git(clone, "add", "--", *files)
     env = {**bare_env(clone.parent / "home"), "GIT_COMMITTER_NAME": who,
            "GIT_COMMITTER_EMAIL": PLAYERS[who]}
-    git(clone, "commit", "--quiet", "-m", "a move", f"--author={author or f'{who} <{PLAYERS[who]}>'}",
-        env=env)
+    author = author or f"{who} <{PLAYERS[who]}>"
+    git(clone, "commit", "--quiet", "-m", "a move", f"--author={author}", env=env)
     if push:
         git(clone, "push", "--quiet", "origin", "main")
     return before
@@ -267,7 +266,7 @@ def test_the_referees_set_up_is_not_reported_as_a_refused_move(table):
     name, turn = mover(table)
     move = greedy(table, name)
     file = send(table, name, move)
-    salt, _, seed = table.secret.partition(":")
+    seed = table.secret.partition(":")[2]
     for secret, identity, words in ((seed, table.identity, "holds no salt"),
                                     (f"{'0' * 32}:{seed}", table.identity, "is not game"),
                                     (table.secret, "", "give the referee's age identity")):
