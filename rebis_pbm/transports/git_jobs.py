@@ -65,7 +65,7 @@ class Outcome:
     repeated: int = 0
     checked: int = 0
     pushed: bool = False
-    refusals: int = 0   # refusal files committed (a public repository)
+    refusals: int = 0   # commits of refusals: reasons and removed files (a public repository)
 
 
 class Git:
@@ -326,10 +326,10 @@ def _restore(git: Git, move: MoveFile) -> list[str]:
     return paths
 
 
-def _precheck(record, move: MoveFile, *, sealed_only: bool) -> None:
+def _precheck(record, move: MoveFile) -> None:
     """What is refused before a move file is read (each sentence public: it says nothing the
-    file holds): a symbolic link, a commit without an author address, a plain move in a game
-    played in a public repository (``sealed_only``), a sealed move named for no player.
+    file holds): a symbolic link, a commit without an author address, a sealed move named for
+    no player.
 
     Raises:
         Refused: one sentence naming the file (exit 2; 1 for the author).
@@ -337,8 +337,6 @@ def _precheck(record, move: MoveFile, *, sealed_only: bool) -> None:
     if move.symlink:
         raise Refused(f"{move.label}: this is a symbolic link, not a move file; commit the move "
                       f"file itself", ExitCode.INPUT)
-    if sealed_only and not move.sealed:
-        raise Refused(plain_in_public(move.path), ExitCode.INPUT)
     if "@" not in move.author:  # git lets a commit have an empty author address ('x <>')
         what = ("no author address" if not move.author else
                 f"the author address {move.shown_author!r}, which is not an e-mail address")
@@ -417,7 +415,7 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
                 raise Refused(plain_in_public(plain[0]), ExitCode.INPUT)
         for path in sorted(turns, key=lambda p: (turns[p], p)):
             move = _move_file(git, new, path, turns[path], span)
-            _precheck(record, move, sealed_only=False)
+            _precheck(record, move)
             if move.sealed:  # only the referee's identity opens it; its name is public
                 sender = record.player_at(move.author)
                 if sender is None:
@@ -642,7 +640,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                          f"restored"), True)
         with tempfile.TemporaryDirectory() as work:
             try:
-                _precheck(record, move, sealed_only=False)
+                _precheck(record, move)
             except Refused as exc:  # said in public: it names nothing the file holds
                 if not privacy.public_repo:
                     say(f"rebis-pbm git: {move.label} was refused; the record is unchanged",
