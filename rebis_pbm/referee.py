@@ -42,7 +42,7 @@ from .engine import (
     winners,
 )
 from .engine.phrases import N_, Phrase
-from .errors import ExitCode, Failed, InputError, Refused, SeedError, UsageError
+from .errors import ExitCode, Failed, InputError, Refused, SeedError, UsageError, one_line
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
 from .record import (
     BEFORE_V3,
@@ -985,7 +985,9 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
             {"source": source, "other": doc["game"], "record": os.fspath(game),
              "game": record.game}))
     if file_name is not None and not joining:
-        expected = move_file_name(doc["turn"], doc["player"])
+        # A sealed move (``.age``, docs/git.md) is named as its plain move, plus ``.age``.
+        expected = move_file_name(doc["turn"], doc["player"]) + (
+            ENCRYPTED if file_name.endswith(ENCRYPTED) else "")
         if file_name != expected:
             raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
                 "{source}: this file holds the move of turn {turn} by {player}, so it must be "
@@ -995,12 +997,12 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
     if author is not None:
         sender = author_player(record, author)
         if sender is None:
-            raise Refused(f"{source}: {clip(author)} is not the address of any player of game "
-                          f"{record.game}; a player's address is registered when the game is "
-                          f"created")
+            raise Refused(f"{source}: {one_line(clip(author))} is not the address of any player "
+                          f"of game {record.game}; a player's address is registered when the "
+                          f"game is created")
         # A name that is no player's is left to the rules, which say so and list the players.
         if sender != doc["player"] and doc["player"] in record.players:
-            who = author if sender == author else f"{clip(author)} ({sender})"
+            who = author if sender == author else f"{one_line(clip(author))} ({sender})"
             raise Refused(phrase=Phrase(N_("{source}: this move is for {player}, but it comes "
                                            "from {who}; a player can only send their own moves"),
                                         {"source": source, "player": doc["player"], "who": who}))

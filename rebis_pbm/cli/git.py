@@ -15,7 +15,11 @@ GIT_EXIT = EXIT_CODES + """
 \b
 A job stops at the first move file not applied; the moves before it
 are committed (and pushed) first. A file under moves/ that is not
-named turn-NNN-PLAYER.yaml stops it before any move is applied (2)."""
+named turn-NNN-PLAYER.yaml stops it before any move is applied (2).
+A move file for a later turn than the record's next waits, unjudged.
+In a public repository a refused file is removed in the commit of
+its refusal and the job goes on; it then exits 1 or 2 once every
+other move is applied and pushed."""
 
 
 def _say(line: str, notice: bool = False) -> None:
@@ -100,9 +104,12 @@ def apply(revisions: str | None, game: str, remote: str | None, branch: str, ref
 
     Takes every file under moves/ whose turn is the record's next or later (and the files
     REVISIONS, OLD..NEW or one commit, adds or changes), as they stand at the tip, in turn
-    order. Each is applied with `rebis-pbm apply --as <author of its last commit>
-    --check-name`; private views go to a temporary folder, never into the repository. Jobs may
-    start in any order or overlap: whichever runs first applies every waiting move.
+    order; a file for a later turn waits until its turn. Each is applied with `rebis-pbm apply
+    --as <author of its last commit> --check-name`. Private views never enter the repository in
+    plain text: they go to a temporary folder (for --queue), and in a game created with `new
+    --encrypt-views` (or with --encrypt-views) they are committed only encrypted to each
+    player's key. Jobs may start in any order or overlap: whichever runs first applies every
+    waiting move.
     """
     from ..transports.git_jobs import Identity, Privacy, apply_moves
     from ..transports.mail import check_address

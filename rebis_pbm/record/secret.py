@@ -48,6 +48,10 @@ def find_seed(record_path: str | os.PathLike, record: Record) -> str:
         return record.seed
     env = os.environ.get(SEED_ENV)
     if env:
+        if record.format != "rebis-pbm/1" and not _salted(env):  # the seed without its salt
+            raise SeedError(f"{SEED_ENV} holds no salt: game {record.game} is a {record.format} "
+                            f"game, whose secret is SALT:SEED, the salt: and seed: of its "
+                            f"secret file joined by a colon (as game.secret.yaml holds them)")
         _check_seed_from(record, env, SEED_ENV, f"unset it, or set it to game {record.game}'s seed")
         return env
     path = secret_path(record_path)
@@ -57,6 +61,14 @@ def find_seed(record_path: str | os.PathLike, record: Record) -> str:
     seed = read_secret(path, record)
     _check_seed_from(record, seed, path, "restore the secret file written by rebis-pbm new")
     return seed
+
+
+def _salted(secret: str) -> bool:
+    try:
+        unsalted(secret)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_seed_from(record: Record, seed: str, where: str, fix: str) -> None:

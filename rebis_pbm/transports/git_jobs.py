@@ -28,7 +28,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import referee
-from ..errors import ExitCode, Failed, InputError, RebisError, Refused, SeedError, UsageError
+from ..errors import (ExitCode, Failed, InputError, RebisError, Refused, SeedError, UsageError,
+                      one_line)
 
 ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
 MOVES = "moves/"
@@ -38,6 +39,7 @@ MOVE_NAME = re.compile(r"turn-([0-9]+)-(.+?)\.yaml(\.age)?")  # .age: a sealed m
 # A sealed move's signature beside it (``rebis-pbm seal --key``): read with its move, not alone.
 COMPANION = re.compile(r"turn-[0-9]+-.+\.yaml\.sig(\.age)?")
 REFUSALS = "refusals/"  # in a public repository: each refusal's reason, encrypted to its mover
+SYMLINK = "120000"  # git's mode of a symbolic link
 PUSH_ATTEMPTS = 10  # rounds of fetch, apply, push before giving up (each refusal = a new tip)
 
 Say = Callable[[str, bool], None]  # (line, for the referee's attention: standard error)
@@ -64,7 +66,7 @@ class Outcome:
     repeated: int = 0
     checked: int = 0
     pushed: bool = False
-    refusals: int = 0   # refusal files committed (a public repository)
+    refusals: int = 0   # commits of refusals: reasons and removed files (a public repository)
 
 
 class Git:
@@ -204,12 +206,13 @@ def _turn_of(git: Git, path: str, span: str) -> int:
     return int(match.group(1))
 
 
-def _changed(git: Git, base: str | None, new: str) -> list[str]:
-    """The files under moves/ that ``new`` adds or changes since ``base``."""
+def _changed(git: Git, base: str | None, new: str, signatures: bool = False) -> list[str]:
+    """The files under moves/ that ``new`` adds or changes since ``base`` (with
+    ``signatures``, the signatures committed beside moves too)."""
     empty = git.out("hash-object", "-t", "tree", "/dev/null")
     return [p for p in _names(git, ["diff-tree", "-r", "-z", "--name-only", "--diff-filter=AMT",
                                     base or empty, new, "--", MOVES])
-            if p != MOVES + ".gitkeep" and not _is_signature(p)]
+            if p != MOVES + ".gitkeep" and (signatures or not _is_signature(p))]
 
 
 @dataclass(frozen=True)
@@ -221,10 +224,28 @@ class MoveFile:
     data: bytes    # its content at the commit judged
     signature: bytes | None = None  # the signature committed beside it, if any
     signature_name: str = ""        # its path: turn-NNN-PLAYER.yaml.sig, or .sig.age (sealed)
+    symlink: bool = False           # committed as a symbolic link (never read as a move)
+    overwritten: str = ""           # a later change by another author, not taken: who made it
+
+    @property
+    def shown_author(self) -> str:
+        """The author address as printed: invisible characters (a zero-width space...) shown
+        escaped, so that two different addresses never look the same."""
+        return one_line(self.author) if self.author else "no address"
 
     @property
     def label(self) -> str:
-        return f"{self.path} (commit {self.short} by {self.author})"
+        return f"{self.path} (commit {self.short} by {self.shown_author})"
+
+    @property
+    def sealed(self) -> bool:
+        return self.path.endswith(referee.ENCRYPTED)
+
+    @property
+    def player(self) -> str:
+        """The player its name is for (``turn-NNN-PLAYER.yaml[.age]``)."""
+        match = MOVE_NAME.fullmatch(self.path[len(MOVES):])
+        return match.group(2) if match else "?"
 
 
 def _move_file(git: Git, commit: str, path: str, turn: int, span: str) -> MoveFile:
@@ -233,12 +254,119 @@ def _move_file(git: Git, commit: str, path: str, turn: int, span: str) -> MoveFi
     blob = git.run("cat-file", "blob", f"{commit}:{path}", check=False, binary=True)
     if blob.returncode != 0:
         raise _refuse_name(git, path, "it is not a file", span)
-    plain = path[:-len(referee.ENCRYPTED)] if path.endswith(referee.ENCRYPTED) else path
-    for name in (plain + SIGNATURE, plain + SIGNATURE + referee.ENCRYPTED):
-        sig = git.run("cat-file", "blob", f"{commit}:{name}", check=False, binary=True)
-        if sig.returncode == 0:
-            return MoveFile(path, turn, author, short, blob.stdout, sig.stdout, name)
-    return MoveFile(path, turn, author, short, blob.stdout)
+    mode = git.run("--literal-pathspecs", "ls-tree", commit, "--", path).stdout.split(" ", 1)[0]
+    # A sealed move's signature is sealed too (.sig.age), a plain move's plain (.sig): never
+    # the one of the other kind, which a plain file beside a sealed one would otherwise give.
+    sealed = path.endswith(referee.ENCRYPTED)
+    plain = path[:-len(referee.ENCRYPTED)] if sealed else path
+    name = plain + SIGNATURE + (referee.ENCRYPTED if sealed else "")
+    sig = git.run("cat-file", "blob", f"{commit}:{name}", check=False, binary=True)
+    if sig.returncode == 0:
+        return MoveFile(path, turn, author, short, blob.stdout, sig.stdout, name,
+                        symlink=mode == SYMLINK)
+    return MoveFile(path, turn, author, short, blob.stdout, symlink=mode == SYMLINK)
+
+
+def _players_version(git: Git, tip: str, move: MoveFile, record) -> MoveFile:
+    """The move file and its signature as its player last committed them, when a later commit
+    by another author changed either (another player overwriting a pending move): the commits
+    since the file was last added are searched, newest first, for one by an address registered
+    for the player its name is for; that version is judged, and the job restores it. Without
+    such a commit, ``move`` as it is (a move committed by another author is then refused as not
+    theirs)."""
+    if move.player not in record.players:
+        return move
+    own = _own_version(git, tip, move.path, move.player, record)
+    if own is None:
+        return move
+    data, author, short, by = own
+    signature, overwritten = move.signature, by
+    if move.signature_name:
+        sig = _own_version(git, tip, move.signature_name, move.player, record)
+        if sig is not None:
+            signature, overwritten = sig[0], overwritten or sig[3]
+    if not overwritten:
+        return move
+    return replace(move, author=author, short=short, data=data, signature=signature,
+                   overwritten=overwritten)
+
+
+def _own_version(git: Git, tip: str, path: str, player: str, record
+                 ) -> tuple[bytes, str, str, str] | None:
+    """(content, author, commit) of ``path`` at the last commit by ``player`` since it was last
+    added, and who changed it after them ("" when no one did); None without such a commit."""
+    added = git.run("--literal-pathspecs", "log", "-1", "--diff-filter=A", "--format=%H", tip,
+                    "--", path, check=False).stdout.strip()
+    history = git.run("--literal-pathspecs", "log", "--format=%H%x00%ae%x00%h", tip, "--",
+                      path, check=False).stdout.splitlines()
+    later = ""
+    for line in history:
+        commit, author, short = (line.split("\0") + ["", ""])[:3]
+        if record.player_at(author) == player:
+            blob = git.run("cat-file", "blob", f"{commit}:{path}", check=False, binary=True)
+            if blob.returncode != 0:
+                return None
+            return blob.stdout, author, short, later
+        if not later:
+            later = f"commit {short} by {one_line(author) or 'no address'}"
+        if commit == added:
+            break
+    return None
+
+
+def _restore(git: Git, move: MoveFile) -> list[str]:
+    """Write back the player's version of an overwritten move file (and its signature);
+    returns the paths to add."""
+    if not move.overwritten:
+        return []
+    (git.top / move.path).write_bytes(move.data)
+    paths = [move.path]
+    if move.signature is not None and move.signature_name:
+        (git.top / move.signature_name).write_bytes(move.signature)
+        paths.append(move.signature_name)
+    return paths
+
+
+def _precheck(record, move: MoveFile) -> None:
+    """What is refused before a move file is read (each sentence public: it says nothing the
+    file holds): a symbolic link, a commit without an author address, a sealed move named for
+    no player.
+
+    Raises:
+        Refused: one sentence naming the file (exit 2; 1 for the author).
+    """
+    if move.symlink:
+        raise Refused(f"{move.label}: this is a symbolic link, not a move file; commit the move "
+                      f"file itself", ExitCode.INPUT)
+    if "@" not in move.author:  # git lets a commit have an empty author address ('x <>')
+        what = ("no author address" if not move.author else
+                f"the author address {move.shown_author!r}, which is not an e-mail address")
+        raise Refused(f"{move.path}: commit {move.short}, which changed it last, has {what}; "
+                      f"commit the move with your registered address as git user.email")
+    if move.sealed and move.player not in record.players:
+        raise Refused(f"{move.path}: {one_line(move.player)} is not a player of game "
+                      f"{record.game} (players: {', '.join(record.players)}); name a sealed "
+                      f"move turn-NNN-PLAYER.yaml.age after its turn and your own name",
+                      ExitCode.INPUT)
+
+
+def plain_in_public(path: str) -> str:
+    """The refusal of a plain move file or signature committed in a game played in a public
+    repository, which takes only sealed moves (docs/git.md)."""
+    name = path[len(MOVES):] if path.startswith(MOVES) else path
+    move = name[:-len(SIGNATURE)] if name.endswith(SIGNATURE) else name
+    return (f"{path}: this game is played in a public repository: seal the move (rebis-pbm seal "
+            f"{move} --key KEY, outside your clone) and commit only {move}{referee.ENCRYPTED} "
+            f"and its {SIGNATURE}{referee.ENCRYPTED}; never commit the plain move or its "
+            f"signature")
+
+
+def _takes_sealed_only(record, privacy: Privacy) -> bool:
+    """Does the job take sealed moves only (a plain move file is refused unread)? In a game
+    played in a public repository whose record names the referee's recipient for sealed moves:
+    it says ``encrypt_views: true``, or ``--public-repo`` and a ``referee_recipient`` (an older
+    game played by ``--public-repo`` without one takes plain moves)."""
+    return bool(record.views_encrypted or (privacy.public_repo and record.referee_recipient))
 
 
 def _signature_of(move: MoveFile, identity) -> bytes | None:
@@ -279,23 +407,39 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
     turns = {p: t for p in paths if (t := _turn_of(git, p, span)) >= 0}
     checked = 0
     with tempfile.TemporaryDirectory() as work:
-        record = Path(work) / "record.yaml"
-        record.write_bytes(git.run("cat-file", "blob", f"{new}:{game}", binary=True).stdout)
+        record_path = Path(work) / game.rsplit("/", 1)[-1]
+        record_path.write_bytes(git.run("cat-file", "blob", f"{new}:{game}", binary=True).stdout)
+        record = referee.read_record(record_path)
+        if _takes_sealed_only(record, Privacy()):  # a plain signature is refused too
+            plain = [p for p in _changed(git, base, new, signatures=True) if _plain(p)]
+            if plain:
+                raise Refused(plain_in_public(plain[0]), ExitCode.INPUT)
         for path in sorted(turns, key=lambda p: (turns[p], p)):
             move = _move_file(git, new, path, turns[path], span)
-            if path.endswith(".age"):  # sealed: only the referee's identity opens it
-                say(f"{path} ({move.short}, {move.author}): a sealed move of turn {move.turn}; "
-                    f"it is opened and checked once it is merged", False)
+            _precheck(record, move)
+            if move.sealed:  # only the referee's identity opens it; its name is public
+                sender = record.player_at(move.author)
+                if sender is None:
+                    raise Refused(f"{path}: {move.shown_author} is not the address of any player "
+                                  f"of game {record.game}; a player's address is registered "
+                                  f"when the game is created")
+                if sender != move.player:
+                    raise Refused(f"{path}: this move is for {move.player}, but it comes from "
+                                  f"{move.shown_author} ({sender}); a player can only send "
+                                  f"their own moves")
+                say(f"{path} ({move.short}, {move.shown_author}): a sealed move of turn "
+                    f"{move.turn}; it is opened and checked once it is merged", False)
                 checked += 1
                 continue
             try:
-                referee.check_move_file(record, move.data, path, author=move.author,
-                                        file_name=os.path.basename(path))
+                # The record's path in the repository, never the check's temporary copy.
+                referee.read_move(record, game, move.data, path, author=move.author,
+                                  file_name=os.path.basename(path))
             except Refused:
                 say(f"rebis-pbm git: {move.label} would be refused", True)
                 raise
-            say(f"{path} ({move.short}, {move.author}): a well-formed move of turn {move.turn}; "
-                f"the rules are checked once it is merged", False)
+            say(f"{path} ({move.short}, {move.shown_author}): a well-formed move of turn "
+                f"{move.turn}; the rules are checked once it is merged", False)
             checked += 1
     return Outcome(checked=checked)
 
@@ -335,19 +479,27 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
 
     The move files taken: every file under moves/ whose name's turn is the record's next turn
     or later, and the files ``revisions`` (``OLD..NEW`` or a commit, as for a push) adds or
-    changes, each as it stands at the tip, in turn order. Each is entered with
+    changes, each as it stands at the tip, in turn order. A file for a later turn than the
+    record's next waits, unjudged, until its turn. Each is entered with
     :func:`rebis_pbm.referee.submit_move` with ``--check-name`` and the author address of its
     last commit; after each applied move the record and the public view are committed.
     ``after_push`` is called once what was applied is on the remote (or committed, without one).
     ``privacy`` (:class:`Privacy`) opens sealed moves, keeps refusals' reasons out of the output
-    and the commits, and commits encrypted views, for a game in a public repository.
+    and the commits, and commits encrypted views, for a game in a public repository; there a
+    refused file is removed in the commit of its refusal (judged once) and the job goes on with
+    the others, and a plain move file or signature in a game that takes sealed moves only is
+    removed unread (docs/git.md, "A public repository").
 
     Raises:
         Failed: a seed file is committed, a file under moves/ is not named as a move file (no
             move applied), git failed, or the push was refused every round (exit 2).
-        UsageError: ``revisions`` is not a commit or a range.
-        Refused, Busy, SeedError, CorruptRecord...: as ``submit_move`` for the first move not
-            applied; the moves before it are committed and pushed first.
+        UsageError: ``revisions`` is not a commit or a range; a sealed move and no identity.
+        Refused: a move file refused (exit 1 or 2): the first one, in a private repository
+            (the moves before it are committed and pushed first); in a public one, after every
+            other move was applied and pushed, one sentence counting the refused files.
+        Busy, SeedError, CorruptRecord, InputError: the referee's set-up (the record, the seed,
+            the identity) is at fault: the job stops before the move it was judging, which
+            waits; the moves before it are committed and pushed first.
     """
     git = Git(repository(start), identity)
     _deepen(git, remote)
@@ -381,13 +533,49 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
     return outcome
 
 
+def _shown(path: Path) -> Path:
+    """``path`` as messages show it: relative to the working folder (the repository's top in
+    CI: ``game.yaml``) when it is inside it, never the runner's absolute path there."""
+    rel = os.path.relpath(path)
+    return Path(rel) if not rel.startswith("..") else path
+
+
+def _file_turn(path: str) -> int:
+    """The turn in the name of a move file or of its signature (-1: neither)."""
+    match = re.match(r"turn-([0-9]+)-", path[len(MOVES):])
+    return int(match.group(1)) if match else -1
+
+
+def _plain(path: str) -> bool:
+    """Is ``path`` a plain move file or signature that a game taking sealed moves only refuses?
+    A join move (fair deal, docs/shuffle.md) holds no secret: named for turn 0
+    (``turn-000-PLAYER.yaml``), it may stay plain."""
+    return not path.endswith(referee.ENCRYPTED) and _file_turn(path) != 0
+
+
+def _move_at_fault(exc: RebisError, path: str) -> bool:
+    """Is ``exc``, raised while ``path`` was judged, the move file's fault (a refusal for its
+    mover) rather than the referee's set-up (the seed, the identity, the record)?"""
+    if isinstance(exc, Refused):
+        return True
+    plain = path[:-len(referee.ENCRYPTED)] if path.endswith(referee.ENCRYPTED) else path
+    return isinstance(exc, InputError) and exc.source.startswith(plain)
+
+
 def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                  privacy: Privacy = Privacy()) -> tuple[Outcome, RebisError | None]:
-    """One round on ``tip``: (what was applied, the error that stopped it or None)."""
+    """One round on ``tip``: (what was applied, the error that stopped it or None).
+
+    A move file whose turn is after the record's next turn waits (it is neither judged nor
+    refused until its turn comes). In a public repository (``privacy.public_repo``) a refused
+    move file is removed by the job in the commit of its refusal, so that it is judged once and
+    never applied later, and the round goes on with the other files; elsewhere the round stops
+    at the first refused file, which stays for its player to correct.
+    """
     from .. import views
 
     _refuse_secret(git, tip, game)
-    record_path = git.top / game
+    record_path = _shown(git.top / game)
     referee.require_record(record_path)
     record = referee.read_record(record_path)
     try:  # with the seed, the whole record is checked (record_hmac) before its keys are used
@@ -407,57 +595,98 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
         raise Failed(f"--encrypt-views needs every player's key, and {', '.join(missing)} "
                      f"has none registered in the record (new --key, a join's key, or "
                      f"git apply --key NAME=FILE); no move was applied")
+    sealed_only = _takes_sealed_only(record, privacy)
     chosen: dict[str, int] = {}
+    plain: set[str] = set()  # plain files in a game that takes sealed moves only
     span = tip
     for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", tip, "--", MOVES]):
-        if path == MOVES + ".gitkeep" or _is_signature(path):
+        if path == MOVES + ".gitkeep":
             continue
-        turn = _turn_of(git, path, span)
-        if turn >= next_turn:  # (-1: a sealed move's signature)
+        turn = _turn_of(git, path, span)  # (-1: a signature beside its move)
+        if sealed_only and _plain(path):
+            if _file_turn(path) >= next_turn:
+                plain.add(path)
+        elif turn >= next_turn:
             chosen[path] = turn
     if revisions is not None:
         base, new = _span(git, revisions)
         range_span = f"{base}..{new}" if base else new
-        for path in _changed(git, base, new):
+        for path in _changed(git, base, new, signatures=sealed_only):
             turn = _turn_of(git, path, range_span)
-            if turn < 0:
+            if git.run("cat-file", "-e", f"{tip}:{path}", check=False).returncode != 0:
                 continue
-            if git.run("cat-file", "-e", f"{tip}:{path}", check=False).returncode == 0:
+            if sealed_only and _plain(path):
+                plain.add(path)
+            elif turn >= 0:
                 chosen[path] = turn
     applied: list[int] = []
     repeated = 0
+    commits = 0
+    refused: list[RebisError] = []
+    if plain:  # never read, never applied: removed unread, the reason said in public
+        _remove_plain(git, sorted(plain), say)
+        commits += 1
+        refused.append(Refused(plain_in_public(min(plain)), ExitCode.INPUT))
     views_dir = record_path.with_name(
         (game.rsplit("/", 1)[-1][:-5] if game.endswith(".yaml") else game) + ".views")
+    rel_views = (Path(game).parent / views_dir.name).as_posix()
+    langs = record.langs
     for path in sorted(chosen, key=lambda p: (chosen[p], p)):
+        if chosen[path] > next_turn:
+            say(f"{path}: waits for turn {chosen[path]} (the record's next turn is {next_turn}); "
+                f"it is judged once turn {chosen[path] - 1} is played", False)
+            continue
         move = _move_file(git, tip, path, chosen[path], span)
+        move = _players_version(git, tip, move, record)
+        if move.overwritten:
+            say(one_line(f"rebis-pbm git: {path}: {move.overwritten} changed {move.player}'s "
+                         f"move file or its signature; that change is not taken: the file is "
+                         f"judged as {move.player} last committed it (commit {move.short}), and "
+                         f"restored"), True)
         with tempfile.TemporaryDirectory() as work:
+            try:
+                _precheck(record, move)
+            except Refused as exc:  # said in public: it names nothing the file holds
+                if not privacy.public_repo:
+                    say(f"rebis-pbm git: {move.label} was refused; the record is unchanged",
+                        True)
+                    return Outcome(tuple(applied), repeated, refusals=commits), exc
+                commits += _refused_in_public(git, tip, move, exc, privacy, say, record,
+                                              remove=move.turn >= next_turn, public=True)
+                refused.append(exc)
+                continue
             try:
                 data, name = referee.open_sealed_move(move.data, path, privacy.age_identity,
                                                       record.referee_recipient)
                 done = referee.submit_move(record_path, data, path, author=move.author,
                                            views_dir=Path(work) / "views",
-                                           file_name=os.path.basename(name),
+                                           file_name=os.path.basename(path),
                                            signature=_signature_of(move, privacy.age_identity))
             except RebisError as exc:
-                if privacy.public_repo and isinstance(exc, (Refused, InputError)):
-                    # Its reason may speak of the mover's hand ("you have no 2"): to them only.
-                    try:  # the mover's language, for the reason told to them alone
-                        langs = referee.read_record(record_path).langs
-                    except RebisError:
-                        langs = {}
-                    return _refused_in_public(git, tip, move, exc, privacy, say, applied,
-                                              repeated, langs)
                 if exc.exit_code == ExitCode.BUSY:
                     say(f"rebis-pbm git: {move.label} was not applied: the record was busy; "
                         f"nothing changed, run the job again", True)
-                else:
-                    say(f"rebis-pbm git: {move.label} was refused; the record is unchanged", True)
-                return Outcome(tuple(applied), repeated), exc
+                    return Outcome(tuple(applied), repeated, refusals=commits), exc
+                if not _move_at_fault(exc, path):
+                    say(f"rebis-pbm git: the job stopped before judging {move.label}: the "
+                        f"referee's set-up is at fault, not the move (the reason follows); "
+                        f"nothing changed for it, and it waits for the next run", True)
+                    return Outcome(tuple(applied), repeated, refusals=commits), exc
+                if privacy.public_repo:
+                    # Its reason may speak of the mover's hand ("you have no 2"): to them only.
+                    commits += _refused_in_public(git, tip, move, exc, privacy, say, record,
+                                                  remove=move.turn >= next_turn, langs=langs)
+                    refused.append(exc)
+                    continue
+                say(f"rebis-pbm git: {move.label} was refused; the record is unchanged", True)
+                return Outcome(tuple(applied), repeated, refusals=commits), exc
             if done.duplicate:
                 repeated += 1
-                say(f"{path} ({move.short}, {move.author}): "
+                say(f"{path} ({move.short}, {move.shown_author}): "
                     f"{referee.already_applied(done.record, done.move)}", False)
                 continue
+            record, langs = done.record, done.record.langs
+            next_turn = len(record.moves) + 1
             said = f"Turn {done.move.turn}: {views.account(done.events)}"
             if done.finished:
                 said += (f"\nThe game is over: {game} now reveals its seed, so anyone can check "
@@ -471,18 +700,37 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                                       keys=referee.registered_view_keys(done.record))
                 referee.write_encrypted_views(views_dir, done.record, done.replay,
                                               privacy.keys or {})
-        say(f"{path} ({move.short}, {move.author}): {said}", False)
-        rel_views = views_dir.relative_to(git.top).as_posix()
-        git.run("add", "--", game, f"{rel_views}/public.yaml", f"{rel_views}/public.txt")
+        say(f"{path} ({move.short}, {move.shown_author}): {said}", False)
+        git.run("add", "--", game, f"{rel_views}/public.yaml", f"{rel_views}/public.txt",
+                *_restore(git, move))
         if privacy.encrypt_views:  # forced: the example's .gitignore keeps views/* out
             git.run("add", "--force", "--", *(f"{rel_views}/{p}{suffix}{referee.ENCRYPTED}"
                                              for p in done.record.players
                                              if (privacy.keys or {}).get(p)
                                              for suffix in (".yaml", ".txt")))
-        git.run("commit", "--quiet", "--no-verify", "-m", f"Apply {path} from {move.author}",
-                "-m", said)
+        git.run("commit", "--quiet", "--no-verify", "-m",
+                f"Apply {path} from {move.shown_author}", "-m", said)
         applied.append(move.turn)
-    return Outcome(tuple(applied), repeated), None
+    stop: RebisError | None = None
+    if refused:  # each said above once; the job still fails, for the mover's push
+        stop = Refused(f"{len(refused)} move file(s) refused, each said above (a reason that may "
+                       f"speak of a hand is only in refusals/, encrypted to its mover); every "
+                       f"other move was applied", refused[0].exit_code)
+    return Outcome(tuple(applied), repeated, refusals=commits), stop
+
+
+def _remove_plain(git: Git, paths: list[str], say: Say) -> None:
+    """Remove, unread, the plain move files and signatures committed in a game that takes
+    sealed moves only, in one commit of the job's; each is said in public (the sentence names
+    nothing the file holds)."""
+    for path in paths:
+        say(f"rebis-pbm git: refused unread: {plain_in_public(path)}; the job removed it", True)
+    git.run("--literal-pathspecs", "rm", "--quiet", "--", *paths)
+    git.run("commit", "--quiet", "--no-verify", "-m",
+            f"Remove {len(paths)} plain move file(s) unread", "-m",
+            "This game is played in a public repository: it takes sealed moves only "
+            "(turn-NNN-PLAYER.yaml.age and its .sig.age, docs/git.md).\n\n"
+            + "\n".join(paths))
 
 
 def refusal_path(turn: int, player: str) -> str:
@@ -491,27 +739,34 @@ def refusal_path(turn: int, player: str) -> str:
 
 
 def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, privacy: Privacy,
-                       say: Say, applied: list[int], repeated: int,
-                       langs: dict[str, str] | None = None
-                       ) -> tuple[Outcome, RebisError | None]:
+                       say: Say, record, *, remove: bool, public: bool = False,
+                       langs: dict[str, str] | None = None) -> int:
     """A move refused in a public repository: its reason (which may speak of the mover's hand)
     is committed only encrypted to the mover's key, never printed nor in a commit message; the
-    job says only where the mover finds it. A refusal already committed for this version of the
-    move file is not written again. The reason is in the mover's language (``langs``: the
-    record's, player -> language)."""
+    job says only where the mover finds it. A ``public`` reason (one that names nothing the file
+    holds: a symbolic link, no author address, no such player) is said in the log instead. With
+    ``remove``, the move file and its signature are removed in the same commit, so that the
+    file is judged once (a move for this turn or later would be judged again by every job). A
+    refusal already committed for this version of the move file is not written again. The
+    reason is in the mover's language (``langs``: the record's, player -> language). Returns
+    how many commits were made (0 or 1)."""
     from ..i18n import refusal
     from .encryption import REFUSAL_PAD, bucket, encrypt_to_ssh_keys, padded
 
-    match = MOVE_NAME.fullmatch(move.path[len(MOVES):])
-    player = match.group(2) if match else "?"
-    key = (privacy.keys or {}).get(player)
-    refusals = 0
-    if key is None:
-        where = (f"the reason is not published ({player} has no key to encrypt it to); the "
+    player = move.player
+    key = (privacy.keys or {}).get(player) if player in record.players else None
+    rel = refusal_path(move.turn, player)
+    wrote = False
+    if public:
+        where = ""
+    elif player not in record.players:
+        where = (f"; the reason is not published ({one_line(player)} is not a player of game "
+                 f"{record.game})")
+    elif key is None:
+        where = (f"; the reason is not published ({player} has no key to encrypt it to); the "
                  f"referee can tell {player} privately")
     else:
-        rel = refusal_path(move.turn, player)
-        where = f"the reason is in {rel}"
+        where = f"; the reason is in {rel}"
         if not _refusal_current(git, tip, move.path, rel):
             target = git.top / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -521,14 +776,26 @@ def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, priv
             target.write_bytes(encrypt_to_ssh_keys(plain, [key],
                                                    source=f"{player}'s key"))
             git.run("add", "--", rel)
-            git.run("commit", "--quiet", "--no-verify", "-m",
-                    f"Refusal of {move.path} for {player}", "-m",
-                    f"The reason is in {rel}, encrypted to {player}'s key.")
-            refusals = 1
-    said = f"turn {move.turn} by {player} was refused; {where}"
-    say(f"rebis-pbm git: {said}", True)
-    return (Outcome(tuple(applied), repeated, refusals=refusals),
-            Refused(f"{move.path}: {said}", exc.exit_code))
+            wrote = True
+    gone = ""
+    if remove:
+        files = [move.path] + ([move.signature_name] if move.signature_name else [])
+        git.run("--literal-pathspecs", "rm", "--quiet", "--", *files)
+        gone = (f"; the job removed {move.path}: a refused file is judged once (send the move "
+                f"again as a new file)")
+    if public:
+        said = f"refused: {exc}{gone}"
+    else:
+        said = f"turn {move.turn} by {one_line(player)} was refused{where}{gone}"
+    say(one_line(f"rebis-pbm git: {said}"), True)
+    if not (wrote or remove):
+        return 0
+    body = ([f"The reason is in {rel}, encrypted to {player}'s key."] if wrote else []) + \
+        (["The refused file is removed: each move file is judged once."] if remove else []) + \
+        ([str(exc)] if public else [])
+    git.run("commit", "--quiet", "--no-verify", "-m", f"Refusal of {move.path} for {player}",
+            "-m", one_line(" ".join(body)))
+    return 1
 
 
 def _refusal_current(git: Git, tip: str, move_path: str, rel: str) -> bool:

@@ -399,6 +399,8 @@ def _break_record(game: Path, how: str) -> dict:
     elif how == "wrong seed in the secret file":
         game.with_name("game.secret.yaml").write_text("game: cli-game\nseed: not the seed\n")
     elif how == "wrong seed in the environment":
+        return {"REBIS_PBM_SEED": "0" * 32 + ":not the seed"}  # SALT:SEED, of no game
+    elif how == "seed without its salt in the environment":
         return {"REBIS_PBM_SEED": "not the seed"}
     return {}
 
@@ -413,6 +415,10 @@ def _break_record(game: Path, how: str) -> dict:
     ("wrong seed in the environment", ["the seed in REBIS_PBM_SEED is not game cli-game's: it "
                                        "does not match the record's commitment (seed_sha256); "
                                        "unset it, or set it to game cli-game's seed"]),
+    ("seed without its salt in the environment", [
+        "REBIS_PBM_SEED holds no salt: game cli-game is a rebis-pbm/", " game, whose secret is "
+        "SALT:SEED, the salt: and seed: of its secret file joined by a colon (as "
+        "game.secret.yaml holds them)"]),
     ("wrong seed in the secret file", ["game.secret.yaml is not game cli-game's",
                                        "restore the secret file written by rebis-pbm new"]),
 ])

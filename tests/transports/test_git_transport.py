@@ -269,6 +269,13 @@ def test_a_move_file_named_for_another_turn_or_player_is_refused(repo, name):
     record_before = (repo / "game.yaml").read_bytes()
     for args, seed in ((("HEAD",), True), (("--check", "HEAD"), False)):
         result = job(repo, *args, seed=seed)
+        if name == "turn-002-alice.yaml" and seed:
+            # The job judges a file when its name's turn comes; until then it waits (the
+            # pull request's check, which reads no state, says what is wrong at once).
+            assert result.returncode == 0, result.stdout + result.stderr
+            assert (f"moves/{name}: waits for turn 2 (the record's next turn is 1)"
+                    in result.stdout)
+            continue
         assert result.returncode == 2, result.stdout + result.stderr
         assert (f"moves/{name}: this file holds the move of turn 1 by alice, so it must be "
                 f"named turn-001-alice.yaml") in result.stderr
@@ -570,3 +577,22 @@ def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_wi
     assert signed.returncode == 0, signed.stderr
     assert "1 move(s) applied" in signed.stdout
     assert run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": ""}).returncode == 0
+
+
+def test_a_refused_move_skips_neither_the_mail_step_nor_the_game_page():
+    """A refused move file fails the referee step once every other move is pushed (docs/git.md,
+    "A public repository"): the views queued for those moves are still mailed, and the game
+    page still published, on GitHub and on GitLab; a pull request still deploys nothing."""
+    import yaml
+
+    flow = workflow()
+    mail = next(s for s in flow["jobs"]["referee"]["steps"]
+                if s.get("name") == "Send each player their own view by e-mail")
+    assert mail["if"] == "${{ !cancelled() && vars.REBIS_SMTP_HOST != '' }}"
+    assert flow["jobs"]["pages"]["if"] == ("${{ !cancelled() && github.event_name == 'push' && "
+                                           "github.ref == 'refs/heads/main' }}")
+    script = yaml.safe_load(GITLAB.read_text())["referee"]["script"]
+    applying = next(i for i, line in enumerate(script) if "rebis-pbm git apply" in line)
+    assert script[applying - 1] == "status=0" and script[applying].rstrip().endswith(
+        "|| status=$?")
+    assert "rebis-pbm mail out" in script[applying + 1] and script[-1] == 'exit "$status"'
