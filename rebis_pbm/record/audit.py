@@ -377,8 +377,14 @@ def referee_lines(record: Record) -> list[str]:
             lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
                          f"({stamp.get('reason')}, {stamp.get('bot')} bot)")
     for action in record.actions:
-        words = _ACTION_WORDS.get(action.get("action"), str(action.get("action")))
-        words = words.format(player=action.get("player"), seconds=action.get("seconds"))
+        if action.get("action") == "replace_player":
+            changed = [what for field, what in (("address", "address"), ("key", "key"),
+                                                ("lang", "language")) if field in action]
+            words = (f"the referee replaced {action.get('player')}'s "
+                     f"{' and '.join(changed) or 'address'}")
+        else:
+            words = _ACTION_WORDS.get(action.get("action"), str(action.get("action")))
+            words = words.format(player=action.get("player"), seconds=action.get("seconds"))
         why = f" ({action['reason']})" if action.get("reason") else ""
         lines.append(f"  after turn {action.get('after')}, at {action.get('at')}: {words}{why}")
     return (["The referee's part:"] + lines) if lines else []

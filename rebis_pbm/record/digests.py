@@ -374,26 +374,35 @@ def unsalted(secret: str) -> tuple[str, str]:
     return seed, salt
 
 
-def salted_commitment(seed: str, salt: str) -> str:
-    """The rebis-pbm/2 ``seed_sha256``: SHA-256 (lower-case hex) of the canonical form of
-    ``{"domain": "rebis-pbm/seed-commitment/v2", "salt": SALT, "seed": SEED}``. The salt is 128
-    secret random bits revealed with the seed, so the commitment cannot be opened by trying
-    seeds (docs/audit.md, "Seed commitment").
+# The domain of each format's commitment: a record's format is bound to its secret, so that a
+# rebis-pbm/3 record relabelled rebis-pbm/2 (to shed record_hmac, its encryption settings and
+# the rest of what /3 checks) no longer matches its commitment once the seed is known.
+COMMITMENT_DOMAINS = {"rebis-pbm/2": COMMITMENT_DOMAIN,
+                      "rebis-pbm/3": "rebis-pbm/seed-commitment/v3"}
+
+
+def salted_commitment(seed: str, salt: str, domain: str = COMMITMENT_DOMAIN) -> str:
+    """The salted ``seed_sha256``: SHA-256 (lower-case hex) of the canonical form of
+    ``{"domain": DOMAIN, "salt": SALT, "seed": SEED}``, DOMAIN the format's
+    (:data:`COMMITMENT_DOMAINS`: ``rebis-pbm/seed-commitment/v2`` for rebis-pbm/2, ``.../v3`` for
+    rebis-pbm/3). The salt is 128 secret random bits revealed with the seed, so the commitment
+    cannot be opened by trying seeds (docs/audit.md, "Seed commitment").
 
     >>> salted_commitment("example", "00" * 16)[:16]
     '1297f9a23e420f1d'
     """
-    return sha256_hex(canonical({"domain": COMMITMENT_DOMAIN, "salt": salt, "seed": seed}))
+    return sha256_hex(canonical({"domain": domain, "salt": salt, "seed": seed}))
 
 
 def commitment(fmt: str, secret: str) -> str:
     """The commitment a record of format ``fmt`` holds for the game secret ``secret``: the
     seed's plain SHA-256 for rebis-pbm/1 (:func:`seed_commitment`), :func:`salted_commitment`
-    of ``SALT:SEED`` for rebis-pbm/2 (a secret of the wrong form commits to nothing: "")."""
+    of ``SALT:SEED`` in the format's domain for rebis-pbm/2 and /3 (a secret of the wrong form
+    commits to nothing: "")."""
     if fmt == "rebis-pbm/1":
         return seed_commitment(secret)
     try:
-        return salted_commitment(*unsalted(secret))
+        return salted_commitment(*unsalted(secret), COMMITMENT_DOMAINS.get(fmt, COMMITMENT_DOMAIN))
     except ValueError:
         return ""
 

@@ -19,7 +19,7 @@ from typing import NamedTuple
 from ..engine import (POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners)
 from ..engine import events as ev
 from ..engine.state import FINISHED, PLAY, RED_TOKEN
-from ..errors import SeedError
+from ..errors import CorruptRecord, SeedError
 from .digests import (chain_digest, commitment, header_digest, record_digest, record_document,
                       salted, seal_card, state_digest, unsalted)
 
@@ -61,10 +61,29 @@ BEFORE_V3 = ("rebis-pbm/1", "rebis-pbm/2")
 
 def check_seed(record: "Record", seed: str) -> None:
     """Raises SeedError unless ``seed`` (for rebis-pbm/2, the ``SALT:SEED`` secret) matches
-    ``record.seed_sha256``."""
+    ``record.seed_sha256``; CorruptRecord (via :func:`check_relabelled`) when it matches as a
+    record of another format."""
     if commitment(record.format, seed) != record.seed_sha256:
+        check_relabelled(record, seed, "the record")
         raise SeedError(f"the seed given does not match game {record.game}'s commitment "
                         f"(seed_sha256); it belongs to another game")
+
+
+def check_relabelled(record: "Record", seed: str, where: str) -> None:
+    """The downgrade attack: ``seed`` does not match ``record``'s commitment as its format says,
+    but does as another format's (each salted format commits in its own domain,
+    :data:`rebis_pbm.record.digests.COMMITMENT_DOMAINS`): the record's ``format`` was rewritten,
+    e.g. rebis-pbm/3 relabelled rebis-pbm/2 to shed ``record_hmac``.
+
+    Raises:
+        CorruptRecord: so it is (exit 3); nothing else is raised.
+    """
+    for other in FORMATS:
+        if other != record.format and commitment(other, seed) == record.seed_sha256:
+            raise CorruptRecord(f"{where} of game {record.game} says format {record.format}, but "
+                                f"its seed commits to it as a {other} record: the record was "
+                                f"rewritten (its format changed) and is refused; restore it "
+                                f"from the repository's history or a player's copy")
 
 
 @dataclass(frozen=True)

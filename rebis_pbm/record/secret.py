@@ -14,7 +14,7 @@ from ..errors import SeedError
 from ..fileio import read_input
 from ..yamlio import clip, dump_yaml, load_yaml
 from .digests import commitment, salted, unsalted
-from .model import Record
+from .model import Record, check_relabelled
 
 SEED_ENV = "REBIS_PBM_SEED"
 
@@ -74,6 +74,7 @@ def _salted(secret: str) -> bool:
 def _check_seed_from(record: Record, seed: str, where: str, fix: str) -> None:
     """SeedError naming where ``seed`` came from unless it matches the record's commitment."""
     if commitment(record.format, seed) != record.seed_sha256:
+        check_relabelled(record, seed, "the record")
         raise SeedError(f"the seed in {where} is not game {record.game}'s: it does not match the "
                         f"record's commitment (seed_sha256); {fix}")
 

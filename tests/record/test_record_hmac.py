@@ -259,6 +259,12 @@ def test_the_referees_own_changes_recompute_the_digest(cli, game, keys):
     assert changed.code == 0, changed.err
     checked = cli("verify", game, env=env)
     assert checked.code == 0 and "record_hmac" in checked.out, checked.out
+    # verify tells the players what changed: a new key is the change they must see.
+    assert "the referee replaced bob's address and key and language" in checked.out
+    only_key = cli("replace-player", game, "--player", "carol", "--key",
+                   f"{keys['carol']}.pub", env=env)
+    assert only_key.code == 0, only_key.err
+    assert "the referee replaced carol's key\n" in cli("verify", game, env=env).out
     move = next_move_file(game, keys, "mallory")
     applied = cli("apply", game, move, env=env)
     assert applied.code == 0, applied.err
@@ -333,3 +339,40 @@ def test_record_hmac_is_computed_as_docs_audit_md_says(base):
     key = secret_of(base / "game.secret.yaml").encode()
     assert doc["record_hmac"] == hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
     assert list(doc)[-2:] == ["record_hmac", "status"]
+
+
+def test_a_record_relabelled_as_an_older_format_is_refused_with_the_seed(cli, game, keys):
+    """The downgrade: rebis-pbm/3 relabelled rebis-pbm/2, which has no record_hmac and no
+    encryption settings, then a forged replace_player action gives alice mallory's key and
+    address, every public digest recomputed. The format is bound to the secret (each format
+    commits to SALT:SEED in its own domain), so the relabelled record's commitment is not its
+    seed's: verify with the seed and apply refuse it (exit 3) and change nothing."""
+    env = {SEED_ENV: secret_of(game.parent / "game.secret.yaml")}
+    move = next_move_file(game, keys, "bob")
+
+    def downgrade(doc):
+        doc["format"] = "rebis-pbm/2"
+        for field in ("record_hmac", "encrypt_views", "referee_recipient", "langs"):
+            doc.pop(field, None)
+        doc["addresses"]["alice"] = "m@evil.example"
+        doc["actions"] = [*doc.get("actions", ()), {
+            "after": len(doc["moves"]), "action": "replace_player", "at": "2026-12-01T00:00:00Z",
+            "player": "alice", "address": "m@evil.example", "key": pub(keys["mallory"]),
+            "chain_sha256": ""}]
+    rewrite(game, downgrade)
+    before = game.read_bytes()
+    checked = cli("verify", game, env=env)
+    assert checked.code == 3, checked.out + checked.err
+    assert "FAILED" in checked.out and "commitment" in checked.out
+    applied = cli("apply", game, move, env=env)
+    assert applied.code == 3, applied.err
+    assert "says format rebis-pbm/2, but its seed commits to it as a rebis-pbm/3" in applied.err
+    assert "Traceback" not in applied.err
+    assert game.read_bytes() == before
+
+
+def test_each_salted_format_commits_to_the_secret_in_its_own_domain():
+    from rebis_pbm.record.digests import commitment, salted
+
+    secret = salted("a seed", "0123456789abcdef" * 2)
+    assert len({commitment("rebis-pbm/2", secret), commitment("rebis-pbm/3", secret)}) == 2
