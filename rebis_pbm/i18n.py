@@ -118,9 +118,20 @@ def _param(value: object, lang: str | None) -> object:
 def refusal(exc: BaseException, lang: str | None) -> str:
     """The sentence of a refused move (:class:`~rebis_pbm.errors.Refused`) for its mover, in
     ``lang``: translated when the refusal carries a phrase (the rules' refusals, and the
-    referee's own that name one), else as ``str(exc)``."""
+    referee's own that name one); else ``str(exc)``, which for a language other than English
+    is quoted in a sentence of that language (:data:`UNTRANSLATED`: the move file's YAML and
+    schema errors, whose detail names the file's own fields)."""
     phrase = getattr(exc, "phrase", None)
-    return str(exc) if phrase is None else translate(phrase, lang)
+    if phrase is not None:
+        return translate(phrase, lang)
+    if lang is None or lang == ENGLISH:
+        return str(exc)
+    # A sentence with no translation (the move file's YAML or schema errors, which quote the
+    # file's own fields and values): said in the mover's language, its detail in English.
+    return gettext_for(lang)(UNTRANSLATED).format(details=str(exc))
+
+
+UNTRANSLATED = N_("Your move was not accepted; the reason, in English: {details}")
 
 
 __all__ = ["LANGUAGES", "N_", "Named", "Phrase", "check_language", "gettext_for", "ngettext_for",

@@ -275,7 +275,9 @@ class _Picture:
             g.append(_titled(self._token(7, y - 4, kind), f"{count} {_(TOKEN_WORDS[kind])}"))
             g.append(_text(f"\u00d7{count}", 16, y, 11))
             y += 16
-        g.append(_text(f"w{shelf['weight']} v{shelf['value']}", CARD_W / 2, y + 2, 10,
+        # "w" and "v": weight and value, in the reader's words (fr p/v, pt p/v)
+        g.append(_text(_("w{weight} v{value}").format(weight=shelf["weight"],
+                                                       value=shelf["value"]), CARD_W / 2, y + 2, 10,
                        text_anchor="middle", fill=MUTED))
         g.append(_text(f"= {shelf['score']}", CARD_W / 2, y + 15, 11, text_anchor="middle",
                        font_weight="bold"))

@@ -392,6 +392,28 @@ def test_a_message_with_no_move_is_answered_in_the_senders_language(tmp_path):
     assert "a mensagem só tem uma parte HTML; envia-a em texto simples" in text
 
 
+def test_a_move_file_error_is_told_in_the_movers_language_with_its_detail_in_english(tmp_path):
+    """The move file's YAML and schema errors quote the file's own fields and values, so their
+    detail stays English; the sentence around it is the mover's language."""
+    game = _new(run_inproc, tmp_path)
+    seen: set = set()
+    _queued(game, seen)
+    _mail_in(game, tmp_path, _mail(ADDRESSES["ann"], "game: g18\nturn: 1\nplayer: ann\n"
+                                   "play: {cards: [3], shelf: ann, sign: positif}\n", "<f1@x>"))
+    subject, text, _ = _queued(game, seen)[ADDRESSES["ann"]]
+    assert subject == "[Rebis g18] tour 1 : ton coup n'a pas été appliqué"
+    assert "Ton coup n'a pas été accepté ; la raison, en anglais : " in text
+    assert "'positif'" in text  # the detail: the file's own value, quoted
+    _mail_in(game, tmp_path, _mail(ADDRESSES["ben"], "game: g18\nturn: 1\nplayer: ben\n"
+                                   "play: [unclosed\n", "<f2@x>"))
+    subject, text, _ = _queued(game, seen)[ADDRESSES["ben"]]
+    assert "O teu lance não foi aceite; a razão, em inglês: " in text
+    _mail_in(game, tmp_path, _mail(ADDRESSES["cid"], "game: g18\nturn: 1\nplayer: cid\n"
+                                   "play: [unclosed\n", "<f3@x>"))
+    subject, text, _ = _queued(game, seen)[ADDRESSES["cid"]]
+    assert "the reason, in English" not in text and "not valid YAML" in text
+
+
 # --- what a fr/pt player still read in English (the newcomer's report on issue 18) ---------------
 
 def _digits_outside_fields(text: str) -> Counter:
@@ -574,3 +596,8 @@ def test_mails_name_the_referee_the_html_and_the_multiplier_in_the_readers_langu
                     "The game awaits"):
         assert english not in pictures["ann"] and english not in pictures["ben"], english
     assert "view of cid" in pictures["cid"] and "Supply:" in pictures["cid"]
+    import re  # under each shelf, its weight and value: "w2 v2" in English, "p2 v2" in fr/pt
+    assert re.search(r">w\d+ v-?\d+<", pictures["cid"])
+    for name in ("ann", "ben"):
+        assert re.search(r">p\d+ v-?\d+<", pictures[name]), name
+        assert not re.search(r">w\d+ v-?\d+<", pictures[name]), name

@@ -20,9 +20,12 @@ IDENTITY_ENV = "REBIS_PBM_AGE_IDENTITY"  # the referee's age identity file (a CI
               help="Your SSH private key (e.g. ~/.ssh/id_ed25519) or an age identity file.")
 def open_(file: str, identity: str) -> None:
     """Decrypt a file encrypted to you (your view NAME.yaml.age or NAME.txt.age, a refusal
-    refusals/turn-NNN-NAME.txt.age) and print it. The same as `age -d -i KEY FILE`.
+    refusals/turn-NNN-NAME.txt.age) and print it, without the padding that hides its length
+    (a last line of spaces). The same as `age -d -i KEY FILE`, which keeps the padding.
     """
-    click.echo(referee.decrypt_file(file, identity), nl=False)  # bytes: written as they are
+    from ..transports.encryption import unpadded
+
+    click.echo(unpadded(referee.decrypt_file(file, identity)), nl=False)
 
 
 @cli.command("seal", epilog=EXIT_CODES)

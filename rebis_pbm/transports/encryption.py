@@ -79,6 +79,18 @@ def padded(data: bytes, size: int) -> bytes:
     return data + (b" " * (missing - 1) + b"\n" if missing else b"")
 
 
+def unpadded(data: bytes) -> bytes:
+    """``data`` without the padding :func:`padded` adds: a last line of spaces (and the lone line
+    break of a one-byte padding) after the final line break. What ``rebis-pbm open`` prints;
+    ``age -d`` gives the padded bytes, which read the same.
+
+    >>> unpadded(padded(b"hand: [3]\\n", 64))
+    b'hand: [3]\\n'
+    """
+    stripped = data.rstrip(b" \n")
+    return stripped + b"\n" if stripped else data
+
+
 def padded_move(data: bytes, source: str = "the move") -> bytes:
     """A move file's bytes padded to :data:`MOVE_PAD` (1024) bytes before it is signed and
     sealed, so that every sealed move has the same length whatever it plays: a line break if

@@ -148,10 +148,10 @@ def test_new_without_seed_draws_a_fresh_one(tmp_path):
         game = tmp_path / f"{name}.yaml"
         assert run_inproc("new", game, "--player", "a", "--player", "b").code == 0
         secret = yaml.safe_load((tmp_path / f"{name}.secret.yaml").read_text())
-        from rebis_pbm.record import commitment, salted
+        from rebis_pbm.record import FORMAT, commitment, salted
 
         assert yaml.safe_load(game.read_text())["seed_sha256"] == commitment(
-            "rebis-pbm/2", salted(secret["seed"], secret["salt"]))
+            FORMAT, salted(secret["seed"], secret["salt"]))
         seeds.append(secret["seed"])
     assert seeds[0] != seeds[1] and len(seeds[0]) >= 16
 
