@@ -687,7 +687,14 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                 continue
             record, langs = done.record, done.record.langs
             next_turn = len(record.moves) + 1
-            said = f"Turn {done.move.turn}: {views.account(done.events)}"
+            if isinstance(done.move, referee.JoinMove):  # a fair deal's join: no turn yet
+                waiting = record.waiting_for()
+                said = (f"{done.move.player} joined the deal; it waits for "
+                        f"{', '.join(waiting)}" if waiting else
+                        f"{done.move.player} joined the deal: every player has joined, the "
+                        f"cards are dealt")
+            else:
+                said = f"Turn {done.move.turn}: {views.account(done.events)}"
             if done.finished:
                 said += (f"\nThe game is over: {game} now reveals its seed, so anyone can check "
                          f"the whole game with: rebis-pbm verify {game}")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 import pytest
+import yaml
 
 from rebis_pbm.referee import open_game
 from rebis_pbm.engine import legal_moves
@@ -596,3 +597,56 @@ def test_a_refused_move_skips_neither_the_mail_step_nor_the_game_page():
     assert script[applying - 1] == "status=0" and script[applying].rstrip().endswith(
         "|| status=$?")
     assert "rebis-pbm mail out" in script[applying + 1] and script[-1] == 'exit "$status"'
+
+
+# --- a fair deal through git: the joins as turn 0 (docs/git.md) -------------------------------
+
+def test_a_fair_deal_through_git_takes_each_join_as_turn_0_then_deals(tmp_path, monkeypatch):
+    """Without --referee-deal the game waits for joins: each player commits
+    moves/turn-000-NAME.yaml with entropy of their own; the job applies each join in its
+    author's name (a join named for another player is refused), and the last one deals, after
+    which turn 1 is played as usual."""
+    repo = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", repo)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    git(repo, "config", "user.name", REFEREE[0])
+    git(repo, "config", "user.email", REFEREE[1])
+    args = [a for a in new_args(repo / "game.yaml", SEED, "fairgame") if a != "--referee-deal"]
+    made = run(*args)
+    assert made.returncode == 0, made.stderr
+    shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "Start the game")
+    # carol commits a join in bob's name: refused, bob's seat still waits.
+    (repo / "moves" / "turn-000-bob.yaml").write_text("game: fairgame\nplayer: bob\njoin: c\n")
+    git(repo, "add", "moves")
+    git(repo, "commit", "--quiet", "-m", "join", author=("carol", PLAYERS["carol"]))
+    forged = job(repo, "HEAD~1..HEAD")
+    assert forged.returncode != 0 and "Traceback" not in forged.stderr
+    assert "bob" in yaml.safe_load((repo / "game.yaml").read_text()).get("players", [])
+    assert not open_game(repo / "game.yaml").record.joins
+    git(repo, "rm", "--quiet", "moves/turn-000-bob.yaml")
+    git(repo, "commit", "--quiet", "-m", "remove")
+    for name, entropy in (("alice", "a1"), ("bob", "b2"), ("carol", "c3")):
+        (repo / "moves" / f"turn-000-{name}.yaml").write_text(
+            f"game: fairgame\nplayer: {name}\njoin: {entropy}\n")
+        git(repo, "add", "moves")
+        git(repo, "commit", "--quiet", "-m", f"{name} joins", author=(name, PLAYERS[name]))
+        done = job(repo, "HEAD~1..HEAD")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+        assert f"{name} joined the deal" in done.stdout and "Turn 0" not in done.stdout
+    assert "every player has joined, the cards are dealt" in done.stdout
+    record = open_game(repo / "game.yaml").record
+    assert [j.player for j in record.joins] == ["alice", "bob", "carol"]
+    assert not record.joining()  # the last join dealt
+    state = open_game(repo / "game.yaml").replay.state
+    move = pick_move(state)
+    name = f"turn-001-{move.player}.yaml"
+    (repo / "moves" / name).write_text(dump_yaml({"game": "fairgame", **move.as_dict()}))
+    git(repo, "add", "moves")
+    git(repo, "commit", "--quiet", "-m", "turn 1", author=(move.player, PLAYERS[move.player]))
+    done = job(repo, "HEAD~1..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert played(repo / "game.yaml") == [move]
