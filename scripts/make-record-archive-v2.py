@@ -42,7 +42,6 @@ NAME.expected.json (as the rebis-pbm/1 games, plus verify's `deal_from`, `deal_p
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
 import json
 import shutil
@@ -251,15 +250,8 @@ def main() -> None:
             state = v1.status(work / f"{name}.yaml")
             if state["phase"] != "finished" and not state.get("abandoned"):
                 kept.append(f"{name}.secret.yaml")
-            check = Path(tmp) / f"{name}-check"
-            check.mkdir()
-            for file in kept:
-                shutil.copyfile(work / file, out / file)
-                shutil.copyfile(work / file, check / file)
-                sums.append(f"{hashlib.sha256((out / file).read_bytes()).hexdigest()}  {file}\n")
-            text = json.dumps(expected(script, name, check), indent=2, ensure_ascii=False)
-            (out / f"{name}.expected.json").write_text(text + "\n", encoding="utf-8")
-            print(f"{name}: {', '.join(kept)}, {name}.expected.json")
+            sums += v1.archived(name, kept, work, out, Path(tmp) / f"{name}-check",
+                                lambda check: expected(script, name, check))
     sums_file.write_text("".join(sorted(sums, key=lambda s: s.split()[1])), encoding="utf-8")
 
 

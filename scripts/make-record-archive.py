@@ -184,17 +184,27 @@ def main() -> None:
             kept = [f"{name}.yaml"]
             if status(work / f"{name}.yaml")["phase"] != "finished" and "@reveal" not in options:
                 kept.append(f"{name}.secret.yaml")
-            check = Path(tmp) / f"{name}-check"
-            check.mkdir()
-            for file in kept:
-                shutil.copyfile(work / file, out / file)
-                shutil.copyfile(work / file, check / file)
-                sums.append(f"{hashlib.sha256((out / file).read_bytes()).hexdigest()}  {file}\n")
-            text = json.dumps(expected(script, name, check), indent=2, ensure_ascii=False)
-            (out / f"{name}.expected.json").write_text(text + "\n", encoding="utf-8")
-            print(f"{name}: {', '.join(kept)}, {name}.expected.json")
+            sums += archived(name, kept, work, out, Path(tmp) / f"{name}-check",
+                             lambda check: expected(script, name, check))
     (out / "SHA256SUMS").write_text("".join(sorted(sums, key=lambda s: s.split()[1])),
                                     encoding="utf-8")
+
+
+def archived(name: str, kept: list[str], work: Path, out: Path, check: Path,
+             expected_of) -> list[str]:
+    """Copy game ``name``'s ``kept`` files from ``work`` into the archive ``out`` (and into the
+    scratch folder ``check``), write ``NAME.expected.json`` from ``expected_of(check)``, and
+    return their SHA256SUMS lines."""
+    check.mkdir()
+    sums = []
+    for file in kept:
+        shutil.copyfile(work / file, out / file)
+        shutil.copyfile(work / file, check / file)
+        sums.append(f"{hashlib.sha256((out / file).read_bytes()).hexdigest()}  {file}\n")
+    text = json.dumps(expected_of(check), indent=2, ensure_ascii=False)
+    (out / f"{name}.expected.json").write_text(text + "\n", encoding="utf-8")
+    print(f"{name}: {', '.join(kept)}, {name}.expected.json")
+    return sums
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rebis_pbm.engine import Ruleset, legal_moves, setup
+from rebis_pbm.engine import Move, Ruleset, legal_moves, setup
 from rebis_pbm.record import FORMAT, Record, commitment, dump_record, salted
 from rebis_pbm.record.verify import _read_as_written, read_checked
 from rebis_pbm.schemas import _validator, address_accepted, load_schema
@@ -85,14 +85,46 @@ def _imports_after(tmp_path: Path, argv: list[str]) -> tuple[subprocess.Complete
     return out, out.stderr.strip().splitlines()[-1] if out.stderr.strip() else ""
 
 
-def _new_game(tmp_path: Path) -> dict:
-    state, _ = setup(Ruleset(), ("ann", "bo"), SEED)
-    record = Record("speed", Ruleset(), ("ann", "bo"), commitment(FORMAT, KEY), addresses=ADDRESSES)
-    (tmp_path / "game.yaml").write_text(dump_record(record, state, KEY))
-    (tmp_path / "game.secret.yaml").write_text(f"game: speed\nseed: {SEED}\nsalt: {SALT}\n")
+def _write_game(folder: Path, game_id: str, seed: str, move_file: Path) -> Move:
+    """A 2-player referee-deal game with addresses in ``folder`` (record and secret), and its
+    first legal move written to ``move_file``; returns that move."""
+    state, _ = setup(Ruleset(), ("ann", "bo"), seed)
+    key = salted(seed, SALT)
+    record = Record(game_id, Ruleset(), ("ann", "bo"), commitment(FORMAT, key),
+                    addresses=ADDRESSES)
+    (folder / "game.yaml").write_text(dump_record(record, state, key))
+    (folder / "game.secret.yaml").write_text(f"game: {game_id}\nseed: {seed}\nsalt: {SALT}\n")
     move = legal_moves(state)[0]
-    (tmp_path / "move.yaml").write_text(dump_yaml({"game": "speed", **move.as_dict()}))
-    return {"move": move}
+    move_file.write_text(dump_yaml({"game": game_id, **move.as_dict()}))
+    return move
+
+
+def _new_game(tmp_path: Path) -> dict:
+    return {"move": _write_game(tmp_path, "speed", SEED, tmp_path / "move.yaml")}
+
+
+def _mail_in_counting_reads(tmp_path: Path, target: str, move_file: Path, *,
+                            jsonschema: bool = False) -> tuple[subprocess.CompletedProcess, list]:
+    """``rebis-pbm mail in TARGET m.eml`` of one message from ann carrying ``move_file``, in a
+    process that counts the records read (``read_game``) and prints ``reads N`` last on standard
+    error (before it, with ``jsonschema``, whether jsonschema was imported)."""
+    message = (f"From: {ADDRESSES['ann']}\nTo: referee@example.org\nSubject: move\n"
+               "Message-ID: <m1@example.org>\n\n").encode() + move_file.read_bytes()
+    (tmp_path / "m.eml").write_bytes(message)
+    counting = ("import rebis_pbm.record.verify as v\nreads = []\nold = v.read_game\n"
+                "def counted(*a, **k):\n    reads.append(1)\n    return old(*a, **k)\n"
+                "v.read_game = counted\nimport rebis_pbm.referee as r\nr.read_game = counted\n"
+                "import atexit, sys\natexit.register(lambda: print('reads', len(reads), "
+                "file=sys.stderr))\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                                    os.environ.get("PYTHONPATH")])))
+    code = (counting + "from rebis_pbm.cli import main\nsys.argv = ['rebis-pbm', 'mail', 'in', "
+            f"{target!r}, 'm.eml', '--referee', 'referee@example.org']\ntry:\n    main()\n"
+            "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
+            + ("print('jsonschema' in sys.modules, file=sys.stderr)" if jsonschema else ""))
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env=env, timeout=120)
+    return out, out.stderr.strip().splitlines()
 
 
 def test_apply_view_and_moves_of_a_game_with_addresses_need_no_jsonschema(tmp_path: Path):
@@ -108,25 +140,10 @@ def test_apply_view_and_moves_of_a_game_with_addresses_need_no_jsonschema(tmp_pa
 def test_mail_in_reads_the_record_once_and_without_jsonschema(tmp_path: Path):
     """The sender check and the move's entry read the same bytes: one read, the fast path."""
     made = _new_game(tmp_path)
-    message = (f"From: {ADDRESSES['ann']}\nTo: referee@example.org\nSubject: move\n"
-               "Message-ID: <m1@example.org>\n\n").encode() + (tmp_path / "move.yaml").read_bytes()
-    (tmp_path / "m.eml").write_bytes(message)
-    counting = ("import rebis_pbm.record.verify as v\nreads = []\nold = v.read_game\n"
-                "def counted(*a, **k):\n    reads.append(1)\n    return old(*a, **k)\n"
-                "v.read_game = counted\nimport rebis_pbm.referee as r\nr.read_game = counted\n"
-                "import atexit, sys\natexit.register(lambda: print('reads', len(reads), "
-                "file=sys.stderr))\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
-                                                                    os.environ.get("PYTHONPATH")])))
-    code = (counting + "from rebis_pbm.cli import main\nsys.argv = ['rebis-pbm', 'mail', 'in', "
-            "'game.yaml', 'm.eml', '--referee', 'referee@example.org']\ntry:\n    main()\n"
-            "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
-            "print('jsonschema' in sys.modules, file=sys.stderr)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                         text=True, env=env, timeout=120)
+    out, lines = _mail_in_counting_reads(tmp_path, "game.yaml", tmp_path / "move.yaml",
+                                         jsonschema=True)
     assert out.returncode == 0, out.stderr
     assert "turn 1 applied (ann)" in out.stdout
-    lines = out.stderr.strip().splitlines()
     assert lines[-2:] == ["False", "reads 1"], out.stderr
     assert f"player: {made['move'].player}" in (tmp_path / "game.yaml").read_text()
 
@@ -138,31 +155,8 @@ def test_mail_in_of_a_folder_reads_each_game_once(tmp_path: Path):
     for i in range(games):
         folder = tmp_path / "league" / f"g{i}"
         folder.mkdir(parents=True)
-        state, _ = setup(Ruleset(), ("ann", "bo"), f"{SEED}-{i}")
-        key = salted(f"{SEED}-{i}", SALT)
-        record = Record(f"speed{i}", Ruleset(), ("ann", "bo"), commitment(FORMAT, key),
-                        addresses=ADDRESSES)
-        (folder / "game.yaml").write_text(dump_record(record, state, key))
-        (folder / "game.secret.yaml").write_text(f"game: speed{i}\nseed: {SEED}-{i}\n"
-                                                 f"salt: {SALT}\n")
-        move = legal_moves(state)[0]
-        (tmp_path / f"move{i}.yaml").write_text(dump_yaml({"game": f"speed{i}",
-                                                           **move.as_dict()}))
-    message = (f"From: {ADDRESSES['ann']}\nTo: referee@example.org\nSubject: move\n"
-               "Message-ID: <m1@example.org>\n\n").encode() + (tmp_path / "move4.yaml").read_bytes()
-    (tmp_path / "m.eml").write_bytes(message)
-    counting = ("import rebis_pbm.record.verify as v\nreads = []\nold = v.read_game\n"
-                "def counted(*a, **k):\n    reads.append(1)\n    return old(*a, **k)\n"
-                "v.read_game = counted\nimport rebis_pbm.referee as r\nr.read_game = counted\n"
-                "import atexit, sys\natexit.register(lambda: print('reads', len(reads), "
-                "file=sys.stderr))\n")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
-                                                                    os.environ.get("PYTHONPATH")])))
-    code = (counting + "from rebis_pbm.cli import main\nsys.argv = ['rebis-pbm', 'mail', 'in', "
-            "'league', 'm.eml', '--referee', 'referee@example.org']\ntry:\n    main()\n"
-            "except SystemExit as exc:\n    assert not exc.code, exc.code\n")
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                         text=True, env=env, timeout=120)
+        _write_game(folder, f"speed{i}", f"{SEED}-{i}", tmp_path / f"move{i}.yaml")
+    out, _ = _mail_in_counting_reads(tmp_path, "league", tmp_path / "move4.yaml")
     assert out.returncode == 0, out.stderr
     assert "turn 1 applied (ann)" in out.stdout
     assert out.stderr.strip().splitlines()[-1] == f"reads {games}", out.stderr
