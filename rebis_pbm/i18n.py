@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 DOMAIN = "rebis_pbm"
 ENGLISH = "en"
 LANGUAGES = ("en", "fr", "pt")  # every language a player may choose (``new --lang``, ``lang:``)
-NAMES = {"en": "English", "fr": "français", "pt": "português"}
 LOCALE_DIR = os.path.join(os.path.dirname(__file__), "locale")
 
 

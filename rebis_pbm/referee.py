@@ -42,7 +42,16 @@ from .engine import (
     winners,
 )
 from .engine.phrases import N_, Phrase
-from .errors import ExitCode, Failed, InputError, Refused, SeedError, UsageError, one_line
+from .errors import (
+    ExitCode,
+    Failed,
+    InputError,
+    RebisError,
+    Refused,
+    SeedError,
+    UsageError,
+    one_line,
+)
 from .fileio import PathLike, explain_os_error, locked, make_folder, read_input, write_atomic
 from .record import (
     BEFORE_V3,
@@ -1020,7 +1029,6 @@ def mover_of(game: PathLike, data: bytes, author: str | None = None) -> tuple[st
     rebis-pbm speaks, else the record's. ``(None, "en")`` when neither can be told (a file
     too broken to read, a record that cannot be read): this never raises, so that a refusal
     can always be said."""
-    from .errors import RebisError
     from .i18n import LANGUAGES
 
     try:
@@ -1105,11 +1113,12 @@ def move_document(data: bytes, source: str, *, joins: bool = True) -> dict[str, 
         Refused: unreadable, another kind of file, or schema-invalid (exit 2), in one sentence
             naming ``source``.
     """
+    from .filekinds import wrong_kind
     from .schemas import validate
 
     try:
         loaded = load_yaml(data, source=source, kind="move")
-        misfiled = not_a_move(loaded.data)
+        misfiled = wrong_kind(loaded.data, "move")  # another of rebis-pbm's files, sent as a move
         if misfiled:
             raise InputError(misfiled, source=source)
         joining = joins and isinstance(loaded.data, dict) and "join" in loaded.data
@@ -1117,15 +1126,6 @@ def move_document(data: bytes, source: str, *, joins: bool = True) -> dict[str, 
     except InputError as exc:
         raise Refused(str(exc), ExitCode.INPUT) from None
     return cast("dict[str, Any]", loaded.data)  # the schema holds
-
-
-def not_a_move(doc: object) -> str | None:
-    """When ``doc`` (a YAML document sent as a move) is another of rebis-pbm's files — a view, a
-    record, a secret file or a moves listing's list — the sentence saying so; None otherwise
-    (the move schema then says what is wrong). See :mod:`rebis_pbm.filekinds`."""
-    from .filekinds import wrong_kind
-
-    return wrong_kind(doc, "move")
 
 
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
@@ -1683,6 +1683,17 @@ def bot_move(game: PathLike, player: str, strategy: str = "random",
 
 # --- a player's own tools: their view, no seed ------------------------------------------------
 
+def view_language(view_path: PathLike) -> str:
+    """The language a player's YAML view names for its viewer (``lang:``, docs/views.md
+    "Languages"), ``en`` when it names none or cannot be read: what that player's tools answer
+    in. Reads only the view's top-level ``lang`` (not the whole view: :func:`read_view` did)."""
+    try:
+        data, _ = read_input(os.fspath(view_path), kind="view")
+    except RebisError:
+        return "en"
+    return top_level_text(data, "lang") or "en"
+
+
 def read_view(view_path: PathLike) -> ViewState:
     """Read a player's YAML (or JSON) view file and rebuild their information set from it
     (:func:`rebis_pbm.view_state.infoset_from_view`): what a player's tools judge moves on,
@@ -2128,7 +2139,7 @@ def _check_sealing_key(game: PathLike, move: object, data: bytes, signature: byt
         InputError: the signature's key is not the mover's, or the mover is not a player of
             the game (exit 2, naming ``ssh_key``).
     """
-    from sshsig import PublicKey, check_signature
+    from sshsig import check_signature
 
     from .record import parse_record
 
@@ -2151,11 +2162,7 @@ def _check_sealing_key(game: PathLike, move: object, data: bytes, signature: byt
     if " ".join(signer.openssh_str().split()[:2]) in registered:
         return
 
-    def fingerprint(line: str) -> str:
-        try:
-            return PublicKey.from_openssh_str(line).sha256_str()
-        except Exception:  # a key this version cannot read: shown by its type
-            return line.split()[0]
+    from .record.audit import fingerprint  # as verify prints it, and ssh-keygen -l
 
     held = ", ".join(fingerprint(k) for k in registered)
     seat = record.players.index(player) + 1

@@ -24,11 +24,9 @@ from .yamlio import dump_yaml
 
 VIEW_FORMAT = "rebis-pbm/view/2"  # 2: the ruleset in force (a player's tools need it), the
 # record's witness, and the join phase's view
-VIEW_FORMATS = ("rebis-pbm/view/1", VIEW_FORMAT)  # what a player's tools recognise
 PUBLIC = "public"  # the spectator view's name; no player may take it
 RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-player game
 
-_TOKEN_WORDS = {GOLDEN_DUST: "golden dust", GOLD: "gold", RED: "red"}
 _END_WORDS = {ev.DECK_EMPTY: N_("the deck is empty"), ev.TOKENS_EXHAUSTED:
               N_("no golden dust and no gold token is left in the supply")}
 # "{count} golden dust": a count of tokens of one kind (tokens_text, the supply)

@@ -378,6 +378,17 @@ def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_pa
     cli("check", move, "--view", view, "--lang", "xx").refused(2, ["--lang", "en, fr, pt"])
 
 
+def test_a_players_own_check_of_a_broken_move_file_answers_in_their_language(cli, tmp_path):
+    """check --view on a move file the schema refuses: the sentence in the view's language, its
+    detail (the file's own fields) in English, as the referee's mails say it."""
+    game = _new(cli, tmp_path)
+    move = tmp_path / "move.yaml"
+    move.write_text("game: g18\nturn: 1\nplayer: ann\nplay: {cards: [3], shelf: ann, "
+                    "sign: positif}\n")
+    line = cli("check", move, "--view", tmp_path / "game.views" / "ann.yaml").refused(2)
+    assert "Ton coup n'a pas été accepté ; la raison, en anglais : " in line and "positif" in line
+
+
 def test_a_message_with_no_move_is_answered_in_the_senders_language(tmp_path):
     game = _new(run_inproc, tmp_path)
     seen: set = set()

@@ -53,8 +53,8 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
         try:
             move = referee.check_against_view(view_file, data, source)
         except Refused as exc:
-            if lang is None and exc.phrase is not None:
-                lang = referee.read_view(view_file).lang
+            if lang is None:
+                lang = referee.view_language(view_file)
             raise in_language(exc, lang) from None
         click.echo(f"{source}: a legal move of turn {move.turn} by {move.player} in {view_file}'s "
                    f"position; the referee will accept it if nothing has changed since.")

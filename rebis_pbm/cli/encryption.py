@@ -11,7 +11,6 @@ import click
 from .. import referee
 from . import EXIT_CODES, cli
 
-IDENTITY_ENV = "REBIS_PBM_AGE_IDENTITY"  # the referee's age identity file (a CI secret)
 
 
 @cli.command("open", epilog=EXIT_CODES)

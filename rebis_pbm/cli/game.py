@@ -309,7 +309,7 @@ def moves(game: str | None, player: str | None, view_file: str | None, fmt: str,
         try:
             listing = referee.legal_moves_from_view(view_file, fmt)
         except Refused as exc:
-            raise in_language(exc, lang or referee.read_view(view_file).lang) from None
+            raise in_language(exc, lang or referee.view_language(view_file)) from None
         click.echo(listing, nl=False)
         return
     if lang is not None:

@@ -26,14 +26,15 @@ def checked_lang(lang: str | None) -> str | None:
     from ..i18n import check_language
 
     try:
-        return check_language(lang.lower())
+        return check_language(lang)
     except ValueError as exc:
         raise UsageError(str(exc), "--lang") from None
 
 
 def in_language(exc: Refused, lang: str | None) -> Refused:
-    """``exc`` said in ``lang`` (for a player's own tool): the same exit code and reason."""
-    if not lang or lang == "en" or exc.phrase is None:
+    """``exc`` said in ``lang`` (for a player's own tool): the same exit code and reason (a
+    sentence with no translation is quoted in one of ``lang``: :func:`rebis_pbm.i18n.refusal`)."""
+    if not lang or lang == "en":
         return exc
     from ..i18n import refusal
 

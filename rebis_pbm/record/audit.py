@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..engine.state import FINISHED, RED_TOKEN
-from .model import BEFORE_V3, Record
+from .model import BEFORE_V3, FAIR_DEAL, Record
 from .verify import Problem, Walk, _read_as_written, check_status, walk
 from ..views import counted
 from ..errors import InputError
@@ -287,11 +287,11 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.problem = Problem("schema", what, turn=turn, player=_player_at(data, turn))
         return report
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
-    joined = {j.player for j in record.joins} if record.deal == "players" else set()
+    joined = {j.player for j in record.joins} if record.deal == FAIR_DEAL else set()
     report.deal_from = ["referee"] + [p for p in record.players if p in joined]  # seat order
     report.deal_pending = bool(record.waiting_for())
-    report.keys = {p: [fingerprint(k) for k in record.player_keys(p)]
-                   for p in record.players if record.player_keys(p)}
+    held = {p: record.player_keys(p) for p in record.players}
+    report.keys = {p: [fingerprint(k) for k in keys] for p, keys in held.items() if keys}
     report.referee = referee_lines(record)
     report.referee_recipient = record.referee_recipient
     report.encrypt_views = record.views_encrypted

@@ -53,7 +53,6 @@ STAMP_FIELDS = ("at", "by", "reason", "bot")       # v2 move-entry fields beside
 # ``referee_recipient`` (the age recipient players seal their moves to). Header fields, covered
 # by the header digest; an older record never carries them.
 ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
-BEFORE_V3 = ("rebis-pbm/1", "rebis-pbm/2")
 # rebis-pbm/3 also adds ``record_hmac``: the keyed record digest (digests.record_digest), which
 # binds the header, the chains' heads and the fields no digest covered (addresses, langs,
 # public_addresses) to the seed; every write recomputes it, every read with the seed checks it.
@@ -310,11 +309,11 @@ class Record:
         Raises:
             ValueError: as :func:`~rebis_pbm.record.digests.canonical`.
         """
+        shown = self._address_fields()
         return record_digest(seed, record_document(
             str(self.header_sha256), self.last_digest(),
             str(self.actions[-1].get("chain_sha256")) if self.actions else None,
-            self._address_fields().get("addresses", {}), self.public_addresses,
-            self._address_fields().get("langs", {})))
+            shown.get("addresses", {}), self.public_addresses, shown.get("langs", {})))
 
     def keyed(self, seed: str) -> "Record":
         """The record with its ``record_hmac`` computed with ``seed`` (rebis-pbm/3; an older

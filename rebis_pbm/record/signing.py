@@ -14,7 +14,8 @@ import re
 NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n rebis-pbm
 SIGNED_DOMAIN = b"rebis-pbm/signed-move/v2"
 
-ARMOUR = re.compile(rb"-----BEGIN SSH SIGNATURE-----\s.*?-----END SSH SIGNATURE-----", re.S)
+# An armoured SSH signature block, as a mail's text may carry one (transports/mail.py).
+ARMOUR = re.compile(r"-----BEGIN SSH SIGNATURE-----\s.*?-----END SSH SIGNATURE-----", re.S)
 
 
 def parse_keys(text: str, source: str) -> tuple[str, ...]:
@@ -45,12 +46,6 @@ def parse_keys(text: str, source: str) -> tuple[str, ...]:
     if not keys:
         raise ValueError(f"{source}: holds no public key; give an OpenSSH .pub file")
     return tuple(keys)
-
-
-def signature_in(text: bytes) -> str | None:
-    """The first armoured SSH signature block in ``text`` (a mail's body), or None."""
-    found = ARMOUR.search(text)
-    return None if found is None else found.group(0).decode("ascii", "replace") + "\n"
 
 
 def signed_by(data: bytes, signature: str | bytes, keys) -> bool:

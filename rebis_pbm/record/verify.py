@@ -21,7 +21,8 @@ from ..errors import CorruptRecord
 from ..yamlio import load_yaml
 from .codec import parse_record
 from .digests import chain_digest, commitment, state_digest
-from .model import Record, Replay, SealedMove, check_seed, closes_shelf, join_status
+from .model import (BEFORE_V3, FAIR_DEAL, Record, Replay, SealedMove, check_seed, closes_shelf,
+                    join_status)
 
 
 # ------------------------------------------------------------------------- the walk
@@ -150,7 +151,7 @@ def check_record_digest(record: Record, key: str) -> Problem | None:
     addresses, languages and settings, and the heads of the chains, bound to the seed. The
     unkeyed header and chain digests can be recomputed by anyone who rewrites a record; this one
     only by the seed's holder. None for an older format (it has none)."""
-    if record.format in ("rebis-pbm/1", "rebis-pbm/2"):
+    if record.format in BEFORE_V3:
         return None
     try:
         computed = record.computed_record_hmac(key)
@@ -295,7 +296,7 @@ def check_joins(record: Record) -> Problem | None:
     """A fair deal's join entries (rebis-pbm/2): each by a player of the game, once, chained
     after the header, signed by the player's ``new --key`` key when they registered one (a key
     in the join itself is the player's from then on: the join is its own registration)."""
-    if record.joins and record.deal != "players":
+    if record.joins and record.deal != FAIR_DEAL:
         return Problem("join", "join entries in a game dealt by the referee alone",
                        expected="no joins", found=f"{len(record.joins)} join(s)")
     seen: set[str] = set()

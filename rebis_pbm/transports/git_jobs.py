@@ -137,13 +137,9 @@ def _refuse_secret(git: Git, commit: str, game: str) -> None:
 def _span(git: Git, revisions: str) -> tuple[str | None, str]:
     """``OLD..NEW`` or ``NEW`` -> (base, new): the commit the new files are compared with (None:
     everything ``new`` holds is new) and the new commit."""
-    shallow = git.out("rev-parse", "--is-shallow-repository") == "true"
-
-    def bad() -> UsageError:
+    def bad() -> UsageError:  # (a shallow clone was deepened before: _deepen)
         return UsageError(f"{revisions}: give a commit, or a range OLD..NEW of this repository "
-                          f"(OLD may be {ZERO}: every commit of NEW)"
-                          + ("; this clone is shallow and lacks it: fetch the whole history "
-                             "(git fetch --unshallow)" if shallow else ""), "REVISIONS")
+                          f"(OLD may be {ZERO}: every commit of NEW)", "REVISIONS")
 
     if ".." in revisions:
         old, _, new_rev = revisions.partition("..")
@@ -577,11 +573,10 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     _refuse_secret(git, tip, game)
     record_path = _shown(git.top / game)
     referee.require_record(record_path)
-    record = referee.read_record(record_path)
     try:  # with the seed, the whole record is checked (record_hmac) before its keys are used
         record = referee.open_game(record_path).record
-    except SeedError:
-        pass  # no seed (or another game's): submit_move says so for the first move
+    except SeedError:  # no seed (or another game's): submit_move says so for the first move
+        record = referee.read_record(record_path)
     next_turn = len(record.moves) + 1
     if record.views_encrypted:  # new --encrypt-views (rebis-pbm/3): a public game, flags or not
         privacy = replace(privacy, encrypt_views=True, public_repo=True)
@@ -627,8 +622,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
         _remove_plain(git, sorted(plain), say)
         commits += 1
         refused.append(Refused(plain_in_public(min(plain)), ExitCode.INPUT))
-    views_dir = record_path.with_name(
-        (game.rsplit("/", 1)[-1][:-5] if game.endswith(".yaml") else game) + ".views")
+    views_dir = Path(referee.default_views_dir(record_path))
     rel_views = (Path(game).parent / views_dir.name).as_posix()
     langs = record.langs
     for path in sorted(chosen, key=lambda p: (chosen[p], p)):

@@ -27,6 +27,7 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 
 from ..i18n import N_, Named, Phrase, gettext_for
+from ..record.signing import ARMOUR
 
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
 YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
@@ -197,7 +198,7 @@ def extract_move(msg: EmailMessage) -> Extracted:
 # The source of a move written in a message's text, in refusals (translated: i18n.translate).
 MESSAGE_TEXT = Named(Phrase(N_("the message's text")))
 
-_ARMOUR = re.compile(r"-----BEGIN SSH SIGNATURE-----\s.*?-----END SSH SIGNATURE-----", re.S)
+_ARMOUR = ARMOUR
 
 
 def _signature_attachment(msg: EmailMessage) -> bytes | None:
@@ -590,7 +591,6 @@ def maildir_unseen(folder: str | os.PathLike) -> list[Path]:
         flags = info[2:] if info.startswith("2,") else ""
         if "S" not in flags:
             unseen.append(entry)
-    unseen.sort(key=lambda e: (e.stat().st_mtime_ns, e.name))
     return sorted(fresh + [Path(e.path) for e in unseen],
                   key=lambda p: (_mtime(p), p.name))
 

@@ -37,15 +37,6 @@ QUEUED_STATE = "queued-turn"  # in the queue folder: the last turn whose message
 # (``join K`` in a fair deal's join phase: the messages of its K-th join were queued)
 
 
-def queued_turn(queue_dir: Path) -> int | None:
-    """The last turn whose messages were queued (0: the deal), from the small state file beside
-    the queue's messages; None when there is none yet (a queue from an earlier version)."""
-    try:
-        return int((queue_dir / QUEUED_STATE).read_text().strip())
-    except (FileNotFoundError, ValueError):
-        return None
-
-
 _ALL_JOINED = 1 << 30  # a marker's join count once the cards are dealt (or never to be joined)
 
 
