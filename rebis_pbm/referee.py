@@ -1725,18 +1725,23 @@ def _refuse_join_phase(view: dict[str, Any], source: str) -> None:
     """Refused (exit 1) for a view of the join phase: no turn is played before the deal."""
     if view.get("phase") != "join":
         return
-    waiting = ", ".join(view["waiting"])
     viewer = view["viewer"]
     if viewer in view["waiting"]:
-        todo = (f"{viewer} has no move to make yet, but a join to send: save the view's "
-                f"move_template as a file (join: any text of your choosing) and send it to the "
-                f"referee")
+        template = N_("{source} is a view of game {game} before the deal (the deal waits for "
+                      "joins by {waiting}), when there is no move to list or check: {viewer} has "
+                      "no move to make yet, but a join to send: save the view's move_template "
+                      "as a file (join: any text of your choosing) and send it to the referee")
     elif viewer == views_mod.PUBLIC:
-        todo = "the spectator view has no move to make"
+        template = N_("{source} is a view of game {game} before the deal (the deal waits for "
+                      "joins by {waiting}), when there is no move to list or check: the "
+                      "spectator view has no move to make")
     else:
-        todo = f"{viewer} has joined and has nothing to send until the deal"
-    raise Refused(f"{source} is a view of game {view['game']} before the deal (the deal waits "
-                  f"for joins by {waiting}), when there is no move to list or check: {todo}")
+        template = N_("{source} is a view of game {game} before the deal (the deal waits for "
+                      "joins by {waiting}), when there is no move to list or check: {viewer} has "
+                      "joined and has nothing to send until the deal")
+    raise Refused(phrase=Phrase(template, {"source": source, "game": view["game"],
+                                           "waiting": ", ".join(view["waiting"]),
+                                           "viewer": viewer}))
 
 
 def _viewer_to_move(seen: ViewState, source: str) -> str:

@@ -237,6 +237,11 @@ def test_check_and_moves_on_a_join_phase_view_say_what_to_send(cli, tmp_path):
         assert "Traceback" not in line and "internal error" not in line
     done = cli("view", game, "--player", "x", "--format", "svg")
     done.refused(2, ("before the deal there is no table to draw",))
+    # In the viewer's language, as every refusal a player's own tool gives them.
+    line = cli("moves", "--view", view, "--lang", "fr").refused(1)
+    assert "avant la distribution" in line and "une inscription à envoyer" in line
+    line = cli("check", move, "--view", view, "--lang", "pt").refused(1)
+    assert "antes da distribuição" in line and "uma inscrição a enviar" in line
 
 
 # --- a move the referee made for a player ------------------------------------------------------
