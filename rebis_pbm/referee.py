@@ -438,26 +438,35 @@ def public_game_state(game: PathLike) -> tuple[Record, Replay]:
         InputError: the record cannot be read (exit 2).
         CorruptRecord: the record fails verification (exit 3).
     """
+    record, replay, _ = _public_state(game)
+    return record, replay
 
+
+def _public_state(game: PathLike, states: list[State] | None = None
+                  ) -> tuple[Record, Replay, Any]:
+    """:func:`public_game_state`, and ``verify``'s report on the record alone (under its file
+    name only) when it was read without the seed, else None; ``states`` (a list) receives the
+    public table after the deal and after every move on that path (``public_replay``)."""
     # A seed at hand is used (every digest checked), and a wrong one refused (SeedError) as
     # everywhere; the record is read without it only when there is none.
     if _seed_at_hand(game):
         record, replay, _ = open_game(game)
-        return record, replay
+        return record, replay, None
     data, source = read_input(os.fspath(game), kind="record")
     record = _record_of(data, source)  # read once: the bytes serve every check below
     if record.seed is not None:
         record, replay, _ = open_game(game)
-        return record, replay
+        return record, replay, None
     from .record.audit import verify as run_verify
     from .record.public import public_replay
 
-    report = run_verify(data, source)
+    # Under its file name only: no folder of the referee's in a page built from it.
+    report = run_verify(data, os.path.basename(os.fspath(game)))
     if report.problem is not None:
         raise CorruptRecord(f"{source} fails verification at {report.problem.sentence()}; "
                             f"rebis-pbm verify {source} tells more", report.problem)
     try:
-        return record, public_replay(record)
+        return record, public_replay(record, states), report
     except IllegalMove as exc:  # a chain that holds but a move the rules refuse: edited
         raise CorruptRecord(f"{source} fails verification: {exc.message}") from None
 
@@ -1625,23 +1634,21 @@ def public_game(game: PathLike) -> PublicGame:
     """
     from .engine import setup
     from .record.audit import verify as run_verify
-    from .record.public import public_replay
     from .site import PublicGame, public_frames, score_data
 
-    record, replay = public_game_state(game)
-    if record.seed is None and not _seed_at_hand(game):  # the public record alone
-        states: list[State] = []
-        public_replay(record, states)
+    states: list[State] = []
+    record, replay, report = _public_state(game, states)
+    if report is not None:  # the public record alone: its report is the one to show
         frames = public_frames(record.game, states[0], replay.setup_events, replay.history,
                                states)
     else:
         seed = open_game(game).seed
         start, setup_events = setup(record.ruleset, record.players, record.deal_seed(seed))
         frames = public_frames(record.game, start, setup_events, replay.history)
-    data, _ = read_input(os.fspath(game), kind="record")
-    # The record alone, under its file name only: never the secret file, whose report could
-    # name a mover's cards, and no folder of the referee's.
-    report = run_verify(data, os.path.basename(os.fspath(game)))
+        data, _ = read_input(os.fspath(game), kind="record")
+        # The record alone, under its file name only: never the secret file, whose report
+        # could name a mover's cards, and no folder of the referee's.
+        report = run_verify(data, os.path.basename(os.fspath(game)))
     return PublicGame(record.game, frames, record_view(record, replay, None),
                       score_data(replay.state), report.verified, report.render_text(),
                       record.seed, record.seed_sha256)

@@ -73,12 +73,12 @@ def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, 
     if seed_file is not None:
         raise UsageError("give --seed-file with a single GAME; with many records, each one's "
                          "secret file beside it (or a revealed seed) is used", "--seed-file")
+    paths = referee.record_paths(games)  # folders walked once; files name themselves after
     if sys.stderr.isatty():
-        count = len(referee.record_paths(games))
-        with click.progressbar(length=count, label="Verifying", file=sys.stderr) as bar:
-            reports = referee.verify_many(games, jobs, progress=bar.update)
+        with click.progressbar(length=len(paths), label="Verifying", file=sys.stderr) as bar:
+            reports = referee.verify_many(paths, jobs, progress=bar.update)
     else:
-        reports = referee.verify_many(games, jobs)
+        reports = referee.verify_many(paths, jobs)
     failed = [r.source for r in reports if not r.verified]
     if fmt == "json":
         click.echo(json.dumps({"records": len(reports), "verified": len(reports) - len(failed),
