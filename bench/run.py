@@ -120,7 +120,7 @@ def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str,
         record = record.with_move(move, state, secret, events)
     if state.finished:
         record = record.revealed(secret)
-    path.write_text(dump_record(record, state))
+    path.write_text(dump_record(record, state, secret))
     (folder / "game.secret.yaml").write_text(dump_secret(game_id, secret, fmt))
     return path
 

@@ -526,36 +526,56 @@ def dump_yaml(data) -> str:
     yaml.representer.RepresenterError for values of other types (a programming error).
     """
     options = dict(Dumper=_RebisDumper, allow_unicode=True, width=1 << 20)
+    out: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent()]
     try:
-        node = _node(data)
+        _events(data, out)
     except _NotPlain:  # floats and the like: PyYAML's representer knows how to write them
         return yaml.dump(data, sort_keys=False, default_flow_style=False, **options)
-    return yaml.serialize(node, **options)
+    out += [yaml.DocumentEndEvent(), yaml.StreamEndEvent()]
+    return yaml.emit(out, **options)
 
 
 class _NotPlain(Exception):
-    """A value :func:`_node` leaves to PyYAML's representer."""
+    """A value :func:`_events` leaves to PyYAML's representer."""
 
 
-def _node(data) -> yaml.Node:
-    """The YAML node that PyYAML's representer (``_RebisDumper``, block style) makes for plain
-    data, built directly: the representer's generic machinery took most of the time of writing
-    a view, and ``apply`` writes ten of them. The same nodes, so the same text (tested)."""
+def _events(data, out: list) -> None:
+    """Append to ``out`` the events that PyYAML's representer and serializer (``_RebisDumper``,
+    block style, no aliases) make for plain data, built directly: the representer's generic
+    machinery, then the serializer asking the resolver twice for every scalar, took most of the
+    time of writing a record or a view, and ``apply`` writes a record and ten views. The same
+    events, so the same text (tested)."""
     kind = type(data)
     if kind is str:
-        return yaml.ScalarNode(TAG_STR, data, style=_str_style(data))
-    if kind is int:
-        return yaml.ScalarNode(TAG_INT, str(data))
-    if kind is dict:
-        return yaml.MappingNode(TAG_MAP, [(_node(k), _node(v)) for k, v in data.items()],
-                                flow_style=False)
-    if kind is list:
-        return yaml.SequenceNode(TAG_SEQ, [_node(x) for x in data], flow_style=_flow(data))
-    if kind is bool:
-        return yaml.ScalarNode(TAG_BOOL, "true" if data else "false")
-    if data is None:
-        return yaml.ScalarNode(TAG_NULL, "null")
-    if isinstance(data, str):  # a subclass of str, such as the engine's enums: its text
-        text = str.__str__(data)
-        return yaml.ScalarNode(TAG_STR, text, style=_str_style(text))
-    raise _NotPlain
+        out.append(_scalar(TAG_STR, data))
+    elif kind is int:
+        out.append(_scalar(TAG_INT, str(data)))
+    elif kind is dict:
+        out.append(yaml.MappingStartEvent(None, TAG_MAP, True, flow_style=False))
+        for key, value in data.items():
+            _events(key, out)
+            _events(value, out)
+        out.append(yaml.MappingEndEvent())
+    elif kind is list:
+        out.append(yaml.SequenceStartEvent(None, TAG_SEQ, True, flow_style=_flow(data)))
+        for item in data:
+            _events(item, out)
+        out.append(yaml.SequenceEndEvent())
+    elif kind is bool:
+        out.append(_scalar(TAG_BOOL, "true" if data else "false"))
+    elif data is None:
+        out.append(_scalar(TAG_NULL, "null"))
+    elif isinstance(data, str):  # a subclass of str, such as the engine's enums: its text
+        out.append(_scalar(TAG_STR, str.__str__(data)))
+    else:
+        raise _NotPlain
+
+
+@functools.lru_cache(maxsize=4096)
+def _scalar(tag: str, text: str) -> yaml.ScalarEvent:
+    # As the serializer does: implicit (plain, quoted) when the resolver gives the tag back.
+    # The emitter only reads an event, so one event serves every scalar of the same text.
+    style = _str_style(text) if tag == TAG_STR else None
+    implicit = (_resolve_scalar(text, True, False) == tag,
+                _resolve_scalar(text, False, True) == tag)
+    return yaml.ScalarEvent(None, tag, implicit, text, style=style)

@@ -227,7 +227,7 @@ def state_bytes(state: State) -> bytes:
     Raises:
         ValueError: a name that is not valid Unicode (a lone surrogate), as :func:`canonical`.
     """
-    global _SHELVES
+    global _SHELVES, _PLAYERS
     text = _text_of
     seats = state.players
     names = [text(name) for name in seats]
@@ -237,9 +237,20 @@ def state_bytes(state: State) -> bytes:
     known = _SHELVES
     if len(known) > 4096:
         known = _SHELVES = {}
+    held = _PLAYERS
+    if len(held) > 4096:
+        held = _PLAYERS = {}
     for seat, name in enumerate(names):
+        # A seat no move touched keeps its row of shelves and its hand (the same objects in the
+        # next state): its whole text is kept, so a state costs what its move changed.
+        row, hand, reserve = state.shelves[seat], state.hands[seat], state.reserves[seat]
+        kept_player = held.get(id(row))
+        if kept_player is not None and kept_player[0] is row and kept_player[1] is hand \
+                and kept_player[2] == reserve and kept_player[3] == seats:
+            players.append(kept_player[4])
+            continue
         shelves = []
-        for shelf in state.shelves[seat]:
+        for shelf in row:
             # A shelf no move touched is the same object in the next state: its text is kept.
             kept = known.get(id(shelf))
             if kept is not None and kept[0] is shelf and kept[1] == seats:
@@ -264,8 +275,10 @@ def state_bytes(state: State) -> bytes:
             shelf_text = f'{{"cards":[{",".join(shelf_cards)}],"tokens":[{",".join(kinds)}]}}'
             known[id(shelf)] = (shelf, seats, shelf_text)  # the shelf is held: its id stays its own
             shelves.append(shelf_text)
-        players.append(f'{{"hand":[{",".join(map(_INT, state.hands[seat]))}],"name":{name},'
-                       f'"reserve":{state.reserves[seat]:d},"shelves":[{",".join(shelves)}]}}')
+        player = (f'{{"hand":[{",".join(map(_INT, hand))}],"name":{name},'
+                  f'"reserve":{reserve:d},"shelves":[{",".join(shelves)}]}}')
+        held[id(row)] = (row, hand, reserve, seats, player)  # held: the ids stay theirs
+        players.append(player)
     supply = state.supply
     doc = (f'{{"deck":[{_deck_text(state.order, state.deck_pos)}],"drawn":{_opt_int(state.drawn)},'
            f'"end":{"null" if state.end_reason is None else text(state.end_reason)},'
@@ -300,6 +313,10 @@ _INT = int.__repr__  # an integer as the JSON encoder writes it
 # Shelves' texts by id: (the shelf, the players' names its seats stand for, its text). A shelf
 # holds its id while it is here; emptied when it holds 4096.
 _SHELVES: dict = {}
+
+# Each seat's text by the id of its row of shelves: (the row, the hand, the reserve, the players'
+# names, its text). Emptied when it holds 4096.
+_PLAYERS: dict = {}
 
 # The last shuffled deck seen (``State.order``, shared by every state of a game), its numbers'
 # texts joined by commas, and where each number's text starts: the deck of a state is a suffix.
