@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEMO   := build/demo
 
-.PHONY: all install install-dev test check demo bench clean catalogs
+.PHONY: all install install-dev test check demo bench clean catalogs schema-checks
 
 all: test
 
@@ -56,3 +56,10 @@ catalogs: install
 	$(BIN)/pybabel update --no-fuzzy-matching --ignore-obsolete -i $(LOCALE)/rebis_pbm.pot \
 	    -d $(LOCALE) -D rebis_pbm
 	$(BIN)/pybabel compile -d $(LOCALE) -D rebis_pbm --statistics
+
+# fastjsonschema's compiled check of the move schema, generated once instead of at every start
+# (rebis_pbm/_fastchecks/, used only while it matches the schema's text and the installed
+# fastjsonschema). Run after changing schemas/move.schema.json; tests/test_schemas_fast.py fails
+# when it is stale.
+schema-checks: install
+	$(BIN)/python scripts/compile-schema-checks.py

@@ -195,6 +195,37 @@ def test_a_schema_fastjsonschema_cannot_compile_is_left_to_jsonschema(schema_dir
         validate(load_yaml(json.dumps(doc).encode(), source="m.yaml", kind="move"), "move")
 
 
+def test_the_generated_move_check_is_the_schema_s_and_is_used():
+    """rebis_pbm/_fastchecks/move.py is fastjsonschema's code for the shipped move schema,
+    generated once (make schema-checks) so that no command compiles it; with another
+    fastjsonschema than the one that generated it, the schema is compiled at start instead."""
+    import fastjsonschema
+
+    from rebis_pbm._fastchecks import move as generated
+
+    clear_schema_caches()
+    check = schemas._quick_check("move")
+    if generated.VERSION == fastjsonschema.VERSION:
+        assert (REPO / "rebis_pbm" / "_fastchecks" / "move.py").read_text(encoding="utf-8") \
+            == schemas.fast_check_code("move"), "stale: run make schema-checks"
+        assert check is generated.validate
+    else:
+        assert check is not generated.validate and check is not None
+
+
+def test_a_generated_check_of_another_schema_text_is_not_used(schema_dir):
+    move = json.loads((schema_dir / "move.schema.json").read_text())
+    move["properties"]["turn"]["maximum"] = 3  # the file was generated from another text
+    (schema_dir / "move.schema.json").write_text(json.dumps(move))
+    from rebis_pbm._fastchecks import move as generated
+
+    check = schemas._quick_check("move")
+    assert check is not None and check is not generated.validate
+    doc = {"game": "g", "turn": 4, "player": "a", "play": {"cards": 1, "shelf": "a"}}
+    assert not quickly_accepted(doc, "move")  # this schema's rule, not the generated file's
+    assert generated.validate(doc) == doc  # which would have let it through
+
+
 def test_apply_of_a_valid_move_does_not_import_jsonschema(tmp_path):
     game = new_game(tmp_path / "game", ("ann", "bo"), "quick check")
     state, _ = setup(Ruleset(), ("ann", "bo"), "quick check")
