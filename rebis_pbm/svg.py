@@ -9,17 +9,16 @@ whose turn it is, and the last move highlighted (the shelves its account names, 
 played).
 
 Plain SVG 1.1: no script, no external file, no font to fetch; a browser, an image viewer or a
-mail client that renders SVG shows it as it is. The XML is written by drawsvg, which escapes every
-text (player names are user input); names only ever go into texts, never into attributes.
+mail client that renders SVG shows it as it is. The XML is built and written by the standard
+library's ``xml.etree.ElementTree``, which escapes every text and attribute (player names are user
+input); names only ever go into texts, never into attributes.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
-
-import drawsvg as draw
-from drawsvg.drawing import XML_HEADER
+import xml.etree.ElementTree as ET
 
 from .i18n import N_, gettext_for, ngettext_for
 from .views import moment, standing
@@ -51,6 +50,7 @@ TOKEN_COLOURS = {"golden_dust": ("#f7e08a", "#b8962e"), "gold": ("#e0a526", "#7a
 TOKEN_WORDS = {"golden_dust": N_("golden dust"), "gold": N_("gold"), "red": N_("red")}
 END_WORDS = {"deck_empty": N_("the deck is empty"),
              "tokens_exhausted": N_("no golden dust and no gold token is left in the supply")}
+XML_HEADER = '<?xml version="1.0" encoding="UTF-8"?>\n'  # a standalone picture's first line
 
 
 def render_svg(view: dict, *, standalone: bool = True, lang: str | None = None,
@@ -63,8 +63,8 @@ def render_svg(view: dict, *, standalone: bool = True, lang: str | None = None,
     account in ``lang`` (the last history entry's text of the view built in ``lang``), shown in
     its place.
     """
-    return _Picture(view, lang, last_move).draw().as_svg(
-        header=XML_HEADER if standalone else "")
+    svg = ET.tostring(_Picture(view, lang, last_move).draw(), encoding="unicode")
+    return XML_HEADER + svg if standalone else svg
 
 
 # --- the last move: which shelves and cards its account names --------------------------------
@@ -104,19 +104,81 @@ def last_move_marks(view: dict) -> dict[tuple[str, int], int]:
 
 
 # --- the drawing ------------------------------------------------------------------------------
+# Elements are ElementTree's (built in C); ET.tostring writes them, escaping every text and
+# attribute. Each element ends with a line break (its tail): one element a line, which keeps a
+# message's lines short.
 
-def _text(text: str, x: float, y: float, size: float = 13, **kwargs) -> draw.Text:
-    kwargs.setdefault("fill", INK)
-    return draw.Text(str(text), size, x, y, font_family=FONT, **kwargs)
+def _num(value: float) -> str:
+    """A number as an attribute: 23.0 as "23", 2.5 as "2.5" (inline as f"{x:g}" where hot)."""
+    return f"{value:g}"
 
 
-def _titled(element, title: str):
-    element.append_title(title)
+def _style(**attrs: str | float) -> dict[str, str]:
+    """Attributes from keywords: ``stroke_width=1`` as ``stroke-width="1"``, ``class_`` as
+    ``class``."""
+    return {name.rstrip("_").replace("_", "-"): value if isinstance(value, str) else _num(value)
+            for name, value in attrs.items()}
+
+
+def _group(attrs: dict[str, str] | None = None) -> ET.Element:
+    group = ET.Element("g", attrs or {})
+    group.text = group.tail = "\n"
+    return group
+
+
+def _add(parent: ET.Element, tag: str, attrs: dict[str, str],
+         text: str | None = None) -> ET.Element:
+    element = ET.SubElement(parent, tag, attrs)
+    element.text = text
+    element.tail = "\n"
+    return element
+
+
+def _text(parent: ET.Element, text: str, x: float, y: float, size: float = 13, *,
+          fill: str = INK, weight: str | None = None, anchor: str | None = None,
+          num: bool = False) -> None:
+    """A line of text (never wrapped: the callers wrap); ``num``: class "num", a card's number."""
+    attrs = {"x": f"{x:g}", "y": f"{y:g}", "font-size": f"{size:g}", "font-family": FONT}
+    if anchor:
+        attrs["text-anchor"] = anchor
+    attrs["fill"] = fill
+    if weight:
+        attrs["font-weight"] = weight
+    if num:
+        attrs["class"] = "num"
+    _add(parent, "text", attrs, str(text))
+
+
+def _rect(parent: ET.Element, x: float, y: float, width: float, height: float,
+          style: dict[str, str]) -> None:
+    _add(parent, "rect", {"x": f"{x:g}", "y": f"{y:g}", "width": f"{width:g}",
+                          "height": f"{height:g}", **style})
+
+
+def _titled(element: ET.Element, title: str) -> ET.Element:
+    if element.text is None:
+        element.text = "\n"
+    _add(element, "title", {}, title)
     return element
 
 
 def _stack_height(count: int) -> int:
     return CARD_H + max(count - 1, 0) * STEP
+
+
+# the styles drawn on every card, built once
+_BACK = _style(rx=5, fill=BACK, stroke="#0e1f3d", stroke_width=1)
+_BACK_SMALL = _style(rx=4, fill=BACK, stroke="#0e1f3d", stroke_width=1)
+_BACK_KNOWN = _style(rx=5, fill=BACK, stroke=KNOWN, stroke_width=2.5)
+_BACK_LINES = _style(rx=3, fill="none", stroke=BACK_LINE, stroke_width=1, stroke_dasharray="3,2")
+_FACE = _style(rx=5, fill=CARD_FACE, stroke=CARD_EDGE, stroke_width=1)
+_NUMBER_PLATE = _style(rx=3, fill=CARD_FACE)
+_LAST_CARD = _style(rx=6, fill="none", stroke=HIGHLIGHT, stroke_width=3)
+_LAST_SHELF = _style(rx=7, fill="none", stroke=HIGHLIGHT, stroke_width=2.5, stroke_dasharray="5,3")
+_ACTIVE_SHELF = _style(rx=6, fill="#ffffff", fill_opacity=0.12)
+_TOKENS = {kind: _style(r=5 if kind == "golden_dust" else 6.5, fill=fill, stroke=edge,
+                        stroke_width=1.5, class_=f"token {kind}")
+           for kind, (fill, edge) in TOKEN_COLOURS.items()}
 
 
 class _Picture:
@@ -132,11 +194,14 @@ class _Picture:
         self.marks = last_move_marks(view)
         shelves = max((len(p["shelves"]) for p in view["players"]), default=1)
         self.width = max(MIN_WIDTH, 2 * MARGIN + INFO_W + min(shelves, PER_ROW) * COLUMN)
+        # the small card back that counts a hand, drawn many times: one element in every place
+        # (ElementTree writes a subtree wherever it hangs; it is never changed once built)
+        self.hand_back = self._back(0, 0, "hand", small=True)
 
     # the whole picture, top to bottom; each part returns its height
-    def draw(self) -> draw.Drawing:
-        parts: list[tuple[draw.Group, float]] = []
-        y = MARGIN
+    def draw(self) -> ET.Element:
+        parts: list[tuple[ET.Element, float]] = []
+        y: float = MARGIN
         for build in (self._header, self._last_move, *[
                 (lambda p=p: self._player(p)) for p in self.view["players"]],
                 self._hand, self._end, self._legend):
@@ -145,7 +210,11 @@ class _Picture:
                 parts.append((group, y))
                 y += height + 10
         height = y + MARGIN - 10
-        d = draw.Drawing(self.width, height, font_family=FONT)
+        svg = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "width": _num(self.width),
+                                 "height": _num(height),
+                                 "viewBox": f"0 0 {_num(self.width)} {_num(height)}",
+                                 "font-family": FONT})
+        svg.text = "\n"
         _ = self._
         who = _("spectator view") if self.public else _("view of {viewer}").format(
             viewer=self.viewer)
@@ -154,58 +223,58 @@ class _Picture:
             when = (_("after turn {turn} (game over)").format(turn=self.view["turn"] - 1)
                     if self.view.get("phase") == "finished"
                     else _("turn {turn}").format(turn=self.view["turn"]))
-        d.append(draw.Title(_("Rebis game {game}, {who}, {when}").format(
-            game=self.view["game"], who=who, when=when)))
-        d.append(draw.Rectangle(0, 0, self.width, height, fill=TABLE))
+        _add(svg, "title", {}, _("Rebis game {game}, {who}, {when}").format(
+            game=self.view["game"], who=who, when=when))
+        _rect(svg, 0, 0, self.width, height, {"fill": TABLE})
         for group, top in parts:
-            d.append(_moved(group, 0, top))
-        return d
+            svg.append(_moved(group, 0, top))
+        return svg
 
     def _header(self):
         v = self.view
-        g = draw.Group()
+        g = _group()
         _ = self._
         who = _("spectator view (no hidden card)") if self.public else _(
             "view of {viewer}").format(viewer=self.viewer)
-        g.append(_text(_("Rebis \u00b7 game {game} \u00b7 {who}").format(game=v["game"], who=who),
-                       MARGIN, 22, 18, font_weight="bold"))
-        g.append(_text(standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False),
-                                self.lang), MARGIN, 46, 14, fill=MUTED))
+        _text(g, _("Rebis \u00b7 game {game} \u00b7 {who}").format(game=v["game"], who=who),
+              MARGIN, 22, 18, weight="bold")
+        _text(g, standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False),
+                          self.lang), MARGIN, 46, 14, fill=MUTED)
         # the deck: a card back with its count
         x = MARGIN
         g.append(self._back(x, 60, "deck"))
-        g.append(_text(self.n_("Deck: {count} card", "Deck: {count} cards", v["deck"]).format(
-            count=v["deck"]), x + CARD_W + 10, 86, 14))
+        _text(g, self.n_("Deck: {count} card", "Deck: {count} cards", v["deck"]).format(
+            count=v["deck"]), x + CARD_W + 10, 86, 14)
         x = MARGIN + 230
         supply = _("Supply:")
-        g.append(_text(supply, x, 86, 14))
+        _text(g, supply, x, 86, 14)
         x += 62 + 8 * max(len(supply) - 7, 0)
         for kind in ("golden_dust", "gold", "red"):
             words = f"{_(TOKEN_WORDS[kind])} \u00d7{v['supply'][kind]}"
-            g.append(self._token(x + 9, 81, kind))
-            g.append(_text(words, x + 22, 86, 14))
+            self._token(g, x + 9, 81, kind)
+            _text(g, words, x + 22, 86, 14)
             x += 50 + 8 * len(words)
         if self.revealed:
-            g.append(_text(_("The seed is revealed: every face-down card shows its number."),
-                           MARGIN, 142, 13, fill=KNOWN))
+            _text(g, _("The seed is revealed: every face-down card shows its number."),
+                  MARGIN, 142, 13, fill=KNOWN)
             return g, 148
         return g, 130
 
     def _last_move(self):
         history = self.view.get("history") or []
         if not history or not history[-1].get("turn"):
-            return draw.Group(), 0
+            return _group(), 0
         entry = history[-1]
         text = entry.get("account", entry["text"]) if self.last_move is None else self.last_move
         lines = textwrap.wrap(self._("Last move, turn {turn} ({player}): {text}").format(
             turn=entry["turn"], player=entry["player"], text=text),
             width=(self.width - 2 * MARGIN - 24) // 7)
         height = 14 + 17 * len(lines)
-        g = draw.Group()
-        g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=6,
-                                fill="#17462f", stroke=HIGHLIGHT, stroke_width=2))
+        g = _group()
+        _rect(g, MARGIN, 0, self.width - 2 * MARGIN, height,
+              _style(rx=6, fill="#17462f", stroke=HIGHLIGHT, stroke_width=2))
         for i, line in enumerate(lines):
-            g.append(_text(line, MARGIN + 12, 20 + 17 * i, 13))
+            _text(g, line, MARGIN + 12, 20 + 17 * i, 13)
         return g, height
 
     def _player(self, player: dict):
@@ -215,30 +284,29 @@ class _Picture:
         rows = [columns[i:i + PER_ROW] for i in range(0, len(columns), PER_ROW)] or [[]]
         row_heights = [max((h for _, h in row), default=0) for row in rows]
         height = max(150, 12 + sum(row_heights) + 8 * (len(rows) - 1) + 10)
-        g = draw.Group()
-        g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=10,
-                                fill=PANEL_TO_MOVE if to_move else PANEL,
-                                stroke=HIGHLIGHT if to_move else "#15432d",
-                                stroke_width=3 if to_move else 1))
+        g = _group()
+        _rect(g, MARGIN, 0, self.width - 2 * MARGIN, height,
+              _style(rx=10, fill=PANEL_TO_MOVE if to_move else PANEL,
+                     stroke=HIGHLIGHT if to_move else "#15432d",
+                     stroke_width=3 if to_move else 1))
         x = MARGIN + 12
         _ = self._
         label = _("{name} (you)").format(name=name) if name == self.viewer else name
-        g.append(_text(label, x, 26, 17, font_weight="bold"))
-        g.append(_text(_("seat {seat}").format(seat=player["seat"]), x, 44, 12, fill=MUTED))
+        _text(g, label, x, 26, 17, weight="bold")
+        _text(g, _("seat {seat}").format(seat=player["seat"]), x, 44, 12, fill=MUTED)
         if to_move:
             what = _("places the red token") if self.view["phase"] == "red_token" else \
                 _("to move")
-            g.append(_text(f"\u25b6 {what}", x + 60, 44, 12, fill=HIGHLIGHT, font_weight="bold"))
+            _text(g, f"\u25b6 {what}", x + 60, 44, 12, fill=HIGHLIGHT, weight="bold")
         hand = player["hand"]
-        g.append(_text(self.n_("Hand: {count} card", "Hand: {count} cards", hand).format(
-            count=hand), x, 66, 13))
+        _text(g, self.n_("Hand: {count} card", "Hand: {count} cards", hand).format(count=hand),
+              x, 66, 13)
         for i in range(min(hand, 12)):  # a count: card backs, never the cards
-            g.append(_moved(self._back(0, 0, "hand", small=True), x + 7 * i, 74))
-        g.append(self._token(x + 7, 124, "golden_dust"))
-        g.append(_text(_("reserve \u00d7{count}").format(count=player["reserve"]), x + 20, 129,
-                       13))
-        g.append(_text(_("score {score}").format(score=player["score"]), x + 110, 129, 13,
-                       font_weight="bold"))
+            g.append(_moved(self.hand_back, x + 7 * i, 74))
+        self._token(g, x + 7, 124, "golden_dust")
+        _text(g, _("reserve \u00d7{count}").format(count=player["reserve"]), x + 20, 129, 13)
+        _text(g, _("score {score}").format(score=player["score"]), x + 110, 129, 13,
+              weight="bold")
         y = 12
         for row, row_height in zip(rows, row_heights):
             for i, (column, _height) in enumerate(row):
@@ -249,21 +317,19 @@ class _Picture:
     def _shelf(self, owner: str, shelf: dict):
         number, cards = shelf["shelf"], shelf["cards"]
         marked = self.marks.get((owner, number))
-        g = draw.Group()
+        g = _group()
         top = 30
         stack = _stack_height(len(cards))
         if marked is not None:  # the last move touched this shelf
-            g.append(draw.Rectangle(-4, -2, CARD_W + 8, top + stack + 6, rx=7, fill="none",
-                                    stroke=HIGHLIGHT, stroke_width=2.5, stroke_dasharray="5,3"))
+            _rect(g, -4, -2, CARD_W + 8, top + stack + 6, _LAST_SHELF)
         _ = self._
-        g.append(_text(_("shelf {shelf}").format(shelf=number), CARD_W / 2, 11, 11,
-                       text_anchor="middle", fill=MUTED))
-        g.append(_text(_("active") if shelf["active"] else _("closed"), CARD_W / 2, 24, 10,
-                       text_anchor="middle", fill=INK if shelf["active"] else MUTED,
-                       font_weight="bold" if shelf["active"] else "normal"))
+        _text(g, _("shelf {shelf}").format(shelf=number), CARD_W / 2, 11, 11, anchor="middle",
+              fill=MUTED)
+        _text(g, _("active") if shelf["active"] else _("closed"), CARD_W / 2, 24, 10,
+              anchor="middle", fill=INK if shelf["active"] else MUTED,
+              weight="bold" if shelf["active"] else "normal")
         if shelf["active"]:
-            g.append(draw.Rectangle(-2, top - 2, CARD_W + 4, stack + 4, rx=6, fill="#ffffff",
-                                    fill_opacity=0.12))
+            _rect(g, -2, top - 2, CARD_W + 4, stack + 4, _ACTIVE_SHELF)
         newest = len(cards) - (marked or 0)
         for i, card in enumerate(cards):
             g.append(self._card(card, 0, top + i * STEP, last=i >= newest))
@@ -272,18 +338,16 @@ class _Picture:
         for kind in shelf["tokens"]:
             counts[kind] = counts.get(kind, 0) + 1
         for kind, count in counts.items():
-            g.append(_titled(self._token(7, y - 4, kind), f"{count} {_(TOKEN_WORDS[kind])}"))
-            g.append(_text(f"\u00d7{count}", 16, y, 11))
+            _titled(self._token(g, 7, y - 4, kind), f"{count} {_(TOKEN_WORDS[kind])}")
+            _text(g, f"\u00d7{count}", 16, y, 11)
             y += 16
         # "w" and "v": weight and value, in the reader's words (fr p/v, pt p/v)
-        g.append(_text(_("w{weight} v{value}").format(weight=shelf["weight"],
-                                                       value=shelf["value"]), CARD_W / 2, y + 2, 10,
-                       text_anchor="middle", fill=MUTED))
-        g.append(_text(f"= {shelf['score']}", CARD_W / 2, y + 15, 11, text_anchor="middle",
-                       font_weight="bold"))
+        _text(g, _("w{weight} v{value}").format(weight=shelf["weight"], value=shelf["value"]),
+              CARD_W / 2, y + 2, 10, anchor="middle", fill=MUTED)
+        _text(g, f"= {shelf['score']}", CARD_W / 2, y + 15, 11, anchor="middle", weight="bold")
         return g, y + 20
 
-    def _card(self, card: dict, x: float, y: float, *, last: bool = False):
+    def _card(self, card: dict, x: float, y: float, *, last: bool = False) -> ET.Element:
         """One card (a view's card dict; ``{"number": n}`` alone: a card in the viewer's hand)."""
         _ = self._
         if card.get("face") == "down":
@@ -291,10 +355,9 @@ class _Picture:
             kind = "revealed" if known and self.revealed else "yours" if known else "hidden"
             g = self._back(x, y, f"down {kind}", outline=KNOWN if known else None)
             if known:
-                g.append(draw.Rectangle(x + 4, y + 3, CARD_W - 8, 16, rx=3, fill=CARD_FACE))
-                g.append(_text(f"[{card['number']}]", x + CARD_W / 2, y + 15, 12,
-                               text_anchor="middle", fill=POSITIVE_INK, font_weight="bold",
-                               class_="num"))
+                _rect(g, x + 4, y + 3, CARD_W - 8, 16, _NUMBER_PLATE)
+                _text(g, f"[{card['number']}]", x + CARD_W / 2, y + 15, 12, anchor="middle",
+                      fill=POSITIVE_INK, weight="bold", num=True)
             by = _(", laid by {player}").format(player=card["by"]) if "by" in card else \
                 _(", dealt at setup")
             number = card.get("number")
@@ -307,47 +370,41 @@ class _Picture:
             ink = NEGATIVE_INK if negative else POSITIVE_INK
             sign = {"negative": "\u2212", "positive": "+"}.get(card.get("sign"), "")
             label = sign + str(card["number"])
-            g = draw.Group(class_=f"card up {card.get('sign', 'hand')}")
-            g.append(draw.Rectangle(x, y, CARD_W, CARD_H, rx=5, fill=CARD_FACE, stroke=CARD_EDGE,
-                                    stroke_width=1))
-            g.append(_text(label, x + 5, y + 15, 14, fill=ink, font_weight="bold", class_="num"))
-            g.append(_text(str(card["number"]), x + CARD_W / 2, y + 50, 24, fill=ink,
-                           text_anchor="middle", class_="num"))
+            g = _group({"class": f"card up {card.get('sign', 'hand')}"})
+            _rect(g, x, y, CARD_W, CARD_H, _FACE)
+            _text(g, label, x + 5, y + 15, 14, fill=ink, weight="bold", num=True)
+            _text(g, str(card["number"]), x + CARD_W / 2, y + 50, 24, fill=ink, anchor="middle",
+                  num=True)
             title = (_("{card} face up") if sign else _("{card} in your hand")).format(
                 card=label) + (_(", played by {player}").format(player=card["by"])
                                if "by" in card else "")
         if last:
-            g.append(draw.Rectangle(x - 2, y - 2, CARD_W + 4, CARD_H + 4, rx=6, fill="none",
-                                    stroke=HIGHLIGHT, stroke_width=3))
+            _rect(g, x - 2, y - 2, CARD_W + 4, CARD_H + 4, _LAST_CARD)
             title += _(" (the last move)")
         return _titled(g, title)
 
     def _back(self, x: float, y: float, kind: str, *, small: bool = False,
-              outline: str | None = None):
+              outline: str | None = None) -> ET.Element:
         w, h = (CARD_W * 0.5, CARD_H * 0.5) if small else (CARD_W, CARD_H)
-        g = draw.Group(class_=f"card {kind}")
-        g.append(draw.Rectangle(x, y, w, h, rx=4 if small else 5, fill=BACK,
-                                stroke=outline or "#0e1f3d", stroke_width=2.5 if outline else 1))
-        g.append(draw.Rectangle(x + 3, y + 3, w - 6, h - 6, rx=3, fill="none", stroke=BACK_LINE,
-                                stroke_width=1, stroke_dasharray="3,2"))
+        g = _group({"class": f"card {kind}"})
+        _rect(g, x, y, w, h, _BACK_SMALL if small else _BACK_KNOWN if outline else _BACK)
+        _rect(g, x + 3, y + 3, w - 6, h - 6, _BACK_LINES)
         return g
 
-    def _token(self, x: float, y: float, kind: str):
-        fill, edge = TOKEN_COLOURS[kind]
-        r = 5 if kind == "golden_dust" else 6.5
-        return draw.Circle(x, y, r, fill=fill, stroke=edge, stroke_width=1.5, class_=f"token {kind}")
+    def _token(self, parent: ET.Element, x: float, y: float, kind: str) -> ET.Element:
+        return _add(parent, "circle", {"cx": f"{x:g}", "cy": f"{y:g}", **_TOKENS[kind]})
 
     def _hand(self):
         you = self.view.get("you")
         if you is None:
-            return draw.Group(), 0
+            return _group(), 0
         hand = you["hand"]
         per_row = (self.width - 2 * MARGIN - 24) // (CARD_W + 6)
         rows = max(1, -(-len(hand) // per_row))
         height = 40 + rows * (CARD_H + 8)
-        g = draw.Group()
-        g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=10, fill=PANEL,
-                                stroke="#15432d"))
+        g = _group()
+        _rect(g, MARGIN, 0, self.width - 2 * MARGIN, height,
+              _style(rx=10, fill=PANEL, stroke="#15432d"))
         drawn = you.get("drawn")
         _ = self._
         words = self.n_("Your hand ({count} card); reserve: {reserve} golden dust",
@@ -356,22 +413,21 @@ class _Picture:
         if "drawn" in you:
             words += (_("; this turn you drew nothing (the deck is empty)") if drawn is None
                       else _("; this turn you drew the {card} (marked)").format(card=drawn))
-        g.append(_text(words, MARGIN + 12, 24, 14, font_weight="bold"))
+        _text(g, words, MARGIN + 12, 24, 14, weight="bold")
         # the drawn card is in the hand: mark one card of its number
         marked = max((i for i, c in enumerate(hand) if c == drawn), default=None)
         for i, number in enumerate(hand):
             x = MARGIN + 12 + (i % per_row) * (CARD_W + 6)
             y = 34 + (i // per_row) * (CARD_H + 8)
-            card = self._card({"number": number}, x, y, last=i == marked)
-            g.append(card)
+            g.append(self._card({"number": number}, x, y, last=i == marked))
         if not hand:
-            g.append(_text(_("(empty)"), MARGIN + 12, 60, 13, fill=MUTED))
+            _text(g, _("(empty)"), MARGIN + 12, 60, 13, fill=MUTED)
         return g, height
 
     def _end(self):
         end = self.view.get("end")
         if not end:
-            return draw.Group(), 0
+            return _group(), 0
         _ = self._
         reason = end["reason"]
         lines = [_("End of the game: {reason}.").format(
@@ -387,17 +443,17 @@ class _Picture:
         elif "red_token" in end:
             lines.append(_("{player} places the red token (R12).").format(
                 player=end["red_token"]))
-        g = draw.Group()
+        g = _group()
         height = 12 + 19 * len(lines)
-        g.append(draw.Rectangle(MARGIN, 0, self.width - 2 * MARGIN, height, rx=8, fill="#17462f",
-                                stroke=KNOWN))
+        _rect(g, MARGIN, 0, self.width - 2 * MARGIN, height,
+              _style(rx=8, fill="#17462f", stroke=KNOWN))
         for i, line in enumerate(lines):
-            g.append(_text(line, MARGIN + 12, 21 + 19 * i, 14,
-                           font_weight="bold" if i == len(lines) - 1 else "normal"))
+            _text(g, line, MARGIN + 12, 21 + 19 * i, 14,
+                  weight="bold" if i == len(lines) - 1 else "normal")
         return g, height
 
     def _legend(self):
-        g = draw.Group(class_="legend")
+        g = _group({"class": "legend"})
         x = MARGIN
         _ = self._
         entries = [(self._card({"number": 4, "sign": "positive"}, 0, 0), _("face up, +")),
@@ -411,25 +467,24 @@ class _Picture:
                             _("face down, laid by you")))
         for card, words in entries:
             g.append(_moved(_scaled(card, 0.5), x, 0))
-            g.append(_text(words, x + 30, 20, 12, fill=MUTED))
+            _text(g, words, x + 30, 20, 12, fill=MUTED)
             x += 40 + 7 * len(words)
         for kind in ("golden_dust", "gold", "red"):
-            g.append(self._token(x + 6, 16, kind))
-            g.append(_text(_(TOKEN_WORDS[kind]), x + 16, 20, 12, fill=MUTED))
+            self._token(g, x + 6, 16, kind)
+            _text(g, _(TOKEN_WORDS[kind]), x + 16, 20, 12, fill=MUTED)
             x += 26 + 7 * len(_(TOKEN_WORDS[kind]))
-        g.append(draw.Rectangle(x, 6, 22, 20, rx=3, fill="none", stroke=HIGHLIGHT,
-                                stroke_width=2.5))
-        g.append(_text(_("the last move"), x + 30, 20, 12, fill=MUTED))
+        _rect(g, x, 6, 22, 20, _style(rx=3, fill="none", stroke=HIGHLIGHT, stroke_width=2.5))
+        _text(g, _("the last move"), x + 30, 20, 12, fill=MUTED)
         return g, CARD_H / 2
 
 
-def _moved(element, dx: float, dy: float) -> draw.Group:
-    group = draw.Group(transform=f"translate({dx:g},{dy:g})")
+def _moved(element: ET.Element, dx: float, dy: float) -> ET.Element:
+    group = _group({"transform": f"translate({dx:g},{dy:g})"})
     group.append(element)
     return group
 
 
-def _scaled(element, factor: float) -> draw.Group:
-    group = draw.Group(transform=f"scale({factor:g})")
+def _scaled(element: ET.Element, factor: float) -> ET.Element:
+    group = _group({"transform": f"scale({factor:g})"})
     group.append(element)
     return group

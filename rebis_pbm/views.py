@@ -436,7 +436,7 @@ def render(view: dict, fmt: str, lang: str | None = None) -> str:
     if fmt == "text":
         return render_text(view, lang)
     if fmt == "svg":
-        from .svg import render_svg  # here: drawsvg is loaded only for a picture
+        from .svg import render_svg  # here: ElementTree is loaded only for a picture
 
         return render_svg(view, lang=lang)
     raise ValueError(f"unknown format {fmt!r}: use text, yaml, json or svg")

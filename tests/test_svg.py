@@ -125,14 +125,23 @@ def test_the_last_move_marks_follow_the_accounts_sentences():
 
 
 def test_names_are_escaped_by_the_library():
-    view = views.build_view("g", closing_turn(), "alice")
-    odd = 'a<b>&"c\''
-    view["players"][1]["name"] = odd
-    view["players"][1]["shelves"][1]["cards"][0]["by"] = odd
-    text = svg.render_svg(view)
-    root = parsed(text)  # well-formed XML
-    assert odd in [t.text for t in root.iter(f"{{{NS['s']}}}text")]
-    assert "a&lt;b&gt;&amp;" in text and "<b>" not in text
+    """Names are user input: ElementTree escapes them, they only go into texts (never into an
+    attribute), and no name can add markup such as a script."""
+    for odd, viewer in (('a<b>&"c\'', "alice"), ('<script>alert(1)</script>&"', None),
+                        (']]><script>&"', "alice")):
+        view = views.build_view("g", closing_turn(), viewer)
+        view["players"][1]["name"] = odd
+        view["players"][1]["shelves"][1]["cards"][0]["by"] = odd
+        for standalone in (True, False):
+            text = svg.render_svg(view, standalone=standalone)
+            root = ET.fromstring(text.encode())  # well-formed XML
+            assert odd in [t.text for t in root.iter(f"{{{NS['s']}}}text")]
+            titles = [t.text for t in root.iter(f"{{{NS['s']}}}title")]
+            assert viewer or f"face-down card, laid by {odd}" in titles
+            assert "<script" not in text and "<b>" not in text
+            assert not root.findall(".//s:script", NS)
+            assert all(odd not in value for e in root.iter() for value in e.attrib.values())
+        assert "&lt;" in text and "&amp;" in text
 
 
 def test_view_format_svg_prints_the_picture(tmp_path):
