@@ -138,7 +138,8 @@ def _text(parent: ET.Element, text: str, x: float, y: float, size: float = 13, *
           fill: str = INK, weight: str | None = None, anchor: str | None = None,
           num: bool = False) -> None:
     """A line of text (never wrapped: the callers wrap); ``num``: class "num", a card's number."""
-    attrs = {"x": f"{x:g}", "y": f"{y:g}", "font-size": f"{size:g}", "font-family": FONT}
+    # The font is the root's, which every text inherits: written once, not on each text.
+    attrs = {"x": f"{x:g}", "y": f"{y:g}", "font-size": f"{size:g}"}
     if anchor:
         attrs["text-anchor"] = anchor
     attrs["fill"] = fill

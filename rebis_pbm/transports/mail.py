@@ -439,8 +439,10 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     msg.set_content(text)
     if picture is not None:
         history = view.get("history") or [{}]
+        # base64: 7-bit safe on every mail server, and about half the work of the
+        # quoted-printable the email package would choose for the picture's long lines.
         msg.add_alternative(html_body(picture, text, subject(game, view, lang), lang,
-                                      history[-1].get("text")), subtype="html")
+                                      history[-1].get("text")), subtype="html", cte="base64")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=view_name)
     if "move_template" in view:
