@@ -1,5 +1,6 @@
 """Start-up: commands defined in other modules load only when run or listed (cli.LAZY_COMMANDS),
-so reading a view imports neither the mail, audit, bot and check commands nor jsonschema; and
+so reading a view imports neither the mail, audit, bot, check, new and apply commands nor
+jsonschema; and
 view and moves import neither pathlib nor the verify machinery (docs/performance.md)."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from rebis_pbm.cli import LAZY_COMMANDS, cli
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("rebis_pbm.cli.audit", "rebis_pbm.cli.bots", "rebis_pbm.cli.mail", "rebis_pbm.cli.check",
+         "rebis_pbm.cli.game",
          "rebis_pbm.bots", "rebis_pbm.transports.mail", "rebis_pbm.transports.mail_jobs",
          "email.message", "smtplib", "jsonschema")
 # What view and moves were freed of (docs/performance.md): pathlib with what it imports (they work
