@@ -547,23 +547,41 @@ def kept_rendering(record: Record, replay: Replay, viewer: str | None, fmt: str)
     Raises:
         as :func:`rebis_pbm.views.render` (an unknown ``fmt``: ValueError).
     """
-    global _rendered
-    kept_record, kept_replay, texts = _rendered
-    if kept_record is not record or kept_replay is not replay:
-        texts = {}
-        _rendered = (record, replay, texts)
+    texts = _kept(record, replay)
     lang = record.lang(viewer) if fmt == "text" else "en"
     key = (viewer, fmt, lang)
     text = texts.get(key)
     if text is None:
         chosen = None if lang == "en" else lang
-        text = texts[key] = views_mod.render(record_view(record, replay, viewer, chosen), fmt,
+        text = texts[key] = views_mod.render(kept_view(record, replay, viewer, chosen), fmt,
                                              chosen)
     return text
 
 
-# The game whose views were rendered last, and those texts by (viewer, format).
-_rendered: tuple[Any, Any, dict[tuple[str | None, str, str], str]] = (None, None, {})
+def kept_view(record: Record, replay: Replay, viewer: str | None,
+              lang: str | None = None) -> dict[str, Any]:
+    """:func:`record_view`, kept like :func:`kept_rendering`'s texts: a move's views are built
+    once for its view files and its messages. The dict is shared: read it, do not change it."""
+    texts = _kept(record, replay)
+    key = (viewer, "view", lang or "en")
+    view = texts.get(key)
+    if view is None:
+        view = texts[key] = record_view(record, replay, viewer, lang)
+    return cast("dict[str, Any]", view)
+
+
+def _kept(record: Record, replay: Replay) -> dict[tuple[str | None, str, str], Any]:
+    global _rendered
+    kept_record, kept_replay, texts = _rendered
+    if kept_record is not record or kept_replay is not replay:
+        texts = {}
+        _rendered = (record, replay, texts)
+    return texts
+
+
+# The game whose views were built and rendered last: its views by (viewer, "view", language)
+# and its texts by (viewer, format, language).
+_rendered: tuple[Any, Any, dict[tuple[str | None, str, str], Any]] = (None, None, {})
 
 
 def check_views_dir(views_dir: PathLike, game_id: str) -> None:

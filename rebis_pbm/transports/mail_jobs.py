@@ -109,9 +109,9 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
         player = state.player_to_move
         if player not in record.addresses or reminded_turn(queue_dir) == state.turn:
             return None
-        view = referee.record_view(record, replay, player)
+        view = referee.kept_view(record, replay, player)
         lang = record.lang(player)
-        text_view = view if lang == "en" else referee.record_view(record, replay, player, lang)
+        text_view = view if lang == "en" else referee.kept_view(record, replay, player, lang)
         queue(queue_dir, [reminder_message(
             game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
             view_yaml=views.render(view, "yaml"), sender=referee_address,
@@ -207,9 +207,9 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
         readers.append(None)
     out = []
     for viewer in readers:
-        view = referee.record_view(record, replay, viewer)
+        view = referee.kept_view(record, replay, viewer)
         lang = record.lang(viewer)  # the reader's language (the referee's: English)
-        text_view = view if lang == "en" else referee.record_view(record, replay, viewer, lang)
+        text_view = view if lang == "en" else referee.kept_view(record, replay, viewer, lang)
         _ = gettext_for(lang)
         if record.joining():  # a join that did not deal yet, or none yet (news: none)
             news = None if joined is None else (
