@@ -429,11 +429,22 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                         fail(f"the file is empty; {_KIND_EXAMPLE[kind]}", event.start_mark)
                     fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a single value",
                          event.start_mark)
-                # Path known before conversion so conversion errors can name the field.
+                # Path known before conversion so conversion errors can name the field. Placed
+                # here rather than by place(): most values are scalars, and this is a hot loop.
                 frame = stack[-1]
-                path = frame[1] + ((len(frame[0]),) if isinstance(frame[0], list) else (frame[2][0],))
-                value = _scalar_value(event.value, tag, kind, source, path, event.start_mark)
-                place(value, event.start_mark)
+                container = frame[0]
+                mark = event.start_mark
+                if type(container) is list:
+                    path = frame[1] + (len(container),)
+                    container.append(event.value if tag == TAG_STR else _scalar_value(
+                        event.value, tag, kind, source, path, mark))
+                else:
+                    name = frame[2][0]
+                    path = frame[1] + (name,)
+                    container[name] = event.value if tag == TAG_STR else _scalar_value(
+                        event.value, tag, kind, source, path, mark)
+                    frame[2] = None
+                positions[path] = (mark.line + 1, mark.column + 1)
                 scalars[path] = (event.value, tag)
                 continue
             # Collection start.
@@ -544,37 +555,70 @@ def _events(data, out: list) -> None:
     block style, no aliases) make for plain data, built directly: the representer's generic
     machinery, then the serializer asking the resolver twice for every scalar, took most of the
     time of writing a record or a view, and ``apply`` writes a record and ten views. The same
-    events, so the same text (tested)."""
+    events, so the same text (tested). The emitter only reads an event, so one event object
+    serves every place it occurs (the collection marks, each scalar's text)."""
     kind = type(data)
-    if kind is str:
-        out.append(_scalar(TAG_STR, data))
-    elif kind is int:
-        out.append(_scalar(TAG_INT, str(data)))
-    elif kind is dict:
-        out.append(yaml.MappingStartEvent(None, TAG_MAP, True, flow_style=False))
+    if kind is dict:
+        append = out.append
+        append(_MAP_START)
         for key, value in data.items():
-            _events(key, out)
-            _events(value, out)
-        out.append(yaml.MappingEndEvent())
+            append(_STR_EVENTS.get(key) or _str_event(key)) if type(key) is str \
+                else _events(key, out)
+            # Most values are text or numbers: written here rather than by a call each.
+            value_kind = type(value)
+            if value_kind is str:
+                append(_STR_EVENTS.get(value) or _str_event(value))
+            elif value_kind is int:
+                append(_INT_EVENTS.get(value) or _int_event(value))
+            else:
+                _events(value, out)
+        append(_MAP_END)
     elif kind is list:
-        out.append(yaml.SequenceStartEvent(None, TAG_SEQ, True, flow_style=_flow(data)))
+        out.append(_FLOW_SEQ_START if _flow(data) else _SEQ_START)
         for item in data:
             _events(item, out)
-        out.append(yaml.SequenceEndEvent())
+        out.append(_SEQ_END)
+    elif kind is str:
+        out.append(_STR_EVENTS.get(data) or _str_event(data))
+    elif kind is int:
+        out.append(_INT_EVENTS.get(data) or _int_event(data))
     elif kind is bool:
         out.append(_scalar(TAG_BOOL, "true" if data else "false"))
     elif data is None:
         out.append(_scalar(TAG_NULL, "null"))
     elif isinstance(data, str):  # a subclass of str, such as the engine's enums: its text
-        out.append(_scalar(TAG_STR, str.__str__(data)))
+        out.append(_str_event(str.__str__(data)))
     else:
         raise _NotPlain
 
 
-@functools.lru_cache(maxsize=4096)
+_MAP_START = yaml.MappingStartEvent(None, TAG_MAP, True, flow_style=False)
+_MAP_END = yaml.MappingEndEvent()
+_SEQ_START = yaml.SequenceStartEvent(None, TAG_SEQ, True, flow_style=False)
+_FLOW_SEQ_START = yaml.SequenceStartEvent(None, TAG_SEQ, True, flow_style=True)
+_SEQ_END = yaml.SequenceEndEvent()
+# The scalar events of the texts and numbers written so far (a view repeats few of them);
+# emptied when one holds 4096.
+_STR_EVENTS: dict[str, yaml.ScalarEvent] = {}
+_INT_EVENTS: dict[int, yaml.ScalarEvent] = {}
+
+
+def _str_event(text: str) -> yaml.ScalarEvent:
+    if len(_STR_EVENTS) >= 4096:
+        _STR_EVENTS.clear()
+    event = _STR_EVENTS[text] = _scalar(TAG_STR, text)
+    return event
+
+
+def _int_event(number: int) -> yaml.ScalarEvent:
+    if len(_INT_EVENTS) >= 4096:
+        _INT_EVENTS.clear()
+    event = _INT_EVENTS[number] = _scalar(TAG_INT, str(number))
+    return event
+
+
 def _scalar(tag: str, text: str) -> yaml.ScalarEvent:
     # As the serializer does: implicit (plain, quoted) when the resolver gives the tag back.
-    # The emitter only reads an event, so one event serves every scalar of the same text.
     style = _str_style(text) if tag == TAG_STR else None
     implicit = (_resolve_scalar(text, True, False) == tag,
                 _resolve_scalar(text, False, True) == tag)
