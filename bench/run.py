@@ -6,7 +6,7 @@
 3. ``apply`` and ``verify`` against the record's length (10, 50, 100, 200 recorded moves), with
    their growth per recorded move;
 4. the same game with every player's address: ``apply``, ``view``, ``moves``, ``mail in`` of one
-   message; the git job's work for one move;
+   message (with the pictures, the default, and without); the git job's work for one move;
 5. with ``--many N``: N moves to N games through ``referee.submit_move`` in one process and
    through one ``mail in`` of the folder of games, against N ``apply`` commands; N records in
    one ``verify`` against N ``verify`` commands (issue 16's figures, each a ratio measured in
@@ -18,8 +18,10 @@ Only public tools: ``time.perf_counter`` for wall time, ``os.wait4`` for the chi
 time (user + system) and peak RSS (``ru_maxrss``). Each command runs ``--repeat`` times (default
 15) after one warm-up run; medians are reported, with the fastest wall time beside it. Ratios
 are given for wall time and for CPU time: on a shared machine, other processes stretch wall
-times, while CPU times stay put. Run with the Python of the
-environment to measure (``make bench`` uses .venv/bin/python, where rebis-pbm is installed).
+times, while CPU times stay put. With ``--instructions`` (valgrind installed) each command also
+runs once under callgrind: its instruction count, which no load changes, backs the CPU ratios.
+Run with the Python of the environment to measure (``make bench`` uses .venv/bin/python, where
+rebis-pbm is installed).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import argparse
 import os
 import platform
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -66,9 +69,27 @@ def run_once(cmd: list[str], cwd: Path) -> tuple[float, float, int, int]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode
 
 
+# --instructions: also count each command's instructions once (see instructions()).
+COUNT_INSTRUCTIONS = False
+
+
+def instructions(cmd: list[str], cwd: Path) -> int | None:
+    """The instructions one run of ``cmd`` executes, counted by valgrind's callgrind: the same
+    count at every run whatever else the machine is doing (with PYTHONHASHSEED fixed), where CPU
+    times on a shared machine move by 10 % or more. None without valgrind."""
+    if not shutil.which("valgrind"):
+        return None
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+                         cwd=cwd, env={**os.environ, "PYTHONHASHSEED": "0"},
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    found = re.search(r"Collected : (\d+)", out.stderr)
+    return int(found.group(1)) if found else None
+
+
 def measure(cmd: list[str], cwd: Path, repeat: int, prepare=None) -> dict:
-    """Median and fastest wall time and the largest peak RSS over ``repeat`` runs (+1 warm-up).
-    ``prepare()`` runs before each run, outside the timing (e.g. restore a record)."""
+    """Median and fastest wall time and the largest peak RSS over ``repeat`` runs (+1 warm-up),
+    and with ``--instructions`` the instructions of one more run. ``prepare()`` runs before each
+    run, outside the timing (e.g. restore a record)."""
     walls, cpus, rss, codes = [], [], [], set()
     for i in range(repeat + 1):
         if prepare:
@@ -79,14 +100,24 @@ def measure(cmd: list[str], cwd: Path, repeat: int, prepare=None) -> dict:
             walls.append(wall)
             cpus.append(cpu)
             rss.append(peak)
-    return {"median": statistics.median(walls), "min": min(walls), "rss": max(rss),
-            "cpu": statistics.median(cpus), "exit": sorted(codes)}
+    found = {"median": statistics.median(walls), "min": min(walls), "rss": max(rss),
+             "cpu": statistics.median(cpus), "exit": sorted(codes)}
+    if COUNT_INSTRUCTIONS:
+        if prepare:
+            prepare()
+        found["instructions"] = instructions(cmd, cwd)
+    return found
 
 
 def figures(m: dict, floor: dict) -> str:
-    """One command's figures: wall median (fastest) x ratio, CPU median x ratio."""
+    """One command's figures: wall median (fastest) x ratio, CPU median x ratio, and with
+    ``--instructions`` the instruction count x ratio."""
     wall = f"{m['median'] * 1000:6.1f} ms ({m['min'] * 1000:5.1f}) x{m['median'] / floor['median']:.2f}"
-    return f"{wall}  cpu {m['cpu'] * 1000:6.1f} ms x{m['cpu'] / floor['cpu']:.2f}"
+    text = f"{wall}  cpu {m['cpu'] * 1000:6.1f} ms x{m['cpu'] / floor['cpu']:.2f}"
+    if m.get("instructions") and floor.get("instructions"):
+        text += (f"  instr {m['instructions'] / 1e6:6.1f} M "
+                 f"x{m['instructions'] / floor['instructions']:.3f}")
+    return text
 
 
 def bot_game(ruleset: Ruleset, seed: str, stop: int | None = None):
@@ -182,6 +213,8 @@ def addresses_figures(exe: list[str], root: Path, moves, floor: dict, repeat: in
         (f"moves --player {to_move}", [*exe, "moves", str(before), "--player", to_move]),
         ("mail in (one message: the last move)",
          [*exe, "mail", "in", str(before), str(message), "--referee", REFEREE]),
+        ("mail in --no-pictures (the same message)",
+         [*exe, "mail", "in", str(before), str(message), "--referee", REFEREE, "--no-pictures"]),
     ]
     print(f"\nThe same game with every player's e-mail address (a mail or git game):")
     for label, cmd in rows:
@@ -196,6 +229,7 @@ def growth_figures(exe: list[str], root: Path, floor: dict, repeat: int) -> None
           "lasts 200 moves):")
     long_moves = bot_game(LONG_RULESET, "long", stop=201)
     cpu: dict = {}
+    counted: dict = {}
     for length in (10, 50, 100, 200):
         folder = root / f"long{length}"
         path = write_game(folder, LONG_RULESET, "long", long_moves[:length], "long")
@@ -205,11 +239,15 @@ def growth_figures(exe: list[str], root: Path, floor: dict, repeat: int) -> None
                           ("verify", [*exe, "verify", str(path)])):
             m = measure(cmd, folder, repeat, lambda p=path, d=data: p.write_bytes(d))
             cpu[name, length] = m["cpu"]
+            counted[name, length] = m.get("instructions")
             print(f"  {name:6s} {length:3d} recorded moves: {figures(m, floor)}")
     for name in ("apply", "verify"):
         per_move = (cpu[name, 200] - cpu[name, 10]) / 190
         print(f"  {name} growth per recorded move (10 -> 200 moves, CPU): "
               f"{per_move * 1000:.3f} ms")
+        if counted[name, 10] and counted[name, 200]:
+            print(f"  {name} growth per recorded move (10 -> 200 moves, instructions): "
+                  f"{(counted[name, 200] - counted[name, 10]) / 190 / 1e6:.2f} M")
 
 
 ONE_PROCESS_APPLY = """import sys
@@ -350,7 +388,12 @@ def main() -> None:
                         help="games of the many-games figures (0: skip them)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the many-games figures")
     parser.add_argument("--no-engine", action="store_true", help="skip the engine figures")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each command's instructions once (valgrind), the "
+                        "figure no load changes")
     args = parser.parse_args()
+    global COUNT_INSTRUCTIONS
+    COUNT_INSTRUCTIONS = args.instructions
     exe = rebis_pbm()
     print(f"rebis-pbm benchmarks: Python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} cores; {args.repeat} runs per figure, median (fastest).")
@@ -360,7 +403,9 @@ def main() -> None:
         floor = measure(FLOOR, root, args.repeat)
         print(f"\nImport floor (python -c 'import yaml, jsonschema, click'): "
               f"wall {floor['median'] * 1000:.1f} ms ({floor['min'] * 1000:.1f}), "
-              f"cpu {floor['cpu'] * 1000:.1f} ms, peak RSS {floor['rss'] / 1024:.1f} MiB")
+              f"cpu {floor['cpu'] * 1000:.1f} ms, peak RSS {floor['rss'] / 1024:.1f} MiB"
+              + (f", {floor['instructions'] / 1e6:.1f} M instructions"
+                 if floor.get("instructions") else ""))
 
         # A finished 4-player game; apply plays its last move on the record of all the others.
         moves = bot_game(Ruleset(), "bench")
