@@ -619,7 +619,7 @@ def _int_event(number: int) -> yaml.ScalarEvent:
 
 def _scalar(tag: str, text: str) -> yaml.ScalarEvent:
     # As the serializer does: implicit (plain, quoted) when the resolver gives the tag back.
+    # Asked about a quoted scalar, the resolver gives text's tag whatever the text.
     style = _str_style(text) if tag == TAG_STR else None
-    implicit = (_resolve_scalar(text, True, False) == tag,
-                _resolve_scalar(text, False, True) == tag)
+    implicit = (_resolve_scalar(text, True, False) == tag, tag == TAG_STR)
     return yaml.ScalarEvent(None, tag, implicit, text, style=style)

@@ -204,7 +204,7 @@ class Join(NamedTuple):
         return doc
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # repr below: the generated one would print every move
 class Record:
     """A game record in memory.
 
@@ -267,6 +267,12 @@ class Record:
     actions: tuple[dict, ...] = ()
     langs: dict[str, str] = field(default_factory=dict, hash=False)
     record_hmac: str | None = field(default=None, compare=False, hash=False)
+
+    def __repr__(self) -> str:
+        """Which game and how far: ``Record(game='g-1', format='rebis-pbm/3', players=('ann',
+        'bo'), moves=12)``. A record's every field would be the whole game, digests included."""
+        return (f"Record(game={self.game!r}, format={self.format!r}, players={self.players!r}, "
+                f"moves={len(self.moves)})")
 
     def __post_init__(self) -> None:
         if self.format != V1 and self.deal is None:
