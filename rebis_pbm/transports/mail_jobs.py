@@ -272,8 +272,10 @@ def _sender_to_answer(msg: EmailMessage, label: str) -> str | Handled:
 
 def handle_message(game: str | os.PathLike[str], data: bytes, label: str, referee_address: str,
                    queue_dir: Path, views_dir: str | os.PathLike[str] | None, *,
-                   pictures: bool = True) -> Handled:
-    """Handle one message: apply the move it carries and queue the answers.
+                   pictures: bool = True, parsed: EmailMessage | None = None) -> Handled:
+    """Handle one message: apply the move it carries and queue the answers. ``parsed``: ``data``
+    already parsed (``mail.parse_message`` of at most its first ``MAIL_MAX_BYTES``, headers
+    only beyond), as the routing of a folder of games does.
 
     A registered player's mistake is answered and counts as handled. A message from an address
     no player registered is not answered at all (it would tell a stranger, or a spammer, that
@@ -284,7 +286,8 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
                        queue, reply_message)
 
     too_big = len(data) > MAIL_MAX_BYTES
-    msg = parse_message(data[:MAIL_MAX_BYTES], headers_only=too_big)
+    msg = parsed if parsed is not None else parse_message(data[:MAIL_MAX_BYTES],
+                                                          headers_only=too_big)
     sender = _sender_to_answer(msg, label)
     if isinstance(sender, Handled):
         return sender
@@ -589,7 +592,7 @@ def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
         if known:
             path = league.paths[known[0]]
             return handle_message(path, data, label, referee_address, default_queue(path),
-                                  views_dir, pictures=pictures)
+                                  views_dir, pictures=pictures, parsed=msg)
         sender = _sender_to_answer(msg, label)
         if isinstance(sender, Handled):
             return sender
