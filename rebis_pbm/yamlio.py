@@ -372,9 +372,14 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
         return path
 
     second = None  # where a second document starts: allowed only if it stays empty
+    # The event types as locals: this loop runs once per event of the file (about 20 a move of
+    # a record), and a module attribute is looked up at every use.
+    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
+    mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    document_start = yaml.DocumentStartEvent
     for event in yaml.parse(text, Loader=Loader):
         etype = type(event)
-        if etype is yaml.DocumentStartEvent:
+        if etype is document_start:
             documents += 1
             if documents == 2:
                 second = event.start_mark
@@ -384,68 +389,69 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
             # A '---' line copied at the end with one move of `rebis-pbm moves`: an empty
             # document (nothing, or only comments) after it changes nothing and is accepted.
             if etype in (yaml.DocumentEndEvent, yaml.StreamEndEvent) or (
-                    etype is yaml.ScalarEvent and event.value == "" and event.implicit[0]
+                    etype is scalar_event and event.value == "" and event.implicit[0]
                     and event.tag is None and event.anchor is None):
                 continue
             fail("a second YAML document starts here; a file must hold exactly one document "
                  "(remove the '---' line and what follows, or merge them)", second)
-        if etype is yaml.AliasEvent:
+        if etype is alias_event:
             fail(f"aliases ('*{clip(event.anchor)}') are not allowed; write the value out in full", event.start_mark)
-        if etype in (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent):
+        if etype is scalar_event or etype is mapping_start or etype is sequence_start:
             if event.anchor is not None:
                 fail(f"anchors ('&{clip(event.anchor)}') are not allowed; remove it", event.start_mark)
             if event.tag is not None:
                 shown = event.tag.replace("tag:yaml.org,2002:", "!!")
                 fail(f"explicit tags ('{clip(shown)}') are not allowed; remove the tag "
                      "(put the value in quotes if it must be text)", event.start_mark)
-            in_key_slot = bool(stack) and isinstance(stack[-1][0], dict) and stack[-1][2] is None
-            if etype is yaml.ScalarEvent:
-                tag = _resolve_scalar(event.value, *event.implicit) \
-                    if event.implicit[0] else TAG_STR
+            # Containers are made here as plain dicts and lists: type() tells them apart.
+            in_key_slot = bool(stack) and stack[-1][2] is None and type(stack[-1][0]) is dict
+            if etype is scalar_event:
+                value = event.value
+                implicit = event.implicit
+                tag = _resolve_scalar(value, implicit[0], implicit[1]) if implicit[0] else TAG_STR
+                mark = event.start_mark
                 if in_key_slot:
                     frame = stack[-1]
                     parent = frame[1]
-                    if tag not in (TAG_STR, TAG_TIMESTAMP):
+                    if tag != TAG_STR and tag != TAG_TIMESTAMP:
                         if tag == TAG_MERGE:
-                            fail("merge keys ('<<') are not allowed; write the fields out", event.start_mark, parent)
-                        if event.value == "":
-                            fail(_field(parent) + "a field name is missing before ':'", event.start_mark, parent)
+                            fail("merge keys ('<<') are not allowed; write the fields out", mark, parent)
+                        if value == "":
+                            fail(_field(parent) + "a field name is missing before ':'", mark, parent)
                         reads = {TAG_BOOL: "true or false", TAG_NULL: "empty (null)",
                                  TAG_INT: "a number", TAG_FLOAT: "a number"}.get(tag, "not text")
-                        name = clip(event.value)
+                        name = clip(value)
                         fail(_field(parent) + f"the field name {name} is read by YAML as {reads}, "
-                             f"not text; write it in quotes: '{name}':", event.start_mark, parent)
-                    key = event.value
-                    if key in frame[0]:
-                        first = frame[3][key]
-                        fail(f"field '{format_path(parent + (key,))}' appears twice, on lines {first} and "
-                             f"{event.start_mark.line + 1}; keep only one", event.start_mark, parent + (key,))
-                    frame[3][key] = event.start_mark.line + 1
-                    frame[2] = (key, event.start_mark)
-                    key_positions[parent + (key,)] = _pos(event.start_mark)
+                             f"not text; write it in quotes: '{name}':", mark, parent)
+                    if value in frame[0]:
+                        first = frame[3][value]
+                        fail(f"field '{format_path(parent + (value,))}' appears twice, on lines {first} and "
+                             f"{mark.line + 1}; keep only one", mark, parent + (value,))
+                    frame[3][value] = mark.line + 1
+                    frame[2] = (value, mark)
+                    key_positions[parent + (value,)] = (mark.line + 1, mark.column + 1)
                     continue
                 if not stack:
-                    if event.value == "" and event.implicit[0]:
-                        fail(f"the file is empty; {_KIND_EXAMPLE[kind]}", event.start_mark)
+                    if value == "" and implicit[0]:
+                        fail(f"the file is empty; {_KIND_EXAMPLE[kind]}", mark)
                     fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a single value",
-                         event.start_mark)
+                         mark)
                 # Path known before conversion so conversion errors can name the field. Placed
                 # here rather than by place(): most values are scalars, and this is a hot loop.
                 frame = stack[-1]
                 container = frame[0]
-                mark = event.start_mark
                 if type(container) is list:
                     path = frame[1] + (len(container),)
-                    container.append(event.value if tag == TAG_STR else _scalar_value(
-                        event.value, tag, kind, source, path, mark))
+                    container.append(value if tag == TAG_STR else _scalar_value(
+                        value, tag, kind, source, path, mark))
                 else:
                     name = frame[2][0]
                     path = frame[1] + (name,)
-                    container[name] = event.value if tag == TAG_STR else _scalar_value(
-                        event.value, tag, kind, source, path, mark)
+                    container[name] = value if tag == TAG_STR else _scalar_value(
+                        value, tag, kind, source, path, mark)
                     frame[2] = None
                 positions[path] = (mark.line + 1, mark.column + 1)
-                scalars[path] = (event.value, tag)
+                scalars[path] = (value, tag)
                 continue
             # Collection start.
             if in_key_slot:
@@ -454,9 +460,9 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
             if len(stack) >= MAX_DEPTH:
                 fail(f"lists and mappings are nested more than {MAX_DEPTH} levels deep here; "
                      "flatten the data", event.start_mark)
-            if not stack and etype is yaml.SequenceStartEvent:
+            if not stack and etype is sequence_start:
                 fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a list", event.start_mark)
-            container = {} if etype is yaml.MappingStartEvent else []
+            container = {} if etype is mapping_start else []
             path = place(container, event.start_mark)
             stack.append([container, path, None, {}])
             continue
