@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from . import EXIT_CODES, cli
+from . import EXIT_CODES, cli, pictures_option
 
 GIT_EXIT = EXIT_CODES + """
 \b
@@ -81,9 +81,7 @@ def check(revisions: str, game: str) -> None:
               "applied.")
 @click.option("--referee", metavar="ADDRESS", envvar="REBIS_PBM_REFEREE", show_envvar=True,
               help="The referee's address, the From of the queued views.")
-@click.option("--pictures/--no-pictures", default=True, envvar="REBIS_PBM_MAIL_PICTURES",
-              show_envvar=True, help="With --queue: whether the queued views carry the picture "
-              "of the table (the default; as for `mail in`).")
+@pictures_option
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
               envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
               help="The referee's age identity (`rebis-pbm keygen-referee`), which opens sealed "
