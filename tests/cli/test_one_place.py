@@ -1,5 +1,5 @@
 """What several commands share is defined once (issue 11): an option every command that queues
-views takes, with one help and one environment variable."""
+views takes, with one help and one environment variable; the check of a language."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from rebis_pbm import cli as cli_package
 from rebis_pbm.cli import PICTURES_ENV, cli, pictures_option
@@ -48,3 +49,63 @@ def test_the_pictures_option_and_its_variable_are_spelt_in_one_module():
                    if "--no-pictures" in (text := p.read_text(encoding="utf-8"))
                    or "REBIS_PBM_MAIL_PICTURES" in text)
     assert spelt == ["__init__.py"]
+
+
+# --- a language: one check, one sentence ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lang")
+    done = CliRunner().invoke(cli, ["new", str(folder / "g.yaml"), "--player", "ann", "--player",
+                                    "bo", "--insecure-seed", "--referee-deal", "--seed", "s"])
+    assert done.exit_code == 0, done.output
+    return folder / "g.yaml"
+
+
+def lang_commands(game: Path) -> dict[str, list[str]]:
+    """Every command that takes --lang, given the code 'xx' (the move file is never read)."""
+    view = str(game.with_name("g.views") / "ann.yaml")
+    return {"new": ["new", str(game.with_name("new.yaml")), "--player", "ann", "--player", "bo",
+                    "--insecure-seed", "--referee-deal", "--seed", "s", "--lang", "ann=xx"],
+            "view": ["view", str(game), "--player", "ann", "--lang", "xx"],
+            "moves --view": ["moves", "--view", view, "--lang", "xx"],
+            "check": ["check", str(game), "move.yaml", "--lang", "xx"],
+            "check --view": ["check", "move.yaml", "--view", view, "--lang", "xx"],
+            "apply": ["apply", str(game), "move.yaml", "--lang", "xx"],
+            "replace-player": ["replace-player", str(game), "--player", "ann", "--lang", "xx"]}
+
+
+def test_every_lang_option_refuses_a_bad_code_with_the_one_sentence(game):
+    from rebis_pbm.errors import UsageError
+    from rebis_pbm.i18n import check_language
+
+    with pytest.raises(UsageError) as caught:
+        check_language("xx")
+    assert caught.value.option == "--lang"
+    sentence = str(caught.value)
+    record = game.read_bytes()
+    for name, args in lang_commands(game).items():
+        done = CliRunner().invoke(cli, args)
+        assert done.exit_code == 2, (name, done.output)
+        said = "--lang ann=xx: " + sentence if name == "new" else sentence
+        assert f"Invalid value for --lang: {said}" in done.output, (name, done.output)
+    assert game.read_bytes() == record and not game.with_name("new.yaml").exists()
+
+
+def test_the_supported_languages_are_told_in_one_module():
+    package = PACKAGE.parent
+    telling = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                     if "is not a language rebis-pbm speaks" in p.read_text(encoding="utf-8"))
+    assert telling == ["i18n.py"]
+    # and no other module keeps its own test of a code against the list
+    for path in package.rglob("*.py"):
+        if path.name != "i18n.py":
+            assert "in LANGUAGES" not in path.read_text(encoding="utf-8"), path
+
+
+def test_a_join_in_a_language_not_spoken_is_answered_in_the_records(game):
+    from rebis_pbm.referee import mover_of
+
+    join = b"game: x\nplayer: ann\njoin: abc\nlang: %s\n"
+    assert mover_of(game, join % b"FR") == ("ann", "fr")
+    assert mover_of(game, join % b"xx") == ("ann", "en")
