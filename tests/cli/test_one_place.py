@@ -109,3 +109,47 @@ def test_a_join_in_a_language_not_spoken_is_answered_in_the_records(game):
     join = b"game: x\nplayer: ann\njoin: abc\nlang: %s\n"
     assert mover_of(game, join % b"FR") == ("ann", "fr")
     assert mover_of(game, join % b"xx") == ("ann", "en")
+
+
+# --- a player's SSH public key file: one reader ----------------------------------------------------
+
+def openssh_line(private, comment: str) -> str:
+    from cryptography.hazmat.primitives import serialization
+
+    return private.public_key().public_bytes(serialization.Encoding.OpenSSH,
+                                             serialization.PublicFormat.OpenSSH).decode() \
+        + f" {comment}"
+
+
+def test_git_apply_reads_key_files_as_the_signing_module_does(tmp_path, monkeypatch):
+    """`git apply --key NAME=FILE` reads FILE as `new --key` and `replace-player --key` do
+    (fileio.read_input, signing.parse_keys): the key without its comment; a code host's list
+    may hold keys of other kinds before it (passed over); the messages name the file."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
+    from rebis_pbm.cli.git import public_keys
+    from rebis_pbm.errors import InputError, UsageError
+    from rebis_pbm.record import signing
+
+    ed = openssh_line(ed25519.Ed25519PrivateKey.generate(), "ann@laptop")
+    ecdsa = openssh_line(ec.generate_private_key(ec.SECP256R1()), "ann@phone")
+    listed, only_ecdsa = tmp_path / "ann.keys", tmp_path / "ec.pub"
+    listed.write_text(f"{ecdsa}\n{ed}\n")
+    only_ecdsa.write_text(ecdsa + "\n")
+    read = []
+    real = signing.parse_keys
+    monkeypatch.setattr(signing, "parse_keys", lambda *a, **k: read.append(a) or real(*a, **k))
+    assert public_keys((f"ann={listed}",)) == {"ann": " ".join(ed.split()[:2])}
+    assert read == [(listed.read_text(), str(listed))]
+    with pytest.raises(UsageError) as caught:
+        public_keys((f"ann={only_ecdsa}",))
+    assert caught.value.option == "--key"
+    assert str(caught.value) == (f"{only_ecdsa}: holds no ssh-ed25519 or ssh-rsa public key; "
+                                 f"give an OpenSSH .pub file")
+    with pytest.raises(InputError, match="no such file"):
+        public_keys((f"ann={tmp_path / 'missing.pub'}",))
+    with pytest.raises(UsageError, match="give NAME=FILE"):
+        public_keys(("ann",))
+    # the same file, given to new --key (the signing keys): its ecdsa line is refused
+    with pytest.raises(ValueError, match="line 1: this is not an OpenSSH public key"):
+        real(listed.read_text(), str(listed))
