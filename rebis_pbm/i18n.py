@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .engine.phrases import N_, Named, Phrase
+from .errors import UsageError
 
 if TYPE_CHECKING:
     from gettext import NullTranslations
@@ -51,18 +52,21 @@ _ENGLISH = _English()
 _loaded: dict[str, NullTranslations] = {}
 
 
-def check_language(code: str) -> str:
-    """``code`` in lower case (as records keep it) if it is a supported language, in any case.
+def check_language(code: str, given: str | None = None) -> str:
+    """``code`` in lower case (as records keep it) if it is a supported language, in any case:
+    the one check of a language given to rebis-pbm (every ``--lang``, and the API's ``lang``).
 
     Raises:
-        ValueError: one sentence naming the supported languages.
+        UsageError: option ``--lang``; one sentence naming the supported languages, after
+            ``given`` when given (how the command line said it, e.g. ``--lang ann=xx``).
 
     >>> check_language("fr"), check_language("PT")
     ('fr', 'pt')
     """
     if code.lower() not in LANGUAGES:
-        raise ValueError(f"{code!r} is not a language rebis-pbm speaks; use one of "
-                         f"{', '.join(LANGUAGES)} (English, French, Portuguese)")
+        said = (f"{code!r} is not a language rebis-pbm speaks; use one of "
+                f"{', '.join(LANGUAGES)} (English, French, Portuguese)")
+        raise UsageError(said if given is None else f"{given}: {said}", "--lang")
     return code.lower()
 
 
@@ -71,7 +75,7 @@ def translation(lang: str | None) -> NullTranslations | _English:
     None and ``en``, English, with no catalog read. Cached per language.
 
     Raises:
-        ValueError: ``lang`` is not a supported language.
+        UsageError: ``lang`` is not a supported language (:func:`check_language`).
     """
     if not lang or lang == ENGLISH:
         return _ENGLISH

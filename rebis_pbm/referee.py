@@ -400,10 +400,7 @@ def rendered_view(game: PathLike, player: str | None, fmt: str,
     if lang is not None:
         from .i18n import check_language
 
-        try:
-            lang = check_language(lang)
-        except ValueError as exc:
-            raise UsageError(str(exc), "--lang") from None
+        lang = check_language(lang)
     if player is None:
         record, replay = public_game_state(game)
     else:
@@ -838,10 +835,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         if name not in players:
             raise UsageError(f"--lang {clip(name)}={clip(code)}: {clip(name)} is not a player "
                              f"(players: {', '.join(players)})", "--lang")
-        try:
-            chosen = with_lang(chosen, name, check_language(code))
-        except ValueError as exc:
-            raise UsageError(f"--lang {clip(name)}={clip(code)}: {exc}", "--lang") from None
+        chosen = with_lang(chosen, name,
+                           check_language(code, given=f"--lang {clip(name)}={clip(code)}"))
     seats = seat_order(players, seed) if random_seats else tuple(players)
     extra: dict[str, Any] = {}
     if deadline is not None:
@@ -1056,7 +1051,7 @@ def mover_of(game: PathLike, data: bytes, author: str | None = None) -> tuple[st
     rebis-pbm speaks, else the record's. ``(None, "en")`` when neither can be told (a file
     too broken to read, a record that cannot be read): this never raises, so that a refusal
     can always be said."""
-    from .i18n import LANGUAGES
+    from .i18n import check_language
 
     try:
         record = read_record(game)
@@ -1077,8 +1072,9 @@ def mover_of(game: PathLike, data: bytes, author: str | None = None) -> tuple[st
     if player is None:
         return None, "en"
     chosen = doc.get("lang") if "join" in doc and doc.get("player") == player else None
-    if isinstance(chosen, str) and chosen.lower() in LANGUAGES:
-        return player, chosen.lower()
+    if isinstance(chosen, str):
+        with contextlib.suppress(UsageError):  # not a language: the record's is used
+            return player, check_language(chosen)
     return player, record.lang(player)
 
 
@@ -1953,7 +1949,8 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
     ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
 
     Raises:
-        as :func:`open_game`; UsageError for a player not in the game; Failed for a
+        as :func:`open_game`; UsageError for a player not in the game or a language
+        rebis-pbm does not speak (:func:`rebis_pbm.i18n.check_language`); Failed for a
         rebis-pbm/1 record or a game that is over.
     """
     from .deadlines import now_text
@@ -1971,10 +1968,7 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         if "lang" in given:
             from .i18n import check_language
 
-            try:
-                given["lang"] = check_language(given["lang"])
-            except ValueError as exc:
-                raise UsageError(str(exc), "--lang") from None
+            given["lang"] = check_language(given["lang"])
             if record.format in BEFORE_V3:
                 raise Failed(f"game {record.game} is a {record.format} record, which keeps no "
                              f"language (languages came with rebis-pbm/3); nothing was written")

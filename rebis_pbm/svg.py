@@ -21,7 +21,7 @@ import textwrap
 import xml.etree.ElementTree as ET
 
 from .i18n import N_, gettext_for, ngettext_for
-from .views import moment, standing
+from .views import end_line, moment, standing
 
 FONT = "DejaVu Sans, Verdana, Arial, Helvetica, sans-serif"
 CARD_W, CARD_H = 46, 64      # one card
@@ -48,8 +48,6 @@ HIGHLIGHT = "#ff9a1f"        # the last move
 TOKEN_COLOURS = {"golden_dust": ("#f7e08a", "#b8962e"), "gold": ("#e0a526", "#7a5610"),
                  "red": ("#d9413b", "#7a1512")}
 TOKEN_WORDS = {"golden_dust": N_("golden dust"), "gold": N_("gold"), "red": N_("red")}
-END_WORDS = {"deck_empty": N_("the deck is empty"),
-             "tokens_exhausted": N_("no golden dust and no gold token is left in the supply")}
 XML_HEADER = '<?xml version="1.0" encoding="UTF-8"?>\n'  # a standalone picture's first line
 
 
@@ -219,13 +217,8 @@ class _Picture:
         _ = self._
         who = _("spectator view") if self.public else _("view of {viewer}").format(
             viewer=self.viewer)
-        when = moment(self.view)
-        if self.lang and self.lang != "en":
-            when = (_("after turn {turn} (game over)").format(turn=self.view["turn"] - 1)
-                    if self.view.get("phase") == "finished"
-                    else _("turn {turn}").format(turn=self.view["turn"]))
         _add(svg, "title", {}, _("Rebis game {game}, {who}, {when}").format(
-            game=self.view["game"], who=who, when=when))
+            game=self.view["game"], who=who, when=moment(self.view, self.lang)))
         _rect(svg, 0, 0, self.width, height, {"fill": TABLE})
         for group, top in parts:
             svg.append(_moved(group, 0, top))
@@ -430,9 +423,7 @@ class _Picture:
         if not end:
             return _group(), 0
         _ = self._
-        reason = end["reason"]
-        lines = [_("End of the game: {reason}.").format(
-                     reason=_(END_WORDS[reason]) if reason in END_WORDS else reason),
+        lines = [end_line(end["reason"], self.lang),
                  _("Burden (R12): {burdens}").format(burdens=", ".join(
                      f"{b['player']} {b['total']}" for b in end["burdens"]))]
         if "scores" in end:

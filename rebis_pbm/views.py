@@ -27,6 +27,7 @@ VIEW_FORMAT = "rebis-pbm/view/2"  # 2: the ruleset in force (a player's tools ne
 PUBLIC = "public"  # the spectator view's name; no player may take it
 RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-player game
 
+# why a game ended (R11), for every text that says it: end_words
 _END_WORDS = {ev.DECK_EMPTY: N_("the deck is empty"), ev.TOKENS_EXHAUSTED:
               N_("no golden dust and no gold token is left in the supply")}
 # "{count} golden dust": a count of tokens of one kind (tokens_text, the supply)
@@ -144,7 +145,7 @@ def describe(event, viewer: str | None, lang: str | None = None,
                     _("{player} placed the golden dust token on {shelf}"))
         return text.format(player=player, shelf=shelf)
     if isinstance(event, ev.GameEnded):
-        return _("the game ended: {why}").format(why=_(_END_WORDS[event.reason]))
+        return _("the game ended: {why}").format(why=end_words(event.reason, lang))
     if isinstance(event, ev.RedTokenAwarded):
         return (_("you have the highest burden and must place the red token") if you else
                 _("{player} has the highest burden and must place the red token")).format(
@@ -629,7 +630,7 @@ def render_text(view: dict, lang: str | None = None) -> str:
     end = view.get("end")
     if end:
         lines.append("")
-        lines.append(_("End of the game: {why}.").format(why=_(_END_WORDS[end["reason"]])))
+        lines.append(end_line(end["reason"], lang))
         lines.append(_("Burden (R12): {burdens}").format(burdens=", ".join(
             _("{player} {total} (- cards {negative} + hand {hand})").format(**b)
             for b in end["burdens"])))
@@ -657,9 +658,26 @@ def render_text(view: dict, lang: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def moment(view: dict[str, Any]) -> str:
-    """When a view was made, in words: ``turn 7`` during the game, ``after turn 37 (game
-    over)`` once it is over (a view's ``turn`` is the move awaited next, one past the last)."""
+def moment(view: dict[str, Any], lang: str | None = None) -> str:
+    """When a view was made, in words in ``lang`` (English by default): ``turn 7`` during the
+    game, ``after turn 37 (game over)`` once it is over (a view's ``turn`` is the move awaited
+    next, one past the last). The one wording of it: the picture's title and the game page's."""
+    _ = gettext_for(lang)
     if view.get("phase") == "finished":
-        return f"after turn {view['turn'] - 1} (game over)"
-    return f"turn {view['turn']}"
+        return _("after turn {turn} (game over)").format(turn=view["turn"] - 1)
+    return _("turn {turn}").format(turn=view["turn"])
+
+
+def end_words(reason: str, lang: str | None = None) -> str:
+    """Why a game ended (a view's ``end.reason``, R11), in words in ``lang``: ``the deck is
+    empty``, ``no golden dust and no gold token is left in the supply``; a reason this version
+    has no words for, as it is. The one wording of it: the text view, its events, the picture."""
+    words = _END_WORDS.get(reason)
+    return reason if words is None else gettext_for(lang)(words)
+
+
+def end_line(reason: str, lang: str | None = None) -> str:
+    """``End of the game: the deck is empty.``, in ``lang``: the first line of a finished game's
+    end, in the text view and the picture alike."""
+    _ = gettext_for(lang)
+    return _("End of the game: {why}.").format(why=end_words(reason, lang))

@@ -193,3 +193,26 @@ def test_a_finished_game_is_pictured_after_its_last_turn():
     title = ET.fromstring(svg.render_svg(view).encode()).find("{http://www.w3.org/2000/svg}title")
     assert title is not None and title.text.endswith(f"after turn {last} (game over)")
     assert views.moment(view) == f"after turn {last} (game over)"
+
+
+def test_the_picture_says_when_and_why_the_game_ended_in_the_views_words():
+    """The picture's title and end line take their words from views (moment, end_line: one
+    wording, one set of msgids), in every language, as the text view says them."""
+    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
+    view = record_view(record, replay, None)
+    reason = view["end"]["reason"]
+    for lang in ("en", "fr", "pt"):
+        picture = ET.fromstring(svg.render_svg(view, lang=lang).encode())
+        title = picture.find("s:title", NS)
+        assert title is not None and title.text.endswith(", " + views.moment(view, lang)), lang
+        texts = [t.text for t in picture.iter(f"{{{NS['s']}}}text")]
+        assert views.end_line(reason, lang) in texts, lang
+        assert views.end_line(reason, lang) in views.render_text(view, lang), lang
+    assert views.moment(view, "fr") == f"après le tour {len(record.moves)} (partie terminée)"
+    assert views.end_words(reason, "pt") in views.end_line(reason, "pt")
+    assert views.end_words("a reason to come") == "a reason to come"
+    # the words themselves are written in views alone
+    package = ROOT / "rebis_pbm"
+    for words in ('N_("the deck is empty")', "(game over)"):
+        spelt = sorted(p.name for p in package.glob("*.py") if words in p.read_text("utf-8"))
+        assert spelt == ["views.py"], (words, spelt)

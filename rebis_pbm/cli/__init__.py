@@ -172,6 +172,23 @@ def game_argument(f):  # type: ignore[no-untyped-def]
     return click.argument("game", type=click.Path(dir_okay=False, readable=False))(f)
 
 
+PICTURES_ENV = "REBIS_PBM_MAIL_PICTURES"  # =0: no picture in mail, e.g. on a cron line
+
+
+def pictures_option(f):  # type: ignore[no-untyped-def]
+    """``--pictures/--no-pictures`` (or REBIS_PBM_MAIL_PICTURES=0): whether the views' messages a
+    command queues carry their picture (the default, docs/mail.md). The one definition of the
+    option, its help and its environment variable, for every command that queues views (``mail
+    in``, ``mail views``, ``tick``, ``git apply``); here, not in :mod:`.mail`, so that those
+    commands need not import the mail commands for it."""
+    return click.option("--pictures/--no-pictures", default=True, envvar=PICTURES_ENV,
+                        show_envvar=True,
+                        help="Whether the views' messages it queues carry the picture of the "
+                        "table (an HTML part with an inline SVG, above the same text; the "
+                        "default). Drawing it costs more than the rest of a move: --no-pictures "
+                        f"(or {PICTURES_ENV}=0) leaves it out for speed.")(f)
+
+
 # Commands registered by their own modules (`@cli.command()`), imported when first needed:
 # command name -> module (see Group). One line per command.
 LAZY_COMMANDS = {

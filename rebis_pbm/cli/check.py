@@ -12,9 +12,10 @@ import click
 from .. import referee
 from ..errors import InputError, Refused
 from ..fileio import read_input
+from ..i18n import check_language
 from . import EXIT_CODES, cli
 from .game import checked_name
-from .langs import checked_lang, in_language, refuse_for_mover
+from .langs import in_language, refuse_for_mover
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -48,7 +49,7 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
                                    "--view VIEW.yaml")
         if author is not None or check_name:
             raise click.UsageError("--as and --check-name go with GAME, not with --view")
-        lang = checked_lang(lang)
+        lang = None if lang is None else check_language(lang)
         data, source = read_input(game, kind="move")
         try:
             move = referee.check_against_view(view_file, data, source)
@@ -61,7 +62,7 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
         return
     if game is None or move_file is None:
         raise click.UsageError("give GAME and MOVE.yaml, or MOVE.yaml --view VIEW.yaml")
-    lang = checked_lang(lang)
+    lang = None if lang is None else check_language(lang)
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     try:

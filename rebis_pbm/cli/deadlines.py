@@ -9,7 +9,7 @@ import click
 
 from .. import referee
 from ..deadlines import parse_duration
-from . import EXIT_CODES, cli
+from . import EXIT_CODES, cli, pictures_option
 
 _NOW = click.option("--now", metavar="TIME", help="The time to act at, ISO 8601 (e.g. "
                     "2025-01-31T18:00:00Z; default: the clock).")
@@ -30,9 +30,7 @@ _VIEWS = click.option("--views-dir", type=click.Path(file_okay=False),
 @click.option("--queue", "queue_dir", type=click.Path(file_okay=False),
               help="The Maildir of messages waiting to be sent (default: GAME's name with "
               ".mailq, beside it).")
-@click.option("--pictures/--no-pictures", default=True, envvar="REBIS_PBM_MAIL_PICTURES",
-              show_envvar=True, help="With --referee: whether the queued views carry the "
-              "picture of the table (the default; as for `mail in`).")
+@pictures_option
 @click.pass_context
 def tick(ctx: click.Context, game: str, now: str | None, views_dir: str | None,
          referee_address: str | None, queue_dir: str | None, pictures: bool) -> None:

@@ -207,9 +207,9 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
     sign each move file: ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml writes MOVE.yaml.sig
     (for a sealed move: signed before sealing, the .sig beside MOVE.yaml.age).
     """
-    from .langs import checked_lang
+    from ..i18n import check_language
 
-    lang = checked_lang(lang)
+    lang = None if lang is None else check_language(lang)
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
     data, source = read_input(move_file, kind="move")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from . import EXIT_CODES, cli
+from . import EXIT_CODES, cli, pictures_option
 
 GIT_EXIT = EXIT_CODES + """
 \b
@@ -81,9 +81,7 @@ def check(revisions: str, game: str) -> None:
               "applied.")
 @click.option("--referee", metavar="ADDRESS", envvar="REBIS_PBM_REFEREE", show_envvar=True,
               help="The referee's address, the From of the queued views.")
-@click.option("--pictures/--no-pictures", default=True, envvar="REBIS_PBM_MAIL_PICTURES",
-              show_envvar=True, help="With --queue: whether the queued views carry the picture "
-              "of the table (the default; as for `mail in`).")
+@pictures_option
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
               envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
               help="The referee's age identity (`rebis-pbm keygen-referee`), which opens sealed "
@@ -140,28 +138,25 @@ def apply(revisions: str | None, game: str, remote: str | None, branch: str, ref
 
 def public_keys(items: tuple[str, ...]) -> dict[str, str]:
     """``("ann=ann.pub", ...)`` -> ``{"ann": "ssh-ed25519 AAAA..."}``: the first ed25519 or rsa
-    key line of each file (a code host's NAME.keys may hold several).
+    key of each file (a code host's NAME.keys may hold several, and keys of other kinds, passed
+    over), as :func:`rebis_pbm.record.signing.parse_keys` reads it (its comment dropped).
 
     Raises:
-        click.BadParameter: not NAME=FILE, or a file without such a key.
+        UsageError: not NAME=FILE, or a file without such a key (option ``--key``).
+        InputError: a file that cannot be read (worded by :func:`rebis_pbm.fileio.read_input`).
     """
-    from ..transports.encryption import SSH_KINDS
+    from ..errors import UsageError
+    from ..fileio import read_input
+    from ..record.signing import parse_keys
 
     keys = {}
     for item in items:
         name, sep, file = item.partition("=")
         if not sep or not name or not file:
-            raise click.BadParameter(f"{item!r}: give NAME=FILE, e.g. ann=ann.pub",
-                                     param_hint="--key")
+            raise UsageError(f"{item!r}: give NAME=FILE, e.g. ann=ann.pub", "--key")
+        text = read_input(file, kind="key")[0].decode("utf-8", "replace")
         try:
-            with open(file, encoding="utf-8", errors="replace") as f:
-                lines = [ln.strip() for ln in f.read(1 << 20).splitlines()]
-        except OSError as exc:
-            raise click.BadParameter(f"{file}: {exc.strerror or exc}", param_hint="--key") \
-                from None
-        found = [ln for ln in lines if ln.split(None, 1)[:1] and ln.split()[0] in SSH_KINDS]
-        if not found:
-            raise click.BadParameter(f"{file} holds no ssh-ed25519 or ssh-rsa public key",
-                                     param_hint="--key")
-        keys[name] = found[0]
+            keys[name] = parse_keys(text, file, skip_others=True)[0]
+        except ValueError as exc:
+            raise UsageError(str(exc), "--key") from None
     return keys

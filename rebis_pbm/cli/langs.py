@@ -12,23 +12,7 @@ from typing import NoReturn
 
 import click
 
-from ..errors import Refused, UsageError, one_line
-
-
-def checked_lang(lang: str | None) -> str | None:
-    """``--lang``'s value, lower-case (``FR`` is ``fr``), or None when not given.
-
-    Raises:
-        UsageError: not a language rebis-pbm speaks (option ``--lang``).
-    """
-    if lang is None:
-        return None
-    from ..i18n import check_language
-
-    try:
-        return check_language(lang)
-    except ValueError as exc:
-        raise UsageError(str(exc), "--lang") from None
+from ..errors import Refused, one_line
 
 
 def in_language(exc: Refused, lang: str | None) -> Refused:

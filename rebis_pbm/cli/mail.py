@@ -14,22 +14,10 @@ import click
 
 from ..transports.mail_jobs import default_queue
 from ..views import counted
-from . import cli
+from . import cli, pictures_option
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
 REFEREE_ENV = "REBIS_PBM_REFEREE"
-PICTURES_ENV = "REBIS_PBM_MAIL_PICTURES"
-
-
-def pictures_option(f):
-    """``--pictures/--no-pictures`` (or REBIS_PBM_MAIL_PICTURES=0): whether the views' messages
-    carry their picture (the default, docs/views.md)."""
-    return click.option("--pictures/--no-pictures", default=True, envvar=PICTURES_ENV,
-                        show_envvar=True,
-                        help="Whether each view's message carries the picture of the table (an "
-                        "HTML part with an inline SVG, above the same text; the default). "
-                        "Drawing it costs more than the rest of a move: --no-pictures (or "
-                        "REBIS_PBM_MAIL_PICTURES=0) leaves it out for speed.")(f)
 
 
 def _queue_option(f):

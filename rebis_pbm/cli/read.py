@@ -53,9 +53,10 @@ def moves(game: str | None, player: str | None, view_file: str | None, fmt: str,
         if game is not None or player is not None:
             raise click.UsageError("with --view, give neither GAME nor --player: the view says "
                                    "whose it is")
-        from .langs import checked_lang, in_language
+        from ..i18n import check_language
+        from .langs import in_language
 
-        lang = checked_lang(lang)
+        lang = None if lang is None else check_language(lang)
         try:
             listing = referee.legal_moves_from_view(view_file, fmt)
         except Refused as exc:

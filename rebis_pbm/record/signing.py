@@ -18,14 +18,19 @@ SIGNED_DOMAIN = b"rebis-pbm/signed-move/v2"
 ARMOUR = re.compile(r"-----BEGIN SSH SIGNATURE-----\s.*?-----END SSH SIGNATURE-----", re.S)
 
 
-def parse_keys(text: str, source: str) -> tuple[str, ...]:
+def parse_keys(text: str, source: str, *, skip_others: bool = False) -> tuple[str, ...]:
     """The public keys in ``text``: one OpenSSH public key line (``TYPE BASE64 [COMMENT]``), or
     several one a line as code hosts publish them (blank lines and ``#`` comments skipped).
     Returns each as ``TYPE BASE64`` (the comment dropped: it may name a person or a machine).
+    The one reader of a player's SSH public key file (``new --key``, ``replace-player --key``,
+    ``git apply --key``, a join's ``key:``).
+
+    ``skip_others``: a line that is not a key this version can use is passed over rather than
+    refused (a code host's NAME.keys may list ecdsa or security keys beside an ed25519 one).
 
     Raises:
-        ValueError: no key, or a line that is not a public key this version can check
-            (ed25519 and rsa), naming ``source`` and the line.
+        ValueError: no key, or (unless ``skip_others``) a line that is not a public key this
+            version can check (ed25519 and rsa), naming ``source`` and the line.
     """
     from sshsig import PublicKey
 
@@ -40,11 +45,14 @@ def parse_keys(text: str, source: str) -> tuple[str, ...]:
                 raise ValueError("too short")
             PublicKey.from_openssh_str(f"{parts[0]} {parts[1]}")
         except (ValueError, NotImplementedError, TypeError):
+            if skip_others:
+                continue
             raise ValueError(f"{source}, line {number}: this is not an OpenSSH public key "
                              f"(ssh-ed25519 or ssh-rsa, as in a .pub file)") from None
         keys.append(f"{parts[0]} {parts[1]}")
     if not keys:
-        raise ValueError(f"{source}: holds no public key; give an OpenSSH .pub file")
+        raise ValueError(f"{source}: holds no ssh-ed25519 or ssh-rsa public key; give an OpenSSH "
+                         f".pub file")
     return tuple(keys)
 
 

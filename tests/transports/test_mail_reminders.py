@@ -110,3 +110,21 @@ def test_a_player_without_an_address_gets_no_reminder(tmp_path):
     before = len(queued(game))
     assert queue_reminder(game, REFEREE, default_queue(game), at(60)) is None
     assert len(queued(game)) == before
+
+
+def test_tick_reads_the_pictures_option_and_its_variable_as_mail_in_does(tmp_path):
+    """`tick --referee` takes the one --pictures/--no-pictures (cli.pictures_option): the reminder
+    carries the picture by default, and not with REBIS_PBM_MAIL_PICTURES=0 or --no-pictures."""
+    from clitools import run_inproc
+
+    cases = (((), {}, True), ((), {"REBIS_PBM_MAIL_PICTURES": "0"}, False),
+             (("--no-pictures",), {}, False))
+    for number, (extra, env, html) in enumerate(cases):
+        (tmp_path / str(number)).mkdir()
+        game = mail_game(tmp_path / str(number))
+        before = len(queued(game))
+        done = run_inproc("tick", game, "--now", at(60), "--referee", REFEREE, *extra,
+                          env={"REBIS_PBM_MAIL_PICTURES": None, **env})
+        assert done.code == 0 and "a reminder is queued for them" in done.out, done.out
+        [reminder] = queued(game)[before:]
+        assert (reminder.get_body(("html",)) is not None) is html, (extra, env)

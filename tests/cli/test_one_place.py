@@ -1,0 +1,155 @@
+"""What several commands share is defined once (issue 11): an option every command that queues
+views takes, with one help and one environment variable; the check of a language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from rebis_pbm import cli as cli_package
+from rebis_pbm.cli import PICTURES_ENV, cli, pictures_option
+
+PACKAGE = Path(cli_package.__file__).parent
+QUEUING = [("mail", "in"), ("mail", "views"), ("tick",), ("git", "apply")]
+
+
+def command(path: tuple[str, ...]) -> click.Command:
+    ctx = click.Context(cli)
+    found: click.Command | None = cli
+    for name in path:
+        assert isinstance(found, click.Group)
+        found = found.get_command(ctx, name)
+    assert found is not None, path
+    return found
+
+
+def option(cmd: click.Command, name: str) -> click.Option:
+    [found] = [p for p in cmd.params if p.name == name]
+    assert isinstance(found, click.Option)
+    return found
+
+
+@pytest.mark.parametrize("path", QUEUING, ids=" ".join)
+def test_every_command_that_queues_views_takes_the_one_pictures_option(path):
+    @pictures_option
+    def reference(pictures: bool) -> None: ...
+
+    the_one = option(click.command()(reference), "pictures")
+    got = option(command(path), "pictures")
+    assert (got.opts, got.secondary_opts, got.default, got.envvar, got.show_envvar, got.help) == \
+        (the_one.opts, the_one.secondary_opts, True, PICTURES_ENV, True, the_one.help)
+    assert got.help and "--no-pictures" in got.help and f"{PICTURES_ENV}=0" in got.help
+
+
+def test_the_pictures_option_and_its_variable_are_spelt_in_one_module():
+    spelt = sorted(p.name for p in PACKAGE.glob("*.py")
+                   if "--no-pictures" in (text := p.read_text(encoding="utf-8"))
+                   or "REBIS_PBM_MAIL_PICTURES" in text)
+    assert spelt == ["__init__.py"]
+
+
+# --- a language: one check, one sentence ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def game(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lang")
+    done = CliRunner().invoke(cli, ["new", str(folder / "g.yaml"), "--player", "ann", "--player",
+                                    "bo", "--insecure-seed", "--referee-deal", "--seed", "s"])
+    assert done.exit_code == 0, done.output
+    return folder / "g.yaml"
+
+
+def lang_commands(game: Path) -> dict[str, list[str]]:
+    """Every command that takes --lang, given the code 'xx' (the move file is never read)."""
+    view = str(game.with_name("g.views") / "ann.yaml")
+    return {"new": ["new", str(game.with_name("new.yaml")), "--player", "ann", "--player", "bo",
+                    "--insecure-seed", "--referee-deal", "--seed", "s", "--lang", "ann=xx"],
+            "view": ["view", str(game), "--player", "ann", "--lang", "xx"],
+            "moves --view": ["moves", "--view", view, "--lang", "xx"],
+            "check": ["check", str(game), "move.yaml", "--lang", "xx"],
+            "check --view": ["check", "move.yaml", "--view", view, "--lang", "xx"],
+            "apply": ["apply", str(game), "move.yaml", "--lang", "xx"],
+            "replace-player": ["replace-player", str(game), "--player", "ann", "--lang", "xx"]}
+
+
+def test_every_lang_option_refuses_a_bad_code_with_the_one_sentence(game):
+    from rebis_pbm.errors import UsageError
+    from rebis_pbm.i18n import check_language
+
+    with pytest.raises(UsageError) as caught:
+        check_language("xx")
+    assert caught.value.option == "--lang"
+    sentence = str(caught.value)
+    record = game.read_bytes()
+    for name, args in lang_commands(game).items():
+        done = CliRunner().invoke(cli, args)
+        assert done.exit_code == 2, (name, done.output)
+        said = "--lang ann=xx: " + sentence if name == "new" else sentence
+        assert f"Invalid value for --lang: {said}" in done.output, (name, done.output)
+    assert game.read_bytes() == record and not game.with_name("new.yaml").exists()
+
+
+def test_the_supported_languages_are_told_in_one_module():
+    package = PACKAGE.parent
+    telling = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                     if "is not a language rebis-pbm speaks" in p.read_text(encoding="utf-8"))
+    assert telling == ["i18n.py"]
+    # and no other module keeps its own test of a code against the list
+    for path in package.rglob("*.py"):
+        if path.name != "i18n.py":
+            assert "in LANGUAGES" not in path.read_text(encoding="utf-8"), path
+
+
+def test_a_join_in_a_language_not_spoken_is_answered_in_the_records(game):
+    from rebis_pbm.referee import mover_of
+
+    join = b"game: x\nplayer: ann\njoin: abc\nlang: %s\n"
+    assert mover_of(game, join % b"FR") == ("ann", "fr")
+    assert mover_of(game, join % b"xx") == ("ann", "en")
+
+
+# --- a player's SSH public key file: one reader ----------------------------------------------------
+
+def openssh_line(private, comment: str) -> str:
+    from cryptography.hazmat.primitives import serialization
+
+    return private.public_key().public_bytes(serialization.Encoding.OpenSSH,
+                                             serialization.PublicFormat.OpenSSH).decode() \
+        + f" {comment}"
+
+
+def test_git_apply_reads_key_files_as_the_signing_module_does(tmp_path, monkeypatch):
+    """`git apply --key NAME=FILE` reads FILE as `new --key` and `replace-player --key` do
+    (fileio.read_input, signing.parse_keys): the key without its comment; a code host's list
+    may hold keys of other kinds before it (passed over); the messages name the file."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
+    from rebis_pbm.cli.git import public_keys
+    from rebis_pbm.errors import InputError, UsageError
+    from rebis_pbm.record import signing
+
+    ed = openssh_line(ed25519.Ed25519PrivateKey.generate(), "ann@laptop")
+    ecdsa = openssh_line(ec.generate_private_key(ec.SECP256R1()), "ann@phone")
+    listed, only_ecdsa = tmp_path / "ann.keys", tmp_path / "ec.pub"
+    listed.write_text(f"{ecdsa}\n{ed}\n")
+    only_ecdsa.write_text(ecdsa + "\n")
+    read = []
+    real = signing.parse_keys
+    monkeypatch.setattr(signing, "parse_keys", lambda *a, **k: read.append(a) or real(*a, **k))
+    assert public_keys((f"ann={listed}",)) == {"ann": " ".join(ed.split()[:2])}
+    assert read == [(listed.read_text(), str(listed))]
+    with pytest.raises(UsageError) as caught:
+        public_keys((f"ann={only_ecdsa}",))
+    assert caught.value.option == "--key"
+    assert str(caught.value) == (f"{only_ecdsa}: holds no ssh-ed25519 or ssh-rsa public key; "
+                                 f"give an OpenSSH .pub file")
+    with pytest.raises(InputError, match="no such file"):
+        public_keys((f"ann={tmp_path / 'missing.pub'}",))
+    with pytest.raises(UsageError, match="give NAME=FILE"):
+        public_keys(("ann",))
+    # the same file, given to new --key (the signing keys): its ecdsa line is refused
+    with pytest.raises(ValueError, match="line 1: this is not an OpenSSH public key"):
+        real(listed.read_text(), str(listed))
