@@ -18,7 +18,7 @@ from .engine import events as ev
 from .engine import burdens, information_set, legal_moves, score_table, winners
 from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
-from .i18n import ENGLISH, N_, gettext_for, ngettext_for
+from .i18n import ENGLISH, LANGUAGES, N_, gettext_for, ngettext_for
 from .record import Replay
 from .yamlio import dump_yaml
 
@@ -477,10 +477,20 @@ def join_view(game: str, players, waiting, viewer: str | None, lang: str | None 
                   "phase": "join", "players_joined": [p for p in players if p not in waiting],
                   "waiting": list(waiting)}
     if viewer is not None and viewer in waiting:
-        _ = gettext_for(lang)
-        filler = _("WRITE ANY TEXT OF YOUR CHOOSING")
+        filler = gettext_for(lang)(JOIN_PLACEHOLDER)
         view["move_template"] = f"game: {game}\nplayer: {viewer}\njoin: {filler}\n"
     return view
+
+
+JOIN_PLACEHOLDER = N_("WRITE ANY TEXT OF YOUR CHOOSING")  # the join template's words
+
+
+def is_join_placeholder(text: str) -> bool:
+    """Is ``text`` the join template's placeholder, in any language the tool speaks (whatever
+    its case and surrounding spaces)? A join that keeps it adds nothing the referee, who wrote
+    the template, does not know (docs/shuffle.md)."""
+    said = text.strip().casefold()
+    return any(gettext_for(code)(JOIN_PLACEHOLDER).casefold() == said for code in LANGUAGES)
 
 
 def witness_line(game: str, move: int, digest: str) -> str:

@@ -20,7 +20,7 @@ from typing import Callable
 from ..engine.state import FINISHED, RED_TOKEN
 from .model import BEFORE_V3, FAIR_DEAL, Record
 from .verify import Problem, Walk, _read_as_written, check_status, walk
-from ..views import counted
+from ..views import counted, is_join_placeholder
 from ..errors import InputError
 from ..yamlio import load_yaml
 
@@ -41,7 +41,10 @@ class Report:
         not_checked: what could not be checked without the seed.
         status: the record's status as written (None if unreadable).
         deal_from: the parties whose entropy went into the deal, ``["referee"]`` then the
-            joined players in seat order (a rebis-pbm/1 or referee deal: ``["referee"]``).
+            joined players in seat order (a rebis-pbm/1 or referee deal: ``["referee"]``); once
+            dealt, without those in ``blank_joins``.
+        blank_joins: the players whose join kept the join template's words (in any language):
+            the referee wrote them, so they add nothing to the deal it could not know.
         referee: lines saying what the referee did (moves made for a player, logged actions).
         keys: player -> the SHA256 fingerprints (as ``ssh-keygen -l`` prints them) of the keys
             in force for their next move: each player checks that theirs is the key they hold,
@@ -61,6 +64,7 @@ class Report:
     not_checked: list[str] = field(default_factory=list)
     status: dict | None = None
     deal_from: list[str] = field(default_factory=list)
+    blank_joins: list[str] = field(default_factory=list)
     referee: list[str] = field(default_factory=list)
     keys: dict[str, list[str]] = field(default_factory=dict)
     deal_pending: bool = False
@@ -82,6 +86,7 @@ class Report:
                 "checked": list(self.checked), "not_checked": list(self.not_checked),
                 "problem": None if self.problem is None else self.problem.as_dict(),
                 "status": self.status, "deal_from": list(self.deal_from),
+                **({"blank_joins": list(self.blank_joins)} if self.blank_joins else {}),
                 "deal_pending": self.deal_pending,
                 "keys": {p: list(k) for p, k in self.keys.items()},
                 # rebis-pbm/3's settings, only when set: an older record's report is unchanged.
@@ -115,6 +120,11 @@ class Report:
                 " (the referee's seed alone: the referee could have chosen the deal)"
                 if self.deal_from == ["referee"] else " (a fair deal: nobody could choose it)")
                 + ".")
+        if self.blank_joins:
+            lines.append("The join of " + " and ".join(self.blank_joins) + " kept the join "
+                         "template's words: it adds nothing the referee did not know"
+                         + ("." if self.deal_pending else ", so it does not count in the deal "
+                            "above."))
         for player, prints in self.keys.items():
             lines.append(f"Key of {player}: {', '.join(prints)} (check it is the key you hold, "
                          f"or the one {player} published).")
@@ -287,9 +297,14 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.problem = Problem("schema", what, turn=turn, player=_player_at(data, turn))
         return report
     report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
-    joined = {j.player for j in record.joins} if record.deal == FAIR_DEAL else set()
-    report.deal_from = ["referee"] + [p for p in record.players if p in joined]  # seat order
+    joins = {j.player: j for j in record.joins} if record.deal == FAIR_DEAL else {}
+    # A join that kept the template's words adds nothing the referee did not know.
+    report.blank_joins = [p for p in record.players
+                          if p in joins and is_join_placeholder(joins[p].entropy)]
     report.deal_pending = bool(record.waiting_for())
+    report.deal_from = ["referee"] + [p for p in record.players  # seat order
+                                      if p in joins and (report.deal_pending
+                                                         or p not in report.blank_joins)]
     held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in held.items() if keys}
     report.referee = referee_lines(record)

@@ -383,3 +383,46 @@ def test_verify_shows_each_players_key_fingerprint_as_ssh_keygen_prints_it(tmp_p
     assert report["deal_pending"] is False
     assert report["keys"] == {"ann": [printed["ann"]], "ben": [printed["ann"]]}
     assert printed["ben"] not in run_inproc("verify", game).out  # ben sees it is not his key
+
+
+@pytest.mark.parametrize("words", ["WRITE ANY TEXT OF YOUR CHOOSING",
+                                   "  write any text of your choosing ",
+                                   "ÉCRIS LE TEXTE DE TON CHOIX", "ESCREVE O TEXTO QUE QUISERES"])
+def test_a_join_that_keeps_the_template_s_words_is_refused(tmp_path, words):
+    """The referee writes the join template, so a join that keeps its placeholder (in any of the
+    languages, whatever its case) adds nothing the referee did not know: refused, nothing
+    written, and the sentence says what to write instead."""
+    game = tmp_path / "g.yaml"
+    created = referee.create_game(game, ["ann", "ben"], referee_deal=False, langs={"ben": "fr"})
+    before = game.read_bytes()
+    gid = created.record.game
+    move = tmp_path / "join-ben.yaml"
+    move.write_text(f"game: {gid}\nplayer: ben\njoin: {words}\n", encoding="utf-8")
+    out = run_inproc("apply", game, move)
+    assert out.code == 1 and game.read_bytes() == before
+    assert "the join still holds the template's words" in out.err
+    assert "l'inscription contient encore les mots du modèle" in out.err  # ben reads French
+    move.write_text(f"game: {gid}\nplayer: ben\njoin: {words} and mine\n", encoding="utf-8")
+    assert run_inproc("apply", game, move).code == 0  # words of their own: a join
+
+
+def test_verify_does_not_count_a_join_that_kept_the_template_s_words(tmp_path):
+    """A record whose joins kept the placeholder (written before it was refused) is not called
+    a fair deal for them: verify names them and leaves them out of the deal."""
+    from rebis_pbm.record import FAIR_DEAL, FORMAT, Join, commitment, dump_secret, salted
+
+    key = salted("a seed for the test", "00" * 16)
+    record = Record("g-blank", referee.ruleset_from(), ("ann", "ben"), commitment(FORMAT, key),
+                    deal=FAIR_DEAL)
+    record = record.with_join(Join("ann", "WRITE ANY TEXT OF YOUR CHOOSING", None, None))
+    record = record.with_join(Join("ben", "ÉCRIS LE TEXTE DE TON CHOIX", None, None))
+    state, _ = setup(record.ruleset, record.players, record.deal_seed(key))
+    game = tmp_path / "g.yaml"
+    game.write_text(dump_record(record, state, key), encoding="utf-8")
+    (tmp_path / "g.secret.yaml").write_text(dump_secret("g-blank", key, FORMAT))
+    report = json.loads(run_inproc("verify", game, "--format", "json").out)
+    assert report["verified"], report
+    assert report["deal_from"] == ["referee"] and report["blank_joins"] == ["ann", "ben"]
+    text = run_inproc("verify", game).out
+    assert "the referee could have chosen the deal" in text
+    assert "The join of ann and ben kept the join template's words" in text
