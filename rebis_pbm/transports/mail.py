@@ -391,9 +391,10 @@ def subject(game: str, view: dict, lang: str | None = None) -> str:
 HOW_TO_MOVE = N_("To move, reply with the attached {template} edited (or attach your own move "
                  "file), or write the move in your reply between a line '---' and a line '...'. "
                  "Quoted lines (starting with '>') and your signature are ignored.")
-HOW_TO_JOIN = N_("To join, reply with the attached {template} (write any text of your choosing "
-                 "after join:), or write the join in your reply between a line '---' and a line "
-                 "'...'. Quoted lines (starting with '>') and your signature are ignored.")
+HOW_TO_JOIN = N_("To join, reply with the attached {template}, the words after join: replaced by "
+                 "any text of your own (a join that keeps them is refused), or write the join in "
+                 "your reply between a line '---' and a line '...'. Quoted lines (starting with "
+                 "'>') and your signature are ignored.")
 
 
 def file_names(game: str, view: dict) -> tuple[str, str]:

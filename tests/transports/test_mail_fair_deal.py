@@ -100,6 +100,8 @@ def test_a_fair_deal_by_mail_from_the_joins_to_the_first_move(cli, tmp_path):
         assert attachment(msg, f"view-{gid}-join-{name}.yaml") is not None
         assert "The deal waits for joins: alice, bob, carol." in text_of(msg)
         assert f"To join, reply with the attached join-{name}.yaml" in text_of(msg)
+        assert "replaced by any text of your own (a join that keeps them is refused)" \
+            in text_of(msg)
     assert first[REFEREE]["Subject"] == \
         f"[Rebis {gid}] the deal: waiting for joins by alice, bob, carol"
     assert (default_queue(game) / QUEUED_STATE).read_text() == "join 0\n"
