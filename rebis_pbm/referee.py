@@ -388,9 +388,10 @@ def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
 def rendered_view(game: PathLike, player: str | None, fmt: str,
                   lang: str | None = None) -> str:
     """The view of ``player`` (None: the spectator view) rendered as ``fmt`` (``text``,
-    ``yaml``, ``json``, ``svg``: :func:`rebis_pbm.views.render`). The text is in ``lang``
-    (``en``, ``fr``, ``pt``), by default the player's own language as the record keeps it
-    (``Record.lang``; the spectator view's is English); YAML, JSON and SVG are English (data).
+    ``yaml``, ``json``, ``svg``: :func:`rebis_pbm.views.render`). The text and the picture's
+    words are in ``lang`` (``en``, ``fr``, ``pt``), by default the player's own language as the
+    record keeps it (``Record.lang``; the spectator view's is English); YAML and JSON are
+    English (data).
 
     Raises:
         UsageError: ``player`` is not in the game, or ``lang`` is not a supported language
@@ -410,11 +411,28 @@ def rendered_view(game: PathLike, player: str | None, fmt: str,
         raise UsageError(f"game {record.game} waits for joins by "
                          f"{', '.join(record.waiting_for())}: before the deal there is no table "
                          f"to draw; use --format text, yaml or json", "--format")
-    if fmt != "text":
+    if fmt not in ("text", "svg"):
         lang = None
     elif lang is None:
         lang = record.lang(player)
+    if fmt == "svg":
+        return picture(record, replay, player, lang)
     return views_mod.render(record_view(record, replay, player, lang), fmt, lang)
+
+
+def picture(record: Record, replay: Replay, viewer: str | None, lang: str | None = None) -> str:
+    """The picture of ``viewer``'s view (None: the spectator's) as a standalone SVG document
+    (:func:`rebis_pbm.svg.render_svg`), its words in ``lang`` (default English), as the mail
+    draws it: from the English view (the picture finds the last move's shelves in its English
+    account) with the last move told as the view built in ``lang`` tells it. Same information
+    set as the view. Raises nothing of its own."""
+    from .svg import render_svg  # here: ElementTree is loaded only for a picture
+
+    last_move = None
+    if lang not in (None, "en"):
+        history = record_view(record, replay, viewer, lang).get("history") or [{}]
+        last_move = history[-1].get("text")
+    return render_svg(record_view(record, replay, viewer), lang=lang, last_move=last_move)
 
 
 def _seed_at_hand(game: PathLike) -> bool:

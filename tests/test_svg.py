@@ -157,6 +157,62 @@ def test_view_format_svg_prints_the_picture(tmp_path):
                          else "Rebis game g, spectator view, turn 1")
 
 
+def texts(svg_text: str) -> str:
+    """Every word the picture shows (its texts and titles), one per line."""
+    return "\n".join(e.text for e in parsed(svg_text).iter() if e.text)
+
+
+def test_view_format_svg_speaks_the_players_language(tmp_path):
+    """view --format svg draws the picture the player's mail carries: in the language the game
+    keeps for them, or --lang's; the spectator's in English unless --lang; same view as ever."""
+    runner = CliRunner()
+    game = tmp_path / "game.yaml"
+    assert runner.invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo",
+                               "--lang", "bo=fr", "--insecure-seed", "--referee-deal",
+                               "--seed", "s", "--game-id", "g"]).exit_code == 0
+    move = runner.invoke(cli, ["bot", str(game), "--player", "ann"])
+    assert move.exit_code == 0, move.output
+    assert runner.invoke(cli, ["apply", str(game), "-", "--as", "ann"],
+                         input=move.output).exit_code == 0
+
+    def picture(*args: str) -> str:
+        result = runner.invoke(cli, ["view", str(game), *args, "--format", "svg"])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    record, replay, _ = open_game(game)
+    english_ann = picture("--player", "ann")
+    french_ann = picture("--player", "ann", "--lang", "fr")
+    assert "Last move, turn 1 (ann): " in texts(english_ann)
+    assert "Dernier coup, tour 1 (ann) : " in texts(french_ann)
+    assert "Dernier coup" not in texts(english_ann)
+    assert "Last move" not in texts(french_ann) and "view of" not in texts(french_ann)
+    assert "étagère" in texts(french_ann) and "shelf" not in texts(french_ann)
+    # Exactly the mail's picture: the English view, the last move told in French.
+    told = record_view(record, replay, "ann", "fr")["history"][-1]["text"]
+    assert french_ann == svg.render_svg(record_view(record, replay, "ann"), lang="fr",
+                                        last_move=told)
+    # bo speaks French: the default picture is French, --lang en gives the English one.
+    french_bo = picture("--player", "bo")
+    assert "vue de bo" in texts(french_bo) and "view of" not in texts(french_bo)
+    assert picture("--player", "bo", "--lang", "en") == svg.render_svg(
+        record_view(record, replay, "bo"))
+    # The spectator's picture is English unless --lang; the text view follows the same rule.
+    assert picture("--public") == svg.render_svg(record_view(record, replay, None))
+    public_fr = texts(picture("--public", "--lang", "fr"))
+    assert "vue du spectateur" in public_fr and "Dernier coup, tour 1 (ann) : " in public_fr
+    assert "spectator view" not in public_fr
+    # The same information set in either language: the numbers and cards drawn are the same.
+    assert cards(parsed(french_ann)) == cards(parsed(english_ann))
+    assert numbers_shown(parsed(french_ann)) == numbers_shown(parsed(english_ann))
+    # YAML and JSON stay English data whatever --lang says.
+    for fmt in ("yaml", "json"):
+        result = runner.invoke(cli, ["view", str(game), "--player", "bo", "--format", fmt])
+        again = runner.invoke(cli, ["view", str(game), "--player", "bo", "--format", fmt,
+                                    "--lang", "fr"])
+        assert result.output == again.output and "Dernier coup" not in result.output
+
+
 def test_a_views_message_carries_the_picture_in_its_html_part():
     replay = closing_turn()
     view = views.build_view("g", replay, "bob")

@@ -22,9 +22,9 @@ from . import EXIT_CODES, cli, game_argument
 @click.option("--public", is_flag=True, help="The spectator view (no hidden card).")
 @click.option("--format", "fmt", type=click.Choice(["text", "yaml", "json", "svg"]),
               default="text", show_default=True, help="svg: a picture of the table.")
-@click.option("--lang", metavar="CODE", help="The language of the text view: en, fr or pt "
-              "(default: the player's, as the game keeps it; English for --public). YAML, JSON "
-              "and SVG are English.")
+@click.option("--lang", metavar="CODE", help="The language of the text view and of the "
+              "picture (svg): en, fr or pt (default: the player's, as the game keeps it; English "
+              "for --public). YAML and JSON are English.")
 def view(game: str, player: str | None, public: bool, fmt: str, lang: str | None) -> None:
     """Print one player's view of GAME (or, with --public, the spectator view)."""
     if bool(player) == public:

@@ -349,9 +349,14 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         for witness in witnesses:
             wrong = check_witness(record, witness)
             if wrong is not None:
+                held = (record.links[witness.move - 1].chain_sha256
+                        if witness.game == record.game and 0 < witness.move <= len(record.moves)
+                        else None)
                 report.problem = Problem("witness", wrong, turn=witness.move or None,
                                          expected=f"chain_sha256 {witness.chain_sha256} at move "
-                                         f"{witness.move} (witness {witness.source})")
+                                         f"{witness.move} (witness {witness.source})",
+                                         found=None if held is None
+                                         else f"chain_sha256 {held} at move {witness.move}")
                 break
         else:
             if witnesses:

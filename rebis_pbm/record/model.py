@@ -474,13 +474,18 @@ class Record:
 
     def broken_action(self) -> int | None:
         """The index of the first logged action whose chain digest does not match, or None."""
-        prev = self.header_sha256
         for index, action in enumerate(self.actions):
-            body = {k: v for k, v in action.items() if k != "chain_sha256"}
-            if chain_digest(prev, body) != action.get("chain_sha256"):
+            if self.action_digest(index) != action.get("chain_sha256"):
                 return index
-            prev = action["chain_sha256"]
         return None
+
+    def action_digest(self, index: int) -> str:
+        """The chain digest logged action ``index`` should carry: of the action as it reads now
+        (its ``chain_sha256`` aside) after the one before it as recorded (the header digest for
+        the first). Raises IndexError for an index past the actions."""
+        prev = self.header_sha256 if index == 0 else self.actions[index - 1]["chain_sha256"]
+        body = {k: v for k, v in self.actions[index].items() if k != "chain_sha256"}
+        return chain_digest(prev, body)
 
     def holds(self, move: Move) -> bool:
         """Whether the recorded move of ``move.turn`` is ``move``, as far as the public record

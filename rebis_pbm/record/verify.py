@@ -74,7 +74,9 @@ class Problem(_Fields):
         turn: the move the problem is at (its place in the record: move N is turn N), or None for
             the header; for the status, the last move.
         player: the player the entry there names (None for the header or the status).
-        expected: what the record should hold there; found: what it holds.
+        expected: what the record should hold there (recomputed from the game as it reads now, or
+            given by the rules and the seat order; a keyed digest's value is not shown);
+            found: what the file holds there (an edited value is the one shown here).
 
     Raises:
         ValueError: ``code`` is no :class:`ProblemCode` (a programming error).
@@ -122,6 +124,11 @@ class Walk(NamedTuple):
     moves: int
 
 
+# A keyed digest's recomputed value is never printed: before the reveal only the seed's holder can
+# compute it, and a report (a public CI log) would hand it to whoever edited the record.
+_NOT_SHOWN = "the {} the seed gives (not shown: it would let whoever changed the record forge it)"
+
+
 def _short(move) -> str:
     """A move in one line, as the record writes it (no hidden card: only what the mover played)."""
     return json.dumps(move.as_dict(), separators=(", ", ": "))
@@ -141,8 +148,8 @@ def check_header(record: Record) -> Problem | None:
     return Problem(
         "header_digest", "the header (game id, ruleset, players in seat order, seed "
         "commitment) does not match its header_sha256: it was edited after the game was "
-        "created", expected=f"header_sha256 {record.header_sha256}",
-        found=f"header_sha256 {record.computed_header_sha256()}")
+        "created", expected=f"header_sha256 {record.computed_header_sha256()}",
+        found=f"header_sha256 {record.header_sha256}")
 
 
 def check_record_digest(record: Record, key: str) -> Problem | None:
@@ -162,8 +169,7 @@ def check_record_digest(record: Record, key: str) -> Problem | None:
     return Problem(
         "record_digest", "its players' keys, addresses, languages or settings, or an entry, do "
         "not match the keyed digest record_hmac: they were changed outside rebis-pbm",
-        expected="the record_hmac the seed gives (not shown: it would let whoever changed the "
-        "record forge it)",
+        expected=_NOT_SHOWN.format("record_hmac"),
         found="no record_hmac" if record.record_hmac is None
         else f"record_hmac {record.record_hmac}")
 
@@ -189,14 +195,15 @@ def walk(record: Record, seed: str | None = None) -> Walk:
         return Walk(Problem(
             "seed_mismatch", "the seed revealed in the record does not match the commitment made "
             "when the game was created (seed_sha256): it does not deal the game that was played",
-            expected=f"a seed whose commitment is {record.seed_sha256}",
-            found=f"a seed whose commitment is {commitment(fmt, record.seed)}"), None, 0)
+            expected=f"seed_sha256 {commitment(fmt, record.seed)} (the commitment of the "
+            "revealed seed)",
+            found=f"seed_sha256 {record.seed_sha256}"), None, 0)
     if seed is not None and seed != record.seed and commitment(fmt, seed) != record.seed_sha256:
         return Walk(Problem(
             "wrong_seed", "the seed given does not match the record's commitment (seed_sha256): "
             "it is another game's seed, or the record's commitment was replaced",
-            expected=f"a seed whose commitment is {record.seed_sha256}",
-            found=f"a seed whose commitment is {commitment(fmt, seed)}"), None, 0)
+            expected=f"seed_sha256 {commitment(fmt, seed)} (the commitment of the seed given)",
+            found=f"seed_sha256 {record.seed_sha256}"), None, 0)
     key = seed if seed is not None else record.seed
     problem = check_joins(record)
     if problem is not None:
@@ -241,8 +248,8 @@ def walk(record: Record, seed: str | None = None) -> Walk:
             return Walk(Problem(
                 "chain_digest", "the entry does not match its chain digest: it, or an entry "
                 "before it, was edited after it was recorded",
-                expected=f"chain_sha256 {record.links[index].chain_sha256}",
-                found=f"chain_sha256 {computed}", **at), None, index)
+                expected=f"chain_sha256 {computed}",
+                found=f"chain_sha256 {record.links[index].chain_sha256}", **at), None, index)
         problem = check_signature(record, index, key)
         if problem is not None:
             return Walk(problem, None, index)
@@ -267,8 +274,8 @@ def walk(record: Record, seed: str | None = None) -> Walk:
             return Walk(Problem(
                 "state_digest", "the state after this move is not the one the referee recorded "
                 "(keyed digest state_hmac): the deal or a move differs from the game played",
-                expected=f"state_hmac {record.links[index].state_hmac}",
-                found=f"state_hmac {computed}", **at), None, index)
+                expected=_NOT_SHOWN.format("state_hmac"),
+                found=f"state_hmac {record.links[index].state_hmac}", **at), None, index)
         if closes_shelf(events) != sealed:
             return Walk(Problem(
                 "sealing", "this play closes a shelf but the record shows its card, which lies "
@@ -283,8 +290,8 @@ def walk(record: Record, seed: str | None = None) -> Walk:
         return Walk(Problem(
             "chain_digest", f"the referee's logged action {broken + 1} ({action.get('action')}, "
             f"after move {action.get('after')}) does not match its chain digest: it, or an action "
-            f"before it, was edited", expected=f"chain_sha256 {action.get('chain_sha256')}",
-            found="another entry"), None, len(record.moves))
+            f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
+            found=f"chain_sha256 {action.get('chain_sha256')}"), None, len(record.moves))
     problem = None if key is None else check_record_digest(record, key)
     if problem is not None:  # last, so that an edited move is reported at its turn
         return Walk(problem, None, len(record.moves))
@@ -310,8 +317,8 @@ def check_joins(record: Record) -> Problem | None:
         if computed != join.chain_sha256:
             return Problem("chain_digest", f"{join.player}'s join does not match its chain digest: "
                            "it, or an entry before it, was edited after it was recorded",
-                           player=join.player, expected=f"chain_sha256 {join.chain_sha256}",
-                           found=f"chain_sha256 {computed}")
+                           player=join.player, expected=f"chain_sha256 {computed}",
+                           found=f"chain_sha256 {join.chain_sha256}")
         keys = tuple(record.keys.get(join.player, ()))
         if keys or join.proof is not None:
             from .signing import signed_by

@@ -146,7 +146,11 @@ def test_verify_reports_a_tampered_move_with_its_turn_and_player(game):
     assert result.exit_code == 3
     assert result.output.startswith("FAILED: game example")
     assert "at turn 5 (bob)" in result.output
-    assert "expected: chain_sha256" in result.output and "found:    chain_sha256" in result.output
+    written = load_yaml(game.read_bytes(), source=str(game), kind="record").data["moves"][4]
+    # found: the digest the file holds; expected: the one the entry as edited gives.
+    assert f"  found:    chain_sha256 {written['chain_sha256']}\n" in result.output
+    assert "  expected: chain_sha256 " in result.output
+    assert f"expected: chain_sha256 {written['chain_sha256']}" not in result.output
     report = json.loads(run("verify", game, "--format", "json").output)
     assert report["verified"] is False
     assert (report["problem"]["code"], report["problem"]["turn"], report["problem"]["player"]) == \

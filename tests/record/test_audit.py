@@ -264,18 +264,107 @@ def test_the_seed_commitment_replaced_and_the_chain_recomputed():
     data = data_of(FINISHED)
     data["seed_sha256"] = seed_commitment("a seed the cheat likes better")
     problem = failed(text_of(rechain(data)), "seed_mismatch", None)
-    assert commitment(EXAMPLE_FORMAT, KEY) in problem.found
+    assert problem.expected.startswith(f"seed_sha256 {commitment(EXAMPLE_FORMAT, KEY)}")
+    assert problem.found == f"seed_sha256 {data['seed_sha256']}"
 
 
 def test_a_revealed_seed_that_does_not_match_its_commitment():
     data = data_of(FINISHED)
     data["seed"] = "a seed the cheat likes better"
     problem = failed(text_of(data), "seed_mismatch", None)
-    assert data["seed_sha256"] in problem.expected
+    assert problem.found == f"seed_sha256 {data['seed_sha256']}"
+    assert problem.expected.startswith(f"seed_sha256 {commitment(EXAMPLE_FORMAT, data['seed'])}")
 
 
 def test_a_seed_from_outside_that_does_not_match():
     failed(IN_PROGRESS, "wrong_seed", None, seed="not this game's seed")
+
+
+# ------------------------------------------- expected and found: one sense for every check
+# expected = what the record should hold (recomputed from the game, or given by the rules);
+# found = what the file holds. A referee looking for the edited value reads "found".
+
+def one_digit(value: str) -> str:
+    """``value`` with its first decimal digit changed, as a hand edit would."""
+    at = next(i for i, c in enumerate(value) if c.isdigit())
+    return value[:at] + str((int(value[at]) + 1) % 10) + value[at + 1:]
+
+
+def edit_header(data: dict) -> str:
+    data["header_sha256"] = one_digit(data["header_sha256"])
+    return data["header_sha256"]
+
+
+def edit_chain(data: dict) -> str:
+    data["moves"][4]["chain_sha256"] = one_digit(data["moves"][4]["chain_sha256"])
+    return data["moves"][4]["chain_sha256"]
+
+
+def edit_state(data: dict) -> str:
+    data["moves"][4]["state_hmac"] = one_digit(data["moves"][4]["state_hmac"])
+    rechain(data)  # the forger's recomputation, so that the keyed digest is what fails
+    return data["moves"][4]["state_hmac"]
+
+
+def edit_commitment(data: dict) -> str:
+    data["seed_sha256"] = one_digit(data["seed_sha256"])
+    rechain(data)
+    return data["seed_sha256"]
+
+
+def edit_score(data: dict) -> str:
+    data["status"]["scores"]["bob"] = int(one_digit(str(data["status"]["scores"]["bob"])))
+    return str(data["status"]["scores"]["bob"])
+
+
+def edit_turn(data: dict) -> str:
+    data["status"]["turn"] = int(one_digit(str(data["status"]["turn"])))
+    return str(data["status"]["turn"])
+
+
+@pytest.mark.parametrize("base, edit, code, turn, seed", [
+    (FINISHED, edit_header, "header_digest", None, None),
+    (FINISHED, edit_chain, "chain_digest", 5, None),
+    (FINISHED, edit_state, "state_digest", 5, None),
+    (FINISHED, edit_commitment, "seed_mismatch", None, None),
+    (IN_PROGRESS, edit_commitment, "wrong_seed", None, KEY),
+    (FINISHED, edit_score, "status", len(MOVES), None),
+    (IN_PROGRESS, edit_turn, "status", 12, None),
+    (IN_PROGRESS, edit_turn, "status", 12, KEY),
+], ids=["header_sha256", "chain_sha256", "state_hmac", "seed_sha256", "seed_sha256-given",
+        "status-score", "status-turn", "status-turn-seeded"])
+def test_found_names_the_edited_value_as_the_file_holds_it(base, edit, code, turn, seed):
+    data = data_of(base)
+    before = copy.deepcopy(data)
+    edited = edit(data)
+    report = check(text_of(data), seed)
+    problem = report.problem
+    assert problem is not None and (problem.code, problem.turn) == (code, turn), problem
+    assert edited in problem.found and edited not in (problem.expected or ""), problem
+    lines = report.render_text().splitlines()
+    assert lines[2] == f"  found:    {problem.found}", lines
+    if code == "state_digest":  # keyed: the value the seed gives is never printed
+        assert "not shown" in problem.expected
+        assert before["moves"][4]["state_hmac"] not in report.render_text()
+    elif code != "status":  # a digest: expected is the one recomputed from the file as it reads
+        assert problem.expected.split()[1] != problem.found.split()[1]
+
+
+def test_found_names_an_edited_action_digest_as_the_file_holds_it(tmp_path):
+    from clitools import run_inproc
+
+    game = tmp_path / "game.yaml"
+    assert run_inproc("new", game, "--insecure-seed", "--referee-deal", "--seed", SEED,
+                      "--game-id", "actions", "--player", "alice", "--player", "bob").code == 0
+    assert run_inproc("replace-player", game, "--player", "bob", "--lang", "fr",
+                      "--now", "2030-01-01T00:00:00Z").code == 0
+    data = data_of(game.read_text(encoding="utf-8"))
+    written = data["actions"][0]["chain_sha256"]
+    data["actions"][0]["chain_sha256"] = one_digit(written)
+    problem = check(text_of(data)).problem
+    assert problem is not None and problem.code == "chain_digest", problem
+    assert (problem.expected, problem.found) == (f"chain_sha256 {written}",
+                                                 f"chain_sha256 {one_digit(written)}")
 
 
 @pytest.mark.parametrize("field, value, shown", [

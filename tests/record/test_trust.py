@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from clitools import run_inproc, run_script
 from rebis_pbm import referee
@@ -288,6 +289,27 @@ def test_a_record_cut_short_fails_verify_witness(tmp_path, console_script):
     # An early witness holds for the longer record.
     assert run_inproc("verify", game, "--witness", text_view, "--witness", yaml_view).code == 0
     assert run_inproc("verify", game, "--witness", tmp_path / "at-2.yaml").code == 2
+
+
+def test_a_rewritten_record_fails_verify_witness_with_the_digest_it_holds(tmp_path):
+    """expected: the chain digest the saved view saw; found: the one the record holds there."""
+    games = []
+    for seed in ("witness one", "witness two"):  # one game id, two histories: a rewrite
+        game = tmp_path / seed.replace(" ", "-") / "g.yaml"
+        game.parent.mkdir()
+        referee.create_game(game, ["ann", "ben"], seed=seed, game_id="rewritten",
+                            insecure_seed=True)
+        play(game, None, tmp_path, upto=2)
+        games.append(game)
+    seen = yaml.safe_load(games[0].read_text())["moves"][1]["chain_sha256"]
+    held = yaml.safe_load(games[1].read_text())["moves"][1]["chain_sha256"]
+    assert seen != held
+    saved = games[0].with_suffix(".views") / "public.yaml"
+    out = run_inproc("verify", games[1], "--witness", saved, "--format", "json")
+    problem = json.loads(out.out)["problem"]
+    assert out.code == 3 and problem["code"] == "witness", out.out
+    assert problem["expected"].startswith(f"chain_sha256 {seen} at move 2")
+    assert problem["found"] == f"chain_sha256 {held} at move 2"
 
 
 def test_the_documented_vectors():
