@@ -94,6 +94,11 @@ def gettext_for(lang: str | None) -> Callable[[str], str]:
     return translation(lang).gettext
 
 
+def in_every_language(message: str) -> tuple[str, ...]:
+    """``message`` (a msgid) as each language of :data:`LANGUAGES` says it, English first."""
+    return tuple(gettext_for(code)(message) for code in LANGUAGES)
+
+
 def ngettext_for(lang: str | None) -> Callable[[str, str, int], str]:
     """``translation(lang).ngettext``: singular and plural by count."""
     return translation(lang).ngettext

@@ -18,7 +18,7 @@ from .engine import events as ev
 from .engine import burdens, information_set, legal_moves, score_table, winners
 from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
-from .i18n import ENGLISH, LANGUAGES, N_, gettext_for, ngettext_for
+from .i18n import ENGLISH, N_, gettext_for, in_every_language, ngettext_for
 from .record import Replay
 from .yamlio import dump_yaml
 
@@ -490,7 +490,7 @@ def is_join_placeholder(text: str) -> bool:
     its case and surrounding spaces)? A join that keeps it adds nothing the referee, who wrote
     the template, does not know (docs/shuffle.md)."""
     said = text.strip().casefold()
-    return any(gettext_for(code)(JOIN_PLACEHOLDER).casefold() == said for code in LANGUAGES)
+    return any(words.casefold() == said for words in in_every_language(JOIN_PLACEHOLDER))
 
 
 def witness_line(game: str, move: int, digest: str) -> str:
