@@ -42,8 +42,17 @@ from .yamlio import (
     format_path,
 )
 
-__all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate",
-           "quickly_accepted", "address_accepted", "defined_pattern", "check_integer_spelling"]
+__all__ = [
+    "SCHEMA_NAMES",
+    "SchemaProblem",
+    "address_accepted",
+    "check_integer_spelling",
+    "defined_pattern",
+    "load_schema",
+    "quickly_accepted",
+    "schema_text",
+    "validate",
+]
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -90,7 +99,7 @@ def schema_text(name: str) -> str:
         raise SchemaProblem(f"the schema file {name}.schema.json is missing from the installation") from None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed(name: str) -> dict:
     """The JSON of ``schemas/<name>.schema.json``, not yet checked against the meta-schema."""
     try:
@@ -99,7 +108,7 @@ def _parsed(name: str) -> dict:
         raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_schema(name: str) -> dict:
     """The parsed schema ``name`` (cached; do not modify the returned dict).
 
@@ -111,7 +120,7 @@ def load_schema(name: str) -> dict:
     return schema
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def defined_pattern(schema: str, definition: str) -> re.Pattern:
     """The compiled ``pattern`` of ``$defs/<definition>`` in the shipped schema ``schema``, read
     without importing jsonschema (e.g. ``defined_pattern("move", "player")`` for player names).
@@ -122,7 +131,7 @@ def defined_pattern(schema: str, definition: str) -> re.Pattern:
     return re.compile(_parsed(schema)["$defs"][definition]["pattern"])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _address_rule() -> int | None:
     """The longest address the record schema accepts, when its rule for an address is exactly
     a string of the "email" format with a ``maxLength``; None for any other rule."""
@@ -209,7 +218,7 @@ def _validator(schema: dict, names=SCHEMA_NAMES):
                                 format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _named_validator(name: str):
     return _validator(load_schema(name), _referenced(name))
 
@@ -276,7 +285,7 @@ def _generated_check(name: str):
     return module.validate
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _quick_check(name: str):
     """fastjsonschema's compiled check of the shipped schema ``name``: a function that returns
     on a valid document and raises ``fastjsonschema.JsonSchemaException`` otherwise; the module

@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .engine import events as ev
 from .engine import burdens, information_set, legal_moves, score_table, winners
+from .engine import events as ev
 from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
 from .i18n import ENGLISH, N_, gettext_for, in_every_language, ngettext_for

@@ -37,16 +37,16 @@ from yaml.resolver import Resolver
 from .errors import InputError
 
 __all__ = [
-    "InputError",
-    "Loaded",
-    "load_yaml",
-    "dump_yaml",
-    "format_path",
     "KINDS",
-    "MOVE_MAX_BYTES",
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
+    "MOVE_MAX_BYTES",
+    "InputError",
+    "Loaded",
+    "dump_yaml",
+    "format_path",
+    "load_yaml",
     "max_bytes",
 ]
 
@@ -226,7 +226,7 @@ def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mar
     def fail(msg: str):
         raise InputError(_field(path) + msg, source=source, line=line, column=col, path=path)
 
-    if tag == TAG_STR or tag == TAG_TIMESTAMP:
+    if tag in (TAG_STR, TAG_TIMESTAMP):
         return value  # timestamps stay text: the tool never needs dates from YAML
     if tag == TAG_NULL:
         return None

@@ -14,15 +14,15 @@ docs/audit.md says what each digest covers and what each check proves.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..engine.state import FINISHED, RED_TOKEN
+from ..errors import InputError
+from ..views import counted, is_join_placeholder
+from ..yamlio import load_yaml
 from .model import BEFORE_V3, FAIR_DEAL, Record
 from .verify import Problem, Walk, _read_as_written, check_status, walk
-from ..views import counted, is_join_placeholder
-from ..errors import InputError
-from ..yamlio import load_yaml
 
 # ------------------------------------------------------------------------------- the report
 
@@ -392,7 +392,7 @@ def referee_lines(record: Record) -> list[str]:
     for a player ("turn 12: the referee moved for bob (missed deadline, greedy bot)") and the
     logged actions ("after turn 12: the referee extended the deadline by 86400 s (bob asked)")."""
     lines = []
-    for move, stamp in zip(record.moves, record.stamps):
+    for move, stamp in zip(record.moves, record.stamps, strict=False):
         if stamp.get("by") == "referee":
             lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
                          f"({stamp.get('reason')}, {stamp.get('bot')} bot)")

@@ -438,5 +438,5 @@ def seal_card(seed: str, game: str, turn: int, card: int) -> str:
     >>> seal_card("example", "g", 3, 7)[:16]
     '4acae1ba089fe4ae'
     """
-    text = f"{SEAL_DOMAIN}\n{game}\n{turn}\n{card}".encode("utf-8")
+    text = f"{SEAL_DOMAIN}\n{game}\n{turn}\n{card}".encode()
     return hmac.new(seed.encode("utf-8"), text, hashlib.sha256).hexdigest()

@@ -28,8 +28,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import referee
-from ..errors import (ExitCode, Failed, InputError, RebisError, Refused, SeedError, UsageError,
-                      one_line)
+from ..errors import (
+    ExitCode,
+    Failed,
+    InputError,
+    RebisError,
+    Refused,
+    SeedError,
+    UsageError,
+    one_line,
+)
 
 ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
 MOVES = "moves/"

@@ -14,6 +14,7 @@ Every message sent is marked ``Auto-Submitted`` and automatic messages are never
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass
@@ -729,10 +730,8 @@ def send_smtp(server: SmtpServer, paths: list[Path], sent, refused=None) -> None
                     smtplib.SMTPDataError) as exc:
                 if refused is None:
                     raise
-                try:
+                with contextlib.suppress(smtplib.SMTPException):
                     smtp.rset()
-                except smtplib.SMTPException:
-                    pass
                 refused(path, _refusal(exc))
                 continue
             sent(path)
