@@ -343,7 +343,8 @@ def _write_atomic(path: str, data: bytes | str, mode: int | None, durable: bool)
         _fsync_dir(folder)
 
 
-def write_many_atomic(items: list[tuple[PathLike, bytes | str]], *, mode: int | None = None) -> None:
+def write_many_atomic(items: list[tuple[PathLike, bytes | str]], *,
+                      mode: int | None = None) -> None:
     """Write each ``(path, data)`` with :func:`write_atomic`, in the given order.
 
     Each file is atomic on its own; the set is not. If one write fails, the earlier ones stay

@@ -96,7 +96,8 @@ def schema_text(name: str) -> str:
                 return f.read()
         return folder.joinpath(file).read_text(encoding="utf-8")  # importlib.resources (a zip)
     except (FileNotFoundError, NotADirectoryError):
-        raise SchemaProblem(f"the schema file {name}.schema.json is missing from the installation") from None
+        raise SchemaProblem(f"the schema file {name}.schema.json is missing from the "
+                            "installation") from None
 
 
 @functools.cache
@@ -105,7 +106,8 @@ def _parsed(name: str) -> dict:
     try:
         return json.loads(schema_text(name))
     except json.JSONDecodeError as e:
-        raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+        raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: "
+                            f"invalid JSON: {e.msg}") from None
 
 
 @functools.cache
@@ -193,7 +195,8 @@ def _registry(names=SCHEMA_NAMES):
     for name in names:
         try:
             own.append((f"{name}.schema.json",
-                        Resource.from_contents(load_schema(name), default_specification=DRAFT202012)))
+                        Resource.from_contents(load_schema(name),
+                                               default_specification=DRAFT202012)))
         except SchemaProblem:
             continue
     return Registry(retrieve=_retrieve).with_resources(own).crawl()
@@ -455,7 +458,8 @@ def _wants_string(error) -> bool:
     if v == "const":
         return isinstance(vv, str)
     if v in ("oneOf", "anyOf"):
-        return any(isinstance(s, dict) and (s.get("type") == "string" or isinstance(s.get("const"), str))
+        return any(isinstance(s, dict)
+                   and (s.get("type") == "string" or isinstance(s.get("const"), str))
                    for s in vv)
     return v in ("pattern", "minLength", "maxLength", "format")
 
@@ -510,15 +514,18 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     shown = _shown(loaded, path, inst)
 
     if v == "required":
-        missing = next((k for k in vv if isinstance(inst, dict) and k not in inst), vv[0] if vv else "?")
+        missing = next((k for k in vv if isinstance(inst, dict) and k not in inst),
+                       vv[0] if vv else "?")
         desc = (sch.get("properties", {}).get(missing) or {}) if isinstance(sch, dict) else {}
-        extra = f" ({desc['description']})" if isinstance(desc, dict) and "description" in desc else ""
+        extra = (f" ({desc['description']})"
+                 if isinstance(desc, dict) and "description" in desc else "")
         return path, f"field '{format_path(path + (missing,))}' is missing{extra}; add it", False
     if v in ("additionalProperties", "unevaluatedProperties"):
         known = list(sch.get("properties", {})) if isinstance(sch, dict) else []
         patterns = list(sch.get("patternProperties", {})) if isinstance(sch, dict) else []
-        extras = [k for k in inst if k not in known and not any(re.search(p, k) for p in patterns)] \
-            if isinstance(inst, dict) else []
+        extras = ([k for k in inst
+                   if k not in known and not any(re.search(p, k) for p in patterns)]
+                  if isinstance(inst, dict) else [])
         if not extras:
             return path, subject + error.message, False
         extra = extras[0]
@@ -555,8 +562,10 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     if v in bounds:
         return path, f"{subject}must be {bounds[v]} {_show(vv)}, not {shown}", False
     counts = {"minItems": ("at least", "item", len), "maxItems": ("at most", "item", len),
-              "minLength": ("at least", "character", len), "maxLength": ("at most", "character", len),
-              "minProperties": ("at least", "field", len), "maxProperties": ("at most", "field", len)}
+              "minLength": ("at least", "character", len),
+              "maxLength": ("at most", "character", len),
+              "minProperties": ("at least", "field", len),
+              "maxProperties": ("at most", "field", len)}
     if v in counts:
         bound, unit, size = counts[v]
         try:
@@ -571,7 +580,8 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     if v == "pattern":
         desc = sch.get("description") if isinstance(sch, dict) else None
         if desc:
-            return path, f"{subject}{shown} is not in the expected form: {str(desc).rstrip('.')}", False
+            return (path, f"{subject}{shown} is not in the expected form: "
+                          f"{str(desc).rstrip('.')}", False)
         return path, f"{subject}{shown} is not in the expected form (pattern {vv})", False
     if v == "format":
         desc = sch.get("description") if isinstance(sch, dict) else None
@@ -580,11 +590,13 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     if v in ("oneOf", "anyOf"):
         alternatives = _required_alternatives(vv, inst)
         if alternatives:
-            fields = " or ".join(f"field '{format_path(path + (name,))}'" + (f" ({desc})" if desc else "")
+            fields = " or ".join(f"field '{format_path(path + (name,))}'"
+                                 + (f" ({desc})" if desc else "")
                                  for name, desc in alternatives)
             return path, f"{fields} is missing; add one of them", False
         if v == "oneOf" and not error.context:
-            return path, f"{subject}matches more than one of the allowed forms; make it match exactly one", False
+            return (path, f"{subject}matches more than one of the allowed forms; make it match "
+                          "exactly one", False)
         forms = "; or ".join(_describe(s) for s in vv)
         return path, f"{subject}must be one of these forms: {forms}", False
     if v == "not":
@@ -633,12 +645,15 @@ def _odd_int(text: str) -> bool:
 def _odd_int_advice(text: str, value) -> str:
     shown = clip(text)
     if ":" in text:
-        return f"YAML reads {shown} as the base-60 number {_show(value)}: write {_show(value)}, or '{shown}' in quotes for text"
+        return (f"YAML reads {shown} as the base-60 number {_show(value)}: write {_show(value)}, "
+                f"or '{shown}' in quotes for text")
     if _PREFIXED.fullmatch(text) or not _LEADING_ZERO.fullmatch(text):  # 0x1F, 0b11, 1_000
-        return f"YAML reads {shown} as the number {_show(value)}: write {_show(value)} as a plain decimal number"
+        return (f"YAML reads {shown} as the number {_show(value)}: write {_show(value)} as a "
+                "plain decimal number")
     sign = "-" if text.startswith("-") else ""
     digits = clip(text.lstrip("+-").replace("_", "").lstrip("0") or "0")
-    return f"YAML reads {shown} as the octal number {_show(value)}: write {sign}{digits}, without the leading zero"
+    return (f"YAML reads {shown} as the octal number {_show(value)}: write {sign}{digits}, "
+            "without the leading zero")
 
 
 def check_integer_spelling(loaded: Loaded) -> None:

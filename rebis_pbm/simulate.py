@@ -350,8 +350,9 @@ def render_text(rep: dict) -> str:
     if rep["problems"]:
         lines.append(f"INVARIANT VIOLATIONS: {len(rep['problems'])}")
         for p in rep["problems"]:
-            lines.append(f"  game {p['game']} (seed {p['seed']!r}, seats "
-                         f"{', '.join(f'{n}={s}' for n, s in zip(p['seats'], p['strategies'], strict=False))}"
+            seats = ", ".join(f"{n}={s}"
+                              for n, s in zip(p["seats"], p["strategies"], strict=False))
+            lines.append(f"  game {p['game']} (seed {p['seed']!r}, seats {seats}"
                          f"{', Zero' if p['zero'] else ''}): {p['problem']}")
     else:
         lines.append("Invariant violations: none.")

@@ -6,8 +6,8 @@ its chain digest, and a status written for people. Everything else is replayed f
 by the engine (:class:`Replay`).
 
 The record is public: it holds nothing a player may not know. A play that closes a shelf lays its
-card face down (R8.1), so the record keeps that card sealed (:func:`~rebis_pbm.record.digests.seal_card`):
-only the seed opens the seal (docs/views.md).
+card face down (R8.1), so the record keeps that card sealed
+(:func:`~rebis_pbm.record.digests.seal_card`): only the seed opens the seal (docs/views.md).
 """
 
 from __future__ import annotations
@@ -33,15 +33,18 @@ from .digests import (
 )
 
 FORMAT = "rebis-pbm/3"  # the format new games are written in
-FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")  # every format this version reads, verifies and appends to
+# every format this version reads, verifies and appends to
+FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
 
 REFEREE_DEAL = "referee"  # a rebis-pbm/2 deal from the referee's seed alone (new --referee-deal)
 FAIR_DEAL = "players"  # from the referee's seed and every player's join entropy (docs/shuffle.md)
 
 
+# The docstring's long s (RUF002: "did you mean f?") is meant: it is the example of a folding.
 def ascii_lower(text: str) -> str:
     """``text`` with A-Z lowered and nothing else changed: addresses compare by ASCII case only,
-    so that no Unicode folding (``ſ`` -> ``s``, the Kelvin sign -> ``k``) makes two addresses one."""  # noqa: RUF002 - the long s is the example
+    so that no Unicode folding (``ſ`` -> ``s``, the Kelvin sign -> ``k``) makes two addresses
+    one."""  # noqa: RUF002
     return text.translate(_ASCII_LOWER)
 
 
@@ -434,7 +437,8 @@ class Record:
         return replace(self, joins=self.joins + (join._replace(chain_sha256=digest),))
 
     def entry(self, index: int) -> dict:
-        """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest covers."""
+        """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest
+        covers."""
         doc = {**self.moves[index].as_dict(), **self.stamps[index],
                "state_hmac": self.links[index].state_hmac}
         proof = self.proofs[index] if index < len(self.proofs) else None

@@ -410,7 +410,8 @@ def _differs(expected: dict, found: dict) -> tuple[str, str, str] | None:
         if isinstance(want, dict) and isinstance(have, dict) and want != have:
             for sub in list(want) + [k for k in have if k not in want]:
                 if want.get(sub, _ABSENT) != have.get(sub, _ABSENT):
-                    return f"{key}.{sub}", show(want.get(sub, _ABSENT)), show(have.get(sub, _ABSENT))
+                    return (f"{key}.{sub}", show(want.get(sub, _ABSENT)),
+                            show(have.get(sub, _ABSENT)))
         if want != have:
             return key, show(want), show(have)
     return None

@@ -743,7 +743,8 @@ def _remove_plain(git: Git, paths: list[str], say: Say) -> None:
 
 
 def refusal_path(turn: int, player: str) -> str:
-    """Where a refusal's reason goes in a public repository: ``refusals/turn-NNN-PLAYER.txt.age``."""
+    """Where a refusal's reason goes in a public repository:
+    ``refusals/turn-NNN-PLAYER.txt.age``."""
     return f"{REFUSALS}turn-{turn:03d}-{player}.txt.age"
 
 

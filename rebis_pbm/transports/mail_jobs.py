@@ -587,8 +587,8 @@ def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
             count = _recover(path, referee_address, default_queue(path), pictures)
             if count:
                 yield Handled(f"rebis-pbm: game {game}: the last move's messages had not been "
-                              f"queued (an earlier run was stopped); {counted(count, 'message')} queued "
-                              f"now", True)
+                              f"queued (an earlier run was stopped); "
+                              f"{counted(count, 'message')} queued now", True)
 
     def handle(data: bytes, label: str) -> Handled:
         from .mail import MAIL_MAX_BYTES
@@ -790,6 +790,8 @@ def send_queues(folder: str | os.PathLike[str], **how) -> Sent:
     for path in referee.record_paths([folder]):
         done = send_queue(default_queue(path), **how)
         if done is not None:
-            total = Sent(*(a + b for a, b in zip(total[:3], done[:3], strict=True)), total.notes + done.notes)
+            # sent, kept, set_aside: the first three fields of two Sent
+            counts = (a + b for a, b in zip(total[:3], done[:3], strict=True))
+            total = Sent(*counts, total.notes + done.notes)
     return total
 
