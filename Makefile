@@ -22,9 +22,9 @@ install: $(BIN)/python
 install-dev: $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check '.[test,dev]'
 
-# ruff over the engine, the application layer and their tests for now (the rest of the tree
-# joins RUFF_PATHS as its findings are fixed); mypy checks the files pyproject.toml names.
-RUFF_PATHS := rebis_pbm/engine rebis_pbm/errors.py rebis_pbm/referee.py tests/engine
+# ruff over the whole package and the engine's tests (the rest of tests/ joins RUFF_PATHS as its
+# findings are fixed); mypy checks the files pyproject.toml names.
+RUFF_PATHS := rebis_pbm tests/engine
 
 check: install-dev
 	$(BIN)/ruff check $(RUFF_PATHS)

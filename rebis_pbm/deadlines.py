@@ -124,7 +124,7 @@ def deadline_of(record) -> str | None:
 def missed_turns(record, player: str) -> int:
     """How many of ``player``'s turns the referee played for them because they missed the
     deadline."""
-    return sum(1 for move, stamp in zip(record.moves, record.stamps)
+    return sum(1 for move, stamp in zip(record.moves, record.stamps, strict=False)
                if move.player == player and stamp.get("by") == "referee"
                and stamp.get("reason") == MISSED)
 

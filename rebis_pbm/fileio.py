@@ -20,14 +20,29 @@ import os
 import stat
 import sys
 import time
-from typing import BinaryIO, Callable, Iterator, NamedTuple, Union
+from collections.abc import Callable, Iterator
+from typing import BinaryIO, NamedTuple, Union
 
 from .errors import Busy, InputError
 from .yamlio import max_bytes, too_big
 
-__all__ = ["read_input", "open_regular", "write_atomic", "write_many_atomic", "make_folder", "locked",
-           "lock_path", "lock_timeout", "LockTimeout", "FileError", "NotRegularFile",
-           "explain_os_error", "os_error_message", "DEFAULT_LOCK_TIMEOUT", "LOCK_TIMEOUT_ENV"]
+__all__ = [
+    "DEFAULT_LOCK_TIMEOUT",
+    "LOCK_TIMEOUT_ENV",
+    "FileError",
+    "LockTimeout",
+    "NotRegularFile",
+    "explain_os_error",
+    "lock_path",
+    "lock_timeout",
+    "locked",
+    "make_folder",
+    "open_regular",
+    "os_error_message",
+    "read_input",
+    "write_atomic",
+    "write_many_atomic",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
 DEFAULT_LOCK_TIMEOUT = 30.0
@@ -328,7 +343,8 @@ def _write_atomic(path: str, data: bytes | str, mode: int | None, durable: bool)
         _fsync_dir(folder)
 
 
-def write_many_atomic(items: list[tuple[PathLike, bytes | str]], *, mode: int | None = None) -> None:
+def write_many_atomic(items: list[tuple[PathLike, bytes | str]], *,
+                      mode: int | None = None) -> None:
     """Write each ``(path, data)`` with :func:`write_atomic`, in the given order.
 
     Each file is atomic on its own; the set is not. If one write fails, the earlier ones stay

@@ -42,8 +42,17 @@ from .yamlio import (
     format_path,
 )
 
-__all__ = ["SCHEMA_NAMES", "SchemaProblem", "schema_text", "load_schema", "validate",
-           "quickly_accepted", "address_accepted", "defined_pattern", "check_integer_spelling"]
+__all__ = [
+    "SCHEMA_NAMES",
+    "SchemaProblem",
+    "address_accepted",
+    "check_integer_spelling",
+    "defined_pattern",
+    "load_schema",
+    "quickly_accepted",
+    "schema_text",
+    "validate",
+]
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -87,19 +96,21 @@ def schema_text(name: str) -> str:
                 return f.read()
         return folder.joinpath(file).read_text(encoding="utf-8")  # importlib.resources (a zip)
     except (FileNotFoundError, NotADirectoryError):
-        raise SchemaProblem(f"the schema file {name}.schema.json is missing from the installation") from None
+        raise SchemaProblem(f"the schema file {name}.schema.json is missing from the "
+                            "installation") from None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed(name: str) -> dict:
     """The JSON of ``schemas/<name>.schema.json``, not yet checked against the meta-schema."""
     try:
         return json.loads(schema_text(name))
     except json.JSONDecodeError as e:
-        raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from None
+        raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: "
+                            f"invalid JSON: {e.msg}") from None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_schema(name: str) -> dict:
     """The parsed schema ``name`` (cached; do not modify the returned dict).
 
@@ -111,7 +122,7 @@ def load_schema(name: str) -> dict:
     return schema
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def defined_pattern(schema: str, definition: str) -> re.Pattern:
     """The compiled ``pattern`` of ``$defs/<definition>`` in the shipped schema ``schema``, read
     without importing jsonschema (e.g. ``defined_pattern("move", "player")`` for player names).
@@ -122,7 +133,7 @@ def defined_pattern(schema: str, definition: str) -> re.Pattern:
     return re.compile(_parsed(schema)["$defs"][definition]["pattern"])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _address_rule() -> int | None:
     """The longest address the record schema accepts, when its rule for an address is exactly
     a string of the "email" format with a ``maxLength``; None for any other rule."""
@@ -184,7 +195,8 @@ def _registry(names=SCHEMA_NAMES):
     for name in names:
         try:
             own.append((f"{name}.schema.json",
-                        Resource.from_contents(load_schema(name), default_specification=DRAFT202012)))
+                        Resource.from_contents(load_schema(name),
+                                               default_specification=DRAFT202012)))
         except SchemaProblem:
             continue
     return Registry(retrieve=_retrieve).with_resources(own).crawl()
@@ -209,7 +221,7 @@ def _validator(schema: dict, names=SCHEMA_NAMES):
                                 format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _named_validator(name: str):
     return _validator(load_schema(name), _referenced(name))
 
@@ -276,7 +288,7 @@ def _generated_check(name: str):
     return module.validate
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _quick_check(name: str):
     """fastjsonschema's compiled check of the shipped schema ``name``: a function that returns
     on a valid document and raises ``fastjsonschema.JsonSchemaException`` otherwise; the module
@@ -446,7 +458,8 @@ def _wants_string(error) -> bool:
     if v == "const":
         return isinstance(vv, str)
     if v in ("oneOf", "anyOf"):
-        return any(isinstance(s, dict) and (s.get("type") == "string" or isinstance(s.get("const"), str))
+        return any(isinstance(s, dict)
+                   and (s.get("type") == "string" or isinstance(s.get("const"), str))
                    for s in vv)
     return v in ("pattern", "minLength", "maxLength", "format")
 
@@ -501,15 +514,18 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     shown = _shown(loaded, path, inst)
 
     if v == "required":
-        missing = next((k for k in vv if isinstance(inst, dict) and k not in inst), vv[0] if vv else "?")
+        missing = next((k for k in vv if isinstance(inst, dict) and k not in inst),
+                       vv[0] if vv else "?")
         desc = (sch.get("properties", {}).get(missing) or {}) if isinstance(sch, dict) else {}
-        extra = f" ({desc['description']})" if isinstance(desc, dict) and "description" in desc else ""
+        extra = (f" ({desc['description']})"
+                 if isinstance(desc, dict) and "description" in desc else "")
         return path, f"field '{format_path(path + (missing,))}' is missing{extra}; add it", False
     if v in ("additionalProperties", "unevaluatedProperties"):
         known = list(sch.get("properties", {})) if isinstance(sch, dict) else []
         patterns = list(sch.get("patternProperties", {})) if isinstance(sch, dict) else []
-        extras = [k for k in inst if k not in known and not any(re.search(p, k) for p in patterns)] \
-            if isinstance(inst, dict) else []
+        extras = ([k for k in inst
+                   if k not in known and not any(re.search(p, k) for p in patterns)]
+                  if isinstance(inst, dict) else [])
         if not extras:
             return path, subject + error.message, False
         extra = extras[0]
@@ -546,8 +562,10 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     if v in bounds:
         return path, f"{subject}must be {bounds[v]} {_show(vv)}, not {shown}", False
     counts = {"minItems": ("at least", "item", len), "maxItems": ("at most", "item", len),
-              "minLength": ("at least", "character", len), "maxLength": ("at most", "character", len),
-              "minProperties": ("at least", "field", len), "maxProperties": ("at most", "field", len)}
+              "minLength": ("at least", "character", len),
+              "maxLength": ("at most", "character", len),
+              "minProperties": ("at least", "field", len),
+              "maxProperties": ("at most", "field", len)}
     if v in counts:
         bound, unit, size = counts[v]
         try:
@@ -562,7 +580,8 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     if v == "pattern":
         desc = sch.get("description") if isinstance(sch, dict) else None
         if desc:
-            return path, f"{subject}{shown} is not in the expected form: {str(desc).rstrip('.')}", False
+            return (path, f"{subject}{shown} is not in the expected form: "
+                          f"{str(desc).rstrip('.')}", False)
         return path, f"{subject}{shown} is not in the expected form (pattern {vv})", False
     if v == "format":
         desc = sch.get("description") if isinstance(sch, dict) else None
@@ -571,11 +590,13 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     if v in ("oneOf", "anyOf"):
         alternatives = _required_alternatives(vv, inst)
         if alternatives:
-            fields = " or ".join(f"field '{format_path(path + (name,))}'" + (f" ({desc})" if desc else "")
+            fields = " or ".join(f"field '{format_path(path + (name,))}'"
+                                 + (f" ({desc})" if desc else "")
                                  for name, desc in alternatives)
             return path, f"{fields} is missing; add one of them", False
         if v == "oneOf" and not error.context:
-            return path, f"{subject}matches more than one of the allowed forms; make it match exactly one", False
+            return (path, f"{subject}matches more than one of the allowed forms; make it match "
+                          "exactly one", False)
         forms = "; or ".join(_describe(s) for s in vv)
         return path, f"{subject}must be one of these forms: {forms}", False
     if v == "not":
@@ -624,12 +645,15 @@ def _odd_int(text: str) -> bool:
 def _odd_int_advice(text: str, value) -> str:
     shown = clip(text)
     if ":" in text:
-        return f"YAML reads {shown} as the base-60 number {_show(value)}: write {_show(value)}, or '{shown}' in quotes for text"
+        return (f"YAML reads {shown} as the base-60 number {_show(value)}: write {_show(value)}, "
+                f"or '{shown}' in quotes for text")
     if _PREFIXED.fullmatch(text) or not _LEADING_ZERO.fullmatch(text):  # 0x1F, 0b11, 1_000
-        return f"YAML reads {shown} as the number {_show(value)}: write {_show(value)} as a plain decimal number"
+        return (f"YAML reads {shown} as the number {_show(value)}: write {_show(value)} as a "
+                "plain decimal number")
     sign = "-" if text.startswith("-") else ""
     digits = clip(text.lstrip("+-").replace("_", "").lstrip("0") or "0")
-    return f"YAML reads {shown} as the octal number {_show(value)}: write {sign}{digits}, without the leading zero"
+    return (f"YAML reads {shown} as the octal number {_show(value)}: write {sign}{digits}, "
+            "without the leading zero")
 
 
 def check_integer_spelling(loaded: Loaded) -> None:

@@ -17,8 +17,21 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .bots import STRATEGIES, make_bot
-from .engine import (GOLD, GOLDEN_DUST, RED, IllegalMove, Move, Ruleset, State, apply_move,
-                     information_set, replay, scores, setup, winners)
+from .engine import (
+    GOLD,
+    GOLDEN_DUST,
+    RED,
+    IllegalMove,
+    Move,
+    Ruleset,
+    State,
+    apply_move,
+    information_set,
+    replay,
+    scores,
+    setup,
+    winners,
+)
 
 NAMES = ("north", "east", "south", "west")  # seat names of simulated games, in seat order
 
@@ -112,7 +125,7 @@ def play_game(spec: GameSpec) -> GameResult:
     ruleset = spec.ruleset
     state, _ = setup(ruleset, spec.players, spec.seed)
     bots = [make_bot(strategy, f"{spec.seed}/{name}")
-            for name, strategy in zip(spec.players, spec.strategies)]
+            for name, strategy in zip(spec.players, spec.strategies, strict=False)]
     moves: list[Move] = []
     problems: list[str] = []
     limit = ruleset.card_count + 2  # every turn draws a card; the red token is one move more
@@ -337,8 +350,9 @@ def render_text(rep: dict) -> str:
     if rep["problems"]:
         lines.append(f"INVARIANT VIOLATIONS: {len(rep['problems'])}")
         for p in rep["problems"]:
-            lines.append(f"  game {p['game']} (seed {p['seed']!r}, seats "
-                         f"{', '.join(f'{n}={s}' for n, s in zip(p['seats'], p['strategies']))}"
+            seats = ", ".join(f"{n}={s}"
+                              for n, s in zip(p["seats"], p["strategies"], strict=False))
+            lines.append(f"  game {p['game']} (seed {p['seed']!r}, seats {seats}"
                          f"{', Zero' if p['zero'] else ''}): {p['problem']}")
     else:
         lines.append("Invariant violations: none.")

@@ -302,7 +302,7 @@ class _Picture:
         _text(g, _("score {score}").format(score=player["score"]), x + 110, 129, 13,
               weight="bold")
         y = 12
-        for row, row_height in zip(rows, row_heights):
+        for row, row_height in zip(rows, row_heights, strict=True):  # one height per row
             for i, (column, _height) in enumerate(row):
                 g.append(_moved(column, MARGIN + INFO_W + i * COLUMN, y))
             y += row_height + 8

@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .engine import events as ev
 from .engine import burdens, information_set, legal_moves, score_table, winners
+from .engine import events as ev
 from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
 from .i18n import ENGLISH, N_, gettext_for, in_every_language, ngettext_for
@@ -515,8 +515,9 @@ def ruleset_text(ruleset: dict, lang: str | None = None) -> str:
 
     >>> ruleset_text({"deck": {str(n): 9 for n in range(1, 10)}, "zero": False, "golden_dust": 9,
     ...               "gold": 3, "red": 1, "shelf_limit": 13, "hand_size": 5,
-    ...               "multiplier": "additive"})
-    'Ruleset: cards 1-9, 9 of each (81 cards); tokens 9 golden dust, 3 gold, 1 red; shelf limit 13; hand 5; multiplier additive (x(1 + tokens)).'
+    ...               "multiplier": "additive"})  # doctest: +NORMALIZE_WHITESPACE
+    'Ruleset: cards 1-9, 9 of each (81 cards); tokens 9 golden dust, 3 gold, 1 red; shelf limit 13;
+    hand 5; multiplier additive (x(1 + tokens)).'
     """
     _, n_ = gettext_for(lang), ngettext_for(lang)
     deck = sorted((int(n), c) for n, c in ruleset["deck"].items() if c)

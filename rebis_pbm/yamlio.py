@@ -37,16 +37,16 @@ from yaml.resolver import Resolver
 from .errors import InputError
 
 __all__ = [
-    "InputError",
-    "Loaded",
-    "load_yaml",
-    "dump_yaml",
-    "format_path",
     "KINDS",
-    "MOVE_MAX_BYTES",
     "MAX_BYTES",
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
+    "MOVE_MAX_BYTES",
+    "InputError",
+    "Loaded",
+    "dump_yaml",
+    "format_path",
+    "load_yaml",
     "max_bytes",
 ]
 
@@ -72,15 +72,18 @@ TAG_SEQ = "tag:yaml.org,2002:seq"
 
 _BOM = b"\xef\xbb\xbf"
 # The characters PyYAML's reader refuses; checked up front to report line:column.
-_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\U00010000-\U0010FFFF]")
+_NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD"
+                            "\U00010000-\U0010FFFF]")
 # The patterns below are kept as text: re compiles each on first use (and caches it), so that a
 # command that writes no YAML, or reads no faulty file, does not compile them at start-up.
 _LINE_BREAKS = rb"\r\n|\r|\n"
 # YAML 1.2 readers take these as numbers even where PyYAML (YAML 1.1) sees text; quote them.
-_NUMBER_LIKE = (r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?|0o[0-7]+|0x[0-9a-fA-F]+"
+_NUMBER_LIKE = (r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?"
+                r"|0o[0-7]+|0x[0-9a-fA-F]+"
                 r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
 _KIND_EXAMPLE = {
-    "move": "a move file is a YAML mapping of fields, one 'name: value' per line, such as 'turn: 3'",
+    "move": ("a move file is a YAML mapping of fields, one 'name: value' per line, such as "
+             "'turn: 3'"),
     "record": "a game record is a YAML mapping written by rebis-pbm",
     "secret": "a secret file is a YAML mapping written by rebis-pbm",
     "view": "a view file is a YAML mapping written by rebis-pbm",
@@ -163,24 +166,46 @@ def _pos(mark) -> tuple[int, int]:
 
 # PyYAML / libyaml problem texts -> plain words. Checked in order, by substring.
 _PLAIN_PROBLEMS = [
-    ("mapping values are not allowed", "a ':' appears where YAML does not expect one; put text that contains ': ' in quotes, or check the indentation"),
-    ("cannot start any token", "a character here cannot start a value; tabs cannot indent YAML (use spaces), and text starting with @ or ` must be quoted"),
+    ("mapping values are not allowed",
+     "a ':' appears where YAML does not expect one; put text that contains ': ' in quotes, or "
+     "check the indentation"),
+    ("cannot start any token",
+     "a character here cannot start a value; tabs cannot indent YAML (use spaces), and text "
+     "starting with @ or ` must be quoted"),
     ("found a tab character", "a tab character is used for indentation; indent with spaces only"),
     ("could not find expected ':'", "a line is missing the ':' between field name and value"),
-    ("did not find expected key", "a field name is missing, or the indentation is inconsistent (every field of one mapping must start in the same column)"),
-    ("did not find expected node content", "a value is missing here (an empty entry in a list or mapping?)"),
-    ("expected <block end>", "the indentation is inconsistent; every field of one mapping must start in the same column"),
-    ("did not find expected '-' indicator", "the indentation of this list is inconsistent; every '- ' item must start in the same column"),
-    ("found unexpected end of stream", "the file ends inside a quoted text or an open bracket; close it"),
-    ("found unknown escape character", "a backslash escape inside double quotes is not valid; use single quotes for text with backslashes"),
-    ("found unexpected ':'", "a ':' appears where YAML does not expect one; put the text in quotes"),
-    ("did not find expected ',' or ']'", "a '[...]' list is not closed properly; check the commas and the closing ']'"),
-    ("did not find expected ',' or '}'", "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
-    ("expected ',' or ']'", "a '[...]' list is not closed properly; check the commas and the closing ']'"),
-    ("expected ',' or '}'", "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
+    ("did not find expected key",
+     "a field name is missing, or the indentation is inconsistent (every field of one mapping "
+     "must start in the same column)"),
+    ("did not find expected node content",
+     "a value is missing here (an empty entry in a list or mapping?)"),
+    ("expected <block end>",
+     "the indentation is inconsistent; every field of one mapping must start in the same column"),
+    ("did not find expected '-' indicator",
+     "the indentation of this list is inconsistent; every '- ' item must start in the same column"),
+    ("found unexpected end of stream",
+     "the file ends inside a quoted text or an open bracket; close it"),
+    ("found unknown escape character",
+     "a backslash escape inside double quotes is not valid; use single quotes for text with "
+     "backslashes"),
+    ("found unexpected ':'",
+     "a ':' appears where YAML does not expect one; put the text in quotes"),
+    ("did not find expected ',' or ']'",
+     "a '[...]' list is not closed properly; check the commas and the closing ']'"),
+    ("did not find expected ',' or '}'",
+     "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
+    ("expected ',' or ']'",
+     "a '[...]' list is not closed properly; check the commas and the closing ']'"),
+    ("expected ',' or '}'",
+     "a '{...}' mapping is not closed properly; check the commas and the closing '}'"),
     # libyaml's own depth guard can fire before ours (its scanner reads ahead of the events).
-    ("exceeded maximum nesting depth", f"lists and mappings are nested more than {MAX_DEPTH} levels deep; a Rebis file never needs that"),
-    ("block sequence entries are not allowed", "a '-' here starts a list item, which cannot follow a field name on the same line; start the list on the next line, or put the text in quotes (a card's sign is the word negative or positive)"),
+    ("exceeded maximum nesting depth",
+     f"lists and mappings are nested more than {MAX_DEPTH} levels deep; a Rebis file never needs "
+     "that"),
+    ("block sequence entries are not allowed",
+     "a '-' here starts a list item, which cannot follow a field name on the same line; start the "
+     "list on the next line, or put the text in quotes (a card's sign is the word negative or "
+     "positive)"),
     ("found undefined alias", "aliases ('*name') are not allowed; write the value out"),
 ]
 
@@ -226,7 +251,7 @@ def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mar
     def fail(msg: str):
         raise InputError(_field(path) + msg, source=source, line=line, column=col, path=path)
 
-    if tag == TAG_STR or tag == TAG_TIMESTAMP:
+    if tag in (TAG_STR, TAG_TIMESTAMP):
         return value  # timestamps stay text: the tool never needs dates from YAML
     if tag == TAG_NULL:
         return None
@@ -237,7 +262,9 @@ def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mar
             return int(value)  # the common case, plain decimal digits: what PyYAML gives
         digits = re.sub(r"^[-+]?(0[xXbB])?", "", value).replace("_", "").replace(":", "")
         if len(digits) > MAX_INT_DIGITS:
-            fail(f"the number {value if len(value) <= 20 else value[:20] + '...'} has {len(digits)} digits; at most {MAX_INT_DIGITS} are allowed")
+            shown = value if len(value) <= 20 else value[:20] + "..."
+            fail(f"the number {shown} has {len(digits)} digits; at most {MAX_INT_DIGITS} are "
+                 "allowed")
         return _constructor.construct_yaml_int(yaml.ScalarNode(tag, value))
     if tag == TAG_FLOAT:
         if kind == "move":
@@ -329,13 +356,15 @@ def load_yaml(data: bytes, *, source: str, kind: str) -> Loaded:
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         line, col = _pos(mark) if mark is not None else (None, None)
-        raise InputError(_plain_problem(e.problem, e.context), source=source, line=line, column=col) from None
+        raise InputError(_plain_problem(e.problem, e.context), source=source, line=line,
+                         column=col) from None
     except yaml.reader.ReaderError as e:
         line = text.count("\n", 0, e.position) + 1
-        raise InputError(f"this is not valid YAML text: {e.reason}", source=source, line=line) from None
+        raise InputError(f"this is not valid YAML text: {e.reason}", source=source,
+                         line=line) from None
     except yaml.YAMLError as e:  # any other PyYAML complaint: still one sentence, no traceback
-        raise InputError(f"this is not valid YAML: {str(e).splitlines()[0] if str(e) else type(e).__name__}",
-                         source=source) from None
+        said = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise InputError(f"this is not valid YAML: {said}", source=source) from None
 
 
 def _build(text: str, *, source: str, kind: str) -> Loaded:
@@ -395,10 +424,12 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
             fail("a second YAML document starts here; a file must hold exactly one document "
                  "(remove the '---' line and what follows, or merge them)", second)
         if etype is alias_event:
-            fail(f"aliases ('*{clip(event.anchor)}') are not allowed; write the value out in full", event.start_mark)
+            fail(f"aliases ('*{clip(event.anchor)}') are not allowed; write the value out in "
+                 "full", event.start_mark)
         if etype is scalar_event or etype is mapping_start or etype is sequence_start:
             if event.anchor is not None:
-                fail(f"anchors ('&{clip(event.anchor)}') are not allowed; remove it", event.start_mark)
+                fail(f"anchors ('&{clip(event.anchor)}') are not allowed; remove it",
+                     event.start_mark)
             if event.tag is not None:
                 shown = event.tag.replace("tag:yaml.org,2002:", "!!")
                 fail(f"explicit tags ('{clip(shown)}') are not allowed; remove the tag "
@@ -415,9 +446,11 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                     parent = frame[1]
                     if tag != TAG_STR and tag != TAG_TIMESTAMP:
                         if tag == TAG_MERGE:
-                            fail("merge keys ('<<') are not allowed; write the fields out", mark, parent)
+                            fail("merge keys ('<<') are not allowed; write the fields out",
+                                 mark, parent)
                         if value == "":
-                            fail(_field(parent) + "a field name is missing before ':'", mark, parent)
+                            fail(_field(parent) + "a field name is missing before ':'",
+                                 mark, parent)
                         reads = {TAG_BOOL: "true or false", TAG_NULL: "empty (null)",
                                  TAG_INT: "a number", TAG_FLOAT: "a number"}.get(tag, "not text")
                         name = clip(value)
@@ -425,8 +458,9 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                              f"not text; write it in quotes: '{name}':", mark, parent)
                     if value in frame[0]:
                         first = frame[3][value]
-                        fail(f"field '{format_path(parent + (value,))}' appears twice, on lines {first} and "
-                             f"{mark.line + 1}; keep only one", mark, parent + (value,))
+                        fail(f"field '{format_path(parent + (value,))}' appears twice, on "
+                             f"lines {first} and {mark.line + 1}; keep only one",
+                             mark, parent + (value,))
                     frame[3][value] = mark.line + 1
                     frame[2] = (value, mark)
                     key_positions[parent + (value,)] = (mark.line + 1, mark.column + 1)
@@ -434,8 +468,8 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                 if not stack:
                     if value == "" and implicit[0]:
                         fail(f"the file is empty; {_KIND_EXAMPLE[kind]}", mark)
-                    fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a single value",
-                         mark)
+                    fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a "
+                         "single value", mark)
                 # Path known before conversion so conversion errors can name the field. Placed
                 # here rather than by place(): most values are scalars, and this is a hot loop.
                 frame = stack[-1]
@@ -455,13 +489,14 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                 continue
             # Collection start.
             if in_key_slot:
-                fail(_field(stack[-1][1]) + "a field name must be plain text, not a list or mapping",
-                     event.start_mark, stack[-1][1])
+                fail(_field(stack[-1][1]) + "a field name must be plain text, not a list or "
+                     "mapping", event.start_mark, stack[-1][1])
             if len(stack) >= MAX_DEPTH:
                 fail(f"lists and mappings are nested more than {MAX_DEPTH} levels deep here; "
                      "flatten the data", event.start_mark)
             if not stack and etype is sequence_start:
-                fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a list", event.start_mark)
+                fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a list",
+                     event.start_mark)
             container = {} if etype is mapping_start else []
             path = place(container, event.start_mark)
             stack.append([container, path, None, {}])
@@ -470,7 +505,8 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
             stack.pop()
     if documents == 0:
         raise InputError(f"the file is empty; {_KIND_EXAMPLE[kind]}", source=source)
-    return Loaded(data=root, positions=positions, scalars=scalars, source=source, key_positions=key_positions)
+    return Loaded(data=root, positions=positions, scalars=scalars, source=source,
+                  key_positions=key_positions)
 
 
 # ---------------------------------------------------------------------------------- writing

@@ -12,7 +12,6 @@ from .. import referee
 from . import EXIT_CODES, cli
 
 
-
 @cli.command("open", epilog=EXIT_CODES)
 @click.argument("file", metavar="FILE.age|-")
 @click.option("--identity", "-i", required=True, metavar="KEY", type=click.Path(dir_okay=False),

@@ -185,9 +185,9 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
 @click.option("--check-name", is_flag=True, help="Refuse the move (exit 2) unless MOVE.yaml is "
               "named turn-NNN-PLAYER.yaml after the turn and player in it, as in the moves/ "
               "folder of a game played through git.")
-@click.option("--signature", metavar="FILE", help="The move's SSH signature (default: MOVE.yaml.sig, "
-              "or MOVE.yaml.sig.age sealed with the move, beside the move file, if there is one; "
-              "required with -).")
+@click.option("--signature", metavar="FILE", help="The move's SSH signature (default: "
+              "MOVE.yaml.sig, or MOVE.yaml.sig.age sealed with the move, beside the move file, "
+              "if there is one; required with -).")
 @click.option("--now", metavar="TIME", help="The time the move is applied, ISO 8601 (default: "
               "the clock; recorded in a game with a deadline, never read by a replay).")
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),

@@ -16,6 +16,7 @@ from .. import referee
 from ..errors import Refused
 from . import EXIT_CODES, cli, game_argument
 
+
 @cli.command(epilog=EXIT_CODES)
 @game_argument
 @click.option("--player", metavar="NAME", help="Whose view.")

@@ -1,7 +1,7 @@
 """``rebis-pbm site``: a static web page of a game for spectators (docs/cli.md, docs/views.md).
 
-A thin shell around :func:`rebis_pbm.referee.write_site`: read the game (the referee holds the seed, so the page
-can show the public table after every move), write the page and the pictures.
+A thin shell around :func:`rebis_pbm.referee.write_site`: read the game (the referee holds the
+seed, so the page can show the public table after every move), write the page and the pictures.
 """
 
 from __future__ import annotations

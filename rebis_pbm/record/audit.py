@@ -14,15 +14,15 @@ docs/audit.md says what each digest covers and what each check proves.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..engine.state import FINISHED, RED_TOKEN
+from ..errors import InputError
+from ..views import counted, is_join_placeholder
+from ..yamlio import load_yaml
 from .model import BEFORE_V3, FAIR_DEAL, Record
 from .verify import Problem, Walk, _read_as_written, check_status, walk
-from ..views import counted, is_join_placeholder
-from ..errors import InputError
-from ..yamlio import load_yaml
 
 # ------------------------------------------------------------------------------- the report
 
@@ -142,7 +142,8 @@ class Report:
             scores = status.get("scores", {})
             lines.append("Final score: " + ", ".join(f"{p} {s}" for p, s in scores.items()) + ".")
             won = status.get("winners", [])
-            lines.append(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won) + ".")
+            lines.append(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won)
+                         + ".")
         return "\n".join(lines) + "\n"
 
 
@@ -154,7 +155,8 @@ def _status_words(status: dict | None) -> str:
     if phase == FINISHED:
         return f"finished ({status.get('end', '?').replace('_', ' ')})"
     if phase == RED_TOKEN:
-        return f"game ended, {status.get('player')} to place the red token (turn {status.get('turn')})"
+        return (f"game ended, {status.get('player')} to place the red token "
+                f"(turn {status.get('turn')})")
     words = f"turn {status.get('turn')}, {status.get('player')} to move"
     return words + (", abandoned (seed revealed)" if status.get("abandoned") else "")
 
@@ -206,7 +208,8 @@ def fingerprint(key: str) -> str:
     """An OpenSSH public key line's fingerprint as ``ssh-keygen -l`` prints it:
     ``SHA256:`` and the unpadded base64 of the SHA-256 of the key's blob.
 
-    >>> fingerprint("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHujRWGMKUn5Heaxd7hMTbqP2W0VNLWbvJDFuX+slAk/")
+    >>> fingerprint("ssh-ed25519 "
+    ...             "AAAAC3NzaC1lZDI1NTE5AAAAIHujRWGMKUn5Heaxd7hMTbqP2W0VNLWbvJDFuX+slAk/")
     'SHA256:X3HeLgaVTlIc+8Il6uTRgJQS/ZTaaKTr1XV1fWcHuzM'
     """
     import base64
@@ -290,7 +293,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         if (isinstance(data, dict) and isinstance(data.get("moves"), list) and "status" not in data
                 and set(data) <= set(load_schema("record")["properties"])):  # else: edited
             what = (f"the file stops in or after turn {turn}" if turn else "the file stops before "
-                    "the first move") + " without the status that ends every record: it was cut short"
+                    "the first move") + (" without the status that ends every record: it was cut "
+                                         "short")
         else:
             what = ("the file is not a game record as rebis-pbm writes it (edited by hand, or cut "
                     f"short): {exc}")
@@ -392,7 +396,7 @@ def referee_lines(record: Record) -> list[str]:
     for a player ("turn 12: the referee moved for bob (missed deadline, greedy bot)") and the
     logged actions ("after turn 12: the referee extended the deadline by 86400 s (bob asked)")."""
     lines = []
-    for move, stamp in zip(record.moves, record.stamps):
+    for move, stamp in zip(record.moves, record.stamps, strict=False):
         if stamp.get("by") == "referee":
             lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
                          f"({stamp.get('reason')}, {stamp.get('bot')} bot)")

@@ -60,7 +60,8 @@ def _encode(value) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError("canonical form: text must be valid Unicode (no lone surrogates)") from None
+        raise ValueError("canonical form: text must be valid Unicode (no lone "
+                         "surrogates)") from None
 
 
 def _check(value) -> None:
@@ -91,7 +92,8 @@ def _check(value) -> None:
             continue
         elif isinstance(item, int):
             if abs(item) > MAX_SAFE_INTEGER:
-                raise ValueError(f"canonical form: integer {item} is out of range (at most 2**53-1)")
+                raise ValueError(f"canonical form: integer {item} is out of range "
+                                 "(at most 2**53-1)")
         elif isinstance(item, dict):
             for key in item:
                 _check_key(key)
@@ -158,7 +160,8 @@ def state_document(state: State) -> dict:
             "name": player,
             "hand": list(state.hands[seat]),
             "reserve": state.reserves[seat],
-            "shelves": [{"cards": [{"number": c.number, "sign": c.factor, "placed_by": name(c.placed_by)}
+            "shelves": [{"cards": [{"number": c.number, "sign": c.factor,
+                                    "placed_by": name(c.placed_by)}
                                    for c in shelf.cards],
                          "tokens": list(shelf.tokens)} for shelf in state.shelves[seat]],
         })
@@ -385,7 +388,8 @@ def unsalted(secret: str) -> tuple[str, str]:
         ValueError: ``secret`` is not ``SALT:SEED`` with a 32-hex-digit salt.
     """
     salt, sep, seed = secret.partition(":")
-    if not sep or len(salt) != SALT_HEX or not seed or any(c not in "0123456789abcdef" for c in salt):
+    if (not sep or len(salt) != SALT_HEX or not seed
+            or any(c not in "0123456789abcdef" for c in salt)):
         raise ValueError("a rebis-pbm/2 game's secret is SALT:SEED, the salt 32 lower-case hex "
                          "digits")
     return seed, salt
@@ -438,5 +442,5 @@ def seal_card(seed: str, game: str, turn: int, card: int) -> str:
     >>> seal_card("example", "g", 3, 7)[:16]
     '4acae1ba089fe4ae'
     """
-    text = f"{SEAL_DOMAIN}\n{game}\n{turn}\n{card}".encode("utf-8")
+    text = f"{SEAL_DOMAIN}\n{game}\n{turn}\n{card}".encode()
     return hmac.new(seed.encode("utf-8"), text, hashlib.sha256).hexdigest()

@@ -6,8 +6,8 @@ its chain digest, and a status written for people. Everything else is replayed f
 by the engine (:class:`Replay`).
 
 The record is public: it holds nothing a player may not know. A play that closes a shelf lays its
-card face down (R8.1), so the record keeps that card sealed (:func:`~rebis_pbm.record.digests.seal_card`):
-only the seed opens the seal (docs/views.md).
+card face down (R8.1), so the record keeps that card sealed
+(:func:`~rebis_pbm.record.digests.seal_card`): only the seed opens the seal (docs/views.md).
 """
 
 from __future__ import annotations
@@ -16,23 +16,35 @@ import hmac
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from ..engine import (POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners)
+from ..engine import POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners
 from ..engine import events as ev
 from ..engine.state import FINISHED, PLAY, RED_TOKEN
 from ..errors import CorruptRecord, SeedError
-from .digests import (chain_digest, commitment, header_digest, record_digest, record_document,
-                      salted, seal_card, state_digest, unsalted)
+from .digests import (
+    chain_digest,
+    commitment,
+    header_digest,
+    record_digest,
+    record_document,
+    salted,
+    seal_card,
+    state_digest,
+    unsalted,
+)
 
 FORMAT = "rebis-pbm/3"  # the format new games are written in
-FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")  # every format this version reads, verifies and appends to
+# every format this version reads, verifies and appends to
+FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
 
 REFEREE_DEAL = "referee"  # a rebis-pbm/2 deal from the referee's seed alone (new --referee-deal)
 FAIR_DEAL = "players"  # from the referee's seed and every player's join entropy (docs/shuffle.md)
 
 
+# The docstring's long s (RUF002: "did you mean f?") is meant: it is the example of a folding.
 def ascii_lower(text: str) -> str:
     """``text`` with A-Z lowered and nothing else changed: addresses compare by ASCII case only,
-    so that no Unicode folding (``ſ`` -> ``s``, the Kelvin sign -> ``k``) makes two addresses one."""
+    so that no Unicode folding (``ſ`` -> ``s``, the Kelvin sign -> ``k``) makes two addresses
+    one."""  # noqa: RUF002
     return text.translate(_ASCII_LOWER)
 
 
@@ -58,7 +70,7 @@ ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
 # public_addresses) to the seed; every write recomputes it, every read with the seed checks it.
 
 
-def check_seed(record: "Record", seed: str) -> None:
+def check_seed(record: Record, seed: str) -> None:
     """Raises SeedError unless ``seed`` (for rebis-pbm/2, the ``SALT:SEED`` secret) matches
     ``record.seed_sha256``; CorruptRecord (via :func:`check_relabelled`) when it matches as a
     record of another format."""
@@ -68,7 +80,7 @@ def check_seed(record: "Record", seed: str) -> None:
                         f"(seed_sha256); it belongs to another game")
 
 
-def check_relabelled(record: "Record", seed: str, where: str) -> None:
+def check_relabelled(record: Record, seed: str, where: str) -> None:
     """The downgrade attack: ``seed`` does not match ``record``'s commitment as its format says,
     but does as another format's (each salted format commits in its own domain,
     :data:`rebis_pbm.record.digests.COMMITMENT_DOMAINS`): the record's ``format`` was rewritten,
@@ -103,7 +115,7 @@ class SealedMove:
     seal: str
 
     @classmethod
-    def of(cls, move: Move, seal: str) -> "SealedMove":
+    def of(cls, move: Move, seal: str) -> SealedMove:
         """``move`` (a one-card play) with its card replaced by ``seal``."""
         return cls(move.turn, move.player, move.golden_dust, move.play.owner, move.play.sign,
                    move.gold_token, seal)
@@ -175,7 +187,7 @@ class Proof(NamedTuple):
         return {"signature": self.signature, "signed": self.signed}
 
     @classmethod
-    def from_entry(cls, doc: dict) -> "Proof | None":
+    def from_entry(cls, doc: dict) -> Proof | None:
         if "signed_sealed" in doc:
             return cls(str(doc.get("signature", "")), None, str(doc["signed_sealed"]))
         if "signature" not in doc:
@@ -321,7 +333,7 @@ class Record:
             str(self.actions[-1].get("chain_sha256")) if self.actions else None,
             shown.get("addresses", {}), self.public_addresses, shown.get("langs", {})))
 
-    def keyed(self, seed: str) -> "Record":
+    def keyed(self, seed: str) -> Record:
         """The record with its ``record_hmac`` computed with ``seed`` (rebis-pbm/3; an older
         record is returned as it is): what every write does last."""
         if self.format in BEFORE_V3:
@@ -418,14 +430,15 @@ class Record:
 
         return fair_deal_seed(secret, [(p, entropy[p]) for p in self.players])
 
-    def with_join(self, join: Join) -> "Record":
+    def with_join(self, join: Join) -> Record:
         """The record with ``join`` appended (its chain digest computed here)."""
         entry = join._replace(chain_sha256="").entry()
         digest = chain_digest(self.join_prev(len(self.joins)), entry)
         return replace(self, joins=self.joins + (join._replace(chain_sha256=digest),))
 
     def entry(self, index: int) -> dict:
-        """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest covers."""
+        """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest
+        covers."""
         doc = {**self.moves[index].as_dict(), **self.stamps[index],
                "state_hmac": self.links[index].state_hmac}
         proof = self.proofs[index] if index < len(self.proofs) else None
@@ -435,7 +448,7 @@ class Record:
 
     def with_move(self, move: Move, state: State, seed: str, events,
                   stamp: dict | None = None,
-                  signed: tuple[bytes, str] | None = None) -> "Record":
+                  signed: tuple[bytes, str] | None = None) -> Record:
         """The record with ``move`` appended; ``state`` and ``events`` are what ``apply_move``
         returned for it, ``seed`` the game's seed (for the keyed state digest, and for the seal of
         a closing play's card, which lies face down: R8.1, :func:`seal_card`). ``signed``: the
@@ -460,7 +473,7 @@ class Record:
         return replace(self, moves=self.moves + (move,), links=self.links + (link,),
                        proofs=self.proofs + (proof,), stamps=self.stamps + (stamp,))
 
-    def with_action(self, action: dict) -> "Record":
+    def with_action(self, action: dict) -> Record:
         """The record with the referee's logged ``action`` appended (a rebis-pbm/2 record):
         ``action`` holds ``action`` (its kind), ``at`` and its own fields; ``after`` (the number
         of moves before it) and ``chain_sha256`` (chaining it to the action before it, or to
@@ -499,7 +512,7 @@ class Record:
                     and SealedMove.of(move, entry.seal) == entry)
         return entry == move
 
-    def revealed(self, seed: str) -> "Record":
+    def revealed(self, seed: str) -> Record:
         """The record with its seed revealed.
 
         Raises:
@@ -585,7 +598,7 @@ class Record:
         return fields
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Record":
+    def from_dict(cls, data: dict) -> Record:
         """Build a record from a schema-valid document (digests kept as read). Names, digests
         and the seed are taken with ``str``, numbers with ``int``, as :meth:`Move.from_dict`
         does: a no-op on a valid document, and a document of the wrong types then no longer

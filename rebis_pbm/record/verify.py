@@ -21,9 +21,16 @@ from ..errors import CorruptRecord
 from ..yamlio import load_yaml
 from .codec import parse_record
 from .digests import chain_digest, commitment, state_digest
-from .model import (BEFORE_V3, FAIR_DEAL, Record, Replay, SealedMove, check_seed, closes_shelf,
-                    join_status)
-
+from .model import (
+    BEFORE_V3,
+    FAIR_DEAL,
+    Record,
+    Replay,
+    SealedMove,
+    check_seed,
+    closes_shelf,
+    join_status,
+)
 
 # ------------------------------------------------------------------------- the walk
 
@@ -86,7 +93,7 @@ class Problem(_Fields):
 
     def __new__(cls, code: str, message: str, turn: int | None = None,
                 player: str | None = None, expected: str | None = None,
-                found: str | None = None) -> "Problem":
+                found: str | None = None) -> Problem:
         return super().__new__(cls, ProblemCode(code), message, turn, player, expected, found)
 
     @property
@@ -403,7 +410,8 @@ def _differs(expected: dict, found: dict) -> tuple[str, str, str] | None:
         if isinstance(want, dict) and isinstance(have, dict) and want != have:
             for sub in list(want) + [k for k in have if k not in want]:
                 if want.get(sub, _ABSENT) != have.get(sub, _ABSENT):
-                    return f"{key}.{sub}", show(want.get(sub, _ABSENT)), show(have.get(sub, _ABSENT))
+                    return (f"{key}.{sub}", show(want.get(sub, _ABSENT)),
+                            show(have.get(sub, _ABSENT)))
         if want != have:
             return key, show(want), show(have)
     return None

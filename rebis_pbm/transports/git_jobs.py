@@ -28,8 +28,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import referee
-from ..errors import (ExitCode, Failed, InputError, RebisError, Refused, SeedError, UsageError,
-                      one_line)
+from ..errors import (
+    ExitCode,
+    Failed,
+    InputError,
+    RebisError,
+    Refused,
+    SeedError,
+    UsageError,
+    one_line,
+)
 
 ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
 MOVES = "moves/"
@@ -735,7 +743,8 @@ def _remove_plain(git: Git, paths: list[str], say: Say) -> None:
 
 
 def refusal_path(turn: int, player: str) -> str:
-    """Where a refusal's reason goes in a public repository: ``refusals/turn-NNN-PLAYER.txt.age``."""
+    """Where a refusal's reason goes in a public repository:
+    ``refusals/turn-NNN-PLAYER.txt.age``."""
     return f"{REFUSALS}turn-{turn:03d}-{player}.txt.age"
 
 

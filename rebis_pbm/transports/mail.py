@@ -14,6 +14,7 @@ Every message sent is marked ``Auto-Submitted`` and automatic messages are never
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass
@@ -509,8 +510,9 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
     """A reply to ``original``'s sender alone: ``headline``, the ``reason`` quoted, ``status``.
 
     Used for a refused move (and a move sent twice). Its subject carries the game and the turn
-    awaited (``turn`` 0: the join phase of a fair deal, ``the deal: ...``); ``In-Reply-To`` and ``References`` point at ``original``. Only public facts and a
-    reason meant for this sender go in. ``lang``: the sender's language, which ``headline``,
+    awaited (``turn`` 0: the join phase of a fair deal, ``the deal: ...``); ``In-Reply-To`` and
+    ``References`` point at ``original``. Only public facts and a reason meant for this sender go
+    in. ``lang``: the sender's language, which ``headline``,
     ``reason`` and ``status`` are given in too (default English).
     """
     _ = gettext_for(lang)
@@ -729,10 +731,8 @@ def send_smtp(server: SmtpServer, paths: list[Path], sent, refused=None) -> None
                     smtplib.SMTPDataError) as exc:
                 if refused is None:
                     raise
-                try:
+                with contextlib.suppress(smtplib.SMTPException):
                     smtp.rset()
-                except smtplib.SMTPException:
-                    pass
                 refused(path, _refusal(exc))
                 continue
             sent(path)

@@ -13,17 +13,25 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from email.message import EmailMessage
+from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
 from .. import referee
-from ..errors import (CorruptRecord, ExitCode, Failed, InputError, RebisError, Refused,
-                      UsageError, one_line)
+from ..errors import (
+    CorruptRecord,
+    ExitCode,
+    Failed,
+    InputError,
+    RebisError,
+    Refused,
+    UsageError,
+    one_line,
+)
 from ..fileio import locked, open_regular, write_atomic
 from ..i18n import N_, Phrase, gettext_for, refusal
-from ..views import counted
 from ..record import Record, Replay
+from ..views import counted
 
 
 def default_queue(record_path: str | os.PathLike[str]) -> Path:
@@ -282,8 +290,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     the game exists and where it stands): it counts as handled, with a notice. Raises only for
     the referee's side (record, seed, lock, disk): then nothing was applied and nothing queued.
     """
-    from .mail import (MAIL_MAX_BYTES, MailError, extract_move, parse_message,
-                       queue, reply_message)
+    from .mail import MAIL_MAX_BYTES, MailError, extract_move, parse_message, queue, reply_message
 
     too_big = len(data) > MAIL_MAX_BYTES
     msg = parsed if parsed is not None else parse_message(data[:MAIL_MAX_BYTES],
@@ -424,7 +431,7 @@ def _recover(game: str | os.PathLike[str], referee_address: str, queue_dir: Path
 def _each_message(source: str | BinaryIO, recover, handle) -> Iterator[Handled]:
     """The reading loop of ``mail in`` (see :func:`mail_in`): ``recover()`` first, then
     ``handle(data, label)`` for each message of ``source``, a Maildir under its lock."""
-    from .mail import mark_seen, maildir_unseen
+    from .mail import maildir_unseen, mark_seen
 
     if not isinstance(source, str):
         yield from recover()
@@ -460,7 +467,7 @@ def _each_message(source: str | BinaryIO, recover, handle) -> Iterator[Handled]:
                 yield Handled(f"rebis-pbm: {message.name} was not handled; it stays in "
                               f"{message.parent}", True)
                 raise
-            except Exception as exc:  # noqa: BLE001 - an internal error: this message alone
+            except Exception as exc:  # an internal error: this message alone
                 # stays (a later run tries it again); the later ones are handled, so that one
                 # message never jams the Maildir; the error is raised once they are.
                 bug = bug or exc
@@ -569,8 +576,7 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
 def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
                     referee_address: str, views_dir: None, pictures: bool) -> Iterator[Handled]:
     """:func:`mail_in_games`, with the games of the folder kept once read."""
-    from .mail import (no_game_message, parse_message,
-                       queue)
+    from .mail import no_game_message, parse_message, queue
 
     league = read_league(folder)
 
@@ -581,8 +587,8 @@ def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
             count = _recover(path, referee_address, default_queue(path), pictures)
             if count:
                 yield Handled(f"rebis-pbm: game {game}: the last move's messages had not been "
-                              f"queued (an earlier run was stopped); {counted(count, 'message')} queued "
-                              f"now", True)
+                              f"queued (an earlier run was stopped); "
+                              f"{counted(count, 'message')} queued now", True)
 
     def handle(data: bytes, label: str) -> Handled:
         from .mail import MAIL_MAX_BYTES
@@ -687,7 +693,7 @@ def send_queue(queue_dir: Path, *, outbox: Path | None = None, server: object = 
         Failed: the server could not be reached or refused the session (or sendmail failed):
             the messages not yet sent stay queued (exit 2).
     """
-    from .mail import (SmtpServer, maildir_new, mark_seen, send_sendmail, send_smtp)
+    from .mail import SmtpServer, maildir_new, mark_seen, send_sendmail, send_smtp
 
     if not queue_dir.exists():
         return None
@@ -784,6 +790,8 @@ def send_queues(folder: str | os.PathLike[str], **how) -> Sent:
     for path in referee.record_paths([folder]):
         done = send_queue(default_queue(path), **how)
         if done is not None:
-            total = Sent(*(a + b for a, b in zip(total[:3], done[:3])), total.notes + done.notes)
+            # sent, kept, set_aside: the first three fields of two Sent
+            counts = (a + b for a, b in zip(total[:3], done[:3], strict=True))
+            total = Sent(*counts, total.notes + done.notes)
     return total
 
