@@ -192,7 +192,7 @@ def test_seal_reads_the_recipient_from_a_yaml_view_and_refuses_a_text_view(cli, 
         cli("seal", "--help").out.split())
 
 
-def test_every_view_of_a_game_is_padded_to_one_size(tmp_path, keys):
+def test_every_view_of_a_game_is_padded_to_one_size(tmp_path, keys, monkeypatch):
     """A 3-player game with the longest names, played to its end by bots: at every turn every
     private view (YAML and text) encrypts to the same size (but for age's random header), 16 KiB
     by the length attack."""
@@ -200,29 +200,36 @@ def test_every_view_of_a_game_is_padded_to_one_size(tmp_path, keys):
     referee.create_game(game, list(keys), seed=SEED, game_id="p" * 64, insecure_seed=True,
                         langs={LONG: "pt"})
     encrypt_to = {p: pub(k) for p, k in keys.items()}
-    os.environ["REBIS_PBM_SEED"] = key_of(game)
+    monkeypatch.setenv("REBIS_PBM_SEED", key_of(game))
     sizes, learnt = set(), set()
-    try:
-        for turn in range(1000):
-            record, replay, _ = referee.open_game(game)
-            if turn % 4 == 0 or replay.state.phase == "finished":  # every 4th turn: fast enough
-                out = tmp_path / f"views-{turn}"
-                referee.write_encrypted_views(out, record, replay, encrypt_to)
-                for player in keys:
-                    for suffix in (".yaml.age", ".txt.age"):
-                        data = (out / f"{player}{suffix}").read_bytes()
-                        sizes.add(body_length(data))
-                        learnt.add(plaintext_length(data))
-            if replay.state.phase == "finished":
-                break
-            mover = replay.state.players[replay.state.to_move]
-            _, move = referee.bot_move(game, mover, "greedy", seed=str(turn))
-            referee.submit_move(game, dump_yaml({"game": record.game, **move.as_dict()})
-                                .encode(), "move.yaml")
-    finally:
-        del os.environ["REBIS_PBM_SEED"]
+    for turn in range(1000):
+        record, replay, _ = referee.open_game(game)
+        if turn % 4 == 0 or replay.state.phase == "finished":  # every 4th turn: fast enough
+            out = tmp_path / f"views-{turn}"
+            referee.write_encrypted_views(out, record, replay, encrypt_to)
+            for player in keys:
+                for suffix in (".yaml.age", ".txt.age"):
+                    data = (out / f"{player}{suffix}").read_bytes()
+                    sizes.add(body_length(data))
+                    learnt.add(plaintext_length(data))
+        if replay.state.phase == "finished":
+            break
+        mover = replay.state.players[replay.state.to_move]
+        _, move = referee.bot_move(game, mover, "greedy", seed=str(turn))
+        referee.submit_move(game, dump_yaml({"game": record.game, **move.as_dict()})
+                            .encode(), "move.yaml")
     assert replay.state.phase == "finished" and turn > 20
     assert learnt == {encryption.VIEW_PAD} and len(sizes) == 1
+
+
+def encrypted_views(game: Path, keys: dict, out: Path) -> Path:
+    """The game's views written into ``out`` encrypted to the players' keys, as the referee,
+    who holds the seed, writes them."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("REBIS_PBM_SEED", key_of(game))
+        record, replay, _ = referee.open_game(game)
+        referee.write_encrypted_views(out, record, replay, {p: pub(k) for p, k in keys.items()})
+    return out
 
 
 def test_a_padded_view_reads_as_the_plain_view(cli, tmp_path, keys, table):
@@ -233,14 +240,7 @@ def test_a_padded_view_reads_as_the_plain_view(cli, tmp_path, keys, table):
     plain = tmp_path / "plain.yaml"
     plain.write_bytes(run("view", game, "--player", "alice", "--format", "yaml",
                           env=env).stdout)
-    os.environ.update(env)
-    try:
-        record, replay, _ = referee.open_game(game)
-        out = tmp_path / "views"
-        referee.write_encrypted_views(out, record, replay,
-                                      {p: pub(k) for p, k in keys.items()})
-    finally:
-        del os.environ["REBIS_PBM_SEED"]
+    out = encrypted_views(game, keys, tmp_path / "views")
     opened = cli("open", out / "alice.yaml.age", "--identity", keys["alice"])
     assert opened.code == 0, opened.err
     # open prints the view without its padding; the padded bytes read the same.
@@ -268,14 +268,7 @@ def test_a_padded_view_reads_as_the_plain_view(cli, tmp_path, keys, table):
 @needs_age
 def test_age_opens_a_padded_text_view(tmp_path, keys, table):
     game, _, _ = table
-    os.environ["REBIS_PBM_SEED"] = key_of(game)
-    try:
-        record, replay, _ = referee.open_game(game)
-        out = tmp_path / "views"
-        referee.write_encrypted_views(out, record, replay,
-                                      {p: pub(k) for p, k in keys.items()})
-    finally:
-        del os.environ["REBIS_PBM_SEED"]
+    out = encrypted_views(game, keys, tmp_path / "views")
     done = subprocess.run(["age", "-d", "-i", str(keys["bob"]), str(out / "bob.txt.age")],
                           capture_output=True)
     assert done.returncode == 0 and len(done.stdout) == encryption.VIEW_PAD
