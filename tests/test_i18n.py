@@ -21,6 +21,7 @@ import yaml
 from click.testing import CliRunner
 
 from clitools import run_inproc
+from sshkeys import ssh_key, ssh_sign
 from rebis_pbm import i18n
 from rebis_pbm.cli import cli as rebis_cli
 from rebis_pbm.engine import IllegalMove, Move, Play, Ruleset, apply_move, legal_moves, setup
@@ -446,30 +447,6 @@ def test_no_translation_names_a_number_its_english_does_not(lang):
                 (lang, message.id, text)
 
 
-def _key(tmp_path: Path, name: str) -> Path:
-    import shutil
-    import subprocess
-
-    keygen = shutil.which("ssh-keygen")
-    if keygen is None:
-        pytest.skip("ssh-keygen (openssh-client) is not installed; .ci/run installs it")
-    key = tmp_path / f"{name}_key"
-    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)],
-                   check=True)
-    return key
-
-
-def _sign(key: Path, data: bytes, folder: Path) -> bytes:
-    import subprocess
-
-    path = folder / "to-sign.yaml"
-    path.write_bytes(data)
-    Path(f"{path}.sig").unlink(missing_ok=True)
-    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "rebis-pbm",
-                    str(path)], check=True, capture_output=True)
-    return Path(f"{path}.sig").read_bytes()
-
-
 def _mail_with(sender: str, msgid: str, text: str, attachments=()) -> bytes:
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = sender, REFEREE, "move", msgid
@@ -480,7 +457,7 @@ def _mail_with(sender: str, msgid: str, text: str, attachments=()) -> bytes:
 
 
 def test_signature_refusals_and_where_the_move_was_are_in_the_movers_language(tmp_path):
-    ann_key, ben_key, other = (_key(tmp_path, n) for n in ("ann", "ben", "other"))
+    ann_key, ben_key, other = (ssh_key(tmp_path, n) for n in ("ann", "ben", "other"))
     game = _new(run_inproc, tmp_path, "--key", f"ann={ann_key}.pub", "--key",
                 f"ben={ben_key}.pub")
     seen: set = set()
@@ -494,7 +471,7 @@ def test_signature_refusals_and_where_the_move_was_are_in_the_movers_language(tm
     assert ("la pièce jointe ann.yaml : coup refusé : ann a enregistré une clé, ses coups "
             "doivent donc être signés") in text
     assert "move rejected" not in text and "the attachment" not in text
-    forged = _sign(other, move, tmp_path).decode()
+    forged = ssh_sign(other, move).decode()
     _mail_in(game, tmp_path, _mail_with(ADDRESSES["ann"], "<s2@x>",
                                         "---\n" + move.decode() + "...\n" + forged))
     text = _queued(game, seen)[ADDRESSES["ann"]][1]

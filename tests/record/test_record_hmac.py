@@ -14,13 +14,13 @@ the digest and verify.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 
 from clitools import secret_of
+from sshkeys import needs_ssh, ssh_key, ssh_sign
 from rebis_pbm import referee
 from rebis_pbm.record import HEADER, Record, parse_record
 from rebis_pbm.record.digests import chain_digest
@@ -28,23 +28,9 @@ from rebis_pbm.record.secret import SEED_ENV
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml
 
-pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),
-                                reason="needs ssh-keygen (Debian: openssh-client; .ci/run "
-                                       "installs it)")
+pytestmark = needs_ssh
 PLAYERS = {"alice": "alice@example.org", "bob": "bob@example.org", "carol": "carol@example.org"}
 SEED = "record hmac test seed"
-
-
-def ssh_key(folder: Path, name: str) -> Path:
-    path = folder / name
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)],
-                   check=True, capture_output=True)
-    return path
-
-
-def sign(data: bytes, key: Path) -> bytes:
-    return subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "rebis-pbm"],
-                          input=data, capture_output=True, check=True).stdout
 
 
 def pub(key: Path) -> str:
@@ -66,7 +52,7 @@ def play_signed(game: Path, keys: dict[str, Path], count: int, signer: str | Non
         move = open_move(referee.open_game(game)[1].state)
         data = dump_yaml({"game": "hmac", **move.as_dict()}).encode()
         done = referee.submit_move(game, data, f"turn-{move.turn:03d}.yaml", dry_run=dry_run,
-                                   signature=sign(data, keys[signer or move.player]))
+                                   signature=ssh_sign(keys[signer or move.player], data))
     return done
 
 
@@ -150,7 +136,7 @@ def swap_bobs_key(keys):
         for entry in doc["moves"]:  # bob's past face-up moves, re-signed with mallory's key
             if entry["player"] == "bob":
                 assert "signed" in entry
-                entry["signature"] = sign(entry["signed"].encode(), keys["mallory"]).decode()
+                entry["signature"] = ssh_sign(keys["mallory"], entry["signed"].encode()).decode()
     return edit
 
 
@@ -185,7 +171,7 @@ def next_move_file(game: Path, keys, signer: str) -> Path:
     move = open_move(state)
     path = game.parent / f"turn-{move.turn:03d}-{move.player}.yaml"
     path.write_text(dump_yaml({"game": "hmac", **move.as_dict()}))
-    Path(f"{path}.sig").write_bytes(sign(path.read_bytes(), keys[signer]))
+    Path(f"{path}.sig").write_bytes(ssh_sign(keys[signer], path.read_bytes()))
     return path
 
 
@@ -287,7 +273,8 @@ def test_a_join_with_a_language_recomputes_the_digest(tmp_path, keys):
             if p == "bob":
                 doc["lang"] = "pt"
             data = dump_yaml(doc).encode()
-            referee.submit_move(game, data, f"{p}-join.yaml", signature=sign(data, keys[p]))
+            referee.submit_move(game, data, f"{p}-join.yaml",
+                                signature=ssh_sign(keys[p], data))
         play_signed(game, keys, 1)
     secret = secret_of(tmp_path / "game.secret.yaml")
     report = verify(game.read_bytes(), "game.yaml", lambda record: (secret, "the test's seed"))
@@ -298,7 +285,7 @@ def test_a_join_with_a_language_recomputes_the_digest(tmp_path, keys):
     def edit(doc):
         (join,) = [j for j in doc["joins"] if j["player"] == "bob"]
         join.update(key=pub(keys["mallory"]),
-                    signature=sign(join["signed"].encode(), keys["mallory"]).decode())
+                    signature=ssh_sign(keys["mallory"], join["signed"].encode()).decode())
     data = rewrite(game, edit)
     assert verify(data, "game.yaml").verified
     report = verify(data, "game.yaml", lambda record: (secret, "the test's seed"))

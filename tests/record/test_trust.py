@@ -19,33 +19,13 @@ import pytest
 import yaml
 
 from clitools import run_inproc, run_script
+from sshkeys import SSH_KEYGEN, needs_ssh, ssh_key, ssh_sign
 from rebis_pbm import referee
 from rebis_pbm.engine import apply_move, setup
 from rebis_pbm.record import Record, dump_record
 from rebis_pbm.trust import seed_bits
 
-SSH_KEYGEN = shutil.which("ssh-keygen")
-needs_ssh = pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen (openssh-client) is not "
-                               "installed; .ci/run installs it")
 RULES = ["shelf_limit=3"]  # short games
-
-
-def keygen(folder: Path, name: str) -> Path:
-    key = folder / name
-    subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)],
-                   check=True)
-    return key
-
-
-def sign(key: Path, data: bytes, folder: Path) -> bytes:
-    path = folder / "to-sign.yaml"
-    path.write_bytes(data)
-    sig = Path(str(path) + ".sig")
-    if sig.exists():
-        sig.unlink()
-    subprocess.run([SSH_KEYGEN, "-q", "-Y", "sign", "-f", str(key), "-n", "rebis-pbm", str(path)],
-                   check=True, capture_output=True)
-    return sig.read_bytes()
 
 
 def move_bytes(game_id: str, move) -> bytes:
@@ -65,7 +45,7 @@ def play(game: Path, keys: dict[str, Path] | None, folder: Path, upto: int | Non
         player = state.player_to_move
         _, move = referee.bot_move(game, player, "random", seed=f"bot {n}")
         data = move_bytes(record.game, move)
-        sig = sign(keys[player], data, folder) if keys else None
+        sig = ssh_sign(keys[player], data) if keys else None
         referee.submit_move(game, data, f"move {n + 1}", signature=sig)
         n += 1
         saved[n] = (game.with_suffix(".views") / f"{player}.txt").read_text()
@@ -157,7 +137,7 @@ def test_an_archived_v1_record_still_verifies_from_the_referee():
 
 @needs_ssh
 def test_a_move_with_a_forged_author_and_no_valid_signature_is_refused(tmp_path, console_script):
-    keys = {p: keygen(tmp_path, p) for p in ("ann", "ben")}
+    keys = {p: ssh_key(tmp_path, p) for p in ("ann", "ben")}
     game = tmp_path / "g.yaml"
     assert run_inproc("new", game, "--player", "ann=ann@example.org", "--player",
                       "ben=ben@example.org", "--seed", "trust tests", "--insecure-seed",
@@ -172,11 +152,11 @@ def test_a_move_with_a_forged_author_and_no_valid_signature_is_refused(tmp_path,
     out = run_script(console_script, "apply", game, move_file, "--as", "ann@example.org")
     assert out.code == 1 and "must be signed" in out.err and game.read_bytes() == before
     # Signed with another player's key (ben forging ann's move).
-    Path(str(move_file) + ".sig").write_bytes(sign(keys["ben"], move_file.read_bytes(), tmp_path))
+    Path(str(move_file) + ".sig").write_bytes(ssh_sign(keys["ben"], move_file.read_bytes()))
     out = run_inproc("apply", game, move_file)
     assert out.code == 1 and "does not check" in out.err and game.read_bytes() == before
     # Signed, then edited.
-    Path(str(move_file) + ".sig").write_bytes(sign(keys["ann"], move_file.read_bytes(), tmp_path))
+    Path(str(move_file) + ".sig").write_bytes(ssh_sign(keys["ann"], move_file.read_bytes()))
     edited = tmp_path / "edited.yaml"
     edited.write_bytes(move_file.read_bytes() + b"# edited\n")
     out = run_inproc("apply", game, edited, "--signature", str(move_file) + ".sig")
@@ -200,7 +180,7 @@ def test_addresses_compare_by_ascii_case_only():
 
 @needs_ssh
 def test_a_game_forged_after_the_reveal_fails_verify_when_players_had_keys(tmp_path):
-    keys = {p: keygen(tmp_path, p) for p in ("ann", "ben")}
+    keys = {p: ssh_key(tmp_path, p) for p in ("ann", "ben")}
     game = tmp_path / "g.yaml"
     referee.create_game(game, ["ann", "ben"], seed="forge me", insecure_seed=True,
                         ruleset=referee.ruleset_from(False, RULES),
@@ -236,7 +216,7 @@ def test_a_game_forged_after_the_reveal_fails_verify_when_players_had_keys(tmp_p
 
 @needs_ssh
 def test_a_closing_plays_signed_file_stays_sealed_until_the_reveal(tmp_path):
-    keys = {p: keygen(tmp_path, p) for p in ("ann", "ben")}
+    keys = {p: ssh_key(tmp_path, p) for p in ("ann", "ben")}
     game = tmp_path / "g.yaml"
     referee.create_game(game, ["ann", "ben"], seed="sealed", insecure_seed=True,
                         ruleset=referee.ruleset_from(False, RULES),
@@ -331,8 +311,8 @@ def test_the_documented_vectors():
 def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
     """alice's key is lost: the referee logs a new one; from then on only the new key signs for
     her, and verify checks each move against the key in force when it was made."""
-    old, new = keygen(tmp_path, "alice_old"), keygen(tmp_path, "alice_new")
-    bob = keygen(tmp_path, "bob")
+    old, new = ssh_key(tmp_path, "alice_old"), ssh_key(tmp_path, "alice_new")
+    bob = ssh_key(tmp_path, "bob")
     game = tmp_path / "g.yaml"
     referee.create_game(game, ["alice", "bob"], seed="replace key", insecure_seed=True,
                         keys={"alice": Path(f"{old}.pub").read_text(),
@@ -347,9 +327,9 @@ def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
     data = move_bytes(record.game, move)
     before = game.read_bytes()
     with pytest.raises(referee.Refused, match="does not check"):
-        referee.submit_move(game, data, "old key", signature=sign(old, data, tmp_path))
+        referee.submit_move(game, data, "old key", signature=ssh_sign(old, data))
     assert game.read_bytes() == before
-    referee.submit_move(game, data, "new key", signature=sign(new, data, tmp_path))
+    referee.submit_move(game, data, "new key", signature=ssh_sign(new, data))
     verified = run_inproc("verify", game, "--format", "json")
     assert verified.code == 0, verified.out
     assert "each move's signature by its player's key" in json.loads(verified.out)["checked"]
@@ -385,7 +365,7 @@ def test_verify_shows_each_players_key_fingerprint_as_ssh_keygen_prints_it(tmp_p
     """A key sent in a join is trusted on first use: whoever joins first in a player's name
     registers their key. verify prints each key's fingerprint, as `ssh-keygen -l` prints it, so
     a player sees at once whether the key of their seat is theirs (docs/audit.md)."""
-    keys = {p: keygen(tmp_path, p) for p in ("ann", "ben")}
+    keys = {p: ssh_key(tmp_path, p) for p in ("ann", "ben")}
     game = tmp_path / "g.yaml"
     created = referee.create_game(game, ["ann", "ben"], referee_deal=False)
     gid = created.record.game
@@ -396,8 +376,8 @@ def test_verify_shows_each_players_key_fingerprint_as_ssh_keygen_prints_it(tmp_p
     for name, holder in (("ann", "ann"), ("ben", "ann")):
         data = (f"game: {gid}\nplayer: {name}\njoin: e {name}\nkey: "
                 f"{Path(f'{keys[holder]}.pub').read_text().split(' ann')[0].strip()}\n").encode()
-        referee.submit_move(game, data, f"join-{name}.yaml", signature=sign(keys[holder], data,
-                                                                               tmp_path))
+        referee.submit_move(game, data, f"join-{name}.yaml",
+                            signature=ssh_sign(keys[holder], data))
     printed = {p: subprocess.run([SSH_KEYGEN, "-l", "-f", f"{keys[p]}.pub"], check=True,
                                  capture_output=True, text=True).stdout.split()[1]
                for p in keys}

@@ -16,22 +16,13 @@ from rebis_pbm import referee
 from rebis_pbm.errors import Failed, InputError
 from rebis_pbm.transports import encryption
 
+from sshkeys import needs_ssh, ssh_key
 from transport_support import run, secret_key
 
-pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),
-                                reason="needs ssh-keygen (Debian: openssh-client; .ci/run "
-                                       "installs it)")
+pytestmark = needs_ssh
 needs_age = pytest.mark.skipif(not shutil.which("age"),
                                reason="needs the age program (Debian: age; .ci/run installs it)")
 SEED = "encryption test seed"
-
-
-def ssh_key(folder: Path, name: str, kind: str = "ed25519", passphrase: str = "") -> Path:
-    path = folder / name
-    extra = ["-b", "2048"] if kind == "rsa" else []
-    subprocess.run(["ssh-keygen", "-q", "-t", kind, *extra, "-N", passphrase, "-C", name,
-                    "-f", str(path)], check=True, capture_output=True)
-    return path
 
 
 @pytest.fixture(scope="module")

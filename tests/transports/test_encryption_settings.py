@@ -6,7 +6,6 @@ recipient shown to everyone and taken by `seal`, and a referee identity checked 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,12 +18,11 @@ from rebis_pbm.record.audit import verify
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml
 
-from test_encryption import pub, ssh_key
+from sshkeys import needs_ssh, ssh_key, ssh_sign
+from test_encryption import pub
 from transport_support import secret_key
 
-pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),
-                                reason="needs ssh-keygen (Debian: openssh-client; .ci/run "
-                                       "installs it)")
+pytestmark = needs_ssh
 SEED = "encryption settings test seed"
 PLAYERS = ("alice", "bob", "carol")
 
@@ -132,7 +130,7 @@ def test_a_fair_deal_with_encrypted_views_takes_only_joins_that_bring_a_key(tmp_
             if p != "alice":
                 doc["key"] = pub(keys[p])
             data = dump_yaml(doc).encode()
-            signature = sign(tmp_path, data, keys[p])
+            signature = ssh_sign(keys[p], data)
             referee.submit_move(game, data, f"{p}-join.yaml", signature=signature)
     finally:
         del os.environ["REBIS_PBM_SEED"]
@@ -141,14 +139,6 @@ def test_a_fair_deal_with_encrypted_views_takes_only_joins_that_bring_a_key(tmp_
     for p in PLAYERS:
         assert "hand:" in encryption.decrypt((views / f"{p}.yaml.age").read_bytes(),
                                              keys[p]).decode()
-
-
-def sign(folder: Path, data: bytes, key: Path) -> bytes:
-    import subprocess
-
-    done = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", str(key), "-n", "rebis-pbm"],
-                          input=data, capture_output=True, check=True)
-    return done.stdout
 
 
 def test_seal_takes_the_recipient_from_the_game_and_refuses_without_one(cli, tmp_path, keys,

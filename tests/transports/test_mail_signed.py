@@ -7,8 +7,6 @@ Keys and signatures are made by the real ``ssh-keygen`` (openssh-client; .ci/run
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -19,11 +17,10 @@ from rebis_pbm.cli import cli
 from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import dump_yaml
 
+from sshkeys import needs_ssh, ssh_key, ssh_sign
 from transport_support import PLAYERS, REFEREE, new_args, pick_move
 
-SSH_KEYGEN = shutil.which("ssh-keygen")
-pytestmark = pytest.mark.skipif(SSH_KEYGEN is None, reason="ssh-keygen (openssh-client) is not "
-                                "installed; .ci/run installs it")
+pytestmark = needs_ssh
 
 
 def invoke(*args):
@@ -33,9 +30,7 @@ def invoke(*args):
 @pytest.fixture
 def signed_game(tmp_path) -> tuple[Path, Path]:
     """A referee-dealt game in which alice registered an ed25519 key; returns (record, key)."""
-    key = tmp_path / "alice_key"
-    subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", str(key)],
-                   check=True)
+    key = ssh_key(tmp_path, "alice_key")
     game = tmp_path / "game.yaml"
     result = invoke(*new_args(game, "mail-signed", "signed"), "--key", f"alice={key}.pub")
     assert result.exit_code == 0, result.output
@@ -46,15 +41,6 @@ def alice_move(game: Path) -> bytes:
     state = open_game(game)[1].state
     assert state.player_to_move == "alice"
     return dump_yaml({"game": "signed", **pick_move(state).as_dict()}).encode()
-
-
-def sign(key: Path, data: bytes, folder: Path) -> bytes:
-    path = folder / "move.yaml"
-    path.write_bytes(data)
-    Path(f"{path}.sig").unlink(missing_ok=True)
-    subprocess.run([SSH_KEYGEN, "-q", "-Y", "sign", "-f", str(key), "-n", "rebis-pbm", str(path)],
-                   check=True, capture_output=True)
-    return Path(f"{path}.sig").read_bytes()
 
 
 def message(sender: str, body: str, attachments=()) -> bytes:
@@ -79,7 +65,7 @@ def test_a_move_with_its_sig_attachment_is_applied_and_its_signature_recorded(si
                                                                               tmp_path):
     game, key = signed_game
     move = alice_move(game)
-    signature = sign(key, move, tmp_path)
+    signature = ssh_sign(key, move)
     data = message(PLAYERS["alice"], "My move, signed.\n",
                    [("move.yaml", move), ("move.yaml.sig", signature)])
     result = mail_in(game, data, tmp_path)
@@ -93,7 +79,7 @@ def test_a_move_with_its_sig_attachment_is_applied_and_its_signature_recorded(si
 def test_a_move_in_the_text_with_the_armoured_block_is_applied(signed_game, tmp_path):
     game, key = signed_game
     move = alice_move(game)
-    signature = sign(key, move, tmp_path).decode()
+    signature = ssh_sign(key, move).decode()
     body = f"Hello referee,\n\n---\n{move.decode()}...\n\n{signature}\n-- \nalice\n"
     result = mail_in(game, message(PLAYERS["alice"], body), tmp_path)
     assert result.exit_code == 0, result.output
@@ -109,9 +95,7 @@ def test_a_forged_from_without_a_valid_signature_is_refused_and_nothing_changes(
     move = alice_move(game)
     attachments = [("move.yaml", move)]
     if how != "unsigned":
-        other = tmp_path / "carol_key"
-        subprocess.run([SSH_KEYGEN, "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
-        attachments.append(("move.yaml.sig", sign(other, move, tmp_path)))
+        attachments.append(("move.yaml.sig", ssh_sign(ssh_key(tmp_path, "carol_key"), move)))
     before = game.read_bytes()
     result = mail_in(game, message(PLAYERS["alice"], "My move.\n", attachments), tmp_path)
     assert result.exit_code == 0, result.output  # handled: refused, a reply queued

@@ -33,7 +33,7 @@ from rebis_pbm.record.public import public_replay
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 
-from test_encryption import ssh_key
+from sshkeys import ssh_key
 from test_git_job import bare_env, git
 from transport_support import PLAYERS, REPO, SMALL_RULES, exe, run, secret_key
 
