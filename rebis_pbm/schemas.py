@@ -264,10 +264,14 @@ def fast_check_code(name: str) -> str | None:
     schema = _compilable(name)
     if schema is None:
         return None
-    digest = hashlib.sha256(schema_text(name).encode("utf-8")).hexdigest()
     return (f"{_GENERATED}# From schemas/{name}.schema.json; used only while both match.\n"
-            f"# ruff: noqa\n# mypy: ignore-errors\nSCHEMA_SHA256 = \"{digest}\"\n"
+            f"# ruff: noqa\n# mypy: ignore-errors\nSCHEMA_SHA256 = \"{_schema_sha256(name)}\"\n"
             + fastjsonschema.compile_to_code(schema, **_FAST_OPTIONS))
+
+
+def _schema_sha256(name: str) -> str:
+    """The SHA-256 of the shipped schema's text: what a generated check names as its source."""
+    return hashlib.sha256(schema_text(name).encode("utf-8")).hexdigest()
 
 
 def _generated_check(name: str):
@@ -281,8 +285,7 @@ def _generated_check(name: str):
         import fastjsonschema  # the generated module imported it already
     except ImportError:
         return None
-    digest = hashlib.sha256(schema_text(name).encode("utf-8")).hexdigest()
-    if getattr(module, "SCHEMA_SHA256", None) != digest or \
+    if getattr(module, "SCHEMA_SHA256", None) != _schema_sha256(name) or \
             getattr(module, "VERSION", None) != fastjsonschema.VERSION:
         return None
     return module.validate
