@@ -105,9 +105,7 @@ def describe(event, viewer: str | None, lang: str | None = None,
                 else _("{player} placed {count} golden dust from the reserve on {player}'s shelf "
                        "{shelf}")).format(player=player, count=event.count, shelf=event.shelf)
     if isinstance(event, ev.Played):
-        cards = (str(event.cards[0]) if len(event.cards) == 1 else
-                 _("{first} and {second}").format(first=event.cards[0], second=event.cards[1]))
-        sign = "-" if event.sign == NEGATIVE else "+"
+        cards, sign = _played(event, _)
         return (_("you played {cards} with sign {sign} on {shelf}") if you else
                 _("{player} played {cards} with sign {sign} on {shelf}")).format(
                     player=player, cards=cards, sign=sign,
@@ -155,14 +153,20 @@ def describe(event, viewer: str | None, lang: str | None = None,
     raise TypeError(f"unknown event {event!r}")
 
 
+def _played(event: ev.Played, _: Callable[[str], str]) -> tuple[str, str]:
+    """The cards of a play ("7", "4 and 4") and its sign ("+", "-"), as the accounts say them."""
+    cards = (str(event.cards[0]) if len(event.cards) == 1 else
+             _("{first} and {second}").format(first=event.cards[0], second=event.cards[1]))
+    return cards, "-" if event.sign == NEGATIVE else "+"
+
+
 def _stand_in_event(event, viewer: str | None, _) -> str | None:
     """``event`` of a move the referee made for ``viewer``, told to them ("the referee played
     ..."); None for an event told as usual (a draw, a token taken: theirs either way)."""
     if isinstance(event, ev.Played):
-        cards = (str(event.cards[0]) if len(event.cards) == 1 else
-                 _("{first} and {second}").format(first=event.cards[0], second=event.cards[1]))
+        cards, sign = _played(event, _)
         return _("the referee played {cards} with sign {sign} on {shelf}").format(
-            cards=cards, sign="-" if event.sign == NEGATIVE else "+",
+            cards=cards, sign=sign,
             shelf=_shelf_of(event.owner, event.shelf, viewer, _))
     if isinstance(event, ev.Closed):
         return _("the referee closed {shelf} with a face-down {card} of your hand, which "
