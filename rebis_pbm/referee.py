@@ -90,6 +90,7 @@ __all__ = [
     "bot_move",
     "check_against_view",
     "check_move_file",
+    "check_sender",
     "create_game",
     "default_views_dir",
     "for_mover",
@@ -1008,6 +1009,27 @@ def author_player(record: Record, author: str) -> str | None:
     return author
 
 
+def check_sender(record: Record, author: str, player: str, source: str) -> None:
+    """Refuse a move for ``player`` sent by ``author`` (a player's name, or an address as
+    :func:`author_player` takes it) unless ``author`` is that player. A ``player`` that is no
+    player's is left to the rules, which say so and list the players.
+
+    Raises:
+        Refused: ``author`` is no player's address, or another player's (exit 1).
+        UsageError: ``author`` is a name that is not a player's (option ``--as``).
+    """
+    sender = author_player(record, author)
+    if sender is None:
+        raise Refused(f"{source}: {one_line(clip(author))} is not the address of any player "
+                      f"of game {record.game}; a player's address is registered when the "
+                      f"game is created")
+    if sender != player and player in record.players:
+        who = author if sender == author else f"{one_line(clip(author))} ({sender})"
+        raise Refused(phrase=Phrase(N_("{source}: this move is for {player}, but it comes "
+                                       "from {who}; a player can only send their own moves"),
+                                    {"source": source, "player": player, "who": who}))
+
+
 def move_file_name(turn: int, player: str) -> str:
     """The name of the file that holds ``player``'s move for ``turn`` in a game played through
     git (docs/git.md): ``turn-007-alice.yaml``, the turn with at least three digits."""
@@ -1044,17 +1066,7 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
                 {"source": source, "turn": doc["turn"], "player": doc["player"],
                  "expected": expected}))
     if author is not None:
-        sender = author_player(record, author)
-        if sender is None:
-            raise Refused(f"{source}: {one_line(clip(author))} is not the address of any player "
-                          f"of game {record.game}; a player's address is registered when the "
-                          f"game is created")
-        # A name that is no player's is left to the rules, which say so and list the players.
-        if sender != doc["player"] and doc["player"] in record.players:
-            who = author if sender == author else f"{one_line(clip(author))} ({sender})"
-            raise Refused(phrase=Phrase(N_("{source}: this move is for {player}, but it comes "
-                                           "from {who}; a player can only send their own moves"),
-                                        {"source": source, "player": doc["player"], "who": who}))
+        check_sender(record, author, doc["player"], source)
     if joining:
         return JoinMove(str(doc["player"]), str(doc["join"]),
                         None if doc.get("key") is None else str(doc["key"]),

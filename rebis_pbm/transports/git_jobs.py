@@ -422,15 +422,7 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
             move = _move_file(git, new, path, turns[path], span)
             _precheck(record, move)
             if move.sealed:  # only the referee's identity opens it; its name is public
-                sender = record.player_at(move.author)
-                if sender is None:
-                    raise Refused(f"{path}: {move.shown_author} is not the address of any player "
-                                  f"of game {record.game}; a player's address is registered "
-                                  f"when the game is created")
-                if sender != move.player:
-                    raise Refused(f"{path}: this move is for {move.player}, but it comes from "
-                                  f"{move.shown_author} ({sender}); a player can only send "
-                                  f"their own moves")
+                referee.check_sender(record, move.author, move.player, path)
                 say(f"{path} ({move.short}, {move.shown_author}): a sealed move of turn "
                     f"{move.turn}; it is opened and checked once it is merged", False)
                 checked += 1
