@@ -117,9 +117,7 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
         player = state.player_to_move
         if player not in record.addresses or reminded_turn(queue_dir) == state.turn:
             return None
-        view = referee.kept_view(record, replay, player)
-        lang = record.lang(player)
-        text_view = view if lang == "en" else referee.kept_view(record, replay, player, lang)
+        view, text_view, lang = _reader_views(record, replay, player)
         queue(queue_dir, [reminder_message(
             game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
             view_yaml=views.render(view, "yaml"), sender=referee_address,
@@ -171,6 +169,16 @@ def _told_of_join(record: Record) -> tuple[str, ...] | None:
     return (record.joins[-1].player,) if record.joining() and record.joins else None
 
 
+def _reader_views(record: Record, replay: Replay, viewer: str | None
+                  ) -> tuple[dict, dict, str]:
+    """What a mail to ``viewer`` (None: the referee) is made of: the English view (its YAML
+    attachment and its picture), the view in the reader's language (its text and subject),
+    and that language (the referee's: English)."""
+    view = referee.kept_view(record, replay, viewer)
+    lang = record.lang(viewer)
+    return view, view if lang == "en" else referee.kept_view(record, replay, viewer, lang), lang
+
+
 def _status(record: Record, replay: Replay, lang: str | None = None) -> str:
     """What anyone may know of where the game stands (for a refused sender), in ``lang``."""
     from ..views import standing
@@ -215,9 +223,7 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
         readers.append(None)
     out = []
     for viewer in readers:
-        view = referee.kept_view(record, replay, viewer)
-        lang = record.lang(viewer)  # the reader's language (the referee's: English)
-        text_view = view if lang == "en" else referee.kept_view(record, replay, viewer, lang)
+        view, text_view, lang = _reader_views(record, replay, viewer)
         _ = gettext_for(lang)
         if record.joining():  # a join that did not deal yet, or none yet (news: none)
             news = None if joined is None else (
