@@ -185,7 +185,7 @@ def extract_move(msg: EmailMessage) -> Extracted:
     except (LookupError, ValueError, MessageError) as exc:
         raise MailError(Phrase(N_("the message's text cannot be decoded ({error})"),
                                {"error": exc})) from None
-    armour = None if signature is not None else _ARMOUR.search(text)
+    armour = None if signature is not None else ARMOUR.search(text)
     if armour is None:
         return Extracted(_move_text(text).encode("utf-8"), MESSAGE_TEXT, signature)
     # A move signed in the text: the block goes to the check; the move is the rest, as the file
@@ -198,8 +198,6 @@ def extract_move(msg: EmailMessage) -> Extracted:
 
 # The source of a move written in a message's text, in refusals (translated: i18n.translate).
 MESSAGE_TEXT = Named(Phrase(N_("the message's text")))
-
-_ARMOUR = ARMOUR
 
 
 def _signature_attachment(msg: EmailMessage) -> bytes | None:
@@ -232,7 +230,7 @@ def _armour_in_text(msg: EmailMessage) -> bytes | None:
         text = None if body is None else body.get_content()
     except (LookupError, ValueError, MessageError):
         return None
-    found = None if not isinstance(text, str) else _ARMOUR.search(text)
+    found = None if not isinstance(text, str) else ARMOUR.search(text)
     return None if found is None else found.group(0).encode("ascii", "replace") + b"\n"
 
 
@@ -428,7 +426,8 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     """
     viewer = view["viewer"]
     display = "Rebis referee" if viewer == "public" else viewer
-    msg = _message(sender, to, display, subject(game, view, lang), auto="auto-generated",
+    title = subject(game, view, lang)
+    msg = _message(sender, to, display, title, auto="auto-generated",
                    lang=lang)
     _thread(msg, game, sender, original)
     view_name, template_name = file_names(game, view)
@@ -443,7 +442,7 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
         history = view.get("history") or [{}]
         # base64: 7-bit safe on every mail server, and about half the work of the
         # quoted-printable the email package would choose for the picture's long lines.
-        msg.add_alternative(html_body(picture, text, subject(game, view, lang), lang,
+        msg.add_alternative(html_body(picture, text, title, lang,
                                       history[-1].get("text")), subtype="html", cte="base64")
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=view_name)
