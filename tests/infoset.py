@@ -17,7 +17,7 @@ matter, R8.1). The same public moves are then legal in both games, with the same
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from rebis_pbm.engine import Move, Play, Ruleset, ShelfRef, apply_move, legal_moves
 from rebis_pbm.engine import events as ev
@@ -141,8 +141,8 @@ def alternative(game: Prefix, reader: int | None, rng: random.Random) -> Prefix:
             q = rng.choice(options)
             order[q], order[here] = order[here], order[q]
             move = moves[closing.step]
-            moves[closing.step] = replace(move, play=Play((order[here],), move.play.owner,
-                                                          move.play.sign))
+            moves[closing.step] = move._replace(play=Play((order[here],), move.play.owner,
+                                                         move.play.sign))
     state, setup_events = deal(game.ruleset, game.players, order)
     other = Prefix(game.ruleset, game.players, state.order, setup_events, states=[state])
     for index, move in enumerate(moves):

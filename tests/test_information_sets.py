@@ -23,7 +23,6 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from dataclasses import replace as dc_replace
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -242,7 +241,7 @@ def _leak_dealt_card(monkeypatch):
         first = shelves[seat][0]
         dealt = state.shelves[seat][0].cards[0]
         shelves[seat] = (Shelf((dealt,) + first.cards[1:], first.tokens),) + shelves[seat][1:]
-        return dc_replace(seen, shelves=tuple(shelves))
+        return seen._replace(shelves=tuple(shelves))
 
     def leaky_card(card, seat, viewer_seat, seats, revealed=False):
         out = real_card(card, seat, viewer_seat, seats, revealed)

@@ -1,5 +1,12 @@
 """The Rebis engine: pure functions over immutable data, no I/O.
 
+Its values (shelf cards, shelves, moves, the supply, states, events, score rows) are
+``typing.NamedTuple`` classes: a frozen dataclass costs about seven times as much to define, at
+every command's start (docs/performance.md). ``_replace`` gives a changed copy. Being tuples, two
+values of different types compare equal when their fields do: tell them apart by type
+(``isinstance``, ``match``), never by comparing a value to a plain tuple. :class:`Ruleset` alone
+is a frozen dataclass: it checks its parameters when made.
+
 >>> from rebis_pbm.engine import Ruleset, setup, legal_moves, apply_move
 >>> state, _ = setup(Ruleset(), ("alice", "bob"), "doc")
 >>> state.turn, state.player_to_move, len(state.hands[0]), len(state.hands[1])

@@ -17,8 +17,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, NamedTuple
 
 from .enums import Sign, TokenKind
 
@@ -36,8 +35,7 @@ DEALT: Final = -1   # a seat: ``placed_by`` of the face-down card dealt at setup
 HIDDEN: Final = -2  # a card number: a card its viewer may not know; no deck holds it
 
 
-@dataclass(frozen=True, slots=True)
-class ShelfCard:
+class ShelfCard(NamedTuple):
     """A card on a shelf.
 
     Attributes:
@@ -69,8 +67,14 @@ class ShelfCard:
         return self.number * self.factor
 
 
-@dataclass(frozen=True, slots=True)
-class Shelf:
+class _ShelfFields(NamedTuple):
+    cards: tuple[ShelfCard, ...]
+    tokens: tuple[TokenKind, ...]
+    weight: int
+    value: int
+
+
+class Shelf(_ShelfFields):
     """One shelf: its cards (bottom first) and the tokens on it (kinds, in order placed).
 
     ``weight`` (sum of the numbers of the face-up cards, R7/R8) and ``value`` (sum of their
@@ -82,19 +86,23 @@ class Shelf:
     (10, 4)
     """
 
-    cards: tuple[ShelfCard, ...] = ()
-    tokens: tuple[TokenKind, ...] = ()
-    weight: int = field(init=False, repr=False, compare=False)
-    value: int = field(init=False, repr=False, compare=False)
+    __slots__ = ()
 
-    def __post_init__(self) -> None:
+    def __new__(cls, cards: tuple[ShelfCard, ...] = (),
+                tokens: tuple[TokenKind, ...] = ()) -> Shelf:
         weight = value = 0
-        for card in self.cards:
+        for card in cards:
             if card.factor:
                 weight += card.number
                 value += card.number * card.factor
-        object.__setattr__(self, "weight", weight)
-        object.__setattr__(self, "value", value)
+        return _known(cards, tokens, weight, value)
+
+    def __getnewargs__(self) -> tuple[tuple[ShelfCard, ...], tuple[TokenKind, ...]]:
+        # copy and pickle rebuild a shelf from its cards and tokens (weight and value follow).
+        return self.cards, self.tokens
+
+    def __repr__(self) -> str:
+        return f"Shelf(cards={self.cards!r}, tokens={self.tokens!r})"
 
     def with_card(self, card: ShelfCard) -> Shelf:
         """This shelf with ``card`` on top (a new shelf)."""
@@ -110,16 +118,10 @@ class Shelf:
 
     def with_tokens(self, *kinds: TokenKind) -> Shelf:
         """This shelf with ``kinds`` added to its tokens, in order (a new shelf)."""
-        return Shelf(self.cards, self.tokens + kinds)
+        return _known(self.cards, self.tokens + kinds, self.weight, self.value)
 
 
 def _known(cards: tuple[ShelfCard, ...], tokens: tuple[TokenKind, ...], weight: int,
            value: int) -> Shelf:
     """A shelf whose weight and value the caller already knows (they must be its cards' own)."""
-    shelf = object.__new__(Shelf)
-    _set = object.__setattr__
-    _set(shelf, "cards", cards)
-    _set(shelf, "tokens", tokens)
-    _set(shelf, "weight", weight)
-    _set(shelf, "value", value)
-    return shelf
+    return tuple.__new__(Shelf, (cards, tokens, weight, value))

@@ -7,8 +7,7 @@ creation), exactly as move files do (docs/formats.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .cards import NEGATIVE, POSITIVE
 from .enums import Sign
@@ -18,16 +17,14 @@ from .enums import Sign
 _SIGN_OF_WORD: Final[dict[str, Sign]] = {sign.value: sign for sign in Sign}
 
 
-@dataclass(frozen=True, slots=True)
-class ShelfRef:
+class ShelfRef(NamedTuple):
     """A shelf in play: its owner's name and its number (from 1, in order of creation)."""
 
     player: str
     shelf: int
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
+class Play(NamedTuple):
     """The turn's action (R7 or R8).
 
     Attributes:
@@ -44,8 +41,7 @@ class Play:
     sign: Sign | str = POSITIVE
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Move(NamedTuple):
     """One player's move for one turn.
 
     Either a turn's move (``play``, optional ``golden_dust`` first, ``gold_token`` when the play

@@ -7,8 +7,7 @@ everything, hidden cards included; ``rebis_pbm.views`` cuts it down to what one 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 from . import events as ev
 from .cards import DEALT, GOLD, GOLDEN_DUST, HIDDEN, RED, Shelf, ShelfCard
@@ -25,15 +24,14 @@ MIN_PLAYERS: Final = 2  # R5
 MAX_PLAYERS: Final = 4  # R5
 
 
-@dataclass(frozen=True, slots=True)
-class Supply:
+class Supply(NamedTuple):
     """Tokens not yet taken (R3)."""
 
     golden_dust: int
     gold: int
     red: int
 
-    def count(self, kind: TokenKind) -> int:
+    def left(self, kind: TokenKind) -> int:
         """How many tokens of ``kind`` are left.
 
         Raises:
@@ -42,8 +40,7 @@ class Supply:
         return {GOLDEN_DUST: self.golden_dust, GOLD: self.gold, RED: self.red}[kind]
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     """Everything about a game at one moment.
 
     Attributes:

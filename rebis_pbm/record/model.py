@@ -97,8 +97,7 @@ def check_relabelled(record: Record, seed: str, where: str) -> None:
                                 f"from the repository's history or a player's copy")
 
 
-@dataclass(frozen=True)
-class SealedMove:
+class SealedMove(NamedTuple):
     """A move whose play closed a shelf (R8.1), as the public record keeps it: every field of the
     move, but the card is replaced by its seal (:func:`seal_card`).
 

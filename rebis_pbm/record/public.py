@@ -46,7 +46,7 @@ def public_replay(record: Record, states: list[State] | None = None) -> Replay:
                     hand.remove(HIDDEN)
                 hand.append(card)
             hands[state.to_move] = tuple(hand)
-            state = _with_hands(state, tuple(hands))
+            state = state._replace(hands=tuple(hands))
         state, events = apply_move(state, move)
         state = information_set(state, None)
         history.append((move, events))
@@ -54,8 +54,3 @@ def public_replay(record: Record, states: list[State] | None = None) -> Replay:
             states.append(state)
     return Replay(state, setup_events, tuple(history))
 
-
-def _with_hands(state, hands):
-    from dataclasses import replace
-
-    return replace(state, hands=hands)

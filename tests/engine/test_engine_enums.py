@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import replace
 
 import pytest
 import yaml
@@ -111,8 +110,8 @@ def _as_text(state):
     """``state`` with every enum member replaced by its plain word (what the engine held before)."""
     rows = tuple(tuple(Shelf(s.cards, tuple(str(t) for t in s.tokens)) for s in row)
                  for row in state.shelves)
-    return replace(state, phase=str(state.phase), shelves=rows,
-                   end_reason=None if state.end_reason is None else str(state.end_reason))
+    return state._replace(phase=str(state.phase), shelves=rows,
+                          end_reason=None if state.end_reason is None else str(state.end_reason))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -97,8 +97,8 @@ def test_r2_zero_field_must_be_boolean():
 def test_r3_supply_starts_with_9_golden_dust_3_gold_1_red():
     state, _ = setup(Ruleset(), ("ana", "bea"), "r3")
     assert (state.supply.golden_dust, state.supply.gold, state.supply.red) == (9, 3, 1)
-    assert state.supply.count(GOLDEN_DUST) == 9 and state.supply.count(GOLD) == 3
-    assert state.supply.count(RED) == 1
+    assert state.supply.left(GOLDEN_DUST) == 9 and state.supply.left(GOLD) == 3
+    assert state.supply.left(RED) == 1
     assert state.reserves == (0, 0)
     assert all(s.tokens == () for row in state.shelves for s in row)
 
