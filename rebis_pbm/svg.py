@@ -9,16 +9,17 @@ whose turn it is, and the last move highlighted (the shelves its account names, 
 played).
 
 Plain SVG 1.1: no script, no external file, no font to fetch; a browser, an image viewer or a
-mail client that renders SVG shows it as it is. The XML is built and written by the standard
-library's ``xml.etree.ElementTree``, which escapes every text and attribute (player names are user
-input); names only ever go into texts, never into attributes.
+mail client that renders SVG shows it as it is. The XML is written here as text, each part of
+the picture by a small function that returns its elements: every text goes through the standard
+library's ``html.escape`` (player names are user input); attributes are this module's constants
+and numbers only, so names never go into one.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
-import xml.etree.ElementTree as ET
+from html import escape
 
 from .i18n import N_, gettext_for, ngettext_for
 from .views import end_line, moment, standing
@@ -61,7 +62,7 @@ def render_svg(view: dict, *, standalone: bool = True, lang: str | None = None,
     account in ``lang`` (the last history entry's text of the view built in ``lang``), shown in
     its place.
     """
-    svg = ET.tostring(_Picture(view, lang, last_move).draw(), encoding="unicode")
+    svg = _Picture(view, lang, last_move).draw()
     return XML_HEADER + svg if standalone else svg
 
 
@@ -102,70 +103,80 @@ def last_move_marks(view: dict) -> dict[tuple[str, int], int]:
 
 
 # --- the drawing ------------------------------------------------------------------------------
-# Elements are ElementTree's (built in C); ET.tostring writes them, escaping every text and
-# attribute. Each element ends with a line break (its tail): one element a line, which keeps a
-# message's lines short.
+# Each function returns its elements as XML text, one element a line (which keeps a message's
+# lines short), byte for byte as ElementTree wrote them before (tests/test_svg_golden.py): about
+# a fifth of the cost of building elements, then serialising them. Texts are escaped by _element;
+# attributes come from the constants below and from numbers.
 
 def _num(value: float) -> str:
     """A number as an attribute: 23.0 as "23", 2.5 as "2.5" (inline as f"{x:g}" where hot)."""
     return f"{value:g}"
 
 
-def _style(**attrs: str | float) -> dict[str, str]:
-    """Attributes from keywords: ``stroke_width=1`` as ``stroke-width="1"``, ``class_`` as
-    ``class``."""
-    return {name.rstrip("_").replace("_", "-"): value if isinstance(value, str) else _num(value)
-            for name, value in attrs.items()}
+def _style(**attrs: str | float) -> str:
+    """Attributes from keywords, as written in a tag: ``stroke_width=1`` as
+    ``' stroke-width="1"'``, ``class_`` as ``class``. Constants only: nothing is escaped."""
+    return "".join(f' {name.rstrip("_").replace("_", "-")}='
+                   f'"{value if isinstance(value, str) else _num(value)}"'
+                   for name, value in attrs.items())
 
 
-def _group(attrs: dict[str, str] | None = None) -> ET.Element:
-    group = ET.Element("g", attrs or {})
-    group.text = group.tail = "\n"
-    return group
+def _element(tag: str, attrs: str, text: str | None = None) -> str:
+    """``<tag attrs>text</tag>`` (``text`` escaped), or ``<tag attrs />`` without a text."""
+    if text:
+        return f"<{tag}{attrs}>{escape(text, quote=False)}</{tag}>\n"
+    return f"<{tag}{attrs} />\n"
 
 
-def _add(parent: ET.Element, tag: str, attrs: dict[str, str],
-         text: str | None = None) -> ET.Element:
-    element = ET.SubElement(parent, tag, attrs)
-    element.text = text
-    element.tail = "\n"
-    return element
+def _group(parts: list[str], attrs: str = "") -> str:
+    """A ``<g>`` of ``parts`` (elements as text)."""
+    return f"<g{attrs}>\n{''.join(parts)}</g>\n"
 
 
-def _text(parent: ET.Element, text: str, x: float, y: float, size: float = 13, *,
-          fill: str = INK, weight: str | None = None, anchor: str | None = None,
-          num: bool = False) -> None:
+def _title(title: str) -> str:
+    return _element("title", "", title)
+
+
+def _text(text: str, x: float, y: float, size: float = 13, *, fill: str = INK,
+          weight: str | None = None, anchor: str | None = None, num: bool = False) -> str:
     """A line of text (never wrapped: the callers wrap); ``num``: class "num", a card's number."""
     # The font is the root's, which every text inherits: written once, not on each text.
-    attrs = {"x": f"{x:g}", "y": f"{y:g}", "font-size": f"{size:g}"}
+    attrs = f' x="{x:g}" y="{y:g}" font-size="{size:g}"'
     if anchor:
-        attrs["text-anchor"] = anchor
-    attrs["fill"] = fill
+        attrs += f' text-anchor="{anchor}"'
+    attrs += f' fill="{fill}"'
     if weight:
-        attrs["font-weight"] = weight
+        attrs += f' font-weight="{weight}"'
     if num:
-        attrs["class"] = "num"
-    _add(parent, "text", attrs, str(text))
+        attrs += ' class="num"'
+    return _element("text", attrs, str(text))
 
 
-def _rect(parent: ET.Element, x: float, y: float, width: float, height: float,
-          style: dict[str, str]) -> None:
-    _add(parent, "rect", {"x": f"{x:g}", "y": f"{y:g}", "width": f"{width:g}",
-                          "height": f"{height:g}", **style})
+def _rect(x: float, y: float, width: float, height: float, style: str) -> str:
+    return f'<rect x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}"{style} />\n'
 
 
-def _titled(element: ET.Element, title: str) -> ET.Element:
-    if element.text is None:
-        element.text = "\n"
-    _add(element, "title", {}, title)
-    return element
+def _token(x: float, y: float, kind: str, title: str | None = None) -> str:
+    """A token of ``kind``; with ``title``, a tooltip inside it."""
+    attrs = f' cx="{x:g}" cy="{y:g}"{_TOKENS[kind]}'
+    if title is None:
+        return f"<circle{attrs} />\n"
+    return f"<circle{attrs}>\n{_title(title)}</circle>\n"
+
+
+def _moved(element: str, dx: float, dy: float) -> str:
+    return f'<g transform="translate({dx:g},{dy:g})">\n{element}</g>\n'
+
+
+def _scaled(element: str, factor: float) -> str:
+    return f'<g transform="scale({factor:g})">\n{element}</g>\n'
 
 
 def _stack_height(count: int) -> int:
     return CARD_H + max(count - 1, 0) * STEP
 
 
-# the styles drawn on every card, built once
+# the styles drawn on every card, written once
 _BACK = _style(rx=5, fill=BACK, stroke="#0e1f3d", stroke_width=1)
 _BACK_SMALL = _style(rx=4, fill=BACK, stroke="#0e1f3d", stroke_width=1)
 _BACK_KNOWN = _style(rx=5, fill=BACK, stroke=KNOWN, stroke_width=2.5)
@@ -178,6 +189,12 @@ _ACTIVE_SHELF = _style(rx=6, fill="#ffffff", fill_opacity=0.12)
 _TOKENS = {kind: _style(r=5 if kind == "golden_dust" else 6.5, fill=fill, stroke=edge,
                         stroke_width=1.5, class_=f"token {kind}")
            for kind, (fill, edge) in TOKEN_COLOURS.items()}
+_CARD_CLASSES = {sign: _style(class_=f"card up {sign}")
+                 for sign in ("positive", "negative", "hand")}
+# Shelves drawn, by what their drawing depends on (language, seed revealed, how many cards the
+# last move laid there, the view's shelf): a move's pictures, one a reader, share most of them.
+_SHELVES: dict[tuple, tuple[str, float]] = {}
+_SHELVES_KEPT = 1024  # then the cache starts again: a referee's process may serve many games
 
 
 class _Picture:
@@ -193,137 +210,140 @@ class _Picture:
         self.marks = last_move_marks(view)
         shelves = max((len(p["shelves"]) for p in view["players"]), default=1)
         self.width = max(MIN_WIDTH, 2 * MARGIN + INFO_W + min(shelves, PER_ROW) * COLUMN)
-        # the small card back that counts a hand, drawn many times: one element in every place
-        # (ElementTree writes a subtree wherever it hangs; it is never changed once built)
+        # the small card back that counts a hand, drawn many times: written once
         self.hand_back = self._back(0, 0, "hand", small=True)
 
     # the whole picture, top to bottom; each part returns its height
-    def draw(self) -> ET.Element:
-        parts: list[tuple[ET.Element, float]] = []
+    def draw(self) -> str:
+        parts: list[str] = []
         y: float = MARGIN
         for build in (self._header, self._last_move, *[
                 (lambda p=p: self._player(p)) for p in self.view["players"]],
                 self._hand, self._end, self._legend):
             group, height = build()
             if height:
-                parts.append((group, y))
+                parts.append(_moved(group, 0, y))
                 y += height + 10
         height = y + MARGIN - 10
-        svg = ET.Element("svg", {"xmlns": "http://www.w3.org/2000/svg", "width": _num(self.width),
-                                 "height": _num(height),
-                                 "viewBox": f"0 0 {_num(self.width)} {_num(height)}",
-                                 "font-family": FONT})
-        svg.text = "\n"
         _ = self._
         who = _("spectator view") if self.public else _("view of {viewer}").format(
             viewer=self.viewer)
-        _add(svg, "title", {}, _("Rebis game {game}, {who}, {when}").format(
-            game=self.view["game"], who=who, when=moment(self.view, self.lang)))
-        _rect(svg, 0, 0, self.width, height, {"fill": TABLE})
-        for group, top in parts:
-            svg.append(_moved(group, 0, top))
-        return svg
+        title = _("Rebis game {game}, {who}, {when}").format(
+            game=self.view["game"], who=who, when=moment(self.view, self.lang))
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:g}" '
+                f'height="{height:g}" viewBox="0 0 {self.width:g} {height:g}" '
+                f'font-family="{FONT}">\n{_title(title)}'
+                f'{_rect(0, 0, self.width, height, _style(fill=TABLE))}{"".join(parts)}</svg>')
 
-    def _header(self):
+    def _header(self) -> tuple[str, float]:
         v = self.view
-        g = _group()
         _ = self._
         who = _("spectator view (no hidden card)") if self.public else _(
             "view of {viewer}").format(viewer=self.viewer)
-        _text(g, _("Rebis \u00b7 game {game} \u00b7 {who}").format(game=v["game"], who=who),
-              MARGIN, 22, 18, weight="bold")
-        _text(g, standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False),
-                          self.lang), MARGIN, 46, 14, fill=MUTED)
+        g = [_text(_("Rebis \u00b7 game {game} \u00b7 {who}").format(game=v["game"], who=who),
+                   MARGIN, 22, 18, weight="bold"),
+             _text(standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False),
+                            self.lang), MARGIN, 46, 14, fill=MUTED)]
         # the deck: a card back with its count
         x = MARGIN
         g.append(self._back(x, 60, "deck"))
-        _text(g, self.n_("Deck: {count} card", "Deck: {count} cards", v["deck"]).format(
-            count=v["deck"]), x + CARD_W + 10, 86, 14)
+        g.append(_text(self.n_("Deck: {count} card", "Deck: {count} cards", v["deck"]).format(
+            count=v["deck"]), x + CARD_W + 10, 86, 14))
         x = MARGIN + 230
         supply = _("Supply:")
-        _text(g, supply, x, 86, 14)
+        g.append(_text(supply, x, 86, 14))
         x += 62 + 8 * max(len(supply) - 7, 0)
         for kind in ("golden_dust", "gold", "red"):
             words = f"{_(TOKEN_WORDS[kind])} \u00d7{v['supply'][kind]}"
-            self._token(g, x + 9, 81, kind)
-            _text(g, words, x + 22, 86, 14)
+            g.append(_token(x + 9, 81, kind))
+            g.append(_text(words, x + 22, 86, 14))
             x += 50 + 8 * len(words)
         if self.revealed:
-            _text(g, _("The seed is revealed: every face-down card shows its number."),
-                  MARGIN, 142, 13, fill=KNOWN)
-            return g, 148
-        return g, 130
+            g.append(_text(_("The seed is revealed: every face-down card shows its number."),
+                           MARGIN, 142, 13, fill=KNOWN))
+            return _group(g), 148
+        return _group(g), 130
 
-    def _last_move(self):
+    def _last_move(self) -> tuple[str, float]:
         history = self.view.get("history") or []
         if not history or not history[-1].get("turn"):
-            return _group(), 0
+            return "", 0
         entry = history[-1]
         text = entry.get("account", entry["text"]) if self.last_move is None else self.last_move
         lines = textwrap.wrap(self._("Last move, turn {turn} ({player}): {text}").format(
             turn=entry["turn"], player=entry["player"], text=text),
             width=(self.width - 2 * MARGIN - 24) // 7)
         height = 14 + 17 * len(lines)
-        g = _group()
-        _rect(g, MARGIN, 0, self.width - 2 * MARGIN, height,
-              _style(rx=6, fill="#17462f", stroke=HIGHLIGHT, stroke_width=2))
+        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height,
+                   _style(rx=6, fill="#17462f", stroke=HIGHLIGHT, stroke_width=2))]
         for i, line in enumerate(lines):
-            _text(g, line, MARGIN + 12, 20 + 17 * i, 13)
-        return g, height
+            g.append(_text(line, MARGIN + 12, 20 + 17 * i, 13))
+        return _group(g), height
 
-    def _player(self, player: dict):
+    def _player(self, player: dict) -> tuple[str, float]:
         name = player["name"]
         to_move = self.view.get("to_move") == name
         columns = [self._shelf(name, shelf) for shelf in player["shelves"]]
         rows = [columns[i:i + PER_ROW] for i in range(0, len(columns), PER_ROW)] or [[]]
         row_heights = [max((h for _, h in row), default=0) for row in rows]
         height = max(150, 12 + sum(row_heights) + 8 * (len(rows) - 1) + 10)
-        g = _group()
-        _rect(g, MARGIN, 0, self.width - 2 * MARGIN, height,
-              _style(rx=10, fill=PANEL_TO_MOVE if to_move else PANEL,
-                     stroke=HIGHLIGHT if to_move else "#15432d",
-                     stroke_width=3 if to_move else 1))
+        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height,
+                   _style(rx=10, fill=PANEL_TO_MOVE if to_move else PANEL,
+                          stroke=HIGHLIGHT if to_move else "#15432d",
+                          stroke_width=3 if to_move else 1))]
         x = MARGIN + 12
         _ = self._
         label = _("{name} (you)").format(name=name) if name == self.viewer else name
-        _text(g, label, x, 26, 17, weight="bold")
-        _text(g, _("seat {seat}").format(seat=player["seat"]), x, 44, 12, fill=MUTED)
+        g.append(_text(label, x, 26, 17, weight="bold"))
+        g.append(_text(_("seat {seat}").format(seat=player["seat"]), x, 44, 12, fill=MUTED))
         if to_move:
             what = _("places the red token") if self.view["phase"] == "red_token" else \
                 _("to move")
-            _text(g, f"\u25b6 {what}", x + 60, 44, 12, fill=HIGHLIGHT, weight="bold")
+            g.append(_text(f"\u25b6 {what}", x + 60, 44, 12, fill=HIGHLIGHT, weight="bold"))
         hand = player["hand"]
-        _text(g, self.n_("Hand: {count} card", "Hand: {count} cards", hand).format(count=hand),
-              x, 66, 13)
+        g.append(_text(self.n_("Hand: {count} card", "Hand: {count} cards", hand).format(
+            count=hand), x, 66, 13))
         for i in range(min(hand, 12)):  # a count: card backs, never the cards
             g.append(_moved(self.hand_back, x + 7 * i, 74))
-        self._token(g, x + 7, 124, "golden_dust")
-        _text(g, _("reserve \u00d7{count}").format(count=player["reserve"]), x + 20, 129, 13)
-        _text(g, _("score {score}").format(score=player["score"]), x + 110, 129, 13,
-              weight="bold")
+        g.append(_token(x + 7, 124, "golden_dust"))
+        g.append(_text(_("reserve \u00d7{count}").format(count=player["reserve"]), x + 20, 129,
+                       13))
+        g.append(_text(_("score {score}").format(score=player["score"]), x + 110, 129, 13,
+                       weight="bold"))
         y = 12
         for row, row_height in zip(rows, row_heights, strict=True):  # one height per row
             for i, (column, _height) in enumerate(row):
                 g.append(_moved(column, MARGIN + INFO_W + i * COLUMN, y))
             y += row_height + 8
-        return g, height
+        return _group(g), height
 
-    def _shelf(self, owner: str, shelf: dict):
+    def _shelf(self, owner: str, shelf: dict) -> tuple[str, float]:
+        """One shelf's column and its height; drawn once for all the pictures of a move that
+        show it alike (most shelves: only the numbers of face-down cards differ)."""
+        marked = self.marks.get((owner, shelf["shelf"]))
+        key = (self.lang, self.revealed, marked, repr(shelf))
+        drawn = _SHELVES.get(key)
+        if drawn is None:
+            if len(_SHELVES) >= _SHELVES_KEPT:
+                _SHELVES.clear()
+            drawn = _SHELVES[key] = self._draw_shelf(shelf, marked)
+        return drawn
+
+    def _draw_shelf(self, shelf: dict, marked: int | None) -> tuple[str, float]:
         number, cards = shelf["shelf"], shelf["cards"]
-        marked = self.marks.get((owner, number))
-        g = _group()
+        g = []
         top = 30
         stack = _stack_height(len(cards))
         if marked is not None:  # the last move touched this shelf
-            _rect(g, -4, -2, CARD_W + 8, top + stack + 6, _LAST_SHELF)
+            g.append(_rect(-4, -2, CARD_W + 8, top + stack + 6, _LAST_SHELF))
         _ = self._
-        _text(g, _("shelf {shelf}").format(shelf=number), CARD_W / 2, 11, 11, anchor="middle",
-              fill=MUTED)
-        _text(g, _("active") if shelf["active"] else _("closed"), CARD_W / 2, 24, 10,
-              anchor="middle", fill=INK if shelf["active"] else MUTED,
-              weight="bold" if shelf["active"] else "normal")
+        g.append(_text(_("shelf {shelf}").format(shelf=number), CARD_W / 2, 11, 11,
+                       anchor="middle", fill=MUTED))
+        g.append(_text(_("active") if shelf["active"] else _("closed"), CARD_W / 2, 24, 10,
+                       anchor="middle", fill=INK if shelf["active"] else MUTED,
+                       weight="bold" if shelf["active"] else "normal"))
         if shelf["active"]:
-            _rect(g, -2, top - 2, CARD_W + 4, stack + 4, _ACTIVE_SHELF)
+            g.append(_rect(-2, top - 2, CARD_W + 4, stack + 4, _ACTIVE_SHELF))
         newest = len(cards) - (marked or 0)
         for i, card in enumerate(cards):
             g.append(self._card(card, 0, top + i * STEP, last=i >= newest))
@@ -332,73 +352,75 @@ class _Picture:
         for kind in shelf["tokens"]:
             counts[kind] = counts.get(kind, 0) + 1
         for kind, count in counts.items():
-            _titled(self._token(g, 7, y - 4, kind), f"{count} {_(TOKEN_WORDS[kind])}")
-            _text(g, f"\u00d7{count}", 16, y, 11)
+            g.append(_token(7, y - 4, kind, f"{count} {_(TOKEN_WORDS[kind])}"))
+            g.append(_text(f"\u00d7{count}", 16, y, 11))
             y += 16
         # "w" and "v": weight and value, in the reader's words (fr p/v, pt p/v)
-        _text(g, _("w{weight} v{value}").format(weight=shelf["weight"], value=shelf["value"]),
-              CARD_W / 2, y + 2, 10, anchor="middle", fill=MUTED)
-        _text(g, f"= {shelf['score']}", CARD_W / 2, y + 15, 11, anchor="middle", weight="bold")
-        return g, y + 20
+        g.append(_text(_("w{weight} v{value}").format(weight=shelf["weight"],
+                                                       value=shelf["value"]),
+                       CARD_W / 2, y + 2, 10, anchor="middle", fill=MUTED))
+        g.append(_text(f"= {shelf['score']}", CARD_W / 2, y + 15, 11, anchor="middle",
+                       weight="bold"))
+        return _group(g), y + 20
 
-    def _card(self, card: dict, x: float, y: float, *, last: bool = False) -> ET.Element:
+    def _card(self, card: dict, x: float, y: float, *, last: bool = False) -> str:
         """One card (a view's card dict; ``{"number": n}`` alone: a card in the viewer's hand)."""
         _ = self._
         if card.get("face") == "down":
             known = "number" in card
             kind = "revealed" if known and self.revealed else "yours" if known else "hidden"
-            g = self._back(x, y, f"down {kind}", outline=KNOWN if known else None)
+            g = self._back_parts(x, y, outline=KNOWN if known else None)
+            attrs = f' class="card down {kind}"'
             if known:
-                _rect(g, x + 4, y + 3, CARD_W - 8, 16, _NUMBER_PLATE)
-                _text(g, f"[{card['number']}]", x + CARD_W / 2, y + 15, 12, anchor="middle",
-                      fill=POSITIVE_INK, weight="bold", num=True)
-            by = _(", laid by {player}").format(player=card["by"]) if "by" in card else \
-                _(", dealt at setup")
-            number = card.get("number")
-            what = {"hidden": _("face-down card"),
-                    "yours": _("face-down {number} (you laid it)").format(number=number),
-                    "revealed": _("face-down {number} (seed revealed)").format(number=number)}
-            title = what[kind] + ("" if kind == "yours" else by)
+                g.append(_rect(x + 4, y + 3, CARD_W - 8, 16, _NUMBER_PLATE))
+                g.append(_text(f"[{card['number']}]", x + CARD_W / 2, y + 15, 12,
+                               anchor="middle", fill=POSITIVE_INK, weight="bold", num=True))
+            if kind == "yours":
+                title = _("face-down {number} (you laid it)").format(number=card["number"])
+            else:
+                title = (_("face-down {number} (seed revealed)").format(number=card["number"])
+                         if known else _("face-down card")) + (
+                    _(", laid by {player}").format(player=card["by"]) if "by" in card else
+                    _(", dealt at setup"))
         else:
             negative = card.get("sign") == "negative"
             ink = NEGATIVE_INK if negative else POSITIVE_INK
             sign = {"negative": "\u2212", "positive": "+"}.get(card.get("sign"), "")
             label = sign + str(card["number"])
-            g = _group({"class": f"card up {card.get('sign', 'hand')}"})
-            _rect(g, x, y, CARD_W, CARD_H, _FACE)
-            _text(g, label, x + 5, y + 15, 14, fill=ink, weight="bold", num=True)
-            _text(g, str(card["number"]), x + CARD_W / 2, y + 50, 24, fill=ink, anchor="middle",
-                  num=True)
+            attrs = _CARD_CLASSES[card.get("sign", "hand")]
+            g = [_rect(x, y, CARD_W, CARD_H, _FACE),
+                 _text(label, x + 5, y + 15, 14, fill=ink, weight="bold", num=True),
+                 _text(str(card["number"]), x + CARD_W / 2, y + 50, 24, fill=ink,
+                       anchor="middle", num=True)]
             title = (_("{card} face up") if sign else _("{card} in your hand")).format(
                 card=label) + (_(", played by {player}").format(player=card["by"])
                                if "by" in card else "")
         if last:
-            _rect(g, x - 2, y - 2, CARD_W + 4, CARD_H + 4, _LAST_CARD)
+            g.append(_rect(x - 2, y - 2, CARD_W + 4, CARD_H + 4, _LAST_CARD))
             title += _(" (the last move)")
-        return _titled(g, title)
+        g.append(_title(title))
+        return _group(g, attrs)
 
-    def _back(self, x: float, y: float, kind: str, *, small: bool = False,
-              outline: str | None = None) -> ET.Element:
+    @staticmethod
+    def _back_parts(x: float, y: float, *, small: bool = False,
+                    outline: str | None = None) -> list[str]:
         w, h = (CARD_W * 0.5, CARD_H * 0.5) if small else (CARD_W, CARD_H)
-        g = _group({"class": f"card {kind}"})
-        _rect(g, x, y, w, h, _BACK_SMALL if small else _BACK_KNOWN if outline else _BACK)
-        _rect(g, x + 3, y + 3, w - 6, h - 6, _BACK_LINES)
-        return g
+        return [_rect(x, y, w, h, _BACK_SMALL if small else _BACK_KNOWN if outline else _BACK),
+                _rect(x + 3, y + 3, w - 6, h - 6, _BACK_LINES)]
 
-    def _token(self, parent: ET.Element, x: float, y: float, kind: str) -> ET.Element:
-        return _add(parent, "circle", {"cx": f"{x:g}", "cy": f"{y:g}", **_TOKENS[kind]})
+    def _back(self, x: float, y: float, kind: str, *, small: bool = False) -> str:
+        return _group(self._back_parts(x, y, small=small), f' class="card {kind}"')
 
-    def _hand(self):
+    def _hand(self) -> tuple[str, float]:
         you = self.view.get("you")
         if you is None:
-            return _group(), 0
+            return "", 0
         hand = you["hand"]
         per_row = (self.width - 2 * MARGIN - 24) // (CARD_W + 6)
         rows = max(1, -(-len(hand) // per_row))
         height = 40 + rows * (CARD_H + 8)
-        g = _group()
-        _rect(g, MARGIN, 0, self.width - 2 * MARGIN, height,
-              _style(rx=10, fill=PANEL, stroke="#15432d"))
+        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height,
+                   _style(rx=10, fill=PANEL, stroke="#15432d"))]
         drawn = you.get("drawn")
         _ = self._
         words = self.n_("Your hand ({count} card); reserve: {reserve} golden dust",
@@ -407,7 +429,7 @@ class _Picture:
         if "drawn" in you:
             words += (_("; this turn you drew nothing (the deck is empty)") if drawn is None
                       else _("; this turn you drew the {card} (marked)").format(card=drawn))
-        _text(g, words, MARGIN + 12, 24, 14, weight="bold")
+        g.append(_text(words, MARGIN + 12, 24, 14, weight="bold"))
         # the drawn card is in the hand: mark one card of its number
         marked = max((i for i, c in enumerate(hand) if c == drawn), default=None)
         for i, number in enumerate(hand):
@@ -415,13 +437,13 @@ class _Picture:
             y = 34 + (i // per_row) * (CARD_H + 8)
             g.append(self._card({"number": number}, x, y, last=i == marked))
         if not hand:
-            _text(g, _("(empty)"), MARGIN + 12, 60, 13, fill=MUTED)
-        return g, height
+            g.append(_text(_("(empty)"), MARGIN + 12, 60, 13, fill=MUTED))
+        return _group(g), height
 
-    def _end(self):
+    def _end(self) -> tuple[str, float]:
         end = self.view.get("end")
         if not end:
-            return _group(), 0
+            return "", 0
         _ = self._
         lines = [end_line(end["reason"], self.lang),
                  _("Burden (R12): {burdens}").format(burdens=", ".join(
@@ -435,17 +457,15 @@ class _Picture:
         elif "red_token" in end:
             lines.append(_("{player} places the red token (R12).").format(
                 player=end["red_token"]))
-        g = _group()
         height = 12 + 19 * len(lines)
-        _rect(g, MARGIN, 0, self.width - 2 * MARGIN, height,
-              _style(rx=8, fill="#17462f", stroke=KNOWN))
+        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height,
+                   _style(rx=8, fill="#17462f", stroke=KNOWN))]
         for i, line in enumerate(lines):
-            _text(g, line, MARGIN + 12, 21 + 19 * i, 14,
-                  weight="bold" if i == len(lines) - 1 else "normal")
-        return g, height
+            g.append(_text(line, MARGIN + 12, 21 + 19 * i, 14,
+                           weight="bold" if i == len(lines) - 1 else "normal"))
+        return _group(g), height
 
-    def _legend(self):
-        g = _group({"class": "legend"})
+    def _legend(self) -> tuple[str, float]:
         x = MARGIN
         _ = self._
         entries = [(self._card({"number": 4, "sign": "positive"}, 0, 0), _("face up, +")),
@@ -457,26 +477,16 @@ class _Picture:
         elif not self.public:
             entries.append((self._card({"face": "down", "number": 4}, 0, 0),
                             _("face down, laid by you")))
+        g = []
         for card, words in entries:
             g.append(_moved(_scaled(card, 0.5), x, 0))
-            _text(g, words, x + 30, 20, 12, fill=MUTED)
+            g.append(_text(words, x + 30, 20, 12, fill=MUTED))
             x += 40 + 7 * len(words)
         for kind in ("golden_dust", "gold", "red"):
-            self._token(g, x + 6, 16, kind)
-            _text(g, _(TOKEN_WORDS[kind]), x + 16, 20, 12, fill=MUTED)
+            g.append(_token(x + 6, 16, kind))
+            g.append(_text(_(TOKEN_WORDS[kind]), x + 16, 20, 12, fill=MUTED))
             x += 26 + 7 * len(_(TOKEN_WORDS[kind]))
-        _rect(g, x, 6, 22, 20, _style(rx=3, fill="none", stroke=HIGHLIGHT, stroke_width=2.5))
-        _text(g, _("the last move"), x + 30, 20, 12, fill=MUTED)
-        return g, CARD_H / 2
-
-
-def _moved(element: ET.Element, dx: float, dy: float) -> ET.Element:
-    group = _group({"transform": f"translate({dx:g},{dy:g})"})
-    group.append(element)
-    return group
-
-
-def _scaled(element: ET.Element, factor: float) -> ET.Element:
-    group = _group({"transform": f"scale({factor:g})"})
-    group.append(element)
-    return group
+        g.append(_rect(x, 6, 22, 20, _style(rx=3, fill="none", stroke=HIGHLIGHT,
+                                            stroke_width=2.5)))
+        g.append(_text(_("the last move"), x + 30, 20, 12, fill=MUTED))
+        return _group(g, ' class="legend"'), CARD_H / 2

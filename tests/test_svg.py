@@ -125,7 +125,7 @@ def test_the_last_move_marks_follow_the_accounts_sentences():
 
 
 def test_names_are_escaped_by_the_library():
-    """Names are user input: ElementTree escapes them, they only go into texts (never into an
+    """Names are user input: html.escape escapes them, they only go into texts (never into an
     attribute), and no name can add markup such as a script."""
     for odd, viewer in (('a<b>&"c\'', "alice"), ('<script>alert(1)</script>&"', None),
                         (']]><script>&"', "alice")):

@@ -255,3 +255,25 @@ def test_mark_seen_replaces_an_info_part_given_at_delivery(tmp_path):
 def test_a_folder_that_is_not_a_maildir_is_refused(tmp_path):
     with pytest.raises(ValueError, match="not a Maildir"):
         maildir_new(tmp_path)
+
+
+def test_a_queued_message_has_its_boundaries_chosen_before_it_is_written(tmp_path):
+    """mail.queue gives each multipart a random boundary (the email package would search the
+    whole message for its own); the message reads back part for part."""
+    import re
+    from email import message_from_bytes, policy
+
+    from rebis_pbm.transports.mail import queue
+
+    msg = EmailMessage()
+    msg["Subject"] = "a view"
+    msg.set_content("text\n")
+    msg.add_alternative("<p>" + "picture\n" * 2000 + "</p>\n", subtype="html", cte="base64")
+    msg.add_attachment(b"view: 1\n", maintype="application", subtype="yaml", filename="v.yaml")
+    queue(tmp_path / "q", [msg])
+    (path,) = maildir_new(tmp_path / "q")
+    back = message_from_bytes(path.read_bytes(), policy=policy.default)
+    boundaries = [p.get_boundary() for p in back.walk() if p.is_multipart()]
+    assert len(boundaries) == 2 and all(re.fullmatch(r"=_[0-9a-f]{32}", b) for b in boundaries)
+    assert back.get_body(("html",)).get_content() == msg.get_body(("html",)).get_content()
+    assert [p.get_content() for p in back.iter_attachments()] == [b"view: 1\n"]
