@@ -17,15 +17,15 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import policy
 from email.errors import HeaderParseError, MessageError
-from email.headerregistry import Address
+from email.headerregistry import Address, HeaderRegistry
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from ..i18n import N_, Named, Phrase, gettext_for
 from ..record.signing import ARMOUR
@@ -47,7 +47,47 @@ RULE = re.compile(r"[ \t]*_{10,}[ \t]*")   # Outlook's line above the header blo
 HEADER = re.compile(r"[ \t]*\*?(From|Sent|Date|To|Cc|Subject)(?::\*|\*?:)([ \t].*)?",
                     re.IGNORECASE)  # "From: x", "*From:* x" (bold, as plain text shows it)
 
-_parser = BytesParser(policy=policy.default)
+
+
+class _Headers(HeaderRegistry):
+    """``email.policy.default``'s header factory, with each header's class made once and each
+    header text parsed once.
+
+    ``HeaderRegistry`` makes a new class (``type(...)``) for every header set or read, and
+    again to look up how many a message may hold, and parses every text anew: most of the cost
+    of composing a message, whose headers the five messages of a move largely share
+    (``MIME-Version``, ``From``, ``Content-Type``, ``Auto-Submitted`` ...). A header is a
+    read-only ``str`` subclass, so one object serves every message with the same name and text:
+    the headers, and the bytes written, are ``email.policy.default``'s.
+    """
+
+    KEPT = 1024  # header texts kept (a league's mail in composes messages for many games)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._classes: dict[str, type] = {}
+        self._made: dict[tuple[str, str], Any] = {}
+
+    def __getitem__(self, name: str) -> type:
+        cls = self._classes.get(name.lower())
+        if cls is None:
+            cls = self._classes[name.lower()] = super().__getitem__(name)
+        return cls
+
+    def __call__(self, name: str, value: Any) -> Any:
+        if type(value) is not str:  # an Address or a datetime: a header of its own
+            return super().__call__(name, value)
+        header = self._made.get((name, value))
+        if header is None:
+            if len(self._made) >= self.KEPT:
+                self._made.clear()
+            header = self._made[name, value] = super().__call__(name, value)
+        return header
+
+
+# Every message read or composed here: email.policy.default, with the header factory above.
+POLICY = policy.default.clone(header_factory=_Headers())
+_parser = BytesParser(policy=POLICY)
 
 
 class MailError(ValueError):
@@ -112,8 +152,7 @@ def is_automatic(msg: EmailMessage) -> bool:
             or msg.get_content_type() == "multipart/report")
 
 
-@dataclass(frozen=True)
-class Extracted:
+class Extracted(NamedTuple):
     """A move file taken out of a message: ``data`` (UTF-8 bytes, for the strict loader),
     ``source`` (its name in messages, e.g. ``"the attachment move.yaml"``) and ``signature``:
     the move's armoured SSH signature (a ``.sig`` attachment, or the block
@@ -337,7 +376,7 @@ def thread_id(game: str, domain: str) -> str:
 
 def _message(sender: str, to: str, display: str, subject: str, *, auto: str,
              lang: str | None = None) -> EmailMessage:
-    msg = EmailMessage()
+    msg = EmailMessage(policy=POLICY)
     msg["From"] = Address(gettext_for(lang)(N_("Rebis referee")), addr_spec=sender)
     msg["To"] = Address(display, addr_spec=to)
     msg["Subject"] = subject
@@ -636,8 +675,7 @@ def queue(folder: str | os.PathLike, messages: list[EmailMessage]) -> None:
 
 # --- sending ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class SmtpServer:
+class SmtpServer(NamedTuple):
     """Where ``mail out --smtp`` sends: ``host``, ``port``, whether to STARTTLS first, and the
     login (``user``, ``password``; no login when ``user`` is None)."""
 
