@@ -1,8 +1,9 @@
 """E-mail for rebis-pbm: take a move out of a message, and compose the messages a game sends.
 
-Built on the standard library only (``email`` with ``email.policy.default``, ``mailbox``,
-``smtplib``); nothing here parses mail by hand. The command line around it is
-:mod:`rebis_pbm.transports.mail_jobs`; docs/mail.md is the page for players and referees.
+Built on the standard library only (``email`` with ``email.policy.default``, its headers made
+once: :data:`POLICY`; ``mailbox``, ``smtplib``); nothing here parses mail by hand. The command
+line around it is :mod:`rebis_pbm.transports.mail_jobs`; docs/mail.md is the page for players
+and referees.
 
 Secrecy: a message to a player carries that player's own view (``views.build_view`` for them),
 the account of the last move as told to them, and, if they are to move, their move template;
@@ -120,7 +121,7 @@ def check_address(text: str) -> str:
 
 
 def parse_message(data: bytes, *, headers_only: bool = False) -> EmailMessage:
-    """An RFC 5322 message from its bytes (``email.policy.default``; never raises for junk:
+    """An RFC 5322 message from its bytes (:data:`POLICY`; never raises for junk:
     the parser records defects instead)."""
     return _parser.parsebytes(data, headersonly=headers_only)
 
