@@ -1,8 +1,9 @@
 """E-mail for rebis-pbm: take a move out of a message, and compose the messages a game sends.
 
-Built on the standard library only (``email`` with ``email.policy.default``, ``mailbox``,
-``smtplib``); nothing here parses mail by hand. The command line around it is
-:mod:`rebis_pbm.transports.mail_jobs`; docs/mail.md is the page for players and referees.
+Built on the standard library only (``email`` with ``email.policy.default``, its headers made
+once: :data:`POLICY`; ``mailbox``, ``smtplib``); nothing here parses mail by hand. The command
+line around it is :mod:`rebis_pbm.transports.mail_jobs`; docs/mail.md is the page for players
+and referees.
 
 Secrecy: a message to a player carries that player's own view (``views.build_view`` for them),
 the account of the last move as told to them, and, if they are to move, their move template;
@@ -18,15 +19,15 @@ import contextlib
 import os
 import re
 import secrets
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import policy
 from email.errors import HeaderParseError, MessageError
-from email.headerregistry import Address
+from email.headerregistry import Address, HeaderRegistry
 from email.message import EmailMessage
 from email.parser import BytesParser
 from email.utils import format_datetime, make_msgid
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from ..i18n import N_, Named, Phrase, gettext_for
 from ..record.signing import ARMOUR
@@ -48,7 +49,47 @@ RULE = re.compile(r"[ \t]*_{10,}[ \t]*")   # Outlook's line above the header blo
 HEADER = re.compile(r"[ \t]*\*?(From|Sent|Date|To|Cc|Subject)(?::\*|\*?:)([ \t].*)?",
                     re.IGNORECASE)  # "From: x", "*From:* x" (bold, as plain text shows it)
 
-_parser = BytesParser(policy=policy.default)
+
+
+class _Headers(HeaderRegistry):
+    """``email.policy.default``'s header factory, with each header's class made once and each
+    header text parsed once.
+
+    ``HeaderRegistry`` makes a new class (``type(...)``) for every header set or read, and
+    again to look up how many a message may hold, and parses every text anew: most of the cost
+    of composing a message, whose headers the five messages of a move largely share
+    (``MIME-Version``, ``From``, ``Content-Type``, ``Auto-Submitted`` ...). A header is a
+    read-only ``str`` subclass, so one object serves every message with the same name and text:
+    the headers, and the bytes written, are ``email.policy.default``'s.
+    """
+
+    KEPT = 1024  # header texts kept (a league's mail in composes messages for many games)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._classes: dict[str, type] = {}
+        self._made: dict[tuple[str, str], Any] = {}
+
+    def __getitem__(self, name: str) -> type:
+        cls = self._classes.get(name.lower())
+        if cls is None:
+            cls = self._classes[name.lower()] = super().__getitem__(name)
+        return cls
+
+    def __call__(self, name: str, value: Any) -> Any:
+        if type(value) is not str:  # an Address or a datetime: a header of its own
+            return super().__call__(name, value)
+        header = self._made.get((name, value))
+        if header is None:
+            if len(self._made) >= self.KEPT:
+                self._made.clear()
+            header = self._made[name, value] = super().__call__(name, value)
+        return header
+
+
+# Every message read or composed here: email.policy.default, with the header factory above.
+POLICY = policy.default.clone(header_factory=_Headers())
+_parser = BytesParser(policy=POLICY)
 
 
 class MailError(ValueError):
@@ -81,7 +122,7 @@ def check_address(text: str) -> str:
 
 
 def parse_message(data: bytes, *, headers_only: bool = False) -> EmailMessage:
-    """An RFC 5322 message from its bytes (``email.policy.default``; never raises for junk:
+    """An RFC 5322 message from its bytes (:data:`POLICY`; never raises for junk:
     the parser records defects instead)."""
     return _parser.parsebytes(data, headersonly=headers_only)
 
@@ -113,8 +154,7 @@ def is_automatic(msg: EmailMessage) -> bool:
             or msg.get_content_type() == "multipart/report")
 
 
-@dataclass(frozen=True)
-class Extracted:
+class Extracted(NamedTuple):
     """A move file taken out of a message: ``data`` (UTF-8 bytes, for the strict loader),
     ``source`` (its name in messages, e.g. ``"the attachment move.yaml"``) and ``signature``:
     the move's armoured SSH signature (a ``.sig`` attachment, or the block
@@ -338,7 +378,7 @@ def thread_id(game: str, domain: str) -> str:
 
 def _message(sender: str, to: str, display: str, subject: str, *, auto: str,
              lang: str | None = None) -> EmailMessage:
-    msg = EmailMessage()
+    msg = EmailMessage(policy=POLICY)
     msg["From"] = Address(gettext_for(lang)(N_("Rebis referee")), addr_spec=sender)
     msg["To"] = Address(display, addr_spec=to)
     msg["Subject"] = subject
@@ -650,8 +690,7 @@ def _choose_boundaries(msg: EmailMessage) -> None:
 
 # --- sending ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class SmtpServer:
+class SmtpServer(NamedTuple):
     """Where ``mail out --smtp`` sends: ``host``, ``port``, whether to STARTTLS first, and the
     login (``user``, ``password``; no login when ``user`` is None)."""
 

@@ -1,0 +1,134 @@
+"""The bytes of the messages a game sends: composed with ``mail.POLICY`` (``email.policy.default``
+with a header factory that makes each header's class once and parses each header text once),
+they are byte for byte what ``email.policy.default`` itself writes, in the queue (a Maildir, as
+``mail out`` reads it) and as sent (``send_smtp`` reads a queued file and writes it again).
+
+Every kind of message is composed three times: with the stock policy, with ``POLICY`` while its
+header factory knows none of the headers yet, and with ``POLICY`` again (every header text
+known): the three must be the same bytes. The clock, the Message-ID and the MIME boundaries are
+fixed, so that the bytes are comparable."""
+
+from __future__ import annotations
+
+import email.generator
+import email.parser
+import email.policy
+import io
+
+import pytest
+
+from rebis_pbm import referee
+from rebis_pbm.deadlines import parse_duration
+from rebis_pbm.engine import legal_moves
+from rebis_pbm.transports import mail, mail_jobs
+from rebis_pbm.yamlio import dump_yaml
+
+REFEREE = "referee@example.org"
+ADDRESSES = {"ana": "ana@example.org", "bob": "bob.with-a-long-local-part@mail.example.org",
+             "cid": "cid@example.org"}
+LANGS = {"bob": "fr", "cid": "pt"}
+# A player's message: a non-ASCII subject, and a thread of earlier messages to refer to.
+ORIGINAL = ("From: Bob <bob.with-a-long-local-part@mail.example.org>\nTo: referee@example.org\n"
+            "Subject: Re: [Rebis bytes] mon coup, voilà\nMessage-ID: <m1@example.org>\n"
+            "References: <rebis-pbm.bytes@example.org> <older@example.org>\n\nhello\n").encode()
+
+
+@pytest.fixture
+def game(tmp_path):
+    """A game by mail with a deadline, players in three languages, its first move played."""
+    path = tmp_path / "g.yaml"
+    referee.create_game(path, list(ADDRESSES), seed="mail-bytes", insecure_seed=True,
+                        addresses=ADDRESSES, langs=LANGS, game_id="bytes",
+                        deadline=parse_duration("72h"), now="2025-01-01T00:00:00Z")
+    move = legal_moves(referee.open_game(path).replay.state)[0]
+    referee.submit_move(path, dump_yaml({"game": "bytes", **move.as_dict()}).encode(),
+                        "move.yaml", author=ADDRESSES[move.player], now="2025-01-01T01:00:00Z")
+    return path
+
+
+@pytest.fixture
+def fixed(monkeypatch):
+    """The clock, the Message-IDs and the MIME boundaries, fixed; returns what starts the
+    boundaries over (each composition gets the same ones)."""
+    made = [0]
+
+    def boundary(cls, text=None):
+        made[0] += 1
+        return f"===============b{made[0]}=="
+
+    monkeypatch.setattr(mail, "format_datetime", lambda when: "Wed, 01 Jan 2025 00:00:00 +0000")
+    monkeypatch.setattr(mail, "make_msgid", lambda idstring, domain: f"<{idstring}@{domain}>")
+    monkeypatch.setattr(email.generator.Generator, "_make_boundary", classmethod(boundary))
+    return lambda: made.__setitem__(0, 0)
+
+
+def compose(game) -> list:
+    """One message of every kind the referee sends, in every reader's language: the views with
+    their pictures and without (after a move: the mover's view answers their message), a
+    refusal, a move applied twice, a message naming no game, a reminder."""
+    record, replay, _ = referee.open_game(game)
+    original = mail.parse_message(ORIGINAL)
+    messages = mail_jobs.view_messages(record, replay, REFEREE, original=original,
+                                       sender=ADDRESSES["bob"], pictures=True)
+    messages += mail_jobs.view_messages(record, replay, REFEREE, pictures=False)
+    for player, lang in (("ana", None), ("bob", "fr"), ("cid", "pt")):
+        messages.append(mail.reply_message(
+            game=record.game, turn=replay.state.turn, original=original, sender=REFEREE,
+            to=ADDRESSES[player], headline="votre coup n'a pas été appliqué",
+            reason="the message's text:2:7: field turn: bad\nsecond line",
+            status="Rien n'a changé.", lang=lang))
+        messages.append(mail.no_game_message(original=original, sender=REFEREE,
+                                             to=ADDRESSES[player], games=["bytes", "other"],
+                                             lang=lang))
+    player = replay.state.player_to_move
+    view, text_view, lang = mail_jobs._reader_views(record, replay, player)
+    messages.append(mail.reminder_message(
+        game=record.game, view=text_view,
+        view_text=referee.kept_rendering(record, replay, player, "text"),
+        view_yaml=referee.kept_rendering(record, replay, player, "yaml"), sender=REFEREE,
+        to=ADDRESSES[player], lang=lang, picture=view))
+    return messages
+
+
+def written(messages, folder, restart) -> list[bytes]:
+    """Each message as the queue holds it (``mail.queue``, a Maildir), then as ``mail out``
+    sends it (the queued file read with ``parse_message`` and written again by the generator
+    smtplib uses, folding long headers at 78 characters)."""
+    restart()
+    out = []
+    mail.queue(folder, messages)
+    for path in mail.maildir_new(folder):
+        data = path.read_bytes()
+        resent = io.BytesIO()
+        email.generator.BytesGenerator(resent).flatten(mail.parse_message(data))
+        out += [data, resent.getvalue()]
+        mail.mark_seen(path)
+    return out
+
+
+def test_messages_are_the_bytes_of_email_policy_default(game, tmp_path, fixed, monkeypatch):
+    stock_policy = email.policy.default
+    with monkeypatch.context() as patch:
+        patch.setattr(mail, "POLICY", stock_policy)
+        patch.setattr(mail, "_parser", email.parser.BytesParser(policy=stock_policy))
+        stock = written(compose(game), tmp_path / "stock", fixed)
+    mail.POLICY.header_factory._made.clear()
+    cold = written(compose(game), tmp_path / "cold", fixed)
+    warm = written(compose(game), tmp_path / "warm", fixed)
+    assert len(stock) == 2 * (2 * 4 + 2 * 3 + 1)
+    assert any(b"=?utf-8?" in data for data in stock)  # a header in encoded words
+    assert any(b"Content-Type: text/html" in data for data in stock)  # a picture
+    for before, cold_bytes, warm_bytes in zip(stock, cold, warm, strict=True):
+        assert cold_bytes == before
+        assert warm_bytes == before
+
+
+def test_a_header_text_is_parsed_once_and_its_header_is_the_stock_one():
+    factory = mail.POLICY.header_factory
+    first = factory("Content-Type", 'text/plain; charset="utf-8"')
+    assert factory("Content-Type", 'text/plain; charset="utf-8"') is first
+    stock = email.policy.default.header_factory("Content-Type", 'text/plain; charset="utf-8"')
+    assert (str(first), first.name, first.params, first.content_type) == \
+        (str(stock), stock.name, stock.params, stock.content_type)
+    assert first.fold(policy=mail.POLICY) == stock.fold(policy=email.policy.default)
+    assert factory["subject"] is factory["Subject"]  # one class a header name
