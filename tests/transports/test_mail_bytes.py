@@ -5,8 +5,8 @@ they are byte for byte what ``email.policy.default`` itself writes, in the queue
 
 Every kind of message is composed three times: with the stock policy, with ``POLICY`` while its
 header factory knows none of the headers yet, and with ``POLICY`` again (every header text
-known): the three must be the same bytes. The clock, the Message-ID and the MIME boundaries are
-fixed, so that the bytes are comparable."""
+known): the three must be the same bytes. The clock, the Message-ID and the MIME boundaries
+(the generator's and ``mail.queue``'s) are fixed, so that the bytes are comparable."""
 
 from __future__ import annotations
 
@@ -59,6 +59,8 @@ def fixed(monkeypatch):
     monkeypatch.setattr(mail, "format_datetime", lambda when: "Wed, 01 Jan 2025 00:00:00 +0000")
     monkeypatch.setattr(mail, "make_msgid", lambda idstring, domain: f"<{idstring}@{domain}>")
     monkeypatch.setattr(email.generator.Generator, "_make_boundary", classmethod(boundary))
+    # mail.queue draws each multipart's boundary itself (secrets.token_hex), before writing.
+    monkeypatch.setattr(mail.secrets, "token_hex", lambda nbytes: boundary(None)[15:-2])
     return lambda: made.__setitem__(0, 0)
 
 
