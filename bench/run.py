@@ -8,9 +8,9 @@
 4. the same game with every player's address: ``apply``, ``view``, ``moves``, ``mail in`` of one
    message (with the pictures, the default, and without); the git job's work for one move;
 5. with ``--many N``: N moves to N games through ``referee.submit_move`` in one process and
-   through one ``mail in`` of the folder of games, against N ``apply`` commands; N records in
-   one ``verify`` against N ``verify`` commands (issue 16's figures, each a ratio measured in
-   the same run);
+   through one ``mail in`` of the folder of games (with the pictures and without), against N
+   ``apply`` commands; N records in one ``verify`` against N ``verify`` commands (issue 16's
+   figures, each a ratio measured in the same run);
 6. engine speed: turns per second of games whose every move is drawn uniformly from the legal
    moves, on one core, and the same through ``rebis-pbm simulate``.
 
@@ -309,6 +309,8 @@ def many_games_figures(exe: list[str], root: Path, count: int, rounds: int) -> N
         by_mail = cpu_of(mail, root, rounds, restore_mail)
         print(f"  {count} moves through one `mail in` of a folder of games (a Maildir of one "
               f"message a game): {by_mail:6.2f} s  x{by_mail / singles:.3f}")
+        plain = cpu_of([*mail, "--no-pictures"], root, rounds, restore_mail)
+        print(f"  the same, `mail in --no-pictures`: {plain:6.2f} s  x{plain / singles:.3f}")
     restore()
     singles = statistics.median(
         each([[*exe, "verify", str(g)] for g in games]) for _ in range(rounds))
