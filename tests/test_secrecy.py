@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from rebis_pbm import views
@@ -430,3 +431,67 @@ def test_a_move_in_anothers_name_is_rejected_for_its_public_reason(closing_game,
     assert result.exit_code == again.exit_code == 1
     assert result.output == again.output
     assert "played with a + sign" in result.output
+
+
+# --- an edited move is no oracle on a hand while the seed is secret --------------------------
+
+def _played_game(folder: Path) -> tuple[Path, list]:
+    """A referee-dealt game of two players, 12 moves played through the application layer;
+    returns its record and the state before each move."""
+    from rebis_pbm import referee
+    from rebis_pbm.engine import legal_moves
+
+    path = folder / "g.yaml"
+    referee.create_game(path, ["ana", "bob"], seed="oracle", insecure_seed=True, game_id="oracle")
+    before = []
+    for _ in range(12):
+        state = open_game(path)[1].state
+        before.append(state)
+        move = legal_moves(state)[0]
+        referee.submit_move(path, dump_yaml({"game": "oracle", **move.as_dict()}).encode(),
+                            "move.yaml")
+    return path, before
+
+
+def test_an_edited_move_tells_nothing_of_a_hand_while_the_seed_is_secret(tmp_path):
+    """The attack (newcomer report, sixth session): whoever can change the record (an approved
+    pull request, a CI job's main) rewrites a past one-card play with another card and
+    recomputes the public chain digests. The seed-holding command's report said either "you
+    have no 4 in your hand" or "the state differs": whether the player held 4, one guess a
+    report. While the seed is secret both read alike; once revealed, the rules' reason shows."""
+    path, before = _played_game(tmp_path)
+    original = path.read_bytes()
+    data = yaml.safe_load(original)
+    turn = next(i for i, entry in enumerate(data["moves"]) if i >= 2
+                and isinstance(entry.get("play", {}).get("cards"), int))
+    seat = before[turn].to_move
+    hand = set(before[turn].hands[seat])
+    played = data["moves"][turn]["play"]["cards"]
+    reports, held = {}, {}
+    for card in range(1, 10):
+        if card == played:
+            continue
+        doc = yaml.safe_load(original)
+        doc["moves"][turn]["play"]["cards"] = card
+        path.write_bytes(rechained(doc))
+        with pytest.raises(CorruptRecord) as caught:
+            open_game(path)
+        result = CliRunner().invoke(cli, ["verify", str(path), "--format", "json"])
+        assert result.exit_code == 3, result.output
+        problem = json.loads(result.output)["problem"]
+        reports[card] = (str(caught.value), json.dumps(problem, sort_keys=True))
+        held[card] = card in hand
+    assert set(held.values()) == {True, False}  # both kinds of guess were tried
+    assert len(set(reports.values())) == 1, reports
+    assert "in your hand" not in reports[1][0] and "breaks the rules" not in reports[1][0]
+    assert json.loads(reports[1][1])["code"] == "state_digest"
+    # Once the seed is revealed, nothing is secret any more: the report gives the rules' reason.
+    path.write_bytes(original)
+    assert CliRunner().invoke(cli, ["reveal", str(path), "--yes"]).exit_code == 0
+    missing = next(card for card in range(1, 10) if card not in hand)
+    doc = yaml.safe_load(path.read_bytes())
+    doc["moves"][turn]["play"]["cards"] = missing
+    path.write_bytes(rechained(doc))
+    problem = audit.verify(path.read_bytes(), "g.yaml").problem
+    assert problem.code == "illegal_move" and f"you have no {missing} in your hand" in \
+        problem.message

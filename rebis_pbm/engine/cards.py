@@ -68,6 +68,8 @@ class ShelfCard(NamedTuple):
 
 
 class _ShelfFields(NamedTuple):
+    """A shelf's fields; :class:`Shelf` computes the last two from the cards when made."""
+
     cards: tuple[ShelfCard, ...]
     tokens: tuple[TokenKind, ...]
     weight: int

@@ -51,7 +51,7 @@ class ProblemCode(Word):
     CHAIN_DIGEST = "chain_digest"    #: the entry, or one before it, edited
     SIGNATURE = "signature"          #: a keyed player's move lacks a valid signature
     SEAL = "seal"                    #: a closing play's sealed card opens to no card (R8.1)
-    ILLEGAL_MOVE = "illegal_move"    #: the move breaks the rules at its point (R6-R12)
+    ILLEGAL_MOVE = "illegal_move"    #: the move breaks the rules (R6-R12); seed revealed only
     STATE_DIGEST = "state_digest"    #: the state after the move is not the one recorded
     SEALING = "sealing"              #: a closing play shows its card, or a non-closing is sealed
     RECORD_DIGEST = "record_digest"  #: keys, addresses, settings or a chain rewritten (rebis-pbm/3)
@@ -272,17 +272,18 @@ def walk(record: Record, seed: str | None = None) -> Walk:
         try:
             state, events = apply_move(state, move)
         except IllegalMove as exc:
+            if record.seed is None:
+                # While the seed is secret, the rules' reason ("you have no 2 in your hand"),
+                # or only that the move broke them, would answer whoever edited the move: a
+                # player's hand, one guess a report. Reported as a state that differs.
+                return Walk(_state_differs(record, index, at), None, index)
             # The entry as written, not the opened move: a problem report names no hidden card.
             return Walk(Problem(
                 "illegal_move", f"the move breaks the rules: {exc.message}",
                 expected="a legal move", found=_short(entry), **at), None, index)
         computed = state_digest(state, key)
         if computed != record.links[index].state_hmac:
-            return Walk(Problem(
-                "state_digest", "the state after this move is not the one the referee recorded "
-                "(keyed digest state_hmac): the deal or a move differs from the game played",
-                expected=_NOT_SHOWN.format("state_hmac"),
-                found=f"state_hmac {record.links[index].state_hmac}", **at), None, index)
+            return Walk(_state_differs(record, index, at), None, index)
         if closes_shelf(events) != sealed:
             return Walk(Problem(
                 "sealing", "this play closes a shelf but the record shows its card, which lies "
@@ -304,6 +305,15 @@ def walk(record: Record, seed: str | None = None) -> Walk:
         return Walk(problem, None, len(record.moves))
     replay = None if key is None else Replay(state, setup_events, tuple(history))
     return Walk(None, replay, len(record.moves))
+
+
+def _state_differs(record: Record, index: int, at: dict) -> Problem:
+    """Move ``index`` does not replay to the state the referee recorded (its keyed digest)."""
+    return Problem(
+        "state_digest", "the state after this move is not the one the referee recorded (keyed "
+        "digest state_hmac): the deal or a move differs from the game played",
+        expected=_NOT_SHOWN.format("state_hmac"),
+        found=f"state_hmac {record.links[index].state_hmac}", **at)
 
 
 def check_joins(record: Record) -> Problem | None:
