@@ -20,6 +20,8 @@ time (user + system) and peak RSS (``ru_maxrss``). Each command runs ``--repeat`
 are given for wall time and for CPU time: on a shared machine, other processes stretch wall
 times, while CPU times stay put. With ``--instructions`` (valgrind installed) each command also
 runs once under callgrind: its instruction count, which no load changes, backs the CPU ratios.
+With ``--pairs`` each run of a command follows a run of the floor, and the median of the CPU
+ratios of those pairs is printed too (issue 16's measure: both runs of a pair see the same load).
 Run with the Python of the environment to measure (``make bench`` uses .venv/bin/python, where
 rebis-pbm is installed).
 """
@@ -71,6 +73,9 @@ def run_once(cmd: list[str], cwd: Path) -> tuple[float, float, int, int]:
 
 # --instructions: also count each command's instructions once (see instructions()).
 COUNT_INSTRUCTIONS = False
+# --pairs: run the floor before each run of a command, and give the median of the CPU ratios of
+# those pairs (issue 16's measure), which a load that changes between figures moves less.
+PAIRS = False
 
 
 def instructions(cmd: list[str], cwd: Path) -> int | None:
@@ -90,8 +95,11 @@ def measure(cmd: list[str], cwd: Path, repeat: int, prepare=None) -> dict:
     """Median and fastest wall time and the largest peak RSS over ``repeat`` runs (+1 warm-up),
     and with ``--instructions`` the instructions of one more run. ``prepare()`` runs before each
     run, outside the timing (e.g. restore a record)."""
-    walls, cpus, rss, codes = [], [], [], set()
+    walls, cpus, rss, codes, ratios = [], [], [], set(), []
+    paired = PAIRS and cmd != FLOOR
     for i in range(repeat + 1):
+        if paired:  # the floor just before: both runs see the same load
+            floor_cpu = run_once(FLOOR, cwd)[1]
         if prepare:
             prepare()
         wall, cpu, peak, code = run_once(cmd, cwd)
@@ -100,8 +108,12 @@ def measure(cmd: list[str], cwd: Path, repeat: int, prepare=None) -> dict:
             walls.append(wall)
             cpus.append(cpu)
             rss.append(peak)
+            if paired:
+                ratios.append(cpu / floor_cpu)
     found = {"median": statistics.median(walls), "min": min(walls), "rss": max(rss),
              "cpu": statistics.median(cpus), "exit": sorted(codes)}
+    if ratios:
+        found["paired"] = statistics.median(ratios)
     if COUNT_INSTRUCTIONS:
         if prepare:
             prepare()
@@ -110,10 +122,14 @@ def measure(cmd: list[str], cwd: Path, repeat: int, prepare=None) -> dict:
 
 
 def figures(m: dict, floor: dict) -> str:
-    """One command's figures: wall median (fastest) x ratio, CPU median x ratio, and with
-    ``--instructions`` the instruction count x ratio."""
-    wall = f"{m['median'] * 1000:6.1f} ms ({m['min'] * 1000:5.1f}) x{m['median'] / floor['median']:.2f}"
+    """One command's figures: wall median (fastest) x ratio, CPU median x ratio, with
+    ``--pairs`` the median CPU ratio of the pairs, and with ``--instructions`` the instruction
+    count x ratio."""
+    wall = (f"{m['median'] * 1000:6.1f} ms ({m['min'] * 1000:5.1f}) "
+            f"x{m['median'] / floor['median']:.2f}")
     text = f"{wall}  cpu {m['cpu'] * 1000:6.1f} ms x{m['cpu'] / floor['cpu']:.2f}"
+    if m.get("paired"):
+        text += f"  paired cpu x{m['paired']:.3f}"
     if m.get("instructions") and floor.get("instructions"):
         text += (f"  instr {m['instructions'] / 1e6:6.1f} M "
                  f"x{m['instructions'] / floor['instructions']:.3f}")
@@ -216,7 +232,7 @@ def addresses_figures(exe: list[str], root: Path, moves, floor: dict, repeat: in
         ("mail in --no-pictures (the same message)",
          [*exe, "mail", "in", str(before), str(message), "--referee", REFEREE, "--no-pictures"]),
     ]
-    print(f"\nThe same game with every player's e-mail address (a mail or git game):")
+    print("\nThe same game with every player's e-mail address (a mail or git game):")
     for label, cmd in rows:
         m = measure(cmd, root, repeat, restore)
         status = "" if m["exit"] == [0] else f"  (exit {m['exit']})"
@@ -334,7 +350,7 @@ def git_job_figures(exe: list[str], root: Path, moves, floor: dict, repeat: int)
         return
     folder = root / "repo"
     path = write_game(folder, Ruleset(), "bench", moves[:-1], "bench", ADDRESSES)
-    last = move_file(folder, "bench", moves[-1])
+    move_file(folder, "bench", moves[-1])  # move.yaml, which each step applies
     env = dict(os.environ, GIT_AUTHOR_NAME="referee", GIT_AUTHOR_EMAIL=REFEREE,
                GIT_COMMITTER_NAME="referee", GIT_COMMITTER_EMAIL=REFEREE)
     quiet = dict(cwd=folder, env=env, check=True, capture_output=True)
@@ -393,9 +409,12 @@ def main() -> None:
     parser.add_argument("--instructions", action="store_true",
                         help="also count each command's instructions once (valgrind), the "
                         "figure no load changes")
+    parser.add_argument("--pairs", action="store_true",
+                        help="also run the floor before each run of a command and print the "
+                        "median CPU ratio of those pairs")
     args = parser.parse_args()
-    global COUNT_INSTRUCTIONS
-    COUNT_INSTRUCTIONS = args.instructions
+    global COUNT_INSTRUCTIONS, PAIRS
+    COUNT_INSTRUCTIONS, PAIRS = args.instructions, args.pairs
     exe = rebis_pbm()
     print(f"rebis-pbm benchmarks: Python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} cores; {args.repeat} runs per figure, median (fastest).")
