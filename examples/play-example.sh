@@ -3,9 +3,10 @@
 # rebis-pbm CLI, the way a referee and three players would (docs/audit.md, "What you must trust,
 # and what you need not"):
 #   1. each player makes an SSH key (ssh-keygen, ed25519; no passphrase for the demo);
-#   2. the referee creates the game in its join phase: the record commits to the seed, nobody
-#      has cards yet;
-#   3. each player joins: entropy of their own and their public key, the join file signed;
+#   2. the referee creates the game in its join phase with each player's public key (new --key):
+#      the record commits to the seed, nobody has cards yet;
+#   3. each player joins with entropy of their own, the join file signed by their registered key
+#      (so the referee could not have written it: verify calls the deal fair);
 #   4. the deck is shuffled from the seed and every player's entropy; every move is chosen by
 #      the greedy bot for its player, signed with that player's key and applied;
 #   5. verify checks every signature and says whose entropy went into the deal (deal_from).
@@ -29,18 +30,19 @@ for p in "${players[@]}"; do
     ssh-keygen -q -t ed25519 -N "" -C "$p" -f "$out/keys/$p"
 done
 echo
-echo "== rebis-pbm new: a 3-player game in its join phase (a fixed seed, for a reproducible demo)"
+echo "== rebis-pbm new: a 3-player game in its join phase, each player's public key registered"
+echo "   (a fixed seed, for a reproducible demo)"
 rebis-pbm new "$game" --player alice --player bob --player carol \
+    --key "alice=$out/keys/alice.pub" --key "bob=$out/keys/bob.pub" --key "carol=$out/keys/carol.pub" \
     --seed "rebis-pbm example game" --insecure-seed --game-id example
 echo
-echo "== each player joins: their own entropy and public key, the join file signed"
+echo "== each player joins with their own entropy, the join file signed by their registered key"
 for p in "${players[@]}"; do
     join="$out/moves/join-$p.yaml"
     {
         echo "game: example"
         echo "player: $p"
         echo "join: $p's own words, which nobody could know when the seed was committed"
-        echo "key: $(cut -d' ' -f1,2 "$out/keys/$p.pub")"
     } > "$join"
     sign "$join" "$p"
     printf '%s: ' "$(basename "$join")"

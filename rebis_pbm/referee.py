@@ -1309,7 +1309,7 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the join still holds the "
                                        "template's words; replace them with any text of your "
                                        "own that nobody could guess: the deal is fair only if "
-                                       "the referee cannot know what you wrote"),
+                                       "the referee could not have guessed what you wrote"),
                                     {"source": source}))
     if move.lang is not None and record.format in BEFORE_V3:
         raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} is a {format} "

@@ -126,6 +126,8 @@ def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
     if done.already:
         click.echo(f"{game} already reveals the seed of game {done.record.game}; nothing changed.")
         return
-    click.echo(f"Revealed the seed of game {done.record.game} in {game}: the game is abandoned at "
-               f"turn {done.state.turn} and no more moves can be played. Anyone can now check it "
-               f"with: rebis-pbm verify {game}")
+    # A fair deal still waiting for joins has no state, so no turn, yet.
+    where = "before the deal" if done.state is None else f"at turn {done.state.turn}"
+    click.echo(f"Revealed the seed of game {done.record.game} in {game}: the game is abandoned "
+               f"{where} and no more moves can be played. Anyone can now check it with: "
+               f"rebis-pbm verify {game}")

@@ -45,6 +45,11 @@ class Report:
             dealt, without those in ``blank_joins``.
         blank_joins: the players whose join kept the join template's words (in any language):
             the referee wrote them, so they add nothing to the deal it could not know.
+        unsigned_joins: the players in ``deal_from`` (of a fair deal) whose join is not signed by
+            a key the header registered (``new --key``): unsigned, or signed only by the key the
+            join itself brings, it could have been written by the referee, so the deal is fair
+            only as far as each of them confirms that the join in the record is the one they
+            sent. Their entropy is in the deal all the same.
         referee: lines saying what the referee did (moves made for a player, logged actions).
         keys: player -> the SHA256 fingerprints (as ``ssh-keygen -l`` prints them) of the keys
             in force for their next move: each player checks that theirs is the key they hold,
@@ -65,6 +70,7 @@ class Report:
     status: dict | None = None
     deal_from: list[str] = field(default_factory=list)
     blank_joins: list[str] = field(default_factory=list)
+    unsigned_joins: list[str] = field(default_factory=list)
     referee: list[str] = field(default_factory=list)
     keys: dict[str, list[str]] = field(default_factory=dict)
     deal_pending: bool = False
@@ -87,6 +93,7 @@ class Report:
                 "problem": None if self.problem is None else self.problem.as_dict(),
                 "status": self.status, "deal_from": list(self.deal_from),
                 **({"blank_joins": list(self.blank_joins)} if self.blank_joins else {}),
+                **({"unsigned_joins": list(self.unsigned_joins)} if self.unsigned_joins else {}),
                 "deal_pending": self.deal_pending,
                 "keys": {p: list(k) for p, k in self.keys.items()},
                 # rebis-pbm/3's settings, only when set: an older record's report is unchanged.
@@ -115,11 +122,18 @@ class Report:
         if self.deal_pending:
             lines.append("Deal: not dealt yet, waiting for joins (joined so far: "
                          + (", ".join(self.deal_from[1:]) or "nobody") + ").")
+        elif self.deal_from == ["referee"]:
+            lines.append("Deal from: referee (the referee's seed alone: the referee could have "
+                         "chosen the deal).")
+        elif self.deal_from and not self.unsigned_joins:
+            lines.append("Deal from: " + ", ".join(self.deal_from)
+                         + " (a fair deal: nobody could choose it).")
         elif self.deal_from:
-            lines.append("Deal from: " + ", ".join(self.deal_from) + (
-                " (the referee's seed alone: the referee could have chosen the deal)"
-                if self.deal_from == ["referee"] else " (a fair deal: nobody could choose it)")
-                + ".")
+            lines.append("Deal from: " + ", ".join(self.deal_from) + " (a fair deal only as far "
+                         "as " + _unsigned_words(self.unsigned_joins) + ").")
+        if self.deal_pending and self.unsigned_joins:
+            lines.append("Once dealt, the deal will be fair only as far as "
+                         + _unsigned_words(self.unsigned_joins) + ".")
         if self.blank_joins:
             lines.append("The join of " + " and ".join(self.blank_joins) + " kept the join "
                          "template's words: it adds nothing the referee did not know"
@@ -145,6 +159,18 @@ class Report:
             lines.append(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won)
                          + ".")
         return "\n".join(lines) + "\n"
+
+
+def _unsigned_words(players: list[str]) -> str:
+    """Who must confirm their join for the deal to be fair, and why, as a clause."""
+    if len(players) == 1:
+        return (f"{players[0]} confirms their join: it is not signed by a key registered when "
+                f"the game was created, so the referee could have written it; {players[0]} "
+                "can check that the join text in the record is the one they sent")
+    return (" and ".join([", ".join(players[:-1]), players[-1]]) + " confirm their joins: they "
+            "are not signed by a key registered when the game was created, so the referee could "
+            "have written them; each can check that the join text in the record is the one they "
+            "sent")
 
 
 def _status_words(status: dict | None) -> str:
@@ -309,6 +335,10 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     report.deal_from = ["referee"] + [p for p in record.players  # seat order
                                       if p in joins and (report.deal_pending
                                                          or p not in report.blank_joins)]
+    # Only a key registered at new authenticates a join (check_joins): an unsigned join, or one
+    # signed by the key it brings itself, could have been written by the referee.
+    report.unsigned_joins = [p for p in report.deal_from[1:]
+                             if p not in report.blank_joins and not record.keys.get(p)]
     held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in held.items() if keys}
     report.referee = referee_lines(record)

@@ -1,0 +1,148 @@
+"""A fair deal's joins that the referee could have written (docs/shuffle.md, section 7;
+docs/audit.md, "Joins (fair deal)"): only a signature by a key registered at ``new --key``
+authenticates a join. An unsigned join, or one signed only by the key it brings itself, could be
+the referee's, which reads every join before the last one deals: ``verify`` must not call such a
+deal fair, and must name the players who have to check their join.
+
+The keys are made and the joins signed by the real ``ssh-keygen`` (tests/sshkeys.py).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from clitools import run_inproc
+from sshkeys import needs_ssh, ssh_key, ssh_sign
+from rebis_pbm import referee
+
+PLAYERS = ("alice", "bob", "carol")
+FAIR = "a fair deal: nobody could choose it"
+
+
+def new_game(folder: Path, keys: dict[str, Path]) -> tuple[Path, str]:
+    """A fair deal of alice, bob and carol with addresses, the keys of ``keys`` registered with
+    ``new --key``; returns the record's path and the game id."""
+    game = folder / "game.yaml"
+    args = ["new", game, "--seed", "unsigned joins test", "--insecure-seed", "--game-id", "uj"]
+    for p in PLAYERS:
+        args += ["--player", f"{p}={p}@example.org"]
+    for p, key in keys.items():
+        args += ["--key", f"{p}={key}.pub"]
+    made = run_inproc(*args)
+    assert made.code == 0, made.err
+    return game, "uj"
+
+
+def join_file(folder: Path, player: str, words: str, key: Path | None = None,
+              brings_key: bool = False) -> Path:
+    """``player``'s join move; signed by ``key`` (its ``.sig`` beside it) when given, and
+    carrying that key (``key:``, a self-registration) when ``brings_key``."""
+    move = folder / f"join-{player}-{words.replace(' ', '-')}.yaml"
+    text = f"game: uj\nplayer: {player}\njoin: {words}\n"
+    if brings_key and key is not None:
+        text += "key: " + " ".join(Path(f"{key}.pub").read_text().split()[:2]) + "\n"
+    move.write_text(text, encoding="utf-8")
+    if key is not None:
+        Path(f"{move}.sig").write_bytes(ssh_sign(key, move.read_bytes()))
+    return move
+
+
+def verify(game: Path) -> tuple[str, dict]:
+    text = run_inproc("verify", game)
+    data = run_inproc("verify", game, "--format", "json")
+    assert text.code == 0 and data.code == 0, text.out + text.err
+    return text.out, json.loads(data.out)
+
+
+@needs_ssh
+def test_a_join_the_referee_wrote_for_a_player_without_a_key_is_not_called_fair(tmp_path):
+    """The attack: alice and bob join, signed by their `new --key` keys; carol has no key, so
+    the referee writes her join itself, trying texts on copies of the game until one deals what
+    it wants (here: the best hand for alice), and applies it. carol's own join is then refused
+    as a second one. verify must not call the deal fair, and must name carol."""
+    keys = {p: ssh_key(tmp_path, p) for p in ("alice", "bob")}
+    game, _ = new_game(tmp_path, keys)
+    for p, key in keys.items():
+        done = run_inproc("apply", game, join_file(tmp_path, p, f"{p}'s own words", key),
+                          "--as", f"{p}@example.org")
+        assert done.code == 0, done.err
+
+    def alice_gets(words: str) -> int:
+        """The referee, on a copy of the game and its seed: what alice's hand would be worth."""
+        copy = tmp_path / f"try-{words}"
+        copy.mkdir()
+        for name in ("game.yaml", "game.secret.yaml"):
+            shutil.copy(tmp_path / name, copy / name)
+        assert run_inproc("apply", copy / "game.yaml", join_file(copy, "carol", words)).code == 0
+        return sum(referee.open_game(copy / "game.yaml").state.hands[0])
+
+    tries = {f"c{n}": alice_gets(f"c{n}") for n in range(1, 41)}
+    chosen = max(tries, key=tries.__getitem__)
+    assert len(set(tries.values())) > 1  # the referee really had a choice
+    # No --as, no signature: accepted, since nothing authenticates a join by a player with no key.
+    forged = run_inproc("apply", game, join_file(tmp_path, "carol", chosen))
+    assert forged.code == 0, forged.err
+    assert sum(referee.open_game(game).state.hands[0]) == tries[chosen]
+    real = run_inproc("apply", game, join_file(tmp_path, "carol", "carol's real words"),
+                      "--as", "carol@example.org")
+    assert real.code == 1 and "carol has joined already; a player joins once" in real.err
+    assert run_inproc("reveal", game, "--yes").code == 0
+
+    text, report = verify(game)
+    assert FAIR not in text and "nobody could choose" not in text
+    (deal,) = [line for line in text.splitlines() if line.startswith("Deal from:")]
+    assert deal.startswith("Deal from: referee, alice, bob, carol (a fair deal only as far as "
+                           "carol confirms their join")
+    assert "the referee could have written it" in deal
+    assert "carol can check that the join text in the record is the one they sent" in deal
+    assert report["verified"] and report["deal_from"] == ["referee", *PLAYERS]
+    assert report["unsigned_joins"] == ["carol"]
+
+
+@needs_ssh
+def test_a_deal_is_fair_when_every_join_is_signed_by_a_key_registered_at_new(tmp_path):
+    keys = {p: ssh_key(tmp_path, p) for p in PLAYERS}
+    game, _ = new_game(tmp_path, keys)
+    for p, key in keys.items():
+        done = run_inproc("apply", game, join_file(tmp_path, p, f"{p}'s own words", key))
+        assert done.code == 0, done.err
+    assert run_inproc("reveal", game, "--yes").code == 0
+    text, report = verify(game)
+    assert f"Deal from: referee, alice, bob, carol ({FAIR})." in text
+    assert report["deal_from"] == ["referee", *PLAYERS] and "unsigned_joins" not in report
+
+
+@needs_ssh
+def test_a_join_signed_only_by_the_key_it_brings_is_not_authenticated(tmp_path):
+    """Self-registration (`key:` in the join, the join signed by it) proves nothing of the
+    author: the referee could have made the key too. A player with no key at all likewise; the
+    text says so while the deal still waits for joins, and the JSON names them in seat order."""
+    keys = {p: ssh_key(tmp_path, p) for p in PLAYERS}
+    game, _ = new_game(tmp_path, {"bob": keys["bob"]})
+    for p in ("carol", "bob"):  # carol brings her key; bob's is registered at new
+        done = run_inproc("apply", game, join_file(tmp_path, p, f"{p}'s own words", keys[p],
+                                                   brings_key=p == "carol"))
+        assert done.code == 0, done.err
+    text, report = verify(game)
+    assert report["deal_pending"] and report["unsigned_joins"] == ["carol"]
+    assert ("Once dealt, the deal will be fair only as far as carol confirms their join: it is "
+            "not signed by a key registered when the game was created") in text
+    done = run_inproc("apply", game, join_file(tmp_path, "alice", "alice's own words"))
+    assert done.code == 0, done.err
+    text, report = verify(game)
+    assert report["unsigned_joins"] == ["alice", "carol"]
+    assert ("(a fair deal only as far as alice and carol confirm their joins: they are not signed "
+            "by a key registered when the game was created, so the referee could have written "
+            "them; each can check that the join text in the record is the one they sent)."
+            ) in text
+    assert FAIR not in text
+
+
+def test_reveal_in_the_join_phase_says_the_game_is_abandoned_before_the_deal(tmp_path):
+    """A fair deal still waiting for joins has no turn yet: reveal says so instead of failing."""
+    game, _ = new_game(tmp_path, {})
+    done = run_inproc("reveal", game, "--yes")
+    assert done.code == 0, done.err
+    assert "the game is abandoned before the deal" in done.out
