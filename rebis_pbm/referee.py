@@ -668,6 +668,24 @@ def _views_after_record(game: PathLike, views_dir: PathLike, record: Record, rep
 
 # --- creating a game -------------------------------------------------------------------------
 
+def name_value(item: str, option: str, form: str, example: str) -> tuple[str, str]:
+    """``"ann=fr"`` -> ``("ann", "fr")``: one item of a repeatable ``NAME=VALUE`` option
+    (``new --key NAME=FILE``, ``--lang NAME=CODE``, ``--rule``, ``--player NAME=ADDRESS``, ``git
+    apply --key``), split at its first ``=``. The one reading of such an item, and its sentence.
+
+    >>> name_value("ann=ann.pub", "--key", "NAME=FILE", "ann=ann.pub")
+    ('ann', 'ann.pub')
+
+    Raises:
+        UsageError: no ``=``, or nothing before or after it (option ``option``), e.g.
+            ``'ann': write NAME=FILE, e.g. ann=ann.pub`` (``form`` and ``example`` as given).
+    """
+    name, sep, value = item.partition("=")
+    if not sep or not name or not value:
+        raise UsageError(f"{clip(item)!r}: write {form}, e.g. {example}", option)
+    return name, value
+
+
 SETTABLE_RULES = ("golden_dust", "gold", "red", "shelf_limit", "hand_size", "multiplier")
 
 
@@ -684,8 +702,8 @@ def ruleset_from(zero: bool = False, rules: Iterable[str] = ()) -> Ruleset:
     """
     values: dict[str, object] = {"zero": zero}
     for item in rules:
-        name, sep, text = item.partition("=")
-        if not sep or name not in SETTABLE_RULES:
+        name, text = name_value(item, "--rule", "NAME=VALUE", "shelf_limit=20")
+        if name not in SETTABLE_RULES:
             raise UsageError(f"{clip(item)!r}: write NAME=VALUE with NAME one of "
                              f"{', '.join(SETTABLE_RULES)}", "--rule")
         if name == "multiplier":
@@ -1309,7 +1327,7 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the join still holds the "
                                        "template's words; replace them with any text of your "
                                        "own that nobody could guess: the deal is fair only if "
-                                       "the referee cannot know what you wrote"),
+                                       "the referee could not have guessed what you wrote"),
                                     {"source": source}))
     if move.lang is not None and record.format in BEFORE_V3:
         raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} is a {format} "
