@@ -1254,8 +1254,9 @@ def _stamp(record: Record, now: str | None, **fields: str) -> dict[str, Any]:
 def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
             views_dir: PathLike | None, dry_run: bool, file_name: str | None,
             signature: bytes | None = None, now: str | None = None,
-            stand_in: dict[str, str] | None = None) -> Submitted:
-    record, replay, seed = open_game(game)
+            stand_in: dict[str, str] | None = None, opened: Game | None = None) -> Submitted:
+    # opened: the game as the caller read it under the same lock (tick), else read here.
+    record, replay, seed = opened if opened is not None else open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
     check_views_dir(views_dir, record.game)
@@ -1327,7 +1328,7 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the join still holds the "
                                        "template's words; replace them with any text of your "
                                        "own that nobody could guess: the deal is fair only if "
-                                       "the referee could not have guessed what you wrote"),
+                                       "the referee cannot know what you wrote"),
                                     {"source": source}))
     if move.lang is not None and record.format in BEFORE_V3:
         raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} is a {format} "
@@ -1899,15 +1900,16 @@ class Ticked(NamedTuple):
     remind: str | None
 
 
-def _move_for(game: PathLike, player: str, bot: str, reason: str, now: str | None,
-              views_dir: PathLike | None) -> Submitted:
-    """The bot ``bot`` moves for ``player`` (who must be to move), seeing only their
-    information set; the move is recorded as the referee's with ``reason`` and the bot."""
+def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
+              now: str | None, views_dir: PathLike | None) -> Submitted:
+    """The bot ``bot`` moves for ``player`` (who must be to move in ``opened``, the game as
+    read under the lock held), seeing only their information set; the move is recorded as
+    the referee's with ``reason`` and the bot."""
     from .bots import make_bot
     from .engine import information_set
     from .yamlio import dump_yaml
 
-    record, replay, _ = open_game(game)
+    record, replay, _ = opened
     state = replay.state
     # The bot's own randomness is drawn from the turn and player: the same position gives the
     # same stand-in move (a replay reads the move from the record anyway).
@@ -1916,7 +1918,7 @@ def _move_for(game: PathLike, player: str, bot: str, reason: str, now: str | Non
     data = dump_yaml({"game": record.game, **move.as_dict()}).encode()
     return _submit(game, data, f"the referee's move for {player}", author=None,
                    views_dir=views_dir, dry_run=False, file_name=None, now=now,
-                   stand_in={"by": "referee", "reason": reason, "bot": bot})
+                   stand_in={"by": "referee", "reason": reason, "bot": bot}, opened=opened)
 
 
 def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | None = None,
@@ -1933,7 +1935,7 @@ def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | Non
     with locked(game):
         record, _ = for_mover(game, player)
         _require_v2(record, game)
-        return _move_for(game, player, bot, ON_REQUEST, now, views_dir)
+        return _move_for(game, open_game(game), player, bot, ON_REQUEST, now, views_dir)
 
 
 def _require_v2(record: Record, game: PathLike) -> None:
@@ -1967,8 +1969,9 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
     now = now_text(now)
     moved: list[tuple[int, str, str]] = []
     with locked(game):
+        opened = open_game(game)  # read and replayed once; each move goes on from the last
         while True:
-            record, replay, _ = open_game(game)
+            record, replay, seed = opened
             state = replay.state
             if "deadline" not in record.header_extra:
                 raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
@@ -1990,8 +1993,9 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
                 reason = MISSED
             else:
                 return Ticked(moved, player if reminder_due(record, now) else None)
-            done = _move_for(game, player, bot, reason, now, views_dir)
+            done = _move_for(game, opened, player, bot, reason, now, views_dir)
             moved.append((done.move.turn, player, reason))
+            opened = Game(done.record, done.replay, seed)
 
 
 def log_action(game: PathLike, action: str, *, now: str | None = None,

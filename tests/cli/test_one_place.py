@@ -229,3 +229,30 @@ def test_name_value_items_are_split_in_one_place():
     assert splitting == ["referee.py"]
     assert (package / "referee.py").read_text(encoding="utf-8").count('partition("=")') == 1
 
+
+# --- tick reads and replays the record once -------------------------------------------------------
+
+def test_tick_reads_and_replays_the_record_once(tmp_path, monkeypatch):
+    """`tick` on a game whose player missed their deadline: the record is read and replayed
+    once, and the referee's move (and the next check of the deadline) goes on from what tick
+    read, not from a read of its own; the game then is the one a read gives."""
+    from rebis_pbm import referee
+    from rebis_pbm.deadlines import parse_duration
+    from rebis_pbm.record import verify
+
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["ana", "bob"], seed="once", insecure_seed=True,
+                        addresses={"ana": "ana@example.org", "bob": "bob@example.org"},
+                        deadline=parse_duration("72h"), now="2025-01-01T00:00:00Z")
+    referee._opened.clear()
+    opened, replays = [], []
+    real_open, real_read = referee.open_game, verify.read_game
+    monkeypatch.setattr(referee, "open_game", lambda *a: opened.append(a) or real_open(*a))
+    monkeypatch.setattr(referee, "read_game", lambda *a: replays.append(a) or real_read(*a))
+    done = referee.tick(game, now="2025-01-05T00:00:00Z")
+    assert done.moved == [(1, "ana", "missed deadline")] and done.remind is None
+    assert (len(opened), len(replays)) == (1, 1)
+    monkeypatch.undo()
+    after = referee.open_game(game)
+    assert referee.tick(game, now="2025-01-05T00:00:00Z") == ([], None)
+    assert after.replay.state.turn == 2 and after.replay.state.player_to_move == "bob"
