@@ -668,6 +668,24 @@ def _views_after_record(game: PathLike, views_dir: PathLike, record: Record, rep
 
 # --- creating a game -------------------------------------------------------------------------
 
+def name_value(item: str, option: str, form: str, example: str) -> tuple[str, str]:
+    """``"ann=fr"`` -> ``("ann", "fr")``: one item of a repeatable ``NAME=VALUE`` option
+    (``new --key NAME=FILE``, ``--lang NAME=CODE``, ``--rule``, ``--player NAME=ADDRESS``, ``git
+    apply --key``), split at its first ``=``. The one reading of such an item, and its sentence.
+
+    >>> name_value("ann=ann.pub", "--key", "NAME=FILE", "ann=ann.pub")
+    ('ann', 'ann.pub')
+
+    Raises:
+        UsageError: no ``=``, or nothing before or after it (option ``option``), e.g.
+            ``'ann': write NAME=FILE, e.g. ann=ann.pub`` (``form`` and ``example`` as given).
+    """
+    name, sep, value = item.partition("=")
+    if not sep or not name or not value:
+        raise UsageError(f"{clip(item)!r}: write {form}, e.g. {example}", option)
+    return name, value
+
+
 SETTABLE_RULES = ("golden_dust", "gold", "red", "shelf_limit", "hand_size", "multiplier")
 
 
@@ -684,8 +702,8 @@ def ruleset_from(zero: bool = False, rules: Iterable[str] = ()) -> Ruleset:
     """
     values: dict[str, object] = {"zero": zero}
     for item in rules:
-        name, sep, text = item.partition("=")
-        if not sep or name not in SETTABLE_RULES:
+        name, text = name_value(item, "--rule", "NAME=VALUE", "shelf_limit=20")
+        if name not in SETTABLE_RULES:
             raise UsageError(f"{clip(item)!r}: write NAME=VALUE with NAME one of "
                              f"{', '.join(SETTABLE_RULES)}", "--rule")
         if name == "multiplier":
@@ -1236,8 +1254,9 @@ def _stamp(record: Record, now: str | None, **fields: str) -> dict[str, Any]:
 def _submit(game: PathLike, data: bytes, source: str, *, author: str | None,
             views_dir: PathLike | None, dry_run: bool, file_name: str | None,
             signature: bytes | None = None, now: str | None = None,
-            stand_in: dict[str, str] | None = None) -> Submitted:
-    record, replay, seed = open_game(game)
+            stand_in: dict[str, str] | None = None, opened: Game | None = None) -> Submitted:
+    # opened: the game as the caller read it under the same lock (tick), else read here.
+    record, replay, seed = opened if opened is not None else open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
     check_views_dir(views_dir, record.game)
@@ -1881,15 +1900,16 @@ class Ticked(NamedTuple):
     remind: str | None
 
 
-def _move_for(game: PathLike, player: str, bot: str, reason: str, now: str | None,
-              views_dir: PathLike | None) -> Submitted:
-    """The bot ``bot`` moves for ``player`` (who must be to move), seeing only their
-    information set; the move is recorded as the referee's with ``reason`` and the bot."""
+def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
+              now: str | None, views_dir: PathLike | None) -> Submitted:
+    """The bot ``bot`` moves for ``player`` (who must be to move in ``opened``, the game as
+    read under the lock held), seeing only their information set; the move is recorded as
+    the referee's with ``reason`` and the bot."""
     from .bots import make_bot
     from .engine import information_set
     from .yamlio import dump_yaml
 
-    record, replay, _ = open_game(game)
+    record, replay, _ = opened
     state = replay.state
     # The bot's own randomness is drawn from the turn and player: the same position gives the
     # same stand-in move (a replay reads the move from the record anyway).
@@ -1898,7 +1918,7 @@ def _move_for(game: PathLike, player: str, bot: str, reason: str, now: str | Non
     data = dump_yaml({"game": record.game, **move.as_dict()}).encode()
     return _submit(game, data, f"the referee's move for {player}", author=None,
                    views_dir=views_dir, dry_run=False, file_name=None, now=now,
-                   stand_in={"by": "referee", "reason": reason, "bot": bot})
+                   stand_in={"by": "referee", "reason": reason, "bot": bot}, opened=opened)
 
 
 def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | None = None,
@@ -1915,7 +1935,7 @@ def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | Non
     with locked(game):
         record, _ = for_mover(game, player)
         _require_v2(record, game)
-        return _move_for(game, player, bot, ON_REQUEST, now, views_dir)
+        return _move_for(game, open_game(game), player, bot, ON_REQUEST, now, views_dir)
 
 
 def _require_v2(record: Record, game: PathLike) -> None:
@@ -1949,8 +1969,9 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
     now = now_text(now)
     moved: list[tuple[int, str, str]] = []
     with locked(game):
+        opened = open_game(game)  # read and replayed once; each move goes on from the last
         while True:
-            record, replay, _ = open_game(game)
+            record, replay, seed = opened
             state = replay.state
             if "deadline" not in record.header_extra:
                 raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
@@ -1972,8 +1993,9 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
                 reason = MISSED
             else:
                 return Ticked(moved, player if reminder_due(record, now) else None)
-            done = _move_for(game, player, bot, reason, now, views_dir)
+            done = _move_for(game, opened, player, bot, reason, now, views_dir)
             moved.append((done.move.turn, player, reason))
+            opened = Game(done.record, done.replay, seed)
 
 
 def log_action(game: PathLike, action: str, *, now: str | None = None,

@@ -189,6 +189,34 @@ def pictures_option(f):  # type: ignore[no-untyped-def]
                         f"(or {PICTURES_ENV}=0) leaves it out for speed.")(f)
 
 
+REFEREE_ENV = "REBIS_PBM_REFEREE"  # the referee's address, e.g. exported once for cron lines
+
+
+def referee_option(required: bool = False):  # type: ignore[no-untyped-def]
+    """``--referee ADDRESS`` (or REBIS_PBM_REFEREE), passed as ``referee_address``: the From of
+    the messages a command queues, checked as an address when given. The one definition of the
+    option, its help and its environment variable, for every command that queues messages
+    (``mail in``, ``mail views``: ``required``; ``tick``, ``git apply``: only to queue them)."""
+    def add(f):  # type: ignore[no-untyped-def]
+        return click.option("--referee", "referee_address", metavar="ADDRESS",
+                            envvar=REFEREE_ENV, show_envvar=True, required=required,
+                            callback=_checked_referee,
+                            help="The referee's address: the From of every message queued; "
+                            "the referee also receives the public view (docs/mail.md).")(f)
+    return add
+
+
+def _checked_referee(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from ..transports.mail import check_address
+
+    try:
+        return check_address(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param_hint="--referee") from None
+
+
 # Commands registered by their own modules (`@cli.command()`), imported when first needed:
 # command name -> module (see Group). One line per command.
 LAZY_COMMANDS = {

@@ -9,7 +9,7 @@ import click
 
 from .. import referee
 from ..deadlines import parse_duration
-from . import EXIT_CODES, cli, pictures_option
+from . import EXIT_CODES, cli, pictures_option, referee_option
 
 _NOW = click.option("--now", metavar="TIME", help="The time to act at, ISO 8601 (e.g. "
                     "2025-01-31T18:00:00Z; default: the clock).")
@@ -22,28 +22,21 @@ _VIEWS = click.option("--views-dir", type=click.Path(file_okay=False),
 @_GAME
 @_NOW
 @_VIEWS
-@click.option("--referee", "referee_address", metavar="ADDRESS", envvar="REBIS_PBM_REFEREE",
-              show_envvar=True,
-              help="For a game played by mail: the referee's address (the From of messages). "
-              "Then tick queues a reminder to a mail player whose deadline is near (once a "
-              "turn), and the views after the referee's moves (docs/mail.md).")
+@referee_option()
 @click.option("--queue", "queue_dir", type=click.Path(file_okay=False),
               help="The Maildir of messages waiting to be sent (default: GAME's name with "
               ".mailq, beside it).")
 @pictures_option
-@click.pass_context
-def tick(ctx: click.Context, game: str, now: str | None, views_dir: str | None,
-         referee_address: str | None, queue_dir: str | None, pictures: bool) -> None:
+def tick(game: str, now: str | None, views_dir: str | None, referee_address: str | None,
+         queue_dir: str | None, pictures: bool) -> None:
     """Apply GAME's missed-move policy: a player past their deadline (or replaced after N
-    missed turns) gets a move from the bot, recorded as the referee's. Run it from cron."""
-    from ..deadlines import now_text
-    from ..transports.mail import check_address
+    missed turns) gets a move from the bot, recorded as the referee's. Run it from cron.
 
-    if referee_address is not None:
-        try:
-            referee_address = check_address(referee_address)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), ctx, param_hint="--referee") from None
+    With --referee, for a game played by mail, it also queues the views after the referee's
+    moves, and a reminder to a mail player whose deadline is near (once a turn; docs/mail.md).
+    """
+    from ..deadlines import now_text
+
     now = now_text(now)  # one time for the moves and the reminder
     done = referee.tick(game, now=now, views_dir=views_dir)
     for turn, player, reason in done.moved:

@@ -26,15 +26,17 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
     """``("alice=alice@example.org", "bob")`` -> ``(("alice", "bob"), {"alice": "alice@..."})``.
 
     Raises:
-        UsageError: an address that is not one (option ``--player``).
+        UsageError: NAME= or =ADDRESS (:func:`rebis_pbm.referee.name_value`), or an address that
+            is not one (option ``--player``).
     """
     from ..transports.mail import check_address
 
     names, addresses = [], {}
     for item in items:
-        name, sep, address = item.partition("=")
+        name, address = referee.name_value(item, "--player", "NAME=ADDRESS",
+                                           "ann=ann@example.org") if "=" in item else (item, "")
         names.append(name)
-        if sep:
+        if address:
             try:
                 addresses[name] = check_address(address)
             except ValueError as exc:
@@ -98,16 +100,12 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
     names, addresses = players_and_addresses(players)
     key_texts: dict[str, str] = {}
     for item in keys:
-        name, sep, path = item.partition("=")
-        if not sep or not path:
-            raise UsageError(f"{item!r}: write NAME=FILE", "--key")
+        name, path = referee.name_value(item, "--key", "NAME=FILE", "ann=ann.pub")
         data, _ = read_input(path, kind="key")
         key_texts[name] = key_texts.get(name, "") + data.decode("utf-8", "replace") + "\n"
     lang_of: dict[str, str] = {}
     for item in langs:
-        name, sep, code = item.partition("=")
-        if not sep or not name or not code:
-            raise UsageError(f"{item!r}: write NAME=CODE, e.g. ann=fr", "--lang")
+        name, code = referee.name_value(item, "--lang", "NAME=CODE", "ann=fr")
         if name in lang_of:
             raise UsageError(f"{item!r}: {name}'s language is given twice; give it once",
                              "--lang")

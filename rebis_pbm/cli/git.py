@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from . import EXIT_CODES, cli, pictures_option
+from . import EXIT_CODES, REFEREE_ENV, cli, pictures_option, referee_option
 
 GIT_EXIT = EXIT_CODES + """
 \b
@@ -79,8 +79,7 @@ def check(revisions: str, game: str) -> None:
               help="Once moves are applied and pushed, queue every player's view in this Maildir "
               "for `rebis-pbm mail out` (needs --referee); nothing is queued when no move was "
               "applied.")
-@click.option("--referee", metavar="ADDRESS", envvar="REBIS_PBM_REFEREE", show_envvar=True,
-              help="The referee's address, the From of the queued views.")
+@referee_option()
 @pictures_option
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
               envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
@@ -95,7 +94,7 @@ def check(revisions: str, game: str) -> None:
 @click.option("--encrypt-views", is_flag=True, help="Commit every private view, encrypted to "
               "its player's --key (NAME.yaml.age, NAME.txt.age); every player needs a key.")
 def apply(revisions: str | None, game: str, remote: str | None, branch: str, referee_name: str,
-          referee_email: str, queue: Path | None, referee: str | None, pictures: bool,
+          referee_email: str, queue: Path | None, referee_address: str | None, pictures: bool,
           identity: str | None, public_repo: bool, keys: tuple[str, ...],
           encrypt_views: bool) -> None:
     """Apply every new move file, commit the record and the public view, and push.
@@ -110,22 +109,16 @@ def apply(revisions: str | None, game: str, remote: str | None, branch: str, ref
     waiting move.
     """
     from ..transports.git_jobs import Identity, Privacy, apply_moves
-    from ..transports.mail import check_address
 
-    if queue is not None:
-        if referee is None:
-            raise click.UsageError("--queue needs --referee ADDRESS (or REBIS_PBM_REFEREE)")
-        try:
-            referee = check_address(referee)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--referee") from None
+    if queue is not None and referee_address is None:
+        raise click.UsageError(f"--queue needs --referee ADDRESS (or {REFEREE_ENV})")
 
     def queue_views(outcome) -> None:
         from ..transports.git_jobs import repository
         from ..transports.mail_jobs import queue_views as add
         from ..views import counted
 
-        count = add(repository(".") / game, referee, (), queue, pictures=pictures)
+        count = add(repository(".") / game, referee_address, (), queue, pictures=pictures)
         click.echo(f"rebis-pbm git: {counted(count, 'message')} queued in {queue}/ for mail "
                    f"out.")
 
@@ -142,18 +135,18 @@ def public_keys(items: tuple[str, ...]) -> dict[str, str]:
     over), as :func:`rebis_pbm.record.signing.parse_keys` reads it (its comment dropped).
 
     Raises:
-        UsageError: not NAME=FILE, or a file without such a key (option ``--key``).
+        UsageError: not NAME=FILE (:func:`rebis_pbm.referee.name_value`), or a file without
+            such a key (option ``--key``).
         InputError: a file that cannot be read (worded by :func:`rebis_pbm.fileio.read_input`).
     """
     from ..errors import UsageError
     from ..fileio import read_input
     from ..record.signing import parse_keys
+    from ..referee import name_value
 
     keys = {}
     for item in items:
-        name, sep, file = item.partition("=")
-        if not sep or not name or not file:
-            raise UsageError(f"{item!r}: give NAME=FILE, e.g. ann=ann.pub", "--key")
+        name, file = name_value(item, "--key", "NAME=FILE", "ann=ann.pub")
         text = read_input(file, kind="key")[0].decode("utf-8", "replace")
         try:
             keys[name] = parse_keys(text, file, skip_others=True)[0]

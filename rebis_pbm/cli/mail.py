@@ -14,32 +14,15 @@ import click
 
 from ..transports.mail_jobs import default_queue
 from ..views import counted
-from . import cli, pictures_option
+from . import cli, pictures_option, referee_option
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
-REFEREE_ENV = "REBIS_PBM_REFEREE"
 
 
 def _queue_option(f):
     return click.option("--queue", type=click.Path(file_okay=False, path_type=Path),
                         help="The Maildir of messages waiting to be sent (default: GAME's name "
                         "with .mailq, beside it).")(f)
-
-
-def _referee_option(f):
-    return click.option("--referee", metavar="ADDRESS", envvar=REFEREE_ENV, required=True,
-                        show_envvar=True, callback=_check_referee,
-                        help="The referee's address: the From of every message; it also "
-                        "receives the public view after each move.")(f)
-
-
-def _check_referee(ctx, param, value):
-    from ..transports.mail import check_address
-
-    try:
-        return check_address(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
 
 
 @cli.group()
@@ -58,12 +41,13 @@ def mail() -> None:
 @mail.command("in")
 @click.argument("game", type=click.Path(readable=False, path_type=Path))
 @click.argument("source", metavar="MESSAGE|-|MAILDIR")
-@_referee_option
+@referee_option(required=True)
 @_queue_option
 @pictures_option
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the view files (default: GAME's name with .views, beside it).")
-def mail_in(game: Path, source: str, referee: str, queue, pictures: bool, views_dir) -> None:
+def mail_in(game: Path, source: str, referee_address: str, queue, pictures: bool,
+            views_dir) -> None:
     """Apply the moves that arrived by e-mail and queue the answers (`mail out` sends them).
 
     SOURCE is one message file, - for standard input (a mail filter such as procmail or a
@@ -98,9 +82,9 @@ def mail_in(game: Path, source: str, referee: str, queue, pictures: bool, views_
             if value is not None:
                 raise click.UsageError(f"{option} does not go with a folder of games: each "
                                        f"game's is beside its record")
-        handled_all = mail_in_games(game, stream, referee, pictures=pictures)
+        handled_all = mail_in_games(game, stream, referee_address, pictures=pictures)
     else:
-        handled_all = run(game, stream, referee, queue or default_queue(game), views_dir,
+        handled_all = run(game, stream, referee_address, queue or default_queue(game), views_dir,
                           pictures=pictures)
     for handled in handled_all:
         click.echo(handled.line, err=handled.notice)
@@ -111,14 +95,14 @@ def mail_in(game: Path, source: str, referee: str, queue, pictures: bool, views_
 @click.option("--player", "players", multiple=True, metavar="NAME",
               help="Only this player's view (repeatable); by default every player with an "
               "address, and the public view for the referee.")
-@_referee_option
+@referee_option(required=True)
 @_queue_option
 @pictures_option
-def mail_views(game: Path, players, referee: str, queue, pictures: bool) -> None:
+def mail_views(game: Path, players, referee_address: str, queue, pictures: bool) -> None:
     """Queue every player's current view: at the start of a game, or to send one again."""
     from ..transports.mail_jobs import queue_views
 
-    count = queue_views(game, referee, tuple(players), queue, pictures=pictures)
+    count = queue_views(game, referee_address, tuple(players), queue, pictures=pictures)
     click.echo(f"{counted(count, 'message')} queued.")
 
 

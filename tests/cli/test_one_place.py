@@ -148,8 +148,111 @@ def test_git_apply_reads_key_files_as_the_signing_module_does(tmp_path, monkeypa
                                  f"give an OpenSSH .pub file")
     with pytest.raises(InputError, match="no such file"):
         public_keys((f"ann={tmp_path / 'missing.pub'}",))
-    with pytest.raises(UsageError, match="give NAME=FILE"):
+    with pytest.raises(UsageError, match="write NAME=FILE, e.g. ann=ann.pub"):
         public_keys(("ann",))
     # the same file, given to new --key (the signing keys): its ecdsa line is refused
     with pytest.raises(ValueError, match="line 1: this is not an OpenSSH public key"):
         real(listed.read_text(), str(listed))
+
+
+# --- the referee's address: one option ------------------------------------------------------------
+
+def test_every_command_that_queues_messages_takes_the_one_referee_option():
+    """`--referee ADDRESS` (or REBIS_PBM_REFEREE): one definition, one help, one check; `mail
+    in` and `mail views` require it, `tick` and `git apply` take it to queue messages."""
+    from rebis_pbm.cli import REFEREE_ENV, referee_option
+
+    @referee_option()
+    def reference(referee_address: str | None) -> None: ...
+
+    the_one = option(click.command()(reference), "referee_address")
+    for path in QUEUING:
+        got = option(command(path), "referee_address")
+        assert (got.opts, got.metavar, got.envvar, got.show_envvar, got.help, got.callback) == \
+            (["--referee"], "ADDRESS", REFEREE_ENV, True, the_one.help, the_one.callback), path
+        assert got.required == (path[0] == "mail"), path
+
+
+def test_the_referee_option_and_its_variable_are_spelt_in_one_module():
+    spelt = sorted(p.name for p in PACKAGE.glob("*.py")
+                   if '"--referee"' in (text := p.read_text(encoding="utf-8"))
+                   or '"REBIS_PBM_REFEREE"' in text)
+    assert spelt == ["__init__.py"]
+
+
+def test_every_referee_option_refuses_a_bad_address_with_the_one_sentence(game, tmp_path):
+    from rebis_pbm.transports.mail import check_address
+
+    with pytest.raises(ValueError) as caught:
+        check_address("nobody")
+    said = f"Invalid value for --referee: {caught.value}"
+    record = game.read_bytes()
+    for path in QUEUING:
+        args = {("mail", "in"): [str(game), "-"], ("mail", "views"): [str(game)],
+                ("tick",): [str(game)], ("git", "apply"): []}[path]
+        done = CliRunner().invoke(cli, [*path, *args, "--referee", "nobody"],
+                                  env={"REBIS_PBM_REFEREE": None})
+        assert done.exit_code == 2 and said in done.output, (path, done.output)
+    assert game.read_bytes() == record and not list(tmp_path.iterdir())
+
+
+# --- NAME=VALUE options: one reading, one sentence -------------------------------------------------
+
+NAME_VALUE = [("new", "--key", "NAME=FILE", "ann"), ("new", "--lang", "NAME=CODE", "ann="),
+              ("new", "--rule", "NAME=VALUE", "shelf_limit"),
+              ("new", "--player", "NAME=ADDRESS", "ann="), ("git apply", "--key", "NAME=FILE", "=a")]
+
+
+@pytest.mark.parametrize("name, opt, form, item", NAME_VALUE, ids=lambda v: v)
+def test_every_name_value_option_refuses_a_malformed_item_with_the_one_sentence(
+        tmp_path, monkeypatch, name, opt, form, item):
+    from rebis_pbm.errors import UsageError
+    from rebis_pbm.referee import name_value
+
+    with pytest.raises(UsageError) as caught:
+        name_value(item, opt, form, "x=y")
+    assert caught.value.option == opt
+    assert str(caught.value) == f"{item!r}: write {form}, e.g. x=y"
+    monkeypatch.chdir(tmp_path)
+    args = ["new", "g.yaml", "--player", "ann", "--player", "bo"] if name == "new" else \
+        name.split()
+    done = CliRunner().invoke(cli, [*args, opt, item])
+    assert done.exit_code == 2, done.output
+    assert f"Invalid value for {opt}: {item!r}: write {form}, e.g. " in done.output, done.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_name_value_items_are_split_in_one_place():
+    package = PACKAGE.parent
+    splitting = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                       if 'partition("=")' in p.read_text(encoding="utf-8"))
+    assert splitting == ["referee.py"]
+    assert (package / "referee.py").read_text(encoding="utf-8").count('partition("=")') == 1
+
+
+# --- tick reads and replays the record once -------------------------------------------------------
+
+def test_tick_reads_and_replays_the_record_once(tmp_path, monkeypatch):
+    """`tick` on a game whose player missed their deadline: the record is read and replayed
+    once, and the referee's move (and the next check of the deadline) goes on from what tick
+    read, not from a read of its own; the game then is the one a read gives."""
+    from rebis_pbm import referee
+    from rebis_pbm.deadlines import parse_duration
+    from rebis_pbm.record import verify
+
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["ana", "bob"], seed="once", insecure_seed=True,
+                        addresses={"ana": "ana@example.org", "bob": "bob@example.org"},
+                        deadline=parse_duration("72h"), now="2025-01-01T00:00:00Z")
+    referee._opened.clear()
+    opened, replays = [], []
+    real_open, real_read = referee.open_game, verify.read_game
+    monkeypatch.setattr(referee, "open_game", lambda *a: opened.append(a) or real_open(*a))
+    monkeypatch.setattr(referee, "read_game", lambda *a: replays.append(a) or real_read(*a))
+    done = referee.tick(game, now="2025-01-05T00:00:00Z")
+    assert done.moved == [(1, "ana", "missed deadline")] and done.remind is None
+    assert (len(opened), len(replays)) == (1, 1)
+    monkeypatch.undo()
+    after = referee.open_game(game)
+    assert referee.tick(game, now="2025-01-05T00:00:00Z") == ([], None)
+    assert after.replay.state.turn == 2 and after.replay.state.player_to_move == "bob"
