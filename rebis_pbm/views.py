@@ -586,8 +586,10 @@ def render_text(view: dict, lang: str | None = None) -> str:
         if view["players_joined"]:
             lines.append(_("Joined: {players}.").format(players=", ".join(view["players_joined"])))
         if "move_template" in view:
-            lines += ["", _("Your join (save as a file and send it; `rebis-pbm moves --player "
-                            "NAME` fills in random entropy):"), view["move_template"].rstrip("\n")]
+            lines += ["", _("Your join (save it as a file, put words of your own in place of "
+                            "its join text, and send it; with the game's record at hand, "
+                            "`rebis-pbm moves GAME --player NAME` writes one with random "
+                            "entropy):"), view["move_template"].rstrip("\n")]
         return "\n".join(lines + [""] + _recipient_text(view, _) + _witness_text(view)) + "\n"
     lines = []
     lines.append(_("Rebis game {game} - {who}").format(game=view["game"], who=who))
