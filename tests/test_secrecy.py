@@ -495,3 +495,43 @@ def test_an_edited_move_tells_nothing_of_a_hand_while_the_seed_is_secret(tmp_pat
     problem = audit.verify(path.read_bytes(), "g.yaml").problem
     assert problem.code == "illegal_move" and f"you have no {missing} in your hand" in \
         problem.message
+
+
+def test_an_unsealed_closing_play_tells_nothing_of_its_face_down_card(tmp_path):
+    """The attack (a second attacker's report): a closing play's card lies face down, sealed in
+    the record (R8.1). Rewritten in the clear with card C and the chain recomputed, it replayed to
+    the recorded state only when C was the real card, and the report then said "sealing"
+    instead of "state": the face-down card in at most nine tries. While the seed is secret,
+    every C now reads alike."""
+    from rebis_pbm import referee
+    from rebis_pbm.engine import legal_moves
+
+    path = tmp_path / "g.yaml"
+    referee.create_game(path, ["ana", "bob"], seed="unseal", insecure_seed=True, game_id="unseal")
+    sealed_at = None
+    for _ in range(80):  # until a play closes a shelf, preferring plays on the other's shelf
+        state = open_game(path)[1].state
+        options = legal_moves(state)
+        other = [m for m in options if m.play is not None and m.play.owner != m.player]
+        move = (other or list(options))[-1]
+        referee.submit_move(path, dump_yaml({"game": "unseal", **move.as_dict()}).encode(),
+                            "move.yaml")
+        entries = yaml.safe_load(path.read_bytes())["moves"]
+        sealed_at = next((i for i, e in enumerate(entries) if "sealed" in e.get("play", {})),
+                         None)
+        if sealed_at is not None:
+            break
+    assert sealed_at is not None, "no play closed a shelf"
+    original = path.read_bytes()
+    reports = set()
+    for card in range(1, 10):
+        doc = yaml.safe_load(original)
+        play = doc["moves"][sealed_at]["play"]
+        doc["moves"][sealed_at]["play"] = {"cards": card, "shelf": play["shelf"],
+                                           "sign": play["sign"]}
+        path.write_bytes(rechained(doc))
+        result = CliRunner().invoke(cli, ["verify", str(path), "--format", "json"])
+        assert result.exit_code == 3, result.output
+        reports.add(json.dumps(json.loads(result.output)["problem"], sort_keys=True))
+    assert len(reports) == 1, reports
+    assert json.loads(reports.pop())["code"] == "state_digest"

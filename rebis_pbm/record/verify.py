@@ -285,6 +285,10 @@ def walk(record: Record, seed: str | None = None) -> Walk:
         if computed != record.links[index].state_hmac:
             return Walk(_state_differs(record, index, at), None, index)
         if closes_shelf(events) != sealed:
+            if record.seed is None:
+                # A closing play shown with its real card replays to the recorded state: saying
+                # "sealing" then, and "state" for every other card, tells the face-down card.
+                return Walk(_state_differs(record, index, at), None, index)
             return Walk(Problem(
                 "sealing", "this play closes a shelf but the record shows its card, which lies "
                 "face down (R8.1)" if not sealed else "this play is sealed but does not close a "
@@ -308,10 +312,13 @@ def walk(record: Record, seed: str | None = None) -> Walk:
 
 
 def _state_differs(record: Record, index: int, at: dict) -> Problem:
-    """Move ``index`` does not replay to the state the referee recorded (its keyed digest)."""
+    """Move ``index`` does not replay to the game the referee recorded: its keyed state digest
+    differs, or (said alike while the seed is secret) the rules refuse it, or its card shows
+    where the play closed a shelf (R8.1)."""
     return Problem(
-        "state_digest", "the state after this move is not the one the referee recorded (keyed "
-        "digest state_hmac): the deal or a move differs from the game played",
+        "state_digest", "this move does not replay to the game the referee recorded (its keyed "
+        "state digest state_hmac, or the sealing of a closing play's card): the deal or a move "
+        "differs from the game played",
         expected=_NOT_SHOWN.format("state_hmac"),
         found=f"state_hmac {record.links[index].state_hmac}", **at)
 
@@ -348,7 +355,30 @@ def check_joins(record: Record) -> Problem | None:
                                "their registered key", player=join.player,
                                expected="a signature by " + ", ".join(k[:24] + "..." for k in keys),
                                found="none" if proof is None else "a signature that does not check")
+            if not _signed_join_is(record, join):
+                # A signature proves only the signed text: any file the player once signed (a
+                # move, another game's join) beside join words of the referee's choosing.
+                return Problem("signature", f"the signed file of {join.player}'s join does not "
+                               "hold the join recorded (its game, player, join text or key)",
+                               player=join.player, expected="the recorded join",
+                               found="another file in the signed text")
     return None
+
+
+def _signed_join_is(record: Record, join) -> bool:
+    """Whether ``join``'s signed text is a join of this game by its player, with its join text
+    and key (the key as :func:`~rebis_pbm.record.signing.parse_keys` keeps it)."""
+    from .signing import parse_keys
+
+    try:
+        doc = load_yaml(join.proof.signed.encode("utf-8"), source="the signed join",
+                        kind="move").data
+        given = doc.get("key")
+        key = None if given is None else parse_keys(str(given), "key")[0]
+    except Exception:  # not YAML, not a mapping, not a key: not the join recorded
+        return False
+    return (doc.get("game") == record.game and doc.get("player") == join.player
+            and "join" in doc and str(doc["join"]) == join.entropy and key == join.key)
 
 
 def check_signature(record: Record, index: int, key: str | None) -> Problem | None:
@@ -386,12 +416,15 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
                        "the signed move file: the move, or its signature, was forged or edited",
                        expected="a valid signature by the player's key",
                        found="a signature that does not check", **at)
+    doc = None
     try:
         doc = load_yaml(data, source="the signed move", kind="move").data
         signed_move = Move.from_dict(doc)
     except Exception:
         signed_move = None
-    if isinstance(entry, SealedMove):
+    if isinstance(doc, dict) and doc.get("game") != record.game:
+        same = False  # the player's move of another game, at the same turn
+    elif isinstance(entry, SealedMove):
         same = (signed_move is not None and key is not None and signed_move.play is not None
                 and entry.opened(key, record.game, record.ruleset) == signed_move)
     else:

@@ -146,3 +146,62 @@ def test_reveal_in_the_join_phase_says_the_game_is_abandoned_before_the_deal(tmp
     done = run_inproc("reveal", game, "--yes")
     assert done.code == 0, done.err
     assert "the game is abandoned before the deal" in done.out
+
+
+def _rewritten_by_the_referee(game: Path, edit) -> None:
+    """The referee's rewrite of its own record: ``edit(doc)``, then every public digest and the
+    keyed record digest recomputed with the seed it holds."""
+    import yaml
+
+    from rebis_pbm.record import HEADER, Record
+    from rebis_pbm.record.digests import chain_digest
+    from rebis_pbm.yamlio import dump_yaml
+
+    seed = referee.open_game(game)[2]
+    doc = yaml.safe_load(game.read_text(encoding="utf-8"))
+    edit(doc)
+    doc["header_sha256"] = prev = Record.from_dict(doc).computed_header_sha256()
+    for part in ("joins", "moves"):
+        for entry in doc.get(part, ()):
+            entry.pop("chain_sha256")
+            entry["chain_sha256"] = prev = chain_digest(prev, entry)
+    doc["record_hmac"] = Record.from_dict(doc).computed_record_hmac(seed)
+    game.write_text(HEADER + dump_yaml(doc), encoding="utf-8")
+
+
+@needs_ssh
+def test_a_signature_counts_only_for_the_join_it_signed(tmp_path):
+    """The attack (a second attacker's report): every join signed by a `new --key` key, then
+    the referee puts words of its choosing in bob's join, keeping bob's signature over his own
+    join file, or over another file bob signed (his join to another game). The signature checks,
+    but not for the join recorded: verify must refuse the record, not call the deal fair."""
+    keys = {p: ssh_key(tmp_path, p) for p in PLAYERS}
+    game, _ = new_game(tmp_path, keys)
+    for p, key in keys.items():
+        assert run_inproc("apply", game, join_file(tmp_path, p, f"{p}'s own words", key),
+                          "--as", f"{p}@example.org").code == 0
+    assert FAIR in verify(game)[0]
+    honest = game.read_bytes()
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    other = join_file(elsewhere, "bob", "bob's own words", keys["bob"])
+    other.write_text(other.read_text().replace("game: uj", "game: another"))
+    other_sig = ssh_sign(keys["bob"], other.read_bytes()).decode()
+
+    def words_only(doc):
+        doc["joins"][1]["join"] = "the referee's choice"
+
+    def other_game(doc):
+        words_only(doc)
+        doc["joins"][1]["signed"] = other.read_text()
+        doc["joins"][1]["signature"] = other_sig
+
+    for edit in (words_only, other_game):
+        game.write_bytes(honest)
+        _rewritten_by_the_referee(game, edit)
+        text = run_inproc("verify", game)
+        data = json.loads(run_inproc("verify", game, "--format", "json").out)
+        assert text.code == 3, text.out
+        assert FAIR not in text.out and "does not hold the join recorded" in text.out
+        assert data["verified"] is False and data["problem"]["code"] == "signature"
+        assert data["problem"]["player"] == "bob"
