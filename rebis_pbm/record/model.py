@@ -406,6 +406,19 @@ class Record:
                 keys = (str(action["key"]),)
         return keys
 
+    def join_keys(self, player: str) -> tuple[str, ...]:
+        """The keys that authenticate ``player``'s join: those the header registered (``new
+        --key``) and those a ``replace_player`` action registered before the first move (the
+        action may come before or after the join; either key signs it). () when there are none:
+        the join, unsigned or signed only by the key it brings itself, proves nothing of its
+        author."""
+        keys = tuple(self.keys.get(player, ()))
+        for action in self.actions:
+            if (action.get("action") == "replace_player" and action.get("player") == player
+                    and "key" in action and action.get("after") == 0):
+                keys += (str(action["key"]),)
+        return keys
+
     def deal_seed(self, secret: str) -> str:
         """The text the deck is shuffled from (docs/shuffle.md): the seed for rebis-pbm/1; the
         seed part of ``SALT:SEED`` for a rebis-pbm/2 referee deal; the fair deal's combination of

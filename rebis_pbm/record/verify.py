@@ -343,7 +343,7 @@ def check_joins(record: Record) -> Problem | None:
                            "it, or an entry before it, was edited after it was recorded",
                            player=join.player, expected=f"chain_sha256 {computed}",
                            found=f"chain_sha256 {join.chain_sha256}")
-        keys = tuple(record.keys.get(join.player, ()))
+        keys = record.join_keys(join.player)
         if keys or join.proof is not None:
             from .signing import signed_by
 

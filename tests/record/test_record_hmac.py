@@ -280,12 +280,13 @@ def test_a_join_with_a_language_recomputes_the_digest(tmp_path, keys):
     report = verify(game.read_bytes(), "game.yaml", lambda record: (secret, "the test's seed"))
     assert report.complete, report.problem
     assert parse_record(game.read_bytes(), "game.yaml").langs == {"bob": "pt"}
-    # bob's join key swapped for mallory's, the join re-signed by her, the chain recomputed:
-    # it passes every check but the keyed one.
+    # bob's join key swapped for mallory's, in the entry and in the signed join text, the join
+    # re-signed by her, the chain recomputed: it passes every check but the keyed one.
     def edit(doc):
         (join,) = [j for j in doc["joins"] if j["player"] == "bob"]
-        join.update(key=pub(keys["mallory"]),
-                    signature=ssh_sign(keys["mallory"], join["signed"].encode()).decode())
+        signed = dump_yaml({**yaml.safe_load(join["signed"]), "key": pub(keys["mallory"])})
+        join.update(key=pub(keys["mallory"]), signed=signed,
+                    signature=ssh_sign(keys["mallory"], signed.encode()).decode())
     data = rewrite(game, edit)
     assert verify(data, "game.yaml").verified
     report = verify(data, "game.yaml", lambda record: (secret, "the test's seed"))

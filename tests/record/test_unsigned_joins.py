@@ -205,3 +205,24 @@ def test_a_signature_counts_only_for_the_join_it_signed(tmp_path):
         assert FAIR not in text.out and "does not hold the join recorded" in text.out
         assert data["verified"] is False and data["problem"]["code"] == "signature"
         assert data["problem"]["player"] == "bob"
+
+
+@needs_ssh
+def test_a_key_the_referee_logged_before_the_deal_signs_the_join(tmp_path):
+    """A second attacker's report: replace-player --key before bob joined, then bob's join
+    signed by that key, was applied, but verify refused the record (it looked for the header's
+    key alone). The logged key authenticates the join as a `new --key` key does: the deal is
+    fair, and verify lists the action."""
+    keys = {p: ssh_key(tmp_path, p) for p in ("alice", "carol")}
+    keys["bob"] = ssh_key(tmp_path, "bob_new")
+    game, _ = new_game(tmp_path, {p: keys[p] for p in ("alice", "carol")})
+    logged = run_inproc("replace-player", game, "--player", "bob", "--key",
+                        f"{keys['bob']}.pub", "--reason", "bob sent his key late")
+    assert logged.code == 0, logged.err
+    for p in PLAYERS:
+        done = run_inproc("apply", game, join_file(tmp_path, p, f"{p}'s own words", keys[p]),
+                          "--as", f"{p}@example.org")
+        assert done.code == 0, done.err
+    text, data = verify(game)
+    assert FAIR in text and "unsigned_joins" not in data
+    assert "bob sent his key late" in text
