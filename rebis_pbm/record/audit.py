@@ -335,11 +335,11 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     report.deal_from = ["referee"] + [p for p in record.players  # seat order
                                       if p in joins and (report.deal_pending
                                                          or p not in report.blank_joins)]
-    # Only a key registered at new or by replace-player before the deal authenticates a join
-    # (check_joins): an unsigned join, or one signed by the key it brings itself, could have been
-    # written by the referee.
+    # Only a key the header registered (new --key) authenticates a join: an unsigned join, one
+    # signed by the key it brings itself, or by a key a replace-player action logged (before or
+    # after the join: the record does not say) could have been written by the referee.
     report.unsigned_joins = [p for p in report.deal_from[1:]
-                             if p not in report.blank_joins and not record.join_keys(p)]
+                             if p not in report.blank_joins and not record.keys.get(p)]
     held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in held.items() if keys}
     report.referee = referee_lines(record)

@@ -407,11 +407,10 @@ class Record:
         return keys
 
     def join_keys(self, player: str) -> tuple[str, ...]:
-        """The keys that authenticate ``player``'s join: those the header registered (``new
-        --key``) and those a ``replace_player`` action registered before the first move (the
-        action may come before or after the join; either key signs it). () when there are none:
-        the join, unsigned or signed only by the key it brings itself, proves nothing of its
-        author."""
+        """The keys a signature on ``player``'s join may be made with: those the header
+        registered (``new --key``) and those a ``replace_player`` action logged before the first
+        move. Only the header's prove the join is the player's (an action's may have come after
+        the join: the record does not order them; ``verify`` names such a join's player)."""
         keys = tuple(self.keys.get(player, ()))
         for action in self.actions:
             if (action.get("action") == "replace_player" and action.get("player") == player

@@ -52,7 +52,7 @@ class ProblemCode(Word):
     SIGNATURE = "signature"          #: a keyed player's move lacks a valid signature
     SEAL = "seal"                    #: a closing play's sealed card opens to no card (R8.1)
     ILLEGAL_MOVE = "illegal_move"    #: the move breaks the rules (R6-R12); seed revealed only
-    STATE_DIGEST = "state_digest"    #: the state after the move is not the one recorded
+    STATE_DIGEST = "state_digest"    #: the move does not replay to the recorded state
     SEALING = "sealing"              #: a closing play shows its card, or a non-closing is sealed
     RECORD_DIGEST = "record_digest"  #: keys, addresses, settings or a chain rewritten (rebis-pbm/3)
     NOT_REVEALED = "not_revealed"    #: the game is over but the record does not reveal its seed
@@ -189,7 +189,9 @@ def walk(record: Record, seed: str | None = None) -> Walk:
     commitment, each sealed card (it must open), each move's legality by replaying it (R5-R12),
     each keyed state digest, that a move's card is sealed exactly when it closes a shelf
     (R8.1, docs/views.md) and, last, a rebis-pbm/3 record's keyed record digest
-    (:func:`check_record_digest`).
+    (:func:`check_record_digest`). While the record reveals no seed, a move the rules refuse and
+    a wrongly sealed play are reported as the state digest's problem, in its words: which of
+    them it is would tell a hand or a face-down card (docs/audit.md).
 
     Returns:
         a :class:`Walk`. Never raises for a bad record; the problem says what is wrong.
@@ -430,6 +432,10 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
     else:
         same = signed_move == entry
     if not same:
+        if proof.sealed is not None and record.seed is None:
+            # The sealed file holds the face-down card: "not the move recorded" for every card
+            # but the real one would tell it, one guess a report (as the replay's checks would).
+            return _state_differs(record, index, at)
         return Problem("signature", "the signed move file does not hold the move recorded",
                        expected="the recorded move", found="another move in the signed file", **at)
     return None

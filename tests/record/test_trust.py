@@ -428,3 +428,51 @@ def test_verify_does_not_count_a_join_that_kept_the_template_s_words(tmp_path):
     text = run_inproc("verify", game).out
     assert "the referee could have chosen the deal" in text
     assert "The join of ann and ben kept the join template's words" in text
+
+
+@needs_ssh
+def test_a_signed_closing_play_unsealed_tells_nothing_of_its_card(tmp_path):
+    """The attack (a third attacker's report): in a game of signed moves, a closing play's signed
+    file is kept sealed (it names the face-down card, R8.1). Rewritten in the clear with card C,
+    the chain recomputed, the seed-holding check compared C with the sealed file before the
+    replay: "the signed move file does not hold the move recorded" for every C but the real
+    one. While the seed is secret, every C now reads alike."""
+    from rebis_pbm.record import HEADER
+    from rebis_pbm.record.digests import chain_digest
+    from rebis_pbm.yamlio import dump_yaml
+
+    keys = {p: ssh_key(tmp_path, p) for p in ("alice", "bob")}
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["alice", "bob"], seed="signed seal", insecure_seed=True,
+                        keys={p: Path(f"{k}.pub").read_text() for p, k in keys.items()},
+                        ruleset=referee.ruleset_from(False, RULES))
+    sealed_at = None
+    for _ in range(40):
+        play(game, keys, tmp_path, upto=1)
+        entries = yaml.safe_load(game.read_text())["moves"]
+        sealed_at = next((i for i, e in enumerate(entries) if "sealed" in e.get("play", {})),
+                         None)
+        if sealed_at is not None or referee.open_game(game).replay.state.finished:
+            break
+    assert sealed_at is not None, "no play closed a shelf"
+    original = yaml.safe_load(game.read_text())
+    assert "signed_sealed" in original["moves"][sealed_at]
+    problems = set()
+    for card in range(1, 10):
+        doc = json.loads(json.dumps(original))
+        play_ = doc["moves"][sealed_at]["play"]
+        doc["moves"][sealed_at]["play"] = {"cards": card, "shelf": play_["shelf"],
+                                           "sign": play_["sign"]}
+        prev = doc["header_sha256"]
+        for entry in doc.get("joins", []) + doc["moves"]:
+            entry.pop("chain_sha256")
+            entry["chain_sha256"] = prev = chain_digest(prev, entry)
+        forged = tmp_path / "forged" / "g.yaml"
+        forged.parent.mkdir(exist_ok=True)
+        forged.write_text(HEADER + dump_yaml(doc))
+        shutil.copy(game.with_name("g.secret.yaml"), forged.with_name("g.secret.yaml"))
+        out = run_inproc("verify", forged, "--format", "json")
+        assert out.code == 3, out.out
+        problems.add(json.dumps(json.loads(out.out)["problem"], sort_keys=True))
+    assert len(problems) == 1, problems
+    assert json.loads(problems.pop())["code"] == "state_digest"

@@ -208,11 +208,12 @@ def test_a_signature_counts_only_for_the_join_it_signed(tmp_path):
 
 
 @needs_ssh
-def test_a_key_the_referee_logged_before_the_deal_signs_the_join(tmp_path):
+def test_a_join_signed_by_a_key_the_referee_logged_verifies_but_is_named(tmp_path):
     """A second attacker's report: replace-player --key before bob joined, then bob's join
     signed by that key, was applied, but verify refused the record (it looked for the header's
-    key alone). The logged key authenticates the join as a `new --key` key does: the deal is
-    fair, and verify lists the action."""
+    key alone). The record now verifies; but a third attacker logged such a key after writing
+    bob's join itself, which the record cannot tell apart: verify names bob as it names an
+    unsigned join, and lists the action."""
     keys = {p: ssh_key(tmp_path, p) for p in ("alice", "carol")}
     keys["bob"] = ssh_key(tmp_path, "bob_new")
     game, _ = new_game(tmp_path, {p: keys[p] for p in ("alice", "carol")})
@@ -224,5 +225,5 @@ def test_a_key_the_referee_logged_before_the_deal_signs_the_join(tmp_path):
                           "--as", f"{p}@example.org")
         assert done.code == 0, done.err
     text, data = verify(game)
-    assert FAIR in text and "unsigned_joins" not in data
-    assert "bob sent his key late" in text
+    assert data["verified"] is True and data["unsigned_joins"] == ["bob"]
+    assert FAIR not in text and "bob sent his key late" in text
