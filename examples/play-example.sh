@@ -42,6 +42,8 @@ for p in "${players[@]}"; do
     {
         echo "game: example"
         echo "player: $p"
+        # The game's commitment, as the join template names it: the signed join binds to it.
+        grep '^seed_sha256: ' "$game" | sed 's/^seed_sha256: /commitment: /'
         echo "join: $p's own words, which nobody could know when the seed was committed"
     } > "$join"
     sign "$join" "$p"

@@ -63,25 +63,30 @@ def check_seed(seed: str, insecure: bool) -> None:
 
 # --- joins -----------------------------------------------------------------------------------
 
-def join_listing(game: str, player: str, fmt: str = "yaml", lang: str | None = None) -> str:
-    """``player``'s join move, with 128 bits of fresh random entropy, as a move file; its
-    comments in ``lang`` (the player's, default English), saying they may choose their
-    language with ``lang:`` (en, fr or pt)."""
+def join_listing(game: str, player: str, fmt: str = "yaml", lang: str | None = None,
+                 commitment: str | None = None) -> str:
+    """``player``'s join move, with 128 bits of fresh random entropy, as a move file naming the
+    game's ``commitment`` (its ``seed_sha256``) when given; its comments in ``lang`` (the
+    player's, default English), saying they may choose their language with ``lang:`` (en, fr or
+    pt)."""
     import json
     import secrets
 
     from .i18n import N_, gettext_for
 
     entropy = secrets.token_hex(16)
+    bound = {} if commitment is None else {"commitment": commitment}
     if fmt == "json":
-        return json.dumps([{"game": game, "player": player, "join": entropy}], indent=2) + "\n"
+        return json.dumps([{"game": game, "player": player, **bound, "join": entropy}],
+                          indent=2) + "\n"
     comments = gettext_for(lang)(N_(
         "Your join: the deal mixes your entropy with the referee's seed and the other\n"
         "players' (docs/shuffle.md). This one was drawn at random; you may write your own\n"
         "text instead. Add  key: <your ssh public key line>  to require signed moves.\n"
         "Add  lang: en, fr or pt  to be spoken to in English, French or Portuguese."))
     return ("".join(f"# {line}\n" for line in comments.splitlines())
-            + f"game: {game}\nplayer: {player}\njoin: {entropy}\n")
+            + f"game: {game}\nplayer: {player}\n"
+            + "".join(f"commitment: {c}\n" for c in bound.values()) + f"join: {entropy}\n")
 
 
 # --- witnesses -------------------------------------------------------------------------------

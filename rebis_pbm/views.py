@@ -473,16 +473,20 @@ def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False
     return _("The game awaits turn {turn}: {player} to move.").format(turn=turn, player=to_move)
 
 
-def join_view(game: str, players, waiting, viewer: str | None, lang: str | None = None) -> dict:
+def join_view(game: str, players, waiting, viewer: str | None, lang: str | None = None,
+              commitment: str | None = None) -> dict:
     """The view of a game in its join phase (rebis-pbm/2 fair deal): nobody has cards yet.
     ``players`` in seat order, ``waiting`` the players whose join is still awaited; ``lang``
-    the language of the move template's placeholder (default English)."""
+    the language of the move template's placeholder (default English); ``commitment`` the
+    record's ``seed_sha256``, which the template names so that a signed join binds to this game
+    alone (docs/shuffle.md)."""
     view: dict = {"view": VIEW_FORMAT, "game": game, "viewer": PUBLIC if viewer is None else viewer,
                   "phase": "join", "players_joined": [p for p in players if p not in waiting],
                   "waiting": list(waiting)}
     if viewer is not None and viewer in waiting:
         filler = gettext_for(lang)(JOIN_PLACEHOLDER)
-        view["move_template"] = f"game: {game}\nplayer: {viewer}\njoin: {filler}\n"
+        bound = "" if commitment is None else f"commitment: {commitment}\n"
+        view["move_template"] = f"game: {game}\nplayer: {viewer}\n{bound}join: {filler}\n"
     return view
 
 

@@ -2,7 +2,7 @@
 # From schemas/move.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "8ec6355fd3057bfef860a63ba16bf415cf366e310d60aa9d1c86a945be4f805f"
+SCHEMA_SHA256 = "b6be93fa34b4782fa53466764521360d98057cd745d8d574b47265bdbacb1e06"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re

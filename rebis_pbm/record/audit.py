@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..views import counted, is_join_placeholder
 from ..yamlio import load_yaml
 from .model import BEFORE_V3, FAIR_DEAL, Record
-from .verify import Problem, Walk, _read_as_written, check_status, walk
+from .verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
 
 # ------------------------------------------------------------------------------- the report
 
@@ -165,12 +165,15 @@ def _unsigned_words(players: list[str]) -> str:
     """Who must confirm their join for the deal to be fair, and why, as a clause."""
     if len(players) == 1:
         return (f"{players[0]} confirms their join: it is not signed by a key registered when "
-                f"the game was created, so the referee could have written it; {players[0]} "
-                "can check that the join text in the record is the one they sent")
+                "the game was created over a join naming this game's commitment, so the referee "
+                f"could have written it, or taken it from another game of the same id; "
+                f"{players[0]} can check that the join text in the record is the one they sent "
+                "for this game")
     return (" and ".join([", ".join(players[:-1]), players[-1]]) + " confirm their joins: they "
-            "are not signed by a key registered when the game was created, so the referee could "
-            "have written them; each can check that the join text in the record is the one they "
-            "sent")
+            "are not signed by a key registered when the game was created over a join naming "
+            "this game's commitment, so the referee could have written them, or taken them "
+            "from another game of the same id; each can check that the join text in the record "
+            "is the one they sent for this game")
 
 
 def _status_words(status: dict | None) -> str:
@@ -337,9 +340,12 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
                                                          or p not in report.blank_joins)]
     # Only a key the header registered (new --key) authenticates a join: an unsigned join, one
     # signed by the key it brings itself, or by a key a replace-player action logged (before or
-    # after the join: the record does not say) could have been written by the referee.
+    # after the join: the record does not say) could have been written by the referee; and a
+    # signed join that does not name this game's commitment could be another game's of the same
+    # id (the referee keeping whichever game dealt what it wanted).
     report.unsigned_joins = [p for p in report.deal_from[1:]
-                             if p not in report.blank_joins and not record.keys.get(p)]
+                             if p not in report.blank_joins
+                             and not (record.keys.get(p) and join_bound(record, joins[p]))]
     held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in held.items() if keys}
     report.referee = referee_lines(record)

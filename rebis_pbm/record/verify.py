@@ -367,20 +367,43 @@ def check_joins(record: Record) -> Problem | None:
     return None
 
 
-def _signed_join_is(record: Record, join) -> bool:
-    """Whether ``join``'s signed text is a join of this game by its player, with its join text
-    and key (the key as :func:`~rebis_pbm.record.signing.parse_keys` keeps it)."""
-    from .signing import parse_keys
-
+def _signed_join(join) -> dict | None:
+    """``join``'s signed text as a mapping, None when it has none or it is not one."""
+    if join.proof is None or join.proof.signed is None:
+        return None
     try:
         doc = load_yaml(join.proof.signed.encode("utf-8"), source="the signed join",
                         kind="move").data
+    except Exception:  # not YAML: not the join recorded
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _signed_join_is(record: Record, join) -> bool:
+    """Whether ``join``'s signed text is a join of this game by its player, with its join text
+    and key (the key as :func:`~rebis_pbm.record.signing.parse_keys` keeps it), naming this
+    game's commitment if it names one."""
+    from .signing import parse_keys
+
+    doc = _signed_join(join)
+    if doc is None:
+        return False
+    try:
         given = doc.get("key")
         key = None if given is None else parse_keys(str(given), "key")[0]
-    except Exception:  # not YAML, not a mapping, not a key: not the join recorded
+    except ValueError:  # not a key: not the join recorded
         return False
     return (doc.get("game") == record.game and doc.get("player") == join.player
-            and "join" in doc and str(doc["join"]) == join.entropy and key == join.key)
+            and "join" in doc and str(doc["join"]) == join.entropy and key == join.key
+            and doc.get("commitment", record.seed_sha256) == record.seed_sha256)
+
+
+def join_bound(record: Record, join) -> bool:
+    """Whether ``join``'s signed text names this game's commitment (``seed_sha256``): only then
+    can the signature not have been taken to another game of the same id, whose deal the
+    referee preferred (docs/shuffle.md)."""
+    doc = _signed_join(join)
+    return doc is not None and doc.get("commitment") == record.seed_sha256
 
 
 def check_signature(record: Record, index: int, key: str | None) -> Problem | None:

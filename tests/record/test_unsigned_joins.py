@@ -13,6 +13,8 @@ import json
 import shutil
 from pathlib import Path
 
+import yaml
+
 from clitools import run_inproc
 from sshkeys import needs_ssh, ssh_key, ssh_sign
 from rebis_pbm import referee
@@ -21,11 +23,12 @@ PLAYERS = ("alice", "bob", "carol")
 FAIR = "a fair deal: nobody could choose it"
 
 
-def new_game(folder: Path, keys: dict[str, Path]) -> tuple[Path, str]:
+def new_game(folder: Path, keys: dict[str, Path],
+             seed: str = "unsigned joins test") -> tuple[Path, str]:
     """A fair deal of alice, bob and carol with addresses, the keys of ``keys`` registered with
     ``new --key``; returns the record's path and the game id."""
     game = folder / "game.yaml"
-    args = ["new", game, "--seed", "unsigned joins test", "--insecure-seed", "--game-id", "uj"]
+    args = ["new", game, "--seed", seed, "--insecure-seed", "--game-id", "uj"]
     for p in PLAYERS:
         args += ["--player", f"{p}={p}@example.org"]
     for p, key in keys.items():
@@ -38,9 +41,14 @@ def new_game(folder: Path, keys: dict[str, Path]) -> tuple[Path, str]:
 def join_file(folder: Path, player: str, words: str, key: Path | None = None,
               brings_key: bool = False) -> Path:
     """``player``'s join move; signed by ``key`` (its ``.sig`` beside it) when given, and
-    carrying that key (``key:``, a self-registration) when ``brings_key``."""
+    carrying that key (``key:``, a self-registration) when ``brings_key``. It names the
+    commitment of the game in ``folder`` (``game.yaml``), as the join template does, when there
+    is one."""
     move = folder / f"join-{player}-{words.replace(' ', '-')}.yaml"
-    text = f"game: uj\nplayer: {player}\njoin: {words}\n"
+    record = folder / "game.yaml"
+    bound = (f"commitment: {yaml.safe_load(record.read_text())['seed_sha256']}\n"
+             if record.exists() else "")
+    text = f"game: uj\nplayer: {player}\n{bound}join: {words}\n"
     if brings_key and key is not None:
         text += "key: " + " ".join(Path(f"{key}.pub").read_text().split()[:2]) + "\n"
     move.write_text(text, encoding="utf-8")
@@ -134,9 +142,10 @@ def test_a_join_signed_only_by_the_key_it_brings_is_not_authenticated(tmp_path):
     text, report = verify(game)
     assert report["unsigned_joins"] == ["alice", "carol"]
     assert ("(a fair deal only as far as alice and carol confirm their joins: they are not signed "
-            "by a key registered when the game was created, so the referee could have written "
-            "them; each can check that the join text in the record is the one they sent)."
-            ) in text
+            "by a key registered when the game was created over a join naming this game's "
+            "commitment, so the referee could have written them, or taken them from another game "
+            "of the same id; each can check that the join text in the record is the one they "
+            "sent for this game).") in text
     assert FAIR not in text
 
 
@@ -227,3 +236,38 @@ def test_a_join_signed_by_a_key_the_referee_logged_verifies_but_is_named(tmp_pat
     text, data = verify(game)
     assert data["verified"] is True and data["unsigned_joins"] == ["bob"]
     assert FAIR not in text and "bob sent his key late" in text
+
+
+@needs_ssh
+def test_a_signed_join_binds_to_one_game_of_its_id(tmp_path):
+    """The attack (a third attacker's report): the referee creates several games of the same id,
+    applies each player's one signed join to every copy and keeps the copy whose deal it likes;
+    each verified as fair. A join names its game's commitment (the template's `commitment:`):
+    another copy refuses it, and a signed join that names none is not counted as authenticated."""
+    keys = {p: ssh_key(tmp_path, p) for p in PLAYERS}
+    copies = []
+    for name in ("a", "b"):
+        folder = tmp_path / name
+        folder.mkdir()
+        copies.append(new_game(folder, keys, seed=f"copy {name} of the same game id")[0])
+    first, second = copies
+    assert "commitment: " in referee.player_view(first, "alice")["move_template"]
+    joins = {p: join_file(first.parent, p, f"{p}'s own words", keys[p]) for p in PLAYERS}
+    for p, join in joins.items():
+        assert run_inproc("apply", first, join, "--as", f"{p}@example.org").code == 0
+    assert FAIR in verify(first)[0]
+    before = second.read_bytes()
+    tried = run_inproc("apply", second, joins["alice"], "--as", "alice@example.org")
+    assert tried.code == 1 and "names another game's commitment" in tried.err
+    assert second.read_bytes() == before
+    # Joins that name no commitment (signed before templates named it) fit both copies: verify
+    # counts none of them as authenticated.
+    for p in PLAYERS:
+        unbound = second.parent / f"unbound-{p}.yaml"
+        unbound.write_text(f"game: uj\nplayer: {p}\njoin: {p}'s own words\n")
+        (second.parent / f"unbound-{p}.yaml.sig").write_bytes(
+            ssh_sign(keys[p], unbound.read_bytes()))
+        assert run_inproc("apply", second, unbound, "--as", f"{p}@example.org").code == 0
+    text, report = verify(second)
+    assert FAIR not in text and report["unsigned_joins"] == list(PLAYERS)
+    assert "taken them from another game of the same id" in text
