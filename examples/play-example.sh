@@ -42,8 +42,8 @@ for p in "${players[@]}"; do
     {
         echo "game: example"
         echo "player: $p"
-        # The game's commitment, as the join template names it: the signed join binds to it.
-        grep '^seed_sha256: ' "$game" | sed 's/^seed_sha256: /commitment: /'
+        # The game's header digest, as the join template names it: the signed join binds to it.
+        grep '^header_sha256: ' "$game"
         echo "join: $p's own words, which nobody could know when the seed was committed"
     } > "$join"
     sign "$join" "$p"

@@ -329,7 +329,7 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
     as YAML and JSON views always are)."""
     if record.joining():
         view = views_mod.join_view(record.game, record.players, record.waiting_for(), viewer,
-                                   lang, record.seed_sha256)
+                                   lang, record.header_sha256)
         if record.seed is not None:
             view["abandoned"] = True
             view.pop("move_template", None)
@@ -1089,8 +1089,8 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
         return JoinMove(str(doc["player"]), str(doc["join"]),
                         None if doc.get("key") is None else str(doc["key"]),
                         lang=None if doc.get("lang") is None else str(doc["lang"]).lower(),
-                        commitment=None if doc.get("commitment") is None
-                        else str(doc["commitment"]))
+                        header=None if doc.get("header_sha256") is None
+                        else str(doc["header_sha256"]))
     return Move.from_dict(doc)
 
 
@@ -1131,15 +1131,16 @@ def mover_of(game: PathLike, data: bytes, author: str | None = None) -> tuple[st
 class JoinMove(NamedTuple):
     """A join move as sent (rebis-pbm/2 fair deal, docs/shuffle.md): ``player``, their
     ``entropy`` and, optionally, the text of their SSH public ``key``, the ``lang`` they are
-    to be spoken to in (rebis-pbm/3) and the game's ``commitment`` (its ``seed_sha256``, which
-    binds a signed join to this game). ``turn`` is 0: a join comes before turn 1."""
+    to be spoken to in (rebis-pbm/3) and the game's ``header`` digest (its ``header_sha256``,
+    which binds a signed join to this game, its seat order and its ruleset). ``turn`` is 0: a
+    join comes before turn 1."""
 
     player: str
     entropy: str
     key: str | None = None
     turn: int = 0
     lang: str | None = None
-    commitment: str | None = None
+    header: str | None = None
 
 
 def check_signature(record: Record, move: Move | JoinMove, data: bytes, signature: bytes | None,
@@ -1328,13 +1329,14 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
             raise Refused(phrase=Phrase(N_("{source}: move rejected: {player} has joined "
                                            "already; a player joins once"),
                                         {"source": source, "player": move.player}))
-    if move.commitment is not None and move.commitment != record.seed_sha256:
+    if move.header is not None and move.header != record.header_sha256:
         raise Refused(phrase=Phrase(N_("{source}: move rejected: this join names another game's "
-                                       "commitment (commitment: {given}), not game {game}'s "
-                                       "({commitment}): it was written for another game of the "
-                                       "same name; write your join from this game's template"),
-                                    {"source": source, "given": move.commitment,
-                                     "game": record.game, "commitment": record.seed_sha256}))
+                                       "header (header_sha256: {given}), not game {game}'s "
+                                       "({header}): it was written for another game of the same "
+                                       "name, or before its players, seats or rules changed; "
+                                       "write your join from this game's template"),
+                                    {"source": source, "given": move.header,
+                                     "game": record.game, "header": record.header_sha256}))
     if views_mod.is_join_placeholder(move.entropy):
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the join still holds the "
                                        "template's words; replace them with any text of your "
@@ -1474,7 +1476,7 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
     if record.joining() and record.seed is None and player in record.waiting_for():
         from .trust import join_listing
 
-        return join_listing(record.game, player, fmt, record.lang(player), record.seed_sha256)
+        return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256)
     record, state = for_mover(game, player)
     return views_mod.moves_listing(record.game, state, fmt)
 

@@ -64,9 +64,9 @@ def check_seed(seed: str, insecure: bool) -> None:
 # --- joins -----------------------------------------------------------------------------------
 
 def join_listing(game: str, player: str, fmt: str = "yaml", lang: str | None = None,
-                 commitment: str | None = None) -> str:
+                 header_sha256: str | None = None) -> str:
     """``player``'s join move, with 128 bits of fresh random entropy, as a move file naming the
-    game's ``commitment`` (its ``seed_sha256``) when given; its comments in ``lang`` (the
+    game's ``header_sha256`` when given; its comments in ``lang`` (the
     player's, default English), saying they may choose their language with ``lang:`` (en, fr or
     pt)."""
     import json
@@ -75,7 +75,7 @@ def join_listing(game: str, player: str, fmt: str = "yaml", lang: str | None = N
     from .i18n import N_, gettext_for
 
     entropy = secrets.token_hex(16)
-    bound = {} if commitment is None else {"commitment": commitment}
+    bound = {} if header_sha256 is None else {"header_sha256": header_sha256}
     if fmt == "json":
         return json.dumps([{"game": game, "player": player, **bound, "join": entropy}],
                           indent=2) + "\n"
@@ -86,7 +86,7 @@ def join_listing(game: str, player: str, fmt: str = "yaml", lang: str | None = N
         "Add  lang: en, fr or pt  to be spoken to in English, French or Portuguese."))
     return ("".join(f"# {line}\n" for line in comments.splitlines())
             + f"game: {game}\nplayer: {player}\n"
-            + "".join(f"commitment: {c}\n" for c in bound.values()) + f"join: {entropy}\n")
+            + "".join(f"header_sha256: {h}\n" for h in bound.values()) + f"join: {entropy}\n")
 
 
 # --- witnesses -------------------------------------------------------------------------------

@@ -474,18 +474,18 @@ def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False
 
 
 def join_view(game: str, players, waiting, viewer: str | None, lang: str | None = None,
-              commitment: str | None = None) -> dict:
+              header_sha256: str | None = None) -> dict:
     """The view of a game in its join phase (rebis-pbm/2 fair deal): nobody has cards yet.
     ``players`` in seat order, ``waiting`` the players whose join is still awaited; ``lang``
-    the language of the move template's placeholder (default English); ``commitment`` the
-    record's ``seed_sha256``, which the template names so that a signed join binds to this game
-    alone (docs/shuffle.md)."""
+    the language of the move template's placeholder (default English); ``header_sha256`` the
+    record's header digest, which the template names so that a signed join binds to this game,
+    its seat order and its ruleset alone (docs/shuffle.md)."""
     view: dict = {"view": VIEW_FORMAT, "game": game, "viewer": PUBLIC if viewer is None else viewer,
                   "phase": "join", "players_joined": [p for p in players if p not in waiting],
                   "waiting": list(waiting)}
     if viewer is not None and viewer in waiting:
         filler = gettext_for(lang)(JOIN_PLACEHOLDER)
-        bound = "" if commitment is None else f"commitment: {commitment}\n"
+        bound = "" if header_sha256 is None else f"header_sha256: {header_sha256}\n"
         view["move_template"] = f"game: {game}\nplayer: {viewer}\n{bound}join: {filler}\n"
     return view
 

@@ -2,7 +2,7 @@
 # From schemas/move.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "b6be93fa34b4782fa53466764521360d98057cd745d8d574b47265bdbacb1e06"
+SCHEMA_SHA256 = "468f7240a449cf230e16130a322046397aac47a12f5b3cca93ff871792968fff"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re

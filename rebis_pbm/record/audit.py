@@ -127,7 +127,7 @@ class Report:
                          "chosen the deal).")
         elif self.deal_from and not self.unsigned_joins:
             lines.append("Deal from: " + ", ".join(self.deal_from)
-                         + " (a fair deal: nobody could choose it).")
+                         + " (a fair deal: nobody could choose it alone).")
         elif self.deal_from:
             lines.append("Deal from: " + ", ".join(self.deal_from) + " (a fair deal only as far "
                          "as " + _unsigned_words(self.unsigned_joins) + ").")
@@ -164,16 +164,16 @@ class Report:
 def _unsigned_words(players: list[str]) -> str:
     """Who must confirm their join for the deal to be fair, and why, as a clause."""
     if len(players) == 1:
-        return (f"{players[0]} confirms their join: it is not signed by a key registered when "
-                "the game was created over a join naming this game's commitment, so the referee "
-                f"could have written it, or taken it from another game of the same id; "
-                f"{players[0]} can check that the join text in the record is the one they sent "
-                "for this game")
+        return (f"{players[0]} confirms their join: it is not signed, with a key registered "
+                "when the game was created, over a join naming this game's header (its id, "
+                "seats, rules and seed commitment), so the referee could have written it, or "
+                f"taken it from another game; {players[0]} can check that the join text in the "
+                "record is the one they sent for this game")
     return (" and ".join([", ".join(players[:-1]), players[-1]]) + " confirm their joins: they "
-            "are not signed by a key registered when the game was created over a join naming "
-            "this game's commitment, so the referee could have written them, or taken them "
-            "from another game of the same id; each can check that the join text in the record "
-            "is the one they sent for this game")
+            "are not signed, with a key registered when the game was created, over a join "
+            "naming this game's header (its id, seats, rules and seed commitment), so the "
+            "referee could have written them, or taken them from another game; each can check "
+            "that the join text in the record is the one they sent for this game")
 
 
 def _status_words(status: dict | None) -> str:
@@ -341,8 +341,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     # Only a key the header registered (new --key) authenticates a join: an unsigned join, one
     # signed by the key it brings itself, or by a key a replace-player action logged (before or
     # after the join: the record does not say) could have been written by the referee; and a
-    # signed join that does not name this game's commitment could be another game's of the same
-    # id (the referee keeping whichever game dealt what it wanted).
+    # signed join that does not name this game's header digest could be another game's of the
+    # same id, or of this seed with other seats or rules (the referee keeping the one it liked).
     report.unsigned_joins = [p for p in report.deal_from[1:]
                              if p not in report.blank_joins
                              and not (record.keys.get(p) and join_bound(record, joins[p]))]

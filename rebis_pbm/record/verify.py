@@ -382,7 +382,7 @@ def _signed_join(join) -> dict | None:
 def _signed_join_is(record: Record, join) -> bool:
     """Whether ``join``'s signed text is a join of this game by its player, with its join text
     and key (the key as :func:`~rebis_pbm.record.signing.parse_keys` keeps it), naming this
-    game's commitment if it names one."""
+    game's header digest if it names one."""
     from .signing import parse_keys
 
     doc = _signed_join(join)
@@ -395,15 +395,16 @@ def _signed_join_is(record: Record, join) -> bool:
         return False
     return (doc.get("game") == record.game and doc.get("player") == join.player
             and "join" in doc and str(doc["join"]) == join.entropy and key == join.key
-            and doc.get("commitment", record.seed_sha256) == record.seed_sha256)
+            and doc.get("header_sha256", record.header_sha256) == record.header_sha256)
 
 
 def join_bound(record: Record, join) -> bool:
-    """Whether ``join``'s signed text names this game's commitment (``seed_sha256``): only then
-    can the signature not have been taken to another game of the same id, whose deal the
-    referee preferred (docs/shuffle.md)."""
+    """Whether ``join``'s signed text names this game's header digest (``header_sha256``: the
+    game id, the players in seat order, the ruleset, the keys and the seed commitment): only
+    then can the signature not have been taken to another game of the same id, seats or rules
+    remade from the same seed, whose deal the referee preferred (docs/shuffle.md)."""
     doc = _signed_join(join)
-    return doc is not None and doc.get("commitment") == record.seed_sha256
+    return doc is not None and doc.get("header_sha256") == record.header_sha256
 
 
 def check_signature(record: Record, index: int, key: str | None) -> Problem | None:

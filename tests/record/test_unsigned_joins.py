@@ -20,7 +20,7 @@ from sshkeys import needs_ssh, ssh_key, ssh_sign
 from rebis_pbm import referee
 
 PLAYERS = ("alice", "bob", "carol")
-FAIR = "a fair deal: nobody could choose it"
+FAIR = "a fair deal: nobody could choose it alone"
 
 
 def new_game(folder: Path, keys: dict[str, Path],
@@ -42,11 +42,11 @@ def join_file(folder: Path, player: str, words: str, key: Path | None = None,
               brings_key: bool = False) -> Path:
     """``player``'s join move; signed by ``key`` (its ``.sig`` beside it) when given, and
     carrying that key (``key:``, a self-registration) when ``brings_key``. It names the
-    commitment of the game in ``folder`` (``game.yaml``), as the join template does, when there
-    is one."""
+    header digest of the game in ``folder`` (``game.yaml``), as the join template does, when
+    there is one."""
     move = folder / f"join-{player}-{words.replace(' ', '-')}.yaml"
     record = folder / "game.yaml"
-    bound = (f"commitment: {yaml.safe_load(record.read_text())['seed_sha256']}\n"
+    bound = (f"header_sha256: {yaml.safe_load(record.read_text())['header_sha256']}\n"
              if record.exists() else "")
     text = f"game: uj\nplayer: {player}\n{bound}join: {words}\n"
     if brings_key and key is not None:
@@ -136,16 +136,16 @@ def test_a_join_signed_only_by_the_key_it_brings_is_not_authenticated(tmp_path):
     text, report = verify(game)
     assert report["deal_pending"] and report["unsigned_joins"] == ["carol"]
     assert ("Once dealt, the deal will be fair only as far as carol confirms their join: it is "
-            "not signed by a key registered when the game was created") in text
+            "not signed, with a key registered when the game was created") in text
     done = run_inproc("apply", game, join_file(tmp_path, "alice", "alice's own words"))
     assert done.code == 0, done.err
     text, report = verify(game)
     assert report["unsigned_joins"] == ["alice", "carol"]
-    assert ("(a fair deal only as far as alice and carol confirm their joins: they are not signed "
-            "by a key registered when the game was created over a join naming this game's "
-            "commitment, so the referee could have written them, or taken them from another game "
-            "of the same id; each can check that the join text in the record is the one they "
-            "sent for this game).") in text
+    assert ("(a fair deal only as far as alice and carol confirm their joins: they are not "
+            "signed, with a key registered when the game was created, over a join naming this "
+            "game's header (its id, seats, rules and seed commitment), so the referee could have "
+            "written them, or taken them from another game; each can check that the join text "
+            "in the record is the one they sent for this game).") in text
     assert FAIR not in text
 
 
@@ -242,8 +242,9 @@ def test_a_join_signed_by_a_key_the_referee_logged_verifies_but_is_named(tmp_pat
 def test_a_signed_join_binds_to_one_game_of_its_id(tmp_path):
     """The attack (a third attacker's report): the referee creates several games of the same id,
     applies each player's one signed join to every copy and keeps the copy whose deal it likes;
-    each verified as fair. A join names its game's commitment (the template's `commitment:`):
-    another copy refuses it, and a signed join that names none is not counted as authenticated."""
+    each verified as fair. A join names its game's header digest (the template's
+    `header_sha256:`, which covers the id, seats, rules and seed commitment): another copy
+    refuses it, and a signed join that names none is not counted as authenticated."""
     keys = {p: ssh_key(tmp_path, p) for p in PLAYERS}
     copies = []
     for name in ("a", "b"):
@@ -251,16 +252,31 @@ def test_a_signed_join_binds_to_one_game_of_its_id(tmp_path):
         folder.mkdir()
         copies.append(new_game(folder, keys, seed=f"copy {name} of the same game id")[0])
     first, second = copies
-    assert "commitment: " in referee.player_view(first, "alice")["move_template"]
+    # A remake of the first game from its own seed and salt, the seats in another order: the
+    # same seed commitment, another header digest (the fourth attacker's variant).
+    remade = tmp_path / "remade" / "game.yaml"
+    remade.parent.mkdir()
+    for name in ("game.yaml", "game.secret.yaml"):
+        shutil.copy(first.parent / name, remade.parent / name)
+    def reseated(doc):
+        doc["players"].reverse()
+        doc["status"]["waiting"].reverse()
+
+    _rewritten_by_the_referee(remade, reseated)
+    assert run_inproc("verify", remade).code == 0  # a record as rebis-pbm would write it
+    assert yaml.safe_load(remade.read_text())["seed_sha256"] == \
+        yaml.safe_load(first.read_text())["seed_sha256"]
+    assert "header_sha256: " in referee.player_view(first, "alice")["move_template"]
     joins = {p: join_file(first.parent, p, f"{p}'s own words", keys[p]) for p in PLAYERS}
     for p, join in joins.items():
         assert run_inproc("apply", first, join, "--as", f"{p}@example.org").code == 0
     assert FAIR in verify(first)[0]
-    before = second.read_bytes()
-    tried = run_inproc("apply", second, joins["alice"], "--as", "alice@example.org")
-    assert tried.code == 1 and "names another game's commitment" in tried.err
-    assert second.read_bytes() == before
-    # Joins that name no commitment (signed before templates named it) fit both copies: verify
+    for other in (second, remade):
+        before = other.read_bytes()
+        tried = run_inproc("apply", other, joins["alice"], "--as", "alice@example.org")
+        assert tried.code == 1 and "names another game's header" in tried.err
+        assert other.read_bytes() == before
+    # Joins that name no header (signed before templates named it) fit both copies: verify
     # counts none of them as authenticated.
     for p in PLAYERS:
         unbound = second.parent / f"unbound-{p}.yaml"
@@ -270,4 +286,4 @@ def test_a_signed_join_binds_to_one_game_of_its_id(tmp_path):
         assert run_inproc("apply", second, unbound, "--as", f"{p}@example.org").code == 0
     text, report = verify(second)
     assert FAIR not in text and report["unsigned_joins"] == list(PLAYERS)
-    assert "taken them from another game of the same id" in text
+    assert "taken them from another game" in text

@@ -95,9 +95,9 @@ def test_a_fair_deal_by_mail_from_the_joins_to_the_first_move(cli, tmp_path):
         assert msg["Subject"] == f"[Rebis {gid}] the deal: send your join"
         assert "turn" not in msg["Subject"]
         template = attachment(msg, f"join-{name}.yaml")
-        commitment = yaml.safe_load(game.read_text())["seed_sha256"]
+        header = yaml.safe_load(game.read_text())["header_sha256"]
         assert yaml.safe_load(template) == {"game": gid, "player": name,
-                                            "commitment": commitment,  # binds it to this game
+                                            "header_sha256": header,  # binds it to this game
                                             "join": "WRITE ANY TEXT OF YOUR CHOOSING"}
         assert attachment(msg, f"view-{gid}-join-{name}.yaml") is not None
         assert "The deal waits for joins: alice, bob, carol." in text_of(msg)
