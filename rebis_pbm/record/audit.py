@@ -140,8 +140,12 @@ class Report:
                          + ("." if self.deal_pending else ", so it does not count in the deal "
                             "above."))
         for player, prints in self.keys.items():
-            lines.append(f"Key of {player}: {', '.join(prints)} (check it is the key you hold, "
-                         f"or the one {player} published).")
+            if len(prints) == 1:
+                lines.append(f"Key of {player}: {prints[0]} (check it is the key you hold, or "
+                             f"the one {player} published).")
+            else:  # any one of them signs for the player: one not theirs is somebody else's pen
+                lines.append(f"Keys of {player}: {', '.join(prints)} (each signs for {player}: "
+                             f"check that every one is a key {player} holds or published).")
         if self.referee_recipient:
             lines.append(f"Referee's recipient: {self.referee_recipient} (players seal their "
                          f"moves to it; check it is the one the referee published).")

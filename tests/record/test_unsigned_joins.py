@@ -287,3 +287,20 @@ def test_a_signed_join_binds_to_one_game_of_its_id(tmp_path):
     text, report = verify(second)
     assert FAIR not in text and report["unsigned_joins"] == list(PLAYERS)
     assert "taken them from another game" in text
+
+
+@needs_ssh
+def test_several_keys_for_one_player_are_each_to_be_checked(tmp_path):
+    """A fourth attacker's report: `new --key alice=FILE` with FILE holding alice's key and one
+    the referee holds; the referee signs alice's join itself and the deal reads fair. verify
+    cannot know whose a key is, but says that each key signs for alice and must be hers."""
+    alice, extra = ssh_key(tmp_path, "alice"), ssh_key(tmp_path, "referee_spare")
+    both = tmp_path / "alice_both"
+    Path(f"{both}.pub").write_text(Path(f"{alice}.pub").read_text()
+                                   + Path(f"{extra}.pub").read_text())
+    game, _ = new_game(tmp_path, {"alice": both})
+    text, data = verify(game)
+    assert len(data["keys"]["alice"]) == 2
+    (line,) = [line for line in text.splitlines() if "alice:" in line and "SHA256:" in line]
+    assert line.startswith("Keys of alice: SHA256:")
+    assert "each signs for alice: check that every one is a key alice holds or published" in line
