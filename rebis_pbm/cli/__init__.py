@@ -189,6 +189,18 @@ def pictures_option(f):  # type: ignore[no-untyped-def]
                         f"(or {PICTURES_ENV}=0) leaves it out for speed.")(f)
 
 
+def queue_option(f):  # type: ignore[no-untyped-def]
+    """``--queue DIR`` (a ``Path``, or None for the default beside the record): the Maildir a
+    command queues its messages in. The one definition for the commands that queue beside a
+    game (``mail in``, ``mail views``, ``mail out``, ``tick``); ``git apply --queue`` is another
+    option (no default: nothing is queued without it)."""
+    from pathlib import Path  # here: the commands that need no queue import no pathlib
+
+    return click.option("--queue", type=click.Path(file_okay=False, path_type=Path),
+                        help="The Maildir of messages waiting to be sent (default: GAME's name "
+                        "with .mailq, beside it).")(f)
+
+
 REFEREE_ENV = "REBIS_PBM_REFEREE"  # the referee's address, e.g. exported once for cron lines
 
 

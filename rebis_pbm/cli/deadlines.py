@@ -5,11 +5,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from .. import referee
 from ..deadlines import parse_duration
-from . import EXIT_CODES, cli, pictures_option, referee_option
+from . import EXIT_CODES, cli, pictures_option, queue_option, referee_option
 
 _NOW = click.option("--now", metavar="TIME", help="The time to act at, ISO 8601 (e.g. "
                     "2025-01-31T18:00:00Z; default: the clock).")
@@ -23,12 +25,10 @@ _VIEWS = click.option("--views-dir", type=click.Path(file_okay=False),
 @_NOW
 @_VIEWS
 @referee_option()
-@click.option("--queue", "queue_dir", type=click.Path(file_okay=False),
-              help="The Maildir of messages waiting to be sent (default: GAME's name with "
-              ".mailq, beside it).")
+@queue_option
 @pictures_option
 def tick(game: str, now: str | None, views_dir: str | None, referee_address: str | None,
-         queue_dir: str | None, pictures: bool) -> None:
+         queue: Path | None, pictures: bool) -> None:
     """Apply GAME's missed-move policy: a player past their deadline (or replaced after N
     missed turns) gets a move from the bot, recorded as the referee's. Run it from cron.
 
@@ -47,12 +47,10 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
         if done.remind:
             click.echo(f"Reminder due: {done.remind}'s deadline is near.")
         return
-    from pathlib import Path
-
     from ..transports import mail_jobs
     from ..views import counted
 
-    queue = Path(queue_dir) if queue_dir else mail_jobs.default_queue(game)
+    queue = queue or mail_jobs.default_queue(game)
     if done.moved:
         count = mail_jobs.queue_stand_in_views(game, referee_address, queue, pictures=pictures)
         if count:

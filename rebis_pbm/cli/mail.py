@@ -14,15 +14,9 @@ import click
 
 from ..transports.mail_jobs import default_queue
 from ..views import counted
-from . import cli, pictures_option, referee_option
+from . import cli, pictures_option, queue_option, referee_option
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
-
-
-def _queue_option(f):
-    return click.option("--queue", type=click.Path(file_okay=False, path_type=Path),
-                        help="The Maildir of messages waiting to be sent (default: GAME's name "
-                        "with .mailq, beside it).")(f)
 
 
 @cli.group()
@@ -42,7 +36,7 @@ def mail() -> None:
 @click.argument("game", type=click.Path(readable=False, path_type=Path))
 @click.argument("source", metavar="MESSAGE|-|MAILDIR")
 @referee_option(required=True)
-@_queue_option
+@queue_option
 @pictures_option
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the view files (default: GAME's name with .views, beside it).")
@@ -96,7 +90,7 @@ def mail_in(game: Path, source: str, referee_address: str, queue, pictures: bool
               help="Only this player's view (repeatable); by default every player with an "
               "address, and the public view for the referee.")
 @referee_option(required=True)
-@_queue_option
+@queue_option
 @pictures_option
 def mail_views(game: Path, players, referee_address: str, queue, pictures: bool) -> None:
     """Queue every player's current view: at the start of a game, or to send one again."""
@@ -108,7 +102,7 @@ def mail_views(game: Path, players, referee_address: str, queue, pictures: bool)
 
 @mail.command("out")
 @click.argument("game", type=click.Path(readable=False, path_type=Path))
-@_queue_option
+@queue_option
 @click.option("--outbox", type=click.Path(file_okay=False, path_type=Path),
               help="Write each queued message as a .eml file in this folder.")
 @click.option("--smtp", metavar="HOST[:PORT]", help="Send the queued messages through this SMTP "

@@ -374,7 +374,7 @@ def _signed_join(join) -> dict | None:
     try:
         doc = load_yaml(join.proof.signed.encode("utf-8"), source="the signed join",
                         kind="move").data
-    except Exception:  # not YAML: not the join recorded
+    except ValueError:  # not YAML (InputError), or not valid Unicode: not the join recorded
         return None
     return doc if isinstance(doc, dict) else None
 

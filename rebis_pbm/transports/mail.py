@@ -50,7 +50,6 @@ HEADER = re.compile(r"[ \t]*\*?(From|Sent|Date|To|Cc|Subject)(?::\*|\*?:)([ \t].
                     re.IGNORECASE)  # "From: x", "*From:* x" (bold, as plain text shows it)
 
 
-
 class _Headers(HeaderRegistry):
     """``email.policy.default``'s header factory, with each header's class made once and each
     header text parsed once.

@@ -196,6 +196,24 @@ def test_every_referee_option_refuses_a_bad_address_with_the_one_sentence(game, 
     assert game.read_bytes() == record and not list(tmp_path.iterdir())
 
 
+def test_the_commands_that_queue_beside_a_game_take_the_one_queue_option():
+    """`--queue DIR` of `mail in`, `mail views`, `mail out` and `tick`: one definition
+    (`git apply --queue` is another option: it has no default)."""
+    from rebis_pbm.cli import queue_option
+
+    @queue_option
+    def reference(queue) -> None: ...
+
+    the_one = option(click.command()(reference), "queue")
+    for path in (("mail", "in"), ("mail", "views"), ("mail", "out"), ("tick",)):
+        got = option(command(path), "queue")
+        assert (got.opts, got.help, got.type.file_okay, got.type.type) == \
+            (["--queue"], the_one.help, False, the_one.type.type), path
+    spelt = sorted(p.name for p in PACKAGE.glob("*.py")
+                   if 'option("--queue"' in p.read_text(encoding="utf-8"))
+    assert spelt == ["__init__.py", "git.py"]
+
+
 # --- NAME=VALUE options: one reading, one sentence -------------------------------------------------
 
 NAME_VALUE = [("new", "--key", "NAME=FILE", "ann"), ("new", "--lang", "NAME=CODE", "ann="),
