@@ -367,6 +367,109 @@ def load_yaml(data: bytes, *, source: str, kind: str) -> Loaded:
         raise InputError(f"this is not valid YAML: {said}", source=source) from None
 
 
+class _NotSimple(Exception):
+    """What :func:`_simple` does not read itself; :func:`load_yaml` then reads (or refuses) it."""
+
+
+def simple_data(data: bytes, *, kind: str) -> object | None:
+    """``load_yaml(data, ...).data`` of a file as rebis-pbm writes it, read without the
+    positions and scalar texts that only a message about a faulty file needs; None for
+    anything else.
+
+    Not None only when :func:`load_yaml` would accept ``data`` and give equal data (tested):
+    one document, a mapping at the top, text keys each once, no anchor, alias or tag, and every
+    scalar text, true, false, null or a plainly spelled integer (``0``, ``12``, ``-3``: no
+    leading zero, prefix, underscore or base 60). None for floats, other spellings, a second
+    document, text that is not UTF-8 or not YAML: the caller then reads ``data`` with
+    :func:`load_yaml`, which says what is wrong where. Never raises for any ``data``; raises
+    ValueError for an unknown ``kind``.
+
+    >>> simple_data(b"turn: 3\\nplay: {cards: [5, 5]}\\n", kind="record")
+    {'turn': 3, 'play': {'cards': [5, 5]}}
+    >>> simple_data(b"turn: 010\\n", kind="record") is None
+    True
+    """
+    if len(data) > max_bytes(kind):
+        return None
+    try:
+        return _simple(_decode(bytes(data), "-"))
+    except (InputError, _NotSimple, yaml.YAMLError):
+        return None
+
+
+def _simple(text: str) -> object:
+    """:func:`simple_data` of decoded text; raises _NotSimple (or a YAMLError) when it is not."""
+    # Each frame: [container, the key read and awaiting its value (None: a key comes next)].
+    stack: list[list] = []
+    root = None
+    documents = 0
+    scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
+    mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
+    collection_end = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+    for event in yaml.parse(text, Loader=Loader):
+        etype = type(event)
+        if etype is scalar_event:
+            if event.anchor is not None or event.tag is not None or not stack:
+                raise _NotSimple
+            value = event.value
+            implicit = event.implicit
+            tag = _resolve_scalar(value, implicit[0], implicit[1]) if implicit[0] else TAG_STR
+            frame = stack[-1]
+            container = frame[0]
+            if type(container) is dict and frame[1] is None:  # a key
+                if (tag != TAG_STR and tag != TAG_TIMESTAMP) or value in container:
+                    raise _NotSimple
+                frame[1] = value
+                continue
+            if tag == TAG_INT:
+                digits = value[1:] if value[0] == "-" else value
+                if not (digits.isascii() and digits.isdigit() and len(digits) <= MAX_INT_DIGITS
+                        and (digits[0] != "0" or digits == "0")):
+                    raise _NotSimple  # 010, 0x1F, 1_000, +3, 1:30: load_yaml and the schema
+                value = int(value)
+            elif tag == TAG_NULL:
+                value = None
+            elif tag == TAG_BOOL:
+                value = _constructor.construct_yaml_bool(yaml.ScalarNode(tag, value))
+            elif tag not in (TAG_STR, TAG_TIMESTAMP):  # text stays text, as load_yaml keeps it
+                raise _NotSimple  # floats, merge keys and the like
+            if type(container) is list:
+                container.append(value)
+            else:
+                container[frame[1]] = value
+                frame[1] = None
+        elif etype is mapping_start or etype is sequence_start:
+            if event.anchor is not None or event.tag is not None or len(stack) >= MAX_DEPTH:
+                raise _NotSimple
+            made: dict | list = {} if etype is mapping_start else []
+            if not stack:
+                if etype is sequence_start:
+                    raise _NotSimple
+                root = made
+            else:
+                frame = stack[-1]
+                container = frame[0]
+                if type(container) is list:
+                    container.append(made)
+                elif frame[1] is None:
+                    raise _NotSimple  # a list or mapping as a key
+                else:
+                    container[frame[1]] = made
+                    frame[1] = None
+            stack.append([made, None])
+        elif etype in collection_end:
+            stack.pop()
+        elif etype is yaml.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise _NotSimple  # load_yaml accepts an empty second document, and says the rest
+        elif etype is alias_event:
+            raise _NotSimple
+    if root is None:
+        raise _NotSimple
+    return root
+
+
 def _build(text: str, *, source: str, kind: str) -> Loaded:
     positions: dict = {}
     key_positions: dict = {}

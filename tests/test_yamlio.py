@@ -394,3 +394,98 @@ def test_top_level_text_cases(text):
     except yaml.YAMLError:  # broken after the entry: the entry is still read
         expected = "x"
     assert yamlio.top_level_text(data, "game") == expected
+
+
+# ------------------------------------------------------------------ simple_data
+
+def _strict_or_none(data: bytes, kind: str):
+    try:
+        return load_yaml(data, source="f.yaml", kind=kind).data
+    except InputError:
+        return None
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.dictionaries(st.text(max_size=8), json_data, max_size=5))
+def test_simple_data_reads_what_dump_yaml_writes_as_the_strict_reader_does(value):
+    """Every file rebis-pbm writes (plain data through dump_yaml) takes the quick read, and it
+    gives the strict reader's data, types and key order included."""
+    data = dump_yaml(value).encode("utf-8")
+    got = yamlio.simple_data(data, kind="record")
+    assert got == load_yaml(data, source="r.yaml", kind="record").data == value
+    assert list(_keys(got)) == list(_keys(value))
+
+
+def _keys(value):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _keys(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _keys(item)
+
+
+@settings(max_examples=600, deadline=None, derandomize=True)
+@given(st.data())
+def test_simple_data_never_accepts_what_the_strict_reader_refuses_or_reads_otherwise(data):
+    """On mutated files the quick read either declines (None) or gives exactly the strict
+    reader's data: it never accepts a file load_yaml refuses."""
+    buf = bytearray(VALID + b"n: 12\nz: -3\nt: 0\nb: yes\nq: ~\nd: 2024-05-01\n")
+    for _ in range(data.draw(st.integers(1, 6))):
+        op = data.draw(st.sampled_from(["replace", "insert", "delete"]))
+        i = data.draw(st.integers(0, len(buf)))
+        if op == "delete" and i < len(buf):
+            del buf[i]
+        else:
+            ch = data.draw(st.sampled_from(list(b":-[]{}&*!|>'\"#\t\n\r ,?%@`0yn.~x_+") + [0xFF, 0]))
+            if op == "insert" or i == len(buf):
+                buf.insert(i, ch)
+            else:
+                buf[i] = ch
+    for kind in ("move", "record"):
+        got = yamlio.simple_data(bytes(buf), kind=kind)
+        if got is not None:
+            assert got == _strict_or_none(bytes(buf), kind)
+            assert type(got) is dict
+
+
+@pytest.mark.parametrize("text", [
+    "n: 010\n", "n: 0x1F\n", "n: 1_000\n", "n: +3\n", "n: 1:30\n", "n: 1.5\n", "n: .inf\n",
+    "n: 1234567890123456789\n", "a: &x 1\nb: *x\n", "n: !!str 5\n", "<<: {a: 1}\n",
+    "a: 1\na: 2\n", "yes: 1\n", "1: a\n", "? [a]\n: b\n", "- a\n", "x\n", "", "# only\n",
+    "a: 1\n---\nb: 2\n", "a: 1\n---\n", "a: [\n", "a: b: c\n", "\xef\xbb\xbfa: \x07\n",
+    "a: " + "[" * 40 + "]" * 40 + "\n", "n: 00\n", "n: -01\n",
+])
+def test_simple_data_declines_what_needs_the_strict_reader(text):
+    """Odd integer spellings, floats, anchors, tags, merge keys, repeated or non-text keys, a
+    document that is not one mapping, broken YAML: None, so that load_yaml reads it and says
+    where (or gives its own reading, as for 010)."""
+    assert yamlio.simple_data(text.encode("utf-8"), kind="record") is None
+
+
+def test_simple_data_reads_bom_crlf_and_plain_scalars_as_the_strict_reader():
+    data = b"\xef\xbb\xbfa: 0\r\nb: -3\r\nc: 'x: y'\r\nd: 2024-05-01\r\ne:\r\nf: no\r\ng: [1, 2]\r\n"
+    expected = {"a": 0, "b": -3, "c": "x: y", "d": "2024-05-01", "e": None, "f": False,
+                "g": [1, 2]}
+    assert yamlio.simple_data(data, kind="record") == expected
+    assert load_yaml(data, source="f", kind="record").data == expected
+
+
+def test_simple_data_respects_the_size_cap_and_the_kinds():
+    assert yamlio.simple_data(b"a: 1\n" + b"#" * yamlio.MOVE_MAX_BYTES, kind="move") is None
+    assert yamlio.simple_data(b"a: 1\n", kind="move") == {"a": 1}
+    with pytest.raises(ValueError, match="kind"):
+        yamlio.simple_data(b"a: 1\n", kind="nothing")
+
+
+def test_simple_data_reads_every_archived_record_as_the_strict_reader():
+    from pathlib import Path
+
+    records = sorted((Path(__file__).parent / "records").glob("*.yaml"))
+    assert records
+    for path in records:
+        data = path.read_bytes()
+        got = yamlio.simple_data(data, kind="record")
+        assert got is not None, path.name
+        assert got == load_yaml(data, source=path.name, kind="record").data, path.name

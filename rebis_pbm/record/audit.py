@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ..engine.state import FINISHED, RED_TOKEN
 from ..errors import InputError
 from ..views import counted, is_join_placeholder
-from ..yamlio import load_yaml
+from ..yamlio import load_yaml, simple_data
 from .model import BEFORE_V3, FAIR_DEAL, Record
 from .verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
 
@@ -303,14 +303,19 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     from ..schemas import load_schema, validate
 
     report = Report(source)
+    # A record as rebis-pbm writes it is read without positions; any other is read by the
+    # strict loader, whose positions its messages need.
+    simple = simple_data(data, kind="record")
+    fast = None if simple is None else _as_written(data, source, simple, find_seed)
     try:
-        loaded = load_yaml(data, source=source, kind="record")
+        loaded = load_yaml(data, source=source, kind="record") if fast is None else None
     except InputError as exc:
         turn = _turn_at_line(data.decode("utf-8", errors="replace"), exc.line)
         report.problem = Problem("unreadable", "the file is not a complete game record (cut "
                                  f"short, or damaged), so it cannot be read: {exc}", turn=turn)
         return report
-    fast = _as_written(data, source, loaded, find_seed)
+    if fast is None and simple is None:
+        fast = _as_written(data, source, loaded, find_seed)
     try:
         if fast is None:
             validate(loaded, "record")
@@ -333,7 +338,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
                     f"short): {exc}")
         report.problem = Problem("schema", what, turn=turn, player=_player_at(data, turn))
         return report
-    report.game, report.moves, report.status = record.game, len(record.moves), loaded.data["status"]
+    written = simple if loaded is None else loaded.data
+    report.game, report.moves, report.status = record.game, len(record.moves), written["status"]
     joins = {j.player: j for j in record.joins} if record.deal == FAIR_DEAL else {}
     # A join that kept the template's words adds nothing the referee did not know.
     report.blank_joins = [p for p in record.players
@@ -387,7 +393,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
                               + ("" if known else " (a closing play's once the seed is revealed)"))
     if keyed and known and code is None:  # the walk's last check, passed
         report.checked.append(_RECORD_DIGEST)
-    report.problem = result.problem or check_status(record, loaded.data["status"], result.replay)
+    report.problem = result.problem or check_status(record, written["status"], result.replay)
     if report.problem is None:
         from ..trust import check_witness
 
@@ -409,7 +415,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
                     w.source for w in witnesses) + ")")
     if report.problem is not None:
         return report
-    finished = loaded.data["status"].get("phase") == FINISHED
+    finished = written["status"].get("phase") == FINISHED
     report.checked.append("the status and final score" if finished else "the status")
     if not known:
         n = len(record.moves)

@@ -18,7 +18,7 @@ from ..engine import IllegalMove, apply_move, setup
 from ..engine.enums import Word
 from ..engine.state import FINISHED, PLAY, RED_TOKEN
 from ..errors import CorruptRecord
-from ..yamlio import load_yaml
+from ..yamlio import load_yaml, simple_data
 from .codec import parse_record
 from .digests import chain_digest, commitment, state_digest
 from .model import (
@@ -597,14 +597,22 @@ def read_checked(data: bytes, source: str, seed_for) -> tuple[Record, Replay, st
 def _read_as_written(data: bytes, source: str, seed_for,
                      loaded=None) -> tuple[Record, Replay, str] | None:
     """The fast path of :func:`read_game`; None sends the record down the checked path.
-    ``loaded``: ``data`` already read by the strict loader (``yamlio.load_yaml``)."""
+    ``loaded``: ``data`` already read, by the strict loader (a ``yamlio.Loaded``) or as
+    :func:`rebis_pbm.yamlio.simple_data` gives it (a dict); None: read here, by
+    ``simple_data`` when it can (no positions kept: a record rebis-pbm wrote needs none),
+    else by the strict loader."""
     from ..schemas import address_accepted, check_integer_spelling, defined_pattern
 
     try:
         if loaded is None:
-            loaded = load_yaml(data, source=source, kind="record")
-        check_integer_spelling(loaded)
-        doc = loaded.data
+            loaded = simple_data(data, kind="record")
+            if loaded is None:
+                loaded = load_yaml(data, source=source, kind="record")
+        if type(loaded) is dict:
+            doc = loaded  # integers plainly spelled: simple_data reads no other
+        else:
+            check_integer_spelling(loaded)
+            doc = loaded.data
         addresses = doc.get("addresses", {})
         if not all(address_accepted(address) for address in addresses.values()):
             return None  # no digest covers the addresses: only their form is checked
