@@ -397,6 +397,17 @@ def simple_data(data: bytes, *, kind: str) -> object | None:
         return None
 
 
+_HEX_DIGITS = "0123456789abcdef"
+
+
+def _digest_text(value: str) -> bool:
+    """Is ``value`` a SHA-256 digest in lower-case hex (64 digits) with a letter after its first
+    two characters? Then no YAML resolver reads it as anything but text (no number has such a
+    letter: ``0b``/``0x`` prefixes take theirs at index 1). A record holds two digests a move,
+    each new: the resolver's cache never has them, and asking it costs more than this check."""
+    return len(value) == 64 and not value.strip(_HEX_DIGITS) and not value[2:].isdigit()
+
+
 def _simple(text: str) -> object:
     """:func:`simple_data` of decoded text; raises _NotSimple (or a YAMLError) when it is not."""
     # Each frame: [container, the key read and awaiting its value (None: a key comes next)].
@@ -413,7 +424,10 @@ def _simple(text: str) -> object:
                 raise _NotSimple
             value = event.value
             implicit = event.implicit
-            tag = _resolve_scalar(value, implicit[0], implicit[1]) if implicit[0] else TAG_STR
+            if not implicit[0] or _digest_text(value):
+                tag = TAG_STR
+            else:
+                tag = _resolve_scalar(value, implicit[0], implicit[1])
             frame = stack[-1]
             container = frame[0]
             if type(container) is dict and frame[1] is None:  # a key
@@ -765,6 +779,10 @@ def _int_event(number: int) -> yaml.ScalarEvent:
 def _scalar(tag: str, text: str) -> yaml.ScalarEvent:
     # As the serializer does: implicit (plain, quoted) when the resolver gives the tag back.
     # Asked about a quoted scalar, the resolver gives text's tag whatever the text.
+    if tag == TAG_STR and _digest_text(text) and text.strip("0123456789e"):
+        # A digest with a letter YAML 1.2 numbers do not have: plain, and read back as text
+        # (two a move in a record, each new: the caches below never hold them).
+        return yaml.ScalarEvent(None, tag, (True, True), text, style=None)
     style = _str_style(text) if tag == TAG_STR else None
     implicit = (_resolve_scalar(text, True, False) == tag, tag == TAG_STR)
     return yaml.ScalarEvent(None, tag, implicit, text, style=style)

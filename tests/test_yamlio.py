@@ -489,3 +489,32 @@ def test_simple_data_reads_every_archived_record_as_the_strict_reader():
         got = yamlio.simple_data(data, kind="record")
         assert got is not None, path.name
         assert got == load_yaml(data, source=path.name, kind="record").data, path.name
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.text("0123456789abcdefx_:.+-eE", min_size=60, max_size=66)
+       | st.from_regex(r"0b[01]{62}|[0-9]{64}|[0-9a-f]{64}|0x[0-9a-f]{62}", fullmatch=True))
+def test_digest_texts_are_what_the_resolver_reads_as_text(value):
+    """The quick test for a digest never calls text what PyYAML's resolver reads otherwise."""
+    if yamlio._digest_text(value):
+        assert yamlio._resolve_scalar(value, True, False) == yamlio.TAG_STR
+
+
+def test_digest_texts_include_every_digest_of_the_archive():
+    import hashlib
+    digests = [hashlib.sha256(str(n).encode()).hexdigest() for n in range(200)]
+    assert all(yamlio._digest_text(d) for d in digests)
+    assert not yamlio._digest_text("0b" + "01" * 31) and not yamlio._digest_text("1" * 64)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.from_regex(r"[0-9a-f]{64}|[0-9]{20}e[0-9]{43}|0b[01]{62}|[0-9]{64}", fullmatch=True),
+                min_size=1, max_size=4))
+def test_dump_writes_digests_as_the_representer_does(digests):
+    """Digests are written as the representer writes them, the ones a YAML 1.2 reader would
+    take for a number (123e45...) quoted, and read back as the same text."""
+    data = {"moves": [{"state_hmac": d, "chain_sha256": d} for d in digests]}
+    text = dump_yaml(data)
+    assert text == _representer_dump(data)
+    assert load_yaml(text.encode(), source="r", kind="record").data == data
+    assert yamlio.simple_data(text.encode(), kind="record") == data
