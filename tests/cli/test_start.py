@@ -11,9 +11,11 @@ from rebis_pbm import start
 
 def test_the_command_runs_with_the_collector_on_and_the_imports_frozen(monkeypatch):
     seen = {}
+    before = gc.get_threshold()
 
     def command_line():
         seen["enabled"] = gc.isenabled()
+        seen["threshold"] = gc.get_threshold()
         seen["frozen"] = gc.get_freeze_count()
         garbage = []
         garbage.append(garbage)  # a cycle made by the command
@@ -25,7 +27,9 @@ def test_the_command_runs_with_the_collector_on_and_the_imports_frozen(monkeypat
         start.main()
     finally:
         gc.unfreeze()  # the rest of the test run scans as before
+        gc.set_threshold(*before)
     assert seen["enabled"] is True
+    assert seen["threshold"] == (start.YOUNG, *before[1:])
     assert seen["frozen"] > 1000  # the objects already made are frozen, not scanned again
     assert seen["collected"] >= 1  # the command's own cycle was found and freed
     assert gc.isenabled()
@@ -36,6 +40,7 @@ def test_the_collector_is_on_again_when_the_command_fails(monkeypatch):
         raise SystemExit(2)
 
     monkeypatch.setattr(rebis_pbm.cli, "main", command_line)
+    before = gc.get_threshold()
     try:
         try:
             start.main()
@@ -43,6 +48,7 @@ def test_the_collector_is_on_again_when_the_command_fails(monkeypatch):
             assert exc.code == 2
     finally:
         gc.unfreeze()
+        gc.set_threshold(*before)
     assert gc.isenabled()
 
 
