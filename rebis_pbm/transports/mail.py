@@ -16,12 +16,14 @@ Every message sent is marked ``Auto-Submitted`` and automatic messages are never
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import secrets
 from datetime import datetime, timezone
 from email import policy
 from email.errors import HeaderParseError, MessageError
+from email.generator import BytesGenerator
 from email.headerregistry import Address, HeaderRegistry
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -670,9 +672,31 @@ def queue(folder: str | os.PathLike, messages: list[EmailMessage]) -> None:
         box = mailbox.Maildir(os.fspath(folder), create=True)
         for msg in messages:
             _choose_boundaries(msg)
-            box.add(msg)
+            box.add(as_bytes(msg))
     finally:
         os.umask(mask)
+
+
+class _Generator(BytesGenerator):
+    """The email package's writer of a message's bytes, writing each text part (a view, the
+    picture's HTML in base64, an attachment) in one piece where the stock one writes it line by
+    line, turning each line end into the policy's: with LF line ends already and a policy that
+    writes LF (a Maildir's), the bytes are the same (tested), and a move's five messages with
+    their pictures are written in about 40 M instructions less."""
+
+    def _write_lines(self, lines: str) -> None:
+        if self._NL == "\n" and "\r" not in lines:
+            self.write(lines)
+        else:
+            super()._write_lines(lines)  # CR or CRLF to turn into the policy's line end
+
+
+def as_bytes(msg: EmailMessage) -> bytes:
+    """``msg`` as the queue holds it: the bytes ``mailbox.Maildir.add(msg)`` writes (the email
+    package's generator, headers folded by the message's policy, no ``From`` mangling)."""
+    out = io.BytesIO()
+    _Generator(out, False, 0).flatten(msg)
+    return out.getvalue()
 
 
 def _choose_boundaries(msg: EmailMessage) -> None:

@@ -16,6 +16,8 @@ import email.policy
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rebis_pbm import referee
 from rebis_pbm.deadlines import parse_duration
@@ -134,3 +136,38 @@ def test_a_header_text_is_parsed_once_and_its_header_is_the_stock_one():
         (str(stock), stock.name, stock.params, stock.content_type)
     assert first.fold(policy=mail.POLICY) == stock.fold(policy=email.policy.default)
     assert factory["subject"] is factory["Subject"]  # one class a header name
+
+
+def test_the_queue_writes_the_bytes_mailbox_writes(game, tmp_path, fixed):
+    """mail.as_bytes (the text parts in one write) gives, for every kind of message, the bytes
+    mailbox.Maildir.add writes with the email package's own generator, line by line."""
+    import mailbox
+
+    box = mailbox.Maildir(tmp_path / "stock", create=True)
+    messages = compose(game)
+    for msg in messages:
+        mail._choose_boundaries(msg)
+        key = box.add(msg)
+        assert mail.as_bytes(msg) == box.get_bytes(key)
+    assert any(b"Content-Type: text/html" in mail.as_bytes(m) for m in messages)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(["a", "é", " ", "\n", "\r", "\r\n", "-", "="]), max_size=200)
+       .map("".join),
+       st.sampled_from(["7bit", "8bit", "base64", "quoted-printable"]))
+def test_a_text_part_is_written_as_the_stock_generator_writes_it(text, cte):
+    """Whatever its line ends (LF, CR, CRLF) and transfer encoding, a text part is the same
+    bytes from mail.as_bytes as from the email package's generator, with LF and CRLF policies."""
+    import email.message
+
+    for policy in (mail.POLICY, email.policy.SMTP):
+        msg = email.message.EmailMessage(policy=policy)
+        msg["Subject"] = "x"
+        try:
+            msg.set_content(text, cte=cte)
+        except ValueError:  # 7bit or 8bit asked of text that cannot be: nothing to compare
+            continue
+        stock = io.BytesIO()
+        email.generator.BytesGenerator(stock, False, 0).flatten(msg)
+        assert mail.as_bytes(msg) == stock.getvalue()
