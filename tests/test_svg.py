@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rebis_pbm import svg, views
 from rebis_pbm.transports import mail
@@ -272,3 +274,12 @@ def test_the_picture_says_when_and_why_the_game_ended_in_the_views_words():
     for words in ('N_("the deck is empty")', "(game over)"):
         spelt = sorted(p.name for p in package.glob("*.py") if words in p.read_text("utf-8"))
         assert spelt == ["views.py"], (words, spelt)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.text(), st.booleans())
+def test_escape_is_html_escape(text, quote):
+    """The picture's texts are escaped as the standard library's html.escape does."""
+    import html
+
+    assert svg.escape(text, quote) == html.escape(text, quote)

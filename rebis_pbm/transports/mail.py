@@ -529,9 +529,7 @@ def html_body(view: dict, text: str, title: str | None = None, lang: str | None 
     the picture's words are in (default English); ``last_move``: the last move's account in it
     (:func:`rebis_pbm.svg.render_svg`).
     """
-    from html import escape
-
-    from ..svg import render_svg
+    from ..svg import escape, render_svg
 
     title = subject(view["game"], view) if title is None else title
     picture = ("" if view["phase"] == "join" else  # before the deal: no table to draw yet
