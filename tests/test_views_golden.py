@@ -21,8 +21,8 @@ from pathlib import Path
 from rebis_pbm import views
 from rebis_pbm.engine import Ruleset
 
-sys.path.insert(0, str(Path(__file__).parent))
-from test_svg_golden import GAMES, ODD, played  # noqa: E402  (the pictures' games)
+sys.path.insert(0, str(Path(__file__).parent))  # for --write too, not only under pytest
+from test_svg_golden import GAMES, ODD, played  # the pictures' games
 
 GOLDEN = Path(__file__).with_name("views_golden.json")
 LANGS = ("en", "fr", "pt")
