@@ -298,6 +298,9 @@ _SHELF_VIEWS: dict[int, tuple[Shelf, frozenset[int], dict[tuple, _KeptShelf]]] =
 # before this is emptied is rendered in full: slower, the same text.
 _VIEWED: dict[int, tuple[dict, _KeptShelf]] = {}
 _KEPT = 8192  # each of the caches above is emptied when it holds more entries than this
+# The last state whose views were built (held, compared with is), its score table and its
+# burdens: the same for every viewer (build_view).
+_PUBLIC: tuple = (None, (), ())
 
 
 def _kept_shelf(shelf: dict) -> _KeptShelf | None:
@@ -340,15 +343,20 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     more than its viewer's information set (see ``_shelf_view``). Raises ValueError for an
     unknown viewer.
     """
+    global _PUBLIC
     addresses = addresses or {}
     viewer_seat = None if viewer is None else replay.state.seat(viewer)
     # Built from the viewer's information set only: no hidden card is even within reach (once
     # the seed is revealed, every face-down card is public and the full state is shown).
     state = replay.state if revealed else information_set(replay.state, viewer_seat)
-    scores = {p.player: p for p in score_table(state)}
-    # R12's burden during the game: face-up - cards and hand sizes, both public.
+    if _PUBLIC[0] is not replay.state:
+        # The scores (face-up cards and tokens, R13) and R12's burdens during the game (face-up -
+        # cards and hand sizes) are public, the same in every viewer's information set: counted
+        # once for the views of a state, not once per view.
+        _PUBLIC = (replay.state, score_table(state), burdens(state))
+    scores = {p.player: p for p in _PUBLIC[1]}
     burden_of = {b.player: {"negative": b.negative, "hand": b.hand, "total": b.total}
-                 for b in burdens(state)}
+                 for b in _PUBLIC[2]}
     players = []
     for seat, name in enumerate(state.players):
         row = state.shelves[seat]

@@ -27,6 +27,7 @@ def forget() -> None:
     views._SHELF_VIEWS.clear()
     views._VIEWED.clear()
     views._CARD_YAML.clear()
+    views._PUBLIC = (None, (), ())
 
 
 def everything(replay, viewer, **flags) -> list[str]:
