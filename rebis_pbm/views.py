@@ -16,7 +16,7 @@ from typing import Any
 
 from .engine import burdens, information_set, legal_moves, score_table, winners
 from .engine import events as ev
-from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED
+from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, Shelf
 from .engine.state import FINISHED, PLAY, RED_TOKEN, State
 from .i18n import ENGLISH, N_, gettext_for, in_every_language, ngettext_for
 from .record import Replay
@@ -229,6 +229,89 @@ def _card(card, seat: int, viewer_seat: int | None, seats, revealed: bool = Fals
     return out
 
 
+def _shelf_view(real: Shelf, seen: Shelf, seat: int, number: int, active: bool, score: int,
+                viewer_seat: int | None, seats: tuple[str, ...], revealed: bool) -> dict:
+    """A shelf's entry in a view: ``seen`` (the viewer's information set of the shelf ``real``
+    of the player in ``seat``) as a new dict, a copy of the one kept for every viewer who sees
+    ``real`` alike.
+
+    Kept because ``apply`` writes ten views, and every view has every shelf of the game, most of
+    them closed: a shelf no move touched is the same object in the next state, so each is built
+    and rendered (:func:`_view_yaml`, :func:`render_text`) once per way it is seen rather than
+    once per view. What a viewer sees of a shelf is decided by the shelf, its place (``seat``,
+    ``number``, ``active``, ``score``), the seats' names and whether the seed is revealed, and,
+    before that, by whether the viewer laid one of its face-down cards (the only cards shown to
+    some and not to others): the key of the entry kept (:data:`_SHELF_VIEWS`). A closed shelf is
+    so seen two ways: by its closer, and by everyone else (the spectator too).
+
+    The copy is the caller's to change: the entry keeps its own dict, and rendering uses its
+    texts only while the copy is equal to it (:func:`_kept_shelf`)."""
+    global _SHELF_VIEWS, _VIEWED
+    known = _SHELF_VIEWS
+    if len(known) > _KEPT:
+        known = _SHELF_VIEWS = {}
+    entry = known.get(id(real))
+    if entry is None or entry[0] is not real:  # an id another shelf had is not this shelf's
+        entry = known[id(real)] = (real, frozenset(c.placed_by for c in real.cards
+                                                   if not c.factor), {})
+    laid = not revealed and viewer_seat is not None and viewer_seat in entry[1]
+    key = (seat, number, active, score, seats, revealed, viewer_seat if laid else None)
+    kept = entry[2].get(key)
+    if kept is None:
+        kept = entry[2][key] = _KeptShelf({
+            "shelf": number,
+            "active": active,
+            "weight": seen.weight,
+            "value": seen.value,
+            "tokens": list(seen.tokens),
+            "score": score,
+            "cards": [_card(c, seat, viewer_seat, seats, revealed) for c in seen.cards],
+        })
+    shown = kept.view
+    copy = {**shown, "tokens": shown["tokens"].copy(),
+            "cards": list(map(dict.copy, shown["cards"]))}
+    viewed = _VIEWED
+    if len(viewed) > _KEPT:
+        viewed = _VIEWED = {}
+    viewed[id(copy)] = (copy, kept)  # held: no other dict takes its id while it is here
+    return copy
+
+
+class _KeptShelf:
+    """A shelf's entry as some viewers see it (:func:`_shelf_view`), never handed out, and its
+    renderings, made when first asked for: its YAML as a view's YAML writes a shelf, and its
+    lines of the text view by language."""
+
+    __slots__ = ("lines", "view", "yaml")
+
+    def __init__(self, view: dict) -> None:
+        self.view = view
+        self.yaml: str | None = None
+        self.lines: dict[str | None, list[str]] = {}
+
+
+# The shelves' entries kept, by the id of the engine's shelf: (the shelf, held so that no other
+# takes its id; the seats that laid its face-down cards; {(seat, number, active, score, seats,
+# revealed, the viewer's seat if they laid one of them, else None): _KeptShelf}).
+_SHELF_VIEWS: dict[int, tuple[Shelf, frozenset[int], dict[tuple, _KeptShelf]]] = {}
+# The shelf entries handed out in views, by id: (the entry, held; its _KeptShelf). A view built
+# before this is emptied is rendered in full: slower, the same text.
+_VIEWED: dict[int, tuple[dict, _KeptShelf]] = {}
+_KEPT = 8192  # each of the caches above is emptied when it holds more entries than this
+# The last state whose views were built (held, compared with is), its score table and its
+# burdens: the same for every viewer (build_view).
+_PUBLIC: tuple = (None, (), ())
+
+
+def _kept_shelf(shelf: dict) -> _KeptShelf | None:
+    """The kept entry that ``shelf`` (a view's shelf entry) is a copy of, if it still equals it;
+    else None (a shelf built otherwise, or changed since: rendered as it is)."""
+    got = _VIEWED.get(id(shelf))
+    if got is None or got[0] is not shelf or shelf != got[1].view:
+        return None
+    return got[1]
+
+
 def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool = False,
                abandoned: bool = False, addresses: dict[str, str] | None = None,
                lang: str | None = None, stand_ins: dict[int, str] | None = None) -> dict:
@@ -254,31 +337,35 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     ``account`` (the move told as the referee's, :func:`account`; ``text`` stays the events
     told as they are, as views have always had it).
 
-    Returns a dict matching ``schemas/view.schema.json``. Raises ValueError for an unknown viewer.
+    Returns a dict matching ``schemas/view.schema.json``, the caller's to change. Its shelves are
+    copies of entries kept for the next view of the same shelves (a closed shelf is in every view
+    of every later move): kept apart for each way a viewer may see a shelf, so that no view shows
+    more than its viewer's information set (see ``_shelf_view``). Raises ValueError for an
+    unknown viewer.
     """
+    global _PUBLIC
     addresses = addresses or {}
     viewer_seat = None if viewer is None else replay.state.seat(viewer)
     # Built from the viewer's information set only: no hidden card is even within reach (once
     # the seed is revealed, every face-down card is public and the full state is shown).
     state = replay.state if revealed else information_set(replay.state, viewer_seat)
-    scores = {p.player: p for p in score_table(state)}
-    # R12's burden during the game: face-up - cards and hand sizes, both public.
+    if _PUBLIC[0] is not replay.state:
+        # The scores (face-up cards and tokens, R13) and R12's burdens during the game (face-up -
+        # cards and hand sizes) are public, the same in every viewer's information set: counted
+        # once for the views of a state, not once per view.
+        _PUBLIC = (replay.state, score_table(state), burdens(state))
+    scores = {p.player: p for p in _PUBLIC[1]}
     burden_of = {b.player: {"negative": b.negative, "hand": b.hand, "total": b.total}
-                 for b in burdens(state)}
+                 for b in _PUBLIC[2]}
     players = []
     for seat, name in enumerate(state.players):
-        shelves = []
-        for number, shelf in enumerate(state.shelves[seat], start=1):
-            shelves.append({
-                "shelf": number,
-                "active": number == len(state.shelves[seat]),
-                "weight": shelf.weight,
-                "value": shelf.value,
-                "tokens": list(shelf.tokens),
-                "score": scores[name].shelves[number - 1].score,
-                "cards": [_card(c, seat, viewer_seat, state.players, revealed)
-                          for c in shelf.cards],
-            })
+        row = state.shelves[seat]
+        shelf_scores = scores[name].shelves
+        shelves = [_shelf_view(real, seen, seat, number, number == len(row),
+                               shelf_scores[number - 1].score, viewer_seat, state.players,
+                               revealed)
+                   for number, (real, seen) in enumerate(
+                       zip(replay.state.shelves[seat], row, strict=True), start=1)]
         players.append({
             "name": name,
             **({"address": addresses[name]} if name in addresses else {}),
@@ -433,9 +520,13 @@ def moves_listing(game: str, state: State, fmt: str) -> str:
 
 def render(view: dict, fmt: str, lang: str | None = None) -> str:
     """The view as ``yaml``, ``json``, ``text`` or ``svg`` (a picture of the table); ``lang``
-    is the language of the text (default English; build the view in the same language)."""
+    is the language of the text (default English; build the view in the same language).
+
+    The YAML and the text of a shelf whose entry :func:`build_view` built, unchanged since, are
+    written once per way it is seen and language, and kept for the next views (``_view_yaml``,
+    :func:`render_text`): the same text as written afresh."""
     if fmt == "yaml":
-        return dump_yaml(view)
+        return _view_yaml(view)
     if fmt == "json":
         return json.dumps(view, indent=2, ensure_ascii=False) + "\n"
     if fmt == "text":
@@ -445,6 +536,98 @@ def render(view: dict, fmt: str, lang: str | None = None) -> str:
 
         return render_svg(view, lang=lang)
     raise ValueError(f"unknown format {fmt!r}: use text, yaml, json or svg")
+
+
+def _items(text: str, at: str, mark: str, count: int) -> list[str] | None:
+    """The ``count`` items of a block sequence that ``dump_yaml`` wrote in ``text`` after the
+    lines ``at``, each starting with ``mark`` (its indentation, a dash and a space) and ending
+    with its line break; None when ``text`` is not so (some scalar of theirs looks like an
+    item: not cut)."""
+    if not text.startswith(at):
+        return None
+    pieces = text[len(at) - 1:].split("\n" + mark)[1:]
+    if len(pieces) != count:
+        return None
+    pieces[-1] = pieces[-1][:-1]  # the document's last line break: each piece gets its own
+    return [mark + piece + "\n" for piece in pieces]
+
+
+# What dump_yaml writes before a view's shelves, and before their cards, nested as a view nests
+# them; and how each of them starts.
+_SHELVES_AT, _SHELF_MARK = "players:\n- shelves:\n", "  - "
+_CARDS_AT, _CARD_MARK = "players:\n- shelves:\n  - cards:\n", "    - "
+# A card's YAML in a view, by its entry's items: few cards differ (a number, a sign or a face,
+# who laid it). Emptied when it holds _KEPT cards.
+_CARD_YAML: dict[tuple, str] = {}
+
+
+def _shelves_yaml(new: list[_KeptShelf]) -> bool:
+    """Write the YAML of the kept shelves ``new`` (``_KeptShelf.yaml``), as a view writes them:
+    their entries but their cards in one document, and their cards from :data:`_CARD_YAML` (the
+    few not there in another). False when some entry is not as :func:`_shelf_view` builds them
+    (nothing is kept then)."""
+    global _CARD_YAML
+    if any(next(reversed(kept.view)) != "cards" or not kept.view["cards"] for kept in new):
+        return False
+    heads = _items(dump_yaml({"players": [{"shelves": [
+        {k: v for k, v in kept.view.items() if k != "cards"} for kept in new]}]}),
+        _SHELVES_AT, _SHELF_MARK, len(new))
+    if heads is None:
+        return False
+    cards = _CARD_YAML
+    if len(cards) > _KEPT:
+        cards = _CARD_YAML = {}
+    rows = [[tuple(card.items()) for card in kept.view["cards"]] for kept in new]
+    unknown = {key: dict(key) for row in rows for key in row if key not in cards}
+    if unknown:
+        texts = _items(dump_yaml({"players": [{"shelves": [{"cards": list(unknown.values())}]}]}),
+                       _CARDS_AT, _CARD_MARK, len(unknown))
+        if texts is None:
+            return False
+        cards.update(zip(unknown, texts, strict=True))
+    for kept, head, row in zip(new, heads, rows, strict=True):
+        kept.yaml = head + "    cards:\n" + "".join([cards[key] for key in row])
+    return True
+
+
+def _view_yaml(view: dict) -> str:
+    """``dump_yaml(view)``, the same text, with the YAML of each shelf kept (:func:`_kept_shelf`)
+    rather than written again: a view's shelves are most of it, and a closed shelf is the same in
+    every view of every move. A mapping's entries, and a block sequence's items, are written
+    each on their own lines, whatever their neighbours, so the view is written in pieces: the
+    entries before ``players``, each player without its shelves, its shelves, the entries after.
+    A view any of whose shelves is not kept (not built by :func:`build_view`, or changed since)
+    is written whole."""
+    players = view.get("players")
+    if type(players) is not list or not players:
+        return dump_yaml(view)
+    rows = []
+    for player in players:
+        if type(player) is not dict or len(player) < 2 or next(reversed(player)) != "shelves":
+            return dump_yaml(view)
+        shelves = player["shelves"]
+        if type(shelves) is not list or not shelves:
+            return dump_yaml(view)
+        row = [_kept_shelf(shelf) for shelf in shelves]
+        if None in row:
+            return dump_yaml(view)
+        rows.append(row)
+    new = list({id(kept): kept for row in rows for kept in row if kept.yaml is None}.values())
+    if new and not _shelves_yaml(new):
+        return dump_yaml(view)
+    parts = []
+    for player, row in zip(players, rows, strict=True):
+        head = dump_yaml({"players": [{k: v for k, v in player.items() if k != "shelves"}]})
+        parts.append(head[len("players:\n"):])
+        parts.append("  shelves:\n")
+        parts += (kept.yaml for kept in row)
+    keys = list(view)
+    at = keys.index("players")
+    before = dump_yaml({k: view[k] for k in keys[:at]}) if at else ""
+    after = dump_yaml({k: view[k] for k in keys[at + 1:]}) if at + 1 < len(keys) else ""
+    if any(piece.endswith("...\n") for piece in (before, *parts)):
+        return dump_yaml(view)  # a piece that ends its document: not a piece of a mapping
+    return before + "players:\n" + "".join(parts) + after
 
 
 def _card_text(card: dict) -> str:
@@ -576,10 +759,28 @@ def _burden_text(burden: dict | None, _) -> str:
     return _(", burden {total} (- cards {negative} + hand {hand})").format(**burden)
 
 
+def _shelf_lines(shelf: dict, lang: str | None, _: Callable[[str], str]) -> list[str]:
+    """A shelf's lines in the text view, in ``lang`` (whose gettext is ``_``)."""
+    tag = _("active") if shelf["active"] else _("closed")
+    cards = " ".join(_card_text(c) for c in shelf["cards"])
+    tokens = tokens_text(shelf["tokens"], lang)
+    lines = [_("  shelf {shelf} ({tag}): {cards} | weight {weight}, value {value}, "
+               "{tokens}, scores {score}").format(
+                   shelf=shelf["shelf"], tag=tag, cards=cards, weight=shelf["weight"],
+                   value=shelf["value"], tokens=tokens, score=shelf["score"])]
+    played = _played_by(shelf["cards"])
+    if played:  # its own line: the shelf line above keeps its cards as they were
+        lines.append(_("    played by: {cards}").format(cards=played))
+    return lines
+
+
 def render_text(view: dict, lang: str | None = None) -> str:
     """The view as text for a person (an e-mail body, a terminal), in ``lang`` (default
     English; :mod:`rebis_pbm.i18n`). Pass a view built in the same language
-    (``build_view(..., lang=lang)``), whose history and move template are in it too."""
+    (``build_view(..., lang=lang)``), whose history and move template are in it too.
+
+    A shelf's lines are kept by language with its entry (``_KeptShelf``): a closed shelf seen
+    alike by several viewers, or in several views, is told once per language."""
     _, n_ = gettext_for(lang), ngettext_for(lang)
     who = (_("spectator view") if view["viewer"] == PUBLIC
            else _("view of {player}").format(player=view["viewer"]))
@@ -631,16 +832,14 @@ def render_text(view: dict, lang: str | None = None) -> str:
                            reserve=player["reserve"], score=player["score"])
                      + _burden_text(player.get("burden"), _))
         for shelf in player["shelves"]:
-            tag = _("active") if shelf["active"] else _("closed")
-            cards = " ".join(_card_text(c) for c in shelf["cards"])
-            tokens = tokens_text(shelf["tokens"], lang)
-            lines.append(_("  shelf {shelf} ({tag}): {cards} | weight {weight}, value {value}, "
-                           "{tokens}, scores {score}").format(
-                               shelf=shelf["shelf"], tag=tag, cards=cards, weight=shelf["weight"],
-                               value=shelf["value"], tokens=tokens, score=shelf["score"]))
-            played = _played_by(shelf["cards"])
-            if played:  # its own line: the shelf line above keeps its cards as they were
-                lines.append(_("    played by: {cards}").format(cards=played))
+            kept = _kept_shelf(shelf)
+            if kept is None:
+                lines += _shelf_lines(shelf, lang, _)
+                continue
+            told = kept.lines.get(lang)  # a shelf seen alike is told alike, in each language
+            if told is None:
+                told = kept.lines[lang] = _shelf_lines(kept.view, lang, _)
+            lines += told
     lines.append("")
     lines.append(_("Recent events:"))
     for entry in view["history"]:
