@@ -23,6 +23,7 @@ import textwrap
 from .i18n import N_, gettext_for, ngettext_for
 from .views import end_line, moment, standing
 
+
 def escape(text: str, quote: bool = True) -> str:
     """``html.escape(text, quote)``: ``&``, ``<`` and ``>`` (with ``quote``, ``"`` and ``'``
     too) as character references. The same replacements, tested against it; importing ``html``
