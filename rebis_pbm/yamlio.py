@@ -424,7 +424,7 @@ def _simple(text: str) -> object:
                 raise _NotSimple
             value = event.value
             implicit = event.implicit
-            if not implicit[0] or _digest_text(value):
+            if not implicit[0] or (len(value) == 64 and _digest_text(value)):
                 tag = TAG_STR
             else:
                 tag = _resolve_scalar(value, implicit[0], implicit[1])
