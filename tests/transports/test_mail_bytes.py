@@ -171,3 +171,21 @@ def test_a_text_part_is_written_as_the_stock_generator_writes_it(text, cte):
         stock = io.BytesIO()
         email.generator.BytesGenerator(stock, False, 0).flatten(msg)
         assert mail.as_bytes(msg) == stock.getvalue()
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.text(max_size=400), st.sampled_from(["html", "plain"]))
+def test_a_base64_text_part_is_what_the_email_package_makes(text, subtype):
+    """The picture's HTML part, base64 in one call (mail._set_base64_text), is the part
+    set_content(..., cte="base64") makes, header for header and byte for byte, whatever its
+    text (line ends, non-ASCII, empty), with the mail policy and with SMTP's (CRLF)."""
+    import email.message
+
+    for policy in (mail.POLICY, email.policy.SMTP):
+        ours = email.message.EmailMessage(policy=policy)
+        ours.set_content(text, subtype=subtype, content_manager=mail._BASE64_TEXT)
+        stock = email.message.EmailMessage(policy=policy)
+        stock.set_content(text, subtype=subtype, cte="base64")
+        assert list(ours.items()) == list(stock.items())
+        assert ours.get_payload() == stock.get_payload()
+        assert ours.as_bytes() == stock.as_bytes()
