@@ -264,8 +264,9 @@ def damaged_record(exc: InputError, data: bytes, source: str) -> Exception:
     from .record.audit import verify as run_verify  # only a damaged record needs it
 
     problem = run_verify(data, source).problem
-    cut_short = problem is not None and problem.code == "schema" and (
-        b"\nstatus:" not in data or exc.path[:1] == ("status",))
+    cut_short = problem is not None and (  # no status, or a broken one (verify's code "status")
+        (problem.code == "schema" and b"\nstatus:" not in data)
+        or (problem.code == "status" and exc.path[:1] == ("status",)))
     if problem is None or not (problem.code == "unreadable" or cut_short):
         return exc
     return CorruptRecord(f"{source} fails verification at {problem.sentence()}; nothing was "

@@ -333,6 +333,10 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
             what = (f"the file stops in or after turn {turn}" if turn else "the file stops before "
                     "the first move") + (" without the status that ends every record: it was cut "
                                          "short")
+        elif path[:1] == ("status",):  # the status is no move's: no player, its own code
+            report.problem = Problem("status", "the record's status is not one rebis-pbm writes "
+                                     f"(edited by hand): {exc}", turn=turn)
+            return report
         else:
             what = ("the file is not a game record as rebis-pbm writes it (edited by hand, or cut "
                     f"short): {exc}")

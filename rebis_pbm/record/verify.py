@@ -56,7 +56,7 @@ class ProblemCode(Word):
     SEALING = "sealing"              #: a closing play shows its card, or a non-closing is sealed
     RECORD_DIGEST = "record_digest"  #: keys, addresses, settings or a chain rewritten (rebis-pbm/3)
     NOT_REVEALED = "not_revealed"    #: the game is over but the record does not reveal its seed
-    STATUS = "status"                #: the status does not follow from the moves
+    STATUS = "status"                #: the status does not follow from the moves, or is malformed
     WITNESS = "witness"              #: a saved view saw a chain digest the record no longer holds
 
 

@@ -274,6 +274,48 @@ def test_the_abandoned_flag_cannot_be_removed_unnoticed(game):
     assert json.loads(result.output)["problem"]["code"] == "status"
 
 
+# A status edited by hand is the record's status at fault, never the last move or its player:
+# (the record, the edit of its text, the field the report names).
+RECORDS = REPO / "tests" / "records"
+STATUS_EDITS = [
+    ("finished-3p", ("phase: finished", "phase: play"), "status.phase"),
+    ("finished-3p", ("phase: finished", "phase: bogus"), "status.phase"),
+    ("finished-3p", ("    bob: 78", "    bob: 79"), "status.scores.bob"),
+    ("finished-3p", ("    bob: 78", "    bob: many"), "status.scores.bob"),
+    ("finished-3p", ("  end: tokens_exhausted\n", ""), "status.end"),
+    ("finished-3p", ("  end: tokens_exhausted\n", "  end: tokens_exhausted\n  extra: 1\n"),
+     "status.extra"),
+    ("unfinished", ("  turn: 13\n", "  turn: 14\n"), "status.turn"),
+    ("unfinished", ("  turn: 13\n", "  turn: thirteen\n"), "status.turn"),
+    ("unfinished", ("  turn: 13\n  player: alice\n", "  turn: 13\n"), "status.player"),
+    ("unfinished", ("  turn: 13\n  player: alice\n", "  turn: 13\n  player: alice\n  x: 1\n"),
+     "status.x"),
+]
+
+
+@pytest.mark.parametrize("name, change, field", STATUS_EDITS,
+                         ids=[f"{n}:{c[1].strip() or 'removed'}" for n, c, _ in STATUS_EDITS])
+def test_an_edited_status_is_the_status_at_fault_not_a_move(cli, tmp_path, name, change, field):
+    text = (RECORDS / f"{name}.yaml").read_text()
+    head, status = text.split("\nstatus:\n")
+    assert change[0] in status
+    game = tmp_path / "game.yaml"
+    game.write_text(head + "\nstatus:\n" + status.replace(change[0], change[1], 1))
+    last = len(load_yaml(text.encode(), source=name, kind="record").data["moves"])
+    outcome = cli("verify", game)
+    assert outcome.code == 3, (outcome.out, outcome.err)
+    first = outcome.out.splitlines()[0]
+    assert f" at the status after turn {last}: " in first, first
+    assert field in first and f"turn {last} (" not in first, first
+    assert "the status does not follow from the moves" in first or \
+        "the record's status is not one rebis-pbm writes" in first, first
+    problem = json.loads(cli("verify", game, "--format", "json").out)["problem"]
+    assert (problem["code"], problem["turn"], problem["player"]) == ("status", last, None)
+    # Every other reader refuses it as verify words it, without naming a player either.
+    line = cli("score", game).refused(3, ("status after turn", field))
+    assert f"turn {last} (" not in line
+
+
 # ------------------------------------------------------------------ the installed command
 
 def console_script() -> str:
