@@ -481,17 +481,28 @@ class _Picture:
         return _group(g), height
 
     def _legend(self) -> tuple[str, float]:
+        """The legend: an entry for each kind of shelf card the picture shows (a face-down card
+        with its number: one the viewer laid, or any once the seed is revealed), the tokens
+        (the supply always shows each kind) and the last move's mark when a shelf or the drawn
+        card carries it."""
         x = MARGIN
         _ = self._
-        entries = [(self._card({"number": 4, "sign": "positive"}, 0, 0), _("face up, +")),
-                   (self._card({"number": 4, "sign": "negative"}, 0, 0), _("face up, \u2212")),
-                   (self._back(0, 0, "down hidden"), _("face down"))]
-        if self.revealed:
+        shown = {"down" if card.get("face") == "down" and "number" not in card
+                 else "known" if card.get("face") == "down" else card.get("sign")
+                 for player in self.view["players"] for shelf in player["shelves"]
+                 for card in shelf["cards"]}
+        entries = []
+        if "positive" in shown:
+            entries.append((self._card({"number": 4, "sign": "positive"}, 0, 0), _("face up, +")))
+        if "negative" in shown:
+            entries.append((self._card({"number": 4, "sign": "negative"}, 0, 0),
+                            _("face up, \u2212")))
+        if "down" in shown:
+            entries.append((self._back(0, 0, "down hidden"), _("face down")))
+        if "known" in shown:
             entries.append((self._card({"face": "down", "number": 4}, 0, 0),
-                            _("face down (seed revealed)")))
-        elif not self.public:
-            entries.append((self._card({"face": "down", "number": 4}, 0, 0),
-                            _("face down, laid by you")))
+                            _("face down (seed revealed)") if self.revealed
+                            else _("face down, laid by you")))
         g = []
         for card, words in entries:
             g.append(_moved(_scaled(card, 0.5), x, 0))
@@ -501,7 +512,9 @@ class _Picture:
             g.append(_token(x + 6, 16, kind))
             g.append(_text(_(TOKEN_WORDS[kind]), x + 16, 20, 12, fill=MUTED))
             x += 26 + 7 * len(_(TOKEN_WORDS[kind]))
-        g.append(_rect(x, 6, 22, 20, _style(rx=3, fill="none", stroke=HIGHLIGHT,
-                                            stroke_width=2.5)))
-        g.append(_text(_("the last move"), x + 30, 20, 12, fill=MUTED))
+        you = self.view.get("you") or {}
+        if self.marks or you.get("drawn") in you.get("hand", ()):  # see _shelf and _hand
+            g.append(_rect(x, 6, 22, 20, _style(rx=3, fill="none", stroke=HIGHLIGHT,
+                                                stroke_width=2.5)))
+            g.append(_text(_("the last move"), x + 30, 20, 12, fill=MUTED))
         return _group(g, ' class="legend"'), CARD_H / 2

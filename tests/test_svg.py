@@ -99,6 +99,35 @@ def test_the_picture_draws_shelves_tokens_hand_counts_supply_deck_and_turn():
     assert "<script" not in text and "href=" not in text and "<foreignObject" not in text
 
 
+def legend(view: dict) -> list[str]:
+    root = parsed(svg.render_svg(view))
+    group = next(g for g in root.iter(f"{{{NS['s']}}}g") if g.get("class") == "legend")
+    return [t.text for t in group.iter(f"{{{NS['s']}}}text") if "num" not in t.get("class", "")]
+
+
+def test_the_legend_explains_only_what_the_picture_shows():
+    tokens = ["golden dust", "gold", "red"]
+    state, setup_events = deal(RULES, SEATS, ORDER)
+    dealt = Replay(state, setup_events, ())
+    # before the first move: only the dealt face-down cards and the tokens; no last move but
+    # alice's first draw, marked in her hand as the last move is
+    for who in ("bob", None):
+        assert legend(views.build_view("g", dealt, who)) == ["face down", *tokens]
+    assert legend(views.build_view("g", dealt, "alice")) == ["face down", *tokens,
+                                                             "the last move"]
+    # alice laid her 6 face down: she sees it as hers; bob and the spectator see a back
+    replay = closing_turn()
+    assert legend(views.build_view("g", replay, "alice")) == [
+        "face down", "face down, laid by you", *tokens, "the last move"]
+    for who in ("bob", None):
+        assert legend(views.build_view("g", replay, who)) == ["face down", *tokens,
+                                                               "the last move"]
+    # the seed revealed: every face-down card shows its number, no back is left to explain
+    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
+    assert legend(record_view(record, replay, None)) == [
+        "face up, +", "face up, \u2212", "face down (seed revealed)", *tokens, "the last move"]
+
+
 def test_the_player_to_move_and_the_last_move_are_marked():
     view = views.build_view("g", closing_turn(), None)
     words = " ".join(t.text or "" for t in parsed(views.render(view, "svg")).iter(
