@@ -428,12 +428,11 @@ def picture(record: Record, replay: Replay, viewer: str | None, lang: str | None
     draws it: from the English view (the picture finds the last move's shelves in its English
     account) with the last move told as the view built in ``lang`` tells it. Same information
     set as the view. Raises nothing of its own."""
-    from .svg import render_svg  # here: ElementTree is loaded only for a picture
+    from .svg import render_svg, told_last_move  # here: only a picture needs them
 
     last_move = None
     if lang not in (None, "en"):
-        history = record_view(record, replay, viewer, lang).get("history") or [{}]
-        last_move = history[-1].get("text")
+        last_move = told_last_move(record_view(record, replay, viewer, lang))
     return render_svg(record_view(record, replay, viewer), lang=lang, last_move=last_move)
 
 

@@ -169,9 +169,8 @@ def render_page(game: PublicGame) -> str:
                    f"<td>{burden.get(p['player'], '')}</td></tr>")
     out.append("</table>")
     if score["winners"]:
-        won = " and ".join(e(w) for w in score["winners"])
-        out.append(f"<p><strong>{'Winner' if len(score['winners']) == 1 else 'Shared win'}: "
-                   f"{won}</strong></p>")
+        won = views.winners_line([e(w) for w in score["winners"]])
+        out.append(f"<p><strong>{won}</strong></p>")
     out.append("<h2>The seed and <code>rebis-pbm verify</code></h2>")
     if game.seed is not None:
         # A rebis-pbm/2 secret is SALT:SEED (32 hex digits, a colon): the seed, then its salt.

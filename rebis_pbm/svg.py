@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 import textwrap
 
-from .i18n import N_, gettext_for, ngettext_for
-from .views import end_line, moment, standing
+from .i18n import gettext_for, ngettext_for
+from .views import TOKEN_WORDS, end_line, moment, standing, winners_line
 
 
 def escape(text: str, quote: bool = True) -> str:
@@ -63,7 +63,6 @@ KNOWN = "#8fe3ff"            # the outline of a face-down card whose number the 
 HIGHLIGHT = "#ff9a1f"        # the last move
 TOKEN_COLOURS = {"golden_dust": ("#f7e08a", "#b8962e"), "gold": ("#e0a526", "#7a5610"),
                  "red": ("#d9413b", "#7a1512")}
-TOKEN_WORDS = {"golden_dust": N_("golden dust"), "gold": N_("gold"), "red": N_("red")}
 XML_HEADER = '<?xml version="1.0" encoding="UTF-8"?>\n'  # a standalone picture's first line
 
 
@@ -79,6 +78,13 @@ def render_svg(view: dict, *, standalone: bool = True, lang: str | None = None,
     """
     svg = _Picture(view, lang, last_move).draw()
     return XML_HEADER + svg if standalone else svg
+
+
+def told_last_move(view_in_lang: dict) -> str | None:
+    """The ``last_move`` :func:`render_svg` takes for a reader: the text of the last history
+    entry of the view built in their language (None when the view has no history). The one
+    derivation of it: ``referee.picture``, the mail's picture."""
+    return (view_in_lang.get("history") or [{}])[-1].get("text")
 
 
 # --- the last move: which shelves and cards its account names --------------------------------
@@ -466,9 +472,7 @@ class _Picture:
         if "scores" in end:
             lines.append(_("Score (R13): {scores}").format(scores=", ".join(
                 f"{s['player']} {s['total']}" for s in end["scores"])))
-            won = end["winners"]
-            lines.append(_("Winner: {players}").format(players=won[0]) if len(won) == 1 else
-                         _("Shared win: {players}").format(players=_(" and ").join(won)))
+            lines.append(winners_line(end["winners"], self.lang))
         elif "red_token" in end:
             lines.append(_("{player} places the red token (R12).").format(
                 player=end["red_token"]))

@@ -30,9 +30,8 @@ RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-
 # why a game ended (R11), for every text that says it: end_words
 _END_WORDS = {ev.DECK_EMPTY: N_("the deck is empty"), ev.TOKENS_EXHAUSTED:
               N_("no golden dust and no gold token is left in the supply")}
-# "{count} golden dust": a count of tokens of one kind (tokens_text, the supply)
-_TOKEN_COUNTS = {GOLDEN_DUST: N_("{count} golden dust"), GOLD: N_("{count} gold"),
-                 RED: N_("{count} red")}
+# a token kind's name, the one wording of it: the text view's counts (tokens_text), the picture
+TOKEN_WORDS = {GOLDEN_DUST: N_("golden dust"), GOLD: N_("gold"), RED: N_("red")}
 
 
 def a_card(number: int, lang: str | None = None) -> str:
@@ -743,7 +742,8 @@ def tokens_text(tokens: list[str], lang: str | None = None) -> str:
     ('2 golden dust, 1 gold', 'no tokens')
     """
     _ = gettext_for(lang)
-    return ", ".join(_(_TOKEN_COUNTS[kind]).format(count=tokens.count(kind))
+    return ", ".join(_("{count} {token}").format(count=tokens.count(kind),
+                                                 token=_(TOKEN_WORDS[kind]))
                      for kind in (GOLDEN_DUST, GOLD, RED) if kind in tokens) or _("no tokens")
 
 
@@ -857,10 +857,7 @@ def render_text(view: dict, lang: str | None = None) -> str:
         if "scores" in end:
             lines.append(_("Score (R13): {scores}").format(scores=", ".join(
                 f"{s['player']} {s['total']}" for s in end["scores"])))
-            winners_text = _(" and ").join(end["winners"])
-            lines.append(_("Winner: {players}.").format(players=winners_text)
-                         if len(end["winners"]) == 1 else
-                         _("Shared win: {players}.").format(players=winners_text))
+            lines.append(winners_line(end["winners"], lang) + ".")
     if "move_template" in view:
         lines.append("")
         lines.append(_("Your move (save as a file and send it):"))
@@ -901,3 +898,17 @@ def end_line(reason: str, lang: str | None = None) -> str:
     end, in the text view and the picture alike."""
     _ = gettext_for(lang)
     return _("End of the game: {why}.").format(why=end_words(reason, lang))
+
+
+def winners_line(winners: list[str], lang: str | None = None) -> str:
+    """``Winner: bob`` or ``Shared win: ann and bo`` (R13), in ``lang`` (default English): the
+    one wording of a finished game's winners, in the text view, the picture, ``score`` and
+    ``verify``; no full stop (the callers' sentences differ). ``winners``: names, not empty.
+
+    >>> winners_line(["bob"]), winners_line(["ann", "bo", "cy"], "fr")
+    ('Winner: bob', 'Victoire partagée : ann et bo et cy')
+    """
+    _ = gettext_for(lang)
+    if len(winners) == 1:
+        return _("Winner: {players}").format(players=winners[0])
+    return _("Shared win: {players}").format(players=_(" and ").join(winners))

@@ -65,9 +65,8 @@ def cases():
                 for lang in LANGS:
                     told = None
                     if lang != "en":
-                        history = views.build_view(name, replay, viewer, lang=lang,
-                                                   **flags)["history"]
-                        told = history[-1]["text"]
+                        told = svg.told_last_move(views.build_view(name, replay, viewer,
+                                                                   lang=lang, **flags))
                     yield (f"{name}/{turn}/{viewer}/{lang}", view, lang, told,
                            (turn + len(lang)) % 3 != 0)
 

@@ -90,8 +90,9 @@ def score(game: str, fmt: str) -> None:
         click.echo(f"  {p['player']}: {p['total']}  ({'; '.join(parts)})")
     click.echo("Burden (R12): " + ", ".join(f"{b['player']} {b['total']}" for b in data["burdens"]))
     if finished:
-        won = data["winners"]
-        click.echo(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won))
+        from ..views import winners_line
+
+        click.echo(winners_line(data["winners"]))
 
 
 @cli.command(epilog=EXIT_CODES)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..engine.state import FINISHED, RED_TOKEN
 from ..errors import InputError
-from ..views import counted, is_join_placeholder
+from ..views import counted, is_join_placeholder, winners_line
 from ..yamlio import load_yaml, simple_data
 from .model import BEFORE_V3, FAIR_DEAL, Record
 from .verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
@@ -159,9 +159,7 @@ class Report:
         if status.get("phase") == FINISHED:
             scores = status.get("scores", {})
             lines.append("Final score: " + ", ".join(f"{p} {s}" for p, s in scores.items()) + ".")
-            won = status.get("winners", [])
-            lines.append(("Winner: " if len(won) == 1 else "Shared win: ") + " and ".join(won)
-                         + ".")
+            lines.append(winners_line(status.get("winners", [])) + ".")
         return "\n".join(lines) + "\n"
 
 

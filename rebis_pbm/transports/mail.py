@@ -483,10 +483,11 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
     if picture is not None:
-        history = view.get("history") or [{}]
+        from ..svg import told_last_move
+
         # base64: 7-bit safe on every mail server, and about half the work of the
         # quoted-printable the email package would choose for the picture's long lines.
-        msg.add_alternative(html_body(picture, text, title, lang, history[-1].get("text")),
+        msg.add_alternative(html_body(picture, text, title, lang, told_last_move(view)),
                             subtype="html", content_manager=_BASE64_TEXT)
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=view_name)
