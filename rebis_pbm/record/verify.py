@@ -10,7 +10,6 @@ the same checks to people.
 
 from __future__ import annotations
 
-import functools
 import hmac
 import json
 from typing import NamedTuple
@@ -369,17 +368,12 @@ def check_joins(record: Record) -> Problem | None:
 
 
 def _signed_join(join) -> dict | None:
-    """``join``'s signed text as a mapping (read-only: shared), None when it has none or it is
-    not one."""
+    """``join``'s signed text as a mapping, None when it has none or it is not one."""
     if join.proof is None or join.proof.signed is None:
         return None
-    return _signed_join_doc(join.proof.signed)
-
-
-@functools.lru_cache(maxsize=64)  # verify asks twice a join: the walk, then the deal's report
-def _signed_join_doc(text: str) -> dict | None:
     try:
-        doc = load_yaml(text.encode("utf-8"), source="the signed join", kind="move").data
+        doc = load_yaml(join.proof.signed.encode("utf-8"), source="the signed join",
+                        kind="move").data
     except ValueError:  # not YAML (InputError), or not valid Unicode: not the join recorded
         return None
     return doc if isinstance(doc, dict) else None
