@@ -518,3 +518,115 @@ def test_dump_writes_digests_as_the_representer_does(digests):
     assert text == _representer_dump(data)
     assert load_yaml(text.encode(), source="r", kind="record").data == data
     assert yamlio.simple_data(text.encode(), kind="record") == data
+
+
+# ------------------------------------------------------- writing as text, against the emitter
+# dump_yaml writes the text itself (yamlio._text_document) and leaves to PyYAML's emitter
+# (yamlio._dump_events, what it wrote before) only what it is not sure of; the two must give
+# the same bytes for every input. _dump_events is the oracle here.
+
+# Texts whose writing the emitter decides by analysis: quoting, YAML 1.1 words and numbers,
+# indicators, spaces at the ends, unicode, control characters, line breaks, long texts.
+tricky_words = st.sampled_from([
+    "yes", "no", "on", "off", "y", "n", "Yes", "NO", "~", "null", "Null", "true", "False", "010",
+    "0x1F", "0o17", "0b1", "1e3", "1.5", "-1", "+1", ".inf", "-.inf", ".nan", "1_000", "12:30",
+    "2024-05-01", "2024-05-01 10:00:00", "", " ", "-", "- a", "-a", "?", "? a", "?a", ":", "a: b",
+    "a:b", "a:", "#", "a #b", "a#b", "'", '"', "'a'", '"a"', "a ", " a", "a  b", "---", "...",
+    "--- a", "@a", "`a", "!a", "&a", "*a", "%a", "|", ">", "[a]", "{a}", "a, b", ",", "=", "<<",
+    "é", "日本", "Zoë<&>", "o'neil&co", "\t", "a\tb", "\x00", "\x07", "\x7f", "\x85", "\xa0",
+    "\u2028", "\u2029", "\ufeff", "\U0001F600", "a\nb", "a\n", "\n", "a\n\n", " a\nb", "a\rb",
+    "a\r\nb", "a" * 200, "a b " * 40, "é" * 64, "é" * 65, "k" * 128, "k" * 129, "_", "_a", "a_1",
+    "0" * 64, "ab" * 32, "0b" + "1" * 62, "1e" + "5" * 62, "f" * 64, "F" * 64,
+])
+tricky_texts = (tricky_words | st.text(max_size=20)
+                | st.text(st.sampled_from(list(":-#?'\" \n\t\rabyesnoNl01.~,[]{}&*!|>%@`é")),
+                          max_size=10)
+                | st.builds(lambda a, b: a + b, tricky_words, tricky_words))
+tricky_scalars = (st.none() | st.booleans() | st.integers(-(10**18) + 1, 10**18 - 1)
+                  | st.integers() | tricky_texts)
+tricky_data = st.recursive(
+    tricky_scalars,
+    lambda inner: (st.lists(inner, max_size=4) | st.lists(st.integers(-3, 20), max_size=18)
+                   | st.dictionaries(tricky_texts, inner, max_size=4)),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tricky_data)
+def test_text_writer_writes_what_the_emitter_writes(data):
+    """The text writer or its fall-back to the emitter: the emitter's bytes, for any plain data
+    (the caches of texts and keys kept from one example to the next, as in a process)."""
+    assert dump_yaml(data) == yamlio._dump_events(data)
+
+
+@pytest.mark.parametrize("text", ["x " * 40_000, "a" * 70_000, "a\nb", "é" * 65])
+def test_text_writer_long_and_multi_line_texts(text):
+    """Texts long enough to reach the line width, or over several lines, as keys and values."""
+    for data in ({"v": text}, {text: 1}, {"l": [text, {"k": text}]}, {"a": {text: [text]}}):
+        assert dump_yaml(data) == yamlio._dump_events(data)
+
+
+def test_text_writer_leaves_floats_and_other_keys_to_the_emitter():
+    for data in ({"a": 1.5}, {1: "a"}, {None: 1}, {"a": [{"b": 0.1}]}, "a", 3, None, {"k" * 129: 1},
+                 {"a": "b\nc"}, {"a": ("t",)}):
+        assert yamlio._text_document(data) is None, data
+        assert dump_yaml(data) == yamlio._dump_events(data)
+
+
+def test_text_writer_takes_enums_as_their_text():
+    from rebis_pbm.engine import Phase, Sign, TokenKind
+
+    data = {Phase.PLAY: [Sign.NEGATIVE, {TokenKind.GOLD: TokenKind.GOLDEN_DUST}],
+            "sign": Sign.POSITIVE}
+    plain = {"play": ["negative", {"gold": "golden_dust"}], "sign": "positive"}
+    assert yamlio._text_document(data) == yamlio._dump_events(plain) == dump_yaml(plain)
+
+
+def _yaml_files():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    return sorted([*(root / "tests" / "records").glob("*.yaml"),
+                   *(root / "examples").rglob("*.yaml")])
+
+
+def _multi_line(data) -> bool:
+    if isinstance(data, dict):
+        return any(map(_multi_line, data.values()))
+    if isinstance(data, list):
+        return any(map(_multi_line, data))
+    return isinstance(data, str) and "\n" in data
+
+
+def test_text_writer_on_every_record_and_example_file():
+    """Every record of tests/records and every example file: byte for byte as the emitter
+    writes it, and by the text writer (not the fall-back: records and views are what it is for)
+    unless it holds a multi-line text (a signature, a view's move template)."""
+    files = _yaml_files()
+    assert len(files) > 20
+    for path in files:
+        data = load_yaml(path.read_bytes(), source=str(path), kind="record").data
+        assert (yamlio._text_document(data) is None) == _multi_line(data), path
+        assert dump_yaml(data) == yamlio._dump_events(data), path
+
+
+def test_text_writer_on_the_views_of_bot_games():
+    """The views (every viewer) of every third turn of the pictures' bot games: the same bytes
+    whole and in the pieces views.py writes them in."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    from rebis_pbm import views
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    golden = importlib.import_module("test_svg_golden")  # the pictures' games
+    for name, ruleset, seats, seed, stand_ins, _ in golden.GAMES:
+        replays = golden.played(ruleset, seats, seed)
+        for turn in range(0, len(replays), 3):
+            for viewer in (*seats, None):
+                view = views.build_view(name, replays[turn], viewer, stand_ins=stand_ins,
+                                        revealed=replays[turn].state.finished)
+                assert dump_yaml(view) == yamlio._dump_events(view), (name, turn, viewer)
+                assert views.render(view, "yaml").endswith(yamlio._dump_events(view))
