@@ -546,8 +546,9 @@ def registered_view_keys(record: Record) -> dict[str, str]:
 def _holds(path: str, data: bytes, mode: int) -> bool:
     """Does ``path`` already hold exactly ``data`` with permission bits ``mode``?"""
     try:
-        if (os.stat(path).st_mode & 0o7777) != mode:
-            return False
+        found = os.stat(path)
+        if (found.st_mode & 0o7777) != mode or found.st_size != len(data):
+            return False  # after a move most views change length: nothing to read
         with open(path, "rb") as f:
             return f.read() == data
     except OSError:
