@@ -189,3 +189,18 @@ def test_a_base64_text_part_is_what_the_email_package_makes(text, subtype):
         assert list(ours.items()) == list(stock.items())
         assert ours.get_payload() == stock.get_payload()
         assert ours.as_bytes() == stock.as_bytes()
+
+
+def test_a_kept_fold_is_the_stock_fold_for_every_policy():
+    """A header's fold is kept by line length, line end and UTF-8: each policy gets the stock
+    header's fold, however many times and in whatever order it is asked."""
+    subject = "Re: [Rebis bytes] mon coup, voilà " + "très long " * 12
+    for name, value in (("Subject", subject), ("To", "Bob <bob@example.org>"),
+                        ("Content-Type", 'text/plain; charset="utf-8"')):
+        ours = mail.POLICY.header_factory(name, value)
+        stock = email.policy.default.header_factory(name, value)
+        policies = [email.policy.default, email.policy.SMTP, email.policy.default.clone(
+            max_line_length=0), email.policy.SMTPUTF8, email.policy.default.clone(
+            max_line_length=40)]
+        for policy in policies + policies[::-1]:
+            assert ours.fold(policy=policy) == stock.fold(policy=policy), (name, policy)
