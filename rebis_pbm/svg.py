@@ -162,19 +162,46 @@ def _text(text: str, x: float, y: float, size: float = 13, *, fill: str = INK,
           weight: str | None = None, anchor: str | None = None, num: bool = False) -> str:
     """A line of text (never wrapped: the callers wrap); ``num``: class "num", a card's number."""
     # The font is the root's, which every text inherits: written once, not on each text.
-    attrs = f' x="{x:g}" y="{y:g}" font-size="{size:g}"'
-    if anchor:
-        attrs += f' text-anchor="{anchor}"'
-    attrs += f' fill="{fill}"'
-    if weight:
-        attrs += f' font-weight="{weight}"'
-    if num:
-        attrs += ' class="num"'
-    return _element("text", attrs, str(text))
+    key = (x, y, size, fill, weight, anchor, num)
+    tag = _TEXT_TAGS.get(key)
+    if tag is None:
+        if len(_TEXT_TAGS) >= _TEXT_TAGS_KEPT:
+            _TEXT_TAGS.clear()
+        tag = _TEXT_TAGS[key] = (f'<text x="{x:g}" y="{y:g}" font-size="{size:g}"'
+                                 f'{_ANCHORS[anchor]} fill="{fill}"{_WEIGHTS[weight]}'
+                                 f'{_NUM[num]}')
+    text = str(text)
+    if not text:
+        return tag + " />\n"
+    if "&" in text or "<" in text or ">" in text:
+        text = escape(text, quote=False)
+    return f"{tag}>{text}</text>\n"
+
+
+# A text's start tag by its attributes (numbers and constants: nothing a reader may not see;
+# the numbers come from int arithmetic and positive halves, never -0.0, which would share 0's key):
+# most texts stand where they stood in the last picture.
+_TEXT_TAGS: dict[tuple, str] = {}
+_TEXT_TAGS_KEPT = 4096
+# _text's optional attributes, as written (None and "" write nothing, as before)
+_ANCHORS = {None: "", "": "", "middle": ' text-anchor="middle"'}
+_WEIGHTS = {None: "", "": "", "bold": ' font-weight="bold"', "normal": ' font-weight="normal"'}
+_NUM = {False: "", True: ' class="num"'}
 
 
 def _rect(x: float, y: float, width: float, height: float, style: str) -> str:
-    return f'<rect x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}"{style} />\n'
+    key = (x, y, width, height, style)
+    rect = _RECTS.get(key)
+    if rect is None:
+        if len(_RECTS) >= _RECTS_KEPT:
+            _RECTS.clear()
+        rect = _RECTS[key] = (f'<rect x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}"'
+                              f'{style} />\n')
+    return rect
+
+
+_RECTS: dict[tuple, str] = {}  # like _TEXT_TAGS: numbers and this module's styles
+_RECTS_KEPT = 4096
 
 
 def _token(x: float, y: float, kind: str, title: str | None = None) -> str:
@@ -186,7 +213,17 @@ def _token(x: float, y: float, kind: str, title: str | None = None) -> str:
 
 
 def _moved(element: str, dx: float, dy: float) -> str:
-    return f'<g transform="translate({dx:g},{dy:g})">\n{element}</g>\n'
+    key = (dx, dy)
+    tag = _MOVES.get(key)
+    if tag is None:
+        if len(_MOVES) >= _MOVES_KEPT:
+            _MOVES.clear()
+        tag = _MOVES[key] = f'<g transform="translate({dx:g},{dy:g})">\n'
+    return f"{tag}{element}</g>\n"
+
+
+_MOVES: dict[tuple[float, float], str] = {}  # a translation's start tag, by its numbers
+_MOVES_KEPT = 1024
 
 
 def _scaled(element: str, factor: float) -> str:
@@ -216,6 +253,35 @@ _CARD_CLASSES = {sign: _style(class_=f"card up {sign}")
 # last move laid there, the view's shelf): a move's pictures, one a reader, share most of them.
 _SHELVES: dict[tuple, tuple[str, float]] = {}
 _SHELVES_KEPT = 1024  # then the cache starts again: a referee's process may serve many games
+# Cards drawn, by everything their drawing depends on (language, seed revealed, position, last
+# move's mark, the card dict's items): the same card recurs across shelves, hands and readers.
+_CARDS: dict[tuple, str] = {}
+_CARDS_KEPT = 4096
+# The last move's account wrapped, by (text, width): most readers of a move are told it alike.
+_WRAPPED: dict[tuple[str, int], tuple[str, ...]] = {}
+_WRAPPED_KEPT = 256
+# the styles of the panels, written once
+_TABLE = _style(fill=TABLE)
+_LAST_MOVE_BOX = _style(rx=6, fill="#17462f", stroke=HIGHLIGHT, stroke_width=2)
+_PANEL = {to_move: _style(rx=10, fill=PANEL_TO_MOVE if to_move else PANEL,
+                          stroke=HIGHLIGHT if to_move else "#15432d",
+                          stroke_width=3 if to_move else 1) for to_move in (False, True)}
+_HAND_PANEL = _style(rx=10, fill=PANEL, stroke="#15432d")
+_END_BOX = _style(rx=8, fill="#17462f", stroke=KNOWN)
+_LEGEND_MARK = _style(rx=3, fill="none", stroke=HIGHLIGHT, stroke_width=2.5)
+
+
+def _hand_backs(count: int) -> str:
+    """``count`` small card backs, one under the other, that count a player's hand."""
+    drawn = _HAND_BACKS.get(count)
+    if drawn is None:
+        back = _Picture._back(0, 0, "hand", small=True)
+        drawn = _HAND_BACKS[count] = "".join(
+            _moved(back, MARGIN + 12 + 7 * i, 74) for i in range(count))
+    return drawn
+
+
+_HAND_BACKS: dict[int, str] = {}  # by count, 0 to 12: the same in every picture
 
 
 class _Picture:
@@ -231,8 +297,6 @@ class _Picture:
         self.marks = last_move_marks(view)
         shelves = max((len(p["shelves"]) for p in view["players"]), default=1)
         self.width = max(MIN_WIDTH, 2 * MARGIN + INFO_W + min(shelves, PER_ROW) * COLUMN)
-        # the small card back that counts a hand, drawn many times: written once
-        self.hand_back = self._back(0, 0, "hand", small=True)
 
     # the whole picture, top to bottom; each part returns its height
     def draw(self) -> str:
@@ -254,7 +318,7 @@ class _Picture:
         return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:g}" '
                 f'height="{height:g}" viewBox="0 0 {self.width:g} {height:g}" '
                 f'font-family="{FONT}">\n{_title(title)}'
-                f'{_rect(0, 0, self.width, height, _style(fill=TABLE))}{"".join(parts)}</svg>')
+                f'{_rect(0, 0, self.width, height, _TABLE)}{"".join(parts)}</svg>')
 
     def _header(self) -> tuple[str, float]:
         v = self.view
@@ -291,12 +355,16 @@ class _Picture:
             return "", 0
         entry = history[-1]
         text = entry.get("account", entry["text"]) if self.last_move is None else self.last_move
-        lines = textwrap.wrap(self._("Last move, turn {turn} ({player}): {text}").format(
+        key = (self._("Last move, turn {turn} ({player}): {text}").format(
             turn=entry["turn"], player=entry["player"], text=text),
-            width=(self.width - 2 * MARGIN - 24) // 7)
+            (self.width - 2 * MARGIN - 24) // 7)
+        lines = _WRAPPED.get(key)
+        if lines is None:
+            if len(_WRAPPED) >= _WRAPPED_KEPT:
+                _WRAPPED.clear()
+            lines = _WRAPPED[key] = tuple(textwrap.wrap(key[0], width=key[1]))
         height = 14 + 17 * len(lines)
-        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height,
-                   _style(rx=6, fill="#17462f", stroke=HIGHLIGHT, stroke_width=2))]
+        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height, _LAST_MOVE_BOX)]
         for i, line in enumerate(lines):
             g.append(_text(line, MARGIN + 12, 20 + 17 * i, 13))
         return _group(g), height
@@ -308,10 +376,7 @@ class _Picture:
         rows = [columns[i:i + PER_ROW] for i in range(0, len(columns), PER_ROW)] or [[]]
         row_heights = [max((h for _, h in row), default=0) for row in rows]
         height = max(150, 12 + sum(row_heights) + 8 * (len(rows) - 1) + 10)
-        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height,
-                   _style(rx=10, fill=PANEL_TO_MOVE if to_move else PANEL,
-                          stroke=HIGHLIGHT if to_move else "#15432d",
-                          stroke_width=3 if to_move else 1))]
+        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height, _PANEL[to_move])]
         x = MARGIN + 12
         _ = self._
         label = _("{name} (you)").format(name=name) if name == self.viewer else name
@@ -324,8 +389,7 @@ class _Picture:
         hand = player["hand"]
         g.append(_text(self.n_("Hand: {count} card", "Hand: {count} cards", hand).format(
             count=hand), x, 66, 13))
-        for i in range(min(hand, 12)):  # a count: card backs, never the cards
-            g.append(_moved(self.hand_back, x + 7 * i, 74))
+        g.append(_hand_backs(min(hand, 12)))  # a count: card backs, never the cards
         g.append(_token(x + 7, 124, "golden_dust"))
         g.append(_text(_("reserve \u00d7{count}").format(count=player["reserve"]), x + 20, 129,
                        13))
@@ -342,7 +406,10 @@ class _Picture:
         """One shelf's column and its height; drawn once for all the pictures of a move that
         show it alike (most shelves: only the numbers of face-down cards differ)."""
         marked = self.marks.get((owner, shelf["shelf"]))
-        key = (self.lang, self.revealed, marked, repr(shelf))
+        # every field _draw_shelf reads (cards and tokens as tuples): cheaper than repr
+        key = (self.lang, self.revealed, marked, shelf["shelf"], shelf["active"],
+               shelf["weight"], shelf["value"], shelf["score"], tuple(shelf["tokens"]),
+               *[tuple(card.items()) for card in shelf["cards"]])
         drawn = _SHELVES.get(key)
         if drawn is None:
             if len(_SHELVES) >= _SHELVES_KEPT:
@@ -386,6 +453,15 @@ class _Picture:
 
     def _card(self, card: dict, x: float, y: float, *, last: bool = False) -> str:
         """One card (a view's card dict; ``{"number": n}`` alone: a card in the viewer's hand)."""
+        key = (self.lang, self.revealed, x, y, last, *card.items())
+        drawn = _CARDS.get(key)
+        if drawn is None:
+            if len(_CARDS) >= _CARDS_KEPT:
+                _CARDS.clear()
+            drawn = _CARDS[key] = self._draw_card(card, x, y, last)
+        return drawn
+
+    def _draw_card(self, card: dict, x: float, y: float, last: bool) -> str:
         _ = self._
         if card.get("face") == "down":
             known = "number" in card
@@ -429,8 +505,9 @@ class _Picture:
         return [_rect(x, y, w, h, _BACK_SMALL if small else _BACK_KNOWN if outline else _BACK),
                 _rect(x + 3, y + 3, w - 6, h - 6, _BACK_LINES)]
 
-    def _back(self, x: float, y: float, kind: str, *, small: bool = False) -> str:
-        return _group(self._back_parts(x, y, small=small), f' class="card {kind}"')
+    @staticmethod
+    def _back(x: float, y: float, kind: str, *, small: bool = False) -> str:
+        return _group(_Picture._back_parts(x, y, small=small), f' class="card {kind}"')
 
     def _hand(self) -> tuple[str, float]:
         you = self.view.get("you")
@@ -440,8 +517,7 @@ class _Picture:
         per_row = (self.width - 2 * MARGIN - 24) // (CARD_W + 6)
         rows = max(1, -(-len(hand) // per_row))
         height = 40 + rows * (CARD_H + 8)
-        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height,
-                   _style(rx=10, fill=PANEL, stroke="#15432d"))]
+        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height, _HAND_PANEL)]
         drawn = you.get("drawn")
         _ = self._
         words = self.n_("Your hand ({count} card); reserve: {reserve} golden dust",
@@ -477,8 +553,7 @@ class _Picture:
             lines.append(_("{player} places the red token (R12).").format(
                 player=end["red_token"]))
         height = 12 + 19 * len(lines)
-        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height,
-                   _style(rx=8, fill="#17462f", stroke=KNOWN))]
+        g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height, _END_BOX)]
         for i, line in enumerate(lines):
             g.append(_text(line, MARGIN + 12, 21 + 19 * i, 14,
                            weight="bold" if i == len(lines) - 1 else "normal"))
@@ -518,7 +593,6 @@ class _Picture:
             x += 26 + 7 * len(_(TOKEN_WORDS[kind]))
         you = self.view.get("you") or {}
         if self.marks or you.get("drawn") in you.get("hand", ()):  # see _shelf and _hand
-            g.append(_rect(x, 6, 22, 20, _style(rx=3, fill="none", stroke=HIGHLIGHT,
-                                                stroke_width=2.5)))
+            g.append(_rect(x, 6, 22, 20, _LEGEND_MARK))
             g.append(_text(_("the last move"), x + 30, 20, 12, fill=MUTED))
         return _group(g, ' class="legend"'), CARD_H / 2
