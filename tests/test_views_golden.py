@@ -22,7 +22,7 @@ from rebis_pbm import views
 from rebis_pbm.engine import Ruleset
 
 sys.path.insert(0, str(Path(__file__).parent))  # for --write too, not only under pytest
-from test_svg_golden import GAMES, ODD, played  # the pictures' games
+from test_svg_golden import GAMES, ODD, assert_as_before, played  # the pictures' games
 
 GOLDEN = Path(__file__).with_name("views_golden.json")
 LANGS = ("en", "fr", "pt")
@@ -73,11 +73,7 @@ def digests() -> dict[str, str]:
 
 
 def test_every_view_is_rendered_as_before():
-    golden = json.loads(GOLDEN.read_text("utf-8"))
-    now = digests()
-    assert sorted(now) == sorted(golden)
-    changed = [key for key in golden if now[key] != golden[key]]
-    assert not changed, f"{len(changed)} views changed, e.g. {changed[:5]}"
+    assert_as_before(GOLDEN, digests(), "views")
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:

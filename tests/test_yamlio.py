@@ -253,21 +253,28 @@ def test_fuzz_random_bytes(data):
             assert isinstance(got.data, dict)
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
-@given(st.data())
-def test_fuzz_mutated_valid_yaml(data):
-    buf = bytearray(VALID)
+def mutated(data, text: bytes, alphabet: bytes, extra: list[int]) -> bytearray:
+    """``text`` with 1 to 6 bytes replaced, inserted or deleted, drawn from ``alphabet`` and
+    ``extra`` (the characters YAML gives a meaning, and bytes that are not UTF-8)."""
+    buf = bytearray(text)
     for _ in range(data.draw(st.integers(1, 6))):
         op = data.draw(st.sampled_from(["replace", "insert", "delete"]))
         i = data.draw(st.integers(0, len(buf)))
         if op == "delete" and i < len(buf):
             del buf[i]
         else:
-            ch = data.draw(st.sampled_from(list(b":-[]{}&*!|>'\"#\t\n\r ,?%@`0yn.~") + [0xFF, 0xC3, 0]))
+            ch = data.draw(st.sampled_from(list(alphabet) + extra))
             if op == "insert" or i == len(buf):
                 buf.insert(i, ch)
             else:
                 buf[i] = ch
+    return buf
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(st.data())
+def test_fuzz_mutated_valid_yaml(data):
+    buf = mutated(data, VALID, b":-[]{}&*!|>'\"#\t\n\r ,?%@`0yn.~", [0xFF, 0xC3, 0])
     try:
         got = load_yaml(bytes(buf), source="f.yaml", kind="move")
     except InputError as e:
@@ -431,18 +438,8 @@ def _keys(value):
 def test_simple_data_never_accepts_what_the_strict_reader_refuses_or_reads_otherwise(data):
     """On mutated files the quick read either declines (None) or gives exactly the strict
     reader's data: it never accepts a file load_yaml refuses."""
-    buf = bytearray(VALID + b"n: 12\nz: -3\nt: 0\nb: yes\nq: ~\nd: 2024-05-01\n")
-    for _ in range(data.draw(st.integers(1, 6))):
-        op = data.draw(st.sampled_from(["replace", "insert", "delete"]))
-        i = data.draw(st.integers(0, len(buf)))
-        if op == "delete" and i < len(buf):
-            del buf[i]
-        else:
-            ch = data.draw(st.sampled_from(list(b":-[]{}&*!|>'\"#\t\n\r ,?%@`0yn.~x_+") + [0xFF, 0]))
-            if op == "insert" or i == len(buf):
-                buf.insert(i, ch)
-            else:
-                buf[i] = ch
+    buf = mutated(data, VALID + b"n: 12\nz: -3\nt: 0\nb: yes\nq: ~\nd: 2024-05-01\n",
+                  b":-[]{}&*!|>'\"#\t\n\r ,?%@`0yn.~x_+", [0xFF, 0])
     for kind in ("move", "record"):
         got = yamlio.simple_data(bytes(buf), kind=kind)
         if got is not None:
