@@ -734,7 +734,8 @@ class _Generator(BytesGenerator):
 
 def as_bytes(msg: EmailMessage) -> bytes:
     """``msg`` as the queue holds it: the bytes ``mailbox.Maildir.add(msg)`` writes (the email
-    package's generator, headers folded by the message's policy, no ``From`` mangling)."""
+    package's generator with the message's policy, headers unfolded as mailbox asks, no
+    ``From`` mangling; tested against it)."""
     out = io.BytesIO()
     _Generator(out, False, 0).flatten(msg)
     return out.getvalue()
