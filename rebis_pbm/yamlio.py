@@ -408,6 +408,12 @@ def _digest_text(value: str) -> bool:
     return len(value) == 64 and not value.strip(_HEX_DIGITS) and not value[2:].isdigit()
 
 
+def _plain_digest(text: str) -> bool:
+    """Is ``text`` a digest (:func:`_digest_text`) that the emitter writes plain, as it is: one
+    with a letter YAML 1.2 numbers do not have (``123e45...`` is quoted, see ``_str_style``)?"""
+    return len(text) == 64 and _digest_text(text) and bool(text.strip("0123456789e"))
+
+
 def _simple(text: str) -> object:
     """:func:`simple_data` of decoded text; raises _NotSimple (or a YAMLError) when it is not."""
     # Each frame: [container, the key read and awaiting its value (None: a key comes next)].
@@ -835,8 +841,8 @@ def _str_text(text: str) -> str:
     alone, except for keys (see :func:`_key_text`) and in flow lists (ints only here).
     _NotSure for texts with line breaks (a ``|`` block, or double quotes over lines, whose text
     depends on the indentation) and texts long enough to reach the line width."""
-    if len(text) == 64 and _digest_text(text) and text.strip("0123456789e"):
-        return text  # a digest: plain (see _scalar); two a move in a record, each new
+    if _plain_digest(text):
+        return text  # two a move in a record, each new
     if text.isascii() and text.isidentifier() and _resolve_scalar(text, True, False) == TAG_STR:
         scalar = text  # a word (a key, a name, a sign) YAML reads as text: plain, as it is
     elif len(text) > _TEXT_MAX or "\n" in text or any(char in text for char in _LINE_BREAK_CHARS):
@@ -951,7 +957,7 @@ def _int_event(number: int) -> yaml.ScalarEvent:
 def _scalar(tag: str, text: str) -> yaml.ScalarEvent:
     # As the serializer does: implicit (plain, quoted) when the resolver gives the tag back.
     # Asked about a quoted scalar, the resolver gives text's tag whatever the text.
-    if tag == TAG_STR and _digest_text(text) and text.strip("0123456789e"):
+    if tag == TAG_STR and _plain_digest(text):
         # A digest with a letter YAML 1.2 numbers do not have: plain, and read back as text
         # (two a move in a record, each new: the caches below never hold them).
         return yaml.ScalarEvent(None, tag, (True, True), text, style=None)

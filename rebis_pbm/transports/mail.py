@@ -527,12 +527,12 @@ def _set_base64_text(msg: EmailMessage, text: str, subtype: str = "plain") -> No
     data = b"\n".join(text.encode("utf-8").splitlines()) + b"\n"
     encoded = binascii.b2a_base64(data, newline=False).decode("ascii")
     msg["Content-Type"] = f"text/{subtype}"
-    msg.set_payload("\n".join(_BASE64_LINES.findall(encoded)) + "\n")
+    # 78 characters a line (email.policy.default): 76 of base64, whole quads
+    msg.set_payload("\n".join(re.findall(".{1,76}", encoded)) + "\n")
     msg.set_param("charset", "utf-8", replace=True)
     msg["Content-Transfer-Encoding"] = "base64"
 
 
-_BASE64_LINES = re.compile(".{1,76}")  # 78 characters a line (email.policy.default), whole quads
 _BASE64_TEXT = ContentManager()  # the picture's HTML part: text in base64 (_set_base64_text)
 _BASE64_TEXT.add_set_handler(str, _set_base64_text)
 
