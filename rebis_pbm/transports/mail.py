@@ -81,13 +81,21 @@ class _Headers(HeaderRegistry):
         return cls
 
     def __call__(self, name: str, value: Any) -> Any:
-        if type(value) is not str:  # an Address or a datetime: a header of its own
+        kind = type(value)
+        if kind is str:
+            key: tuple = (name, value)
+        elif kind is Address:
+            # An address header made of one Address is parsed from the Address's text (its
+            # display name quoted as needed): equal texts, equal headers. The referee's From
+            # is the same in every message of a run, each player's To in every message to them.
+            key = (name, Address, str(value))
+        else:  # a datetime, a list of addresses: a header of its own
             return super().__call__(name, value)
-        header = self._made.get((name, value))
+        header = self._made.get(key)
         if header is None:
             if len(self._made) >= self.KEPT:
                 self._made.clear()
-            header = self._made[name, value] = super().__call__(name, value)
+            header = self._made[key] = super().__call__(name, value)
         return header
 
 
@@ -742,15 +750,46 @@ def as_bytes(msg: EmailMessage) -> bytes:
 
 
 def _choose_boundaries(msg: EmailMessage) -> None:
-    """Give each multipart of ``msg`` that has none its boundary: a random 128-bit token, which
-    no part contains, by chance or by design (nobody knows it before it is drawn).
+    """Give each multipart of ``msg`` that has none its boundary: ``=_TOKEN_N``, N counting the
+    message's multiparts from 1, TOKEN 128 random bits drawn once per process (:func:`_token`)
+    and drawn again for this message alone if any of its parts contains it (it then was not
+    drawn by chance: nobody knows it before it is drawn, and no message holding it has left
+    the queue before the messages of the run that drew it are composed).
 
-    Left to the email package, the writer draws a shorter one and searches the whole message
-    for it with a regular expression: with a picture in the HTML part, that search cost about
-    13 M instructions a message, more than drawing the picture."""
+    Left to the email package, the writer draws a shorter boundary and searches the whole
+    message for it with a regular expression (about 13 M instructions a message with a
+    picture). One token for a run's messages makes each multipart's ``Content-Type`` the same
+    text in every message, parsed once (``_Headers``), where a token a multipart had it parsed
+    ten times a move."""
+    multiparts = [part for part in msg.walk()
+                  if part.is_multipart() and part.get_boundary() is None]
+    if not multiparts:
+        return
+    token = _token()
+    if _holds(msg, token):
+        token = secrets.token_hex(16)
+    for count, part in enumerate(multiparts, 1):
+        part.set_boundary(f"=_{token}_{count}")
+
+
+_TOKENS: list[str] = []  # the token of this process's boundaries, once drawn
+
+
+def _token() -> str:
+    """The random token of this process's MIME boundaries (128 bits, 32 hex digits)."""
+    if not _TOKENS:
+        _TOKENS.append(secrets.token_hex(16))
+    return _TOKENS[0]
+
+
+def _holds(msg: EmailMessage, token: str) -> bool:
+    """Does any header or body of ``msg``'s parts contain ``token``?"""
     for part in msg.walk():
-        if part.is_multipart() and part.get_boundary() is None:
-            part.set_boundary(f"=_{secrets.token_hex(16)}")
+        if any(token in str(value) for value in part.values()):
+            return True
+        if not part.is_multipart() and token in part.get_payload():
+            return True
+    return False
 
 
 # --- sending ---------------------------------------------------------------------------------

@@ -569,8 +569,8 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
     :func:`mail_in` would (that game's queue beside its record, its views). A message from an
     address registered in one of the games that names none of them gets one answer, saying so
     and naming the sender's games, queued in the first of them; a stranger's message gets none.
-    Every game is read once for the routing (without its seed); a game whose last move's
-    messages were never queued has them queued first.
+    Every game is read once for the routing; a game whose last move's messages were never
+    queued (its queue's note behind its record as read) has them queued first, under its lock.
 
     Raises:
         what :func:`read_league` and :func:`mail_in` raise.
@@ -588,7 +588,15 @@ def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
 
     def recover() -> Iterator[Handled]:
         for game, path in league.paths.items():
-            if not league.records[game].addresses:  # a game played by files: no mail, no queue
+            record = league.records[game]
+            if not record.addresses:  # a game played by files: no mail, no queue
+                continue
+            noted = queued_progress(default_queue(path))
+            if noted is not None and noted >= _progress(record):
+                # Its queue was up to date with the record as the folder was read: only a game
+                # behind its queue is locked and read again (a league's run touches every game;
+                # a move applied since by another run queues its own messages, or the next run
+                # finds it behind).
                 continue
             count = _recover(path, referee_address, default_queue(path), pictures)
             if count:

@@ -61,9 +61,15 @@ def fixed(monkeypatch):
     monkeypatch.setattr(mail, "format_datetime", lambda when: "Wed, 01 Jan 2025 00:00:00 +0000")
     monkeypatch.setattr(mail, "make_msgid", lambda idstring, domain: f"<{idstring}@{domain}>")
     monkeypatch.setattr(email.generator.Generator, "_make_boundary", classmethod(boundary))
-    # mail.queue draws each multipart's boundary itself (secrets.token_hex), before writing.
+    # mail.queue draws its boundaries' token itself (secrets.token_hex), once a process.
     monkeypatch.setattr(mail.secrets, "token_hex", lambda nbytes: boundary(None)[15:-2])
-    return lambda: made.__setitem__(0, 0)
+    monkeypatch.setattr(mail, "_TOKENS", [])
+
+    def restart() -> None:
+        made[0] = 0
+        mail._TOKENS.clear()
+
+    return restart
 
 
 def compose(game) -> list:
@@ -204,3 +210,74 @@ def test_a_kept_fold_is_the_stock_fold_for_every_policy():
             max_line_length=40)]
         for policy in policies + policies[::-1]:
             assert ours.fold(policy=policy) == stock.fold(policy=policy), (name, policy)
+
+
+@pytest.mark.parametrize("display", ["Bob", "Rebis referee", "Árbitro de Rebis", "o'brien",
+                                     "j.r. \"junior\"", "", "x" * 90])
+def test_an_address_header_is_kept_by_its_text_and_is_the_stock_header(display):
+    """A From or To set from an Address is parsed once for every equal Address (the referee's
+    From in every message of a run), and is the header the stock policy makes of it."""
+    factory = mail.POLICY.header_factory
+    address = mail.Address(display, addr_spec="bob.long-local-part@mail.example.org")
+    ours = factory("To", address)
+    again = factory("To", mail.Address(display, addr_spec="bob.long-local-part@mail.example.org"))
+    assert again is ours
+    stock = email.policy.default.header_factory("To", address)
+    assert (str(ours), ours.addresses) == (str(stock), stock.addresses)
+    for policy in (email.policy.default, email.policy.SMTP, email.policy.SMTPUTF8):
+        assert ours.fold(policy=policy) == stock.fold(policy=policy)
+    other = factory("To", mail.Address(display + "2", addr_spec="bob@example.org"))
+    assert other is not ours and other.addresses[0].display_name == display + "2"
+
+
+def _boundaries(data: bytes) -> list[str]:
+    msg = mail.parse_message(data)
+    return [part.get_boundary() for part in msg.walk() if part.is_multipart()]
+
+
+def test_boundaries_are_one_random_token_a_run_and_distinct_in_a_message(game, tmp_path):
+    """mail.queue gives a run's messages one random token: each multipart of a message its own
+    boundary, the same texts from one message to the next (each Content-Type parsed once), and
+    a token that no later process draws alike."""
+    record, replay, _ = referee.open_game(game)
+    mail.queue(tmp_path / "q", mail_jobs.view_messages(record, replay, REFEREE, pictures=True))
+    written = [path.read_bytes() for path in mail.maildir_new(tmp_path / "q")]
+    bounds = [_boundaries(data) for data in written]
+    assert len(bounds) == 4 and all(len(b) == 2 and len(set(b)) == 2 for b in bounds)
+    assert all(b == bounds[0] for b in bounds)
+    token = bounds[0][0][2:-2]
+    assert len(token) == 32 and int(token, 16) >= 0
+    for data, (outer, inner) in zip(written, bounds, strict=True):
+        # every line that looks like a delimiter is one of this message's two multiparts
+        delimiters = {f"--{b}{end}".encode() for b in (outer, inner) for end in ("", "--")}
+        assert {line for line in data.split(b"\n") if line.startswith(b"--=_")} == delimiters
+        kinds = [p.get_content_type() for p in mail.parse_message(data).walk()]
+        assert kinds[:4] == ["multipart/mixed", "multipart/alternative", "text/plain",
+                             "text/html"]
+    mail._TOKENS.clear()
+    mail.queue(tmp_path / "q2", mail_jobs.view_messages(record, replay, REFEREE, pictures=True))
+    assert _boundaries(mail.maildir_new(tmp_path / "q2")[0].read_bytes())[0] != bounds[0][0]
+
+
+def test_a_message_holding_the_runs_token_gets_a_token_of_its_own(game, tmp_path):
+    """The attack: text that holds the run's token (a name, a reason quoted back) would end a
+    multipart early if the boundary were made of it. That message gets another token; every
+    part of every message still reads back whole."""
+    record, replay, _ = referee.open_game(game)
+    token = mail._token()
+    original = mail.parse_message(ORIGINAL)
+    crafted = mail.reply_message(
+        game=record.game, turn=replay.state.turn, original=original, sender=REFEREE,
+        to=ADDRESSES["ana"], headline="refused", reason=f"--=_{token}_1--\n--=_{token}_2",
+        status="Nothing changed.")
+    crafted.add_attachment(f"--=_{token}_1\n".encode(), maintype="application",
+                           subtype="yaml", filename="x.yaml")
+    plain = mail_jobs.view_messages(record, replay, REFEREE, pictures=False)[0]
+    mail.queue(tmp_path / "q", [crafted, plain])
+    first, second = (path.read_bytes() for path in mail.maildir_new(tmp_path / "q"))
+    assert _boundaries(second) == [f"=_{token}_1"]
+    assert token not in _boundaries(first)[0]
+    parts = [p for p in mail.parse_message(first).walk() if not p.is_multipart()]
+    assert [p.get_content_type() for p in parts] == ["text/plain", "application/yaml"]
+    assert f"--=_{token}_1--" in parts[0].get_content()
+    assert parts[1].get_content() == f"--=_{token}_1\n".encode()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rebis_pbm.transports import mail_jobs
 from rebis_pbm.transports.mail import maildir_new, parse_message
 
 from test_mail_cli import REFEREE, incoming, invoke, maildir, move_doc, state_of
@@ -122,6 +123,38 @@ def test_a_folder_of_games_has_each_games_own_queue_and_views(league, tmp_path, 
     result = invoke("mail", "in", league, maildir(tmp_path / "inbox"), "--referee", REFEREE,
                     option, tmp_path / "elsewhere")
     assert result.exit_code == 2 and "does not go with a folder of games" in result.output
+
+
+def test_a_game_ahead_of_its_queue_has_its_views_queued_and_only_it_is_locked_again(
+        league, tmp_path, monkeypatch):
+    """Crash safety over a folder: a game whose record went ahead of its queue (a move applied
+    with `apply`, or a run stopped before queuing) has every view queued before the messages
+    are handled. Only such a game is locked and read again: a league's run touches every game,
+    and the others' queues were up to date with their records as the folder was read."""
+    move = pick_move(state_of(league / "g3.yaml"))
+    move_file = tmp_path / "move.yaml"
+    move_file.write_text(move_doc(move, "g3"))
+    assert invoke("apply", league / "g3.yaml", move_file).exit_code == 0
+    recovered = []
+    recover = mail_jobs._recover
+
+    def counted_recover(path, *args, **kwargs):
+        recovered.append(Path(path).name)
+        return recover(path, *args, **kwargs)
+
+    monkeypatch.setattr(mail_jobs, "_recover", counted_recover)
+    box = maildir(tmp_path / "inbox")
+    deliver(box, "m1", first_move(league, "g1", msgid="<a@x>"))
+    result = invoke("mail", "in", league, box, "--referee", REFEREE)
+    assert result.exit_code == 0, result.output
+    assert "game g3: the last move's messages had not been queued" in result.output
+    assert recovered == ["g3.yaml"]
+    assert len(queued(league, "g3")) == 3 and len(queued(league, "g1")) == 4
+    assert all("turn 2" in m["Subject"] for m in queued(league, "g3"))
+    assert (league / "g3.mailq" / mail_jobs.QUEUED_STATE).read_text() == "1\n"
+    recovered.clear()
+    assert invoke("mail", "in", league, box, "--referee", REFEREE).exit_code == 0
+    assert recovered == []  # every queue up to date now
 
 
 def test_two_records_of_the_same_game_are_refused(league):

@@ -258,8 +258,8 @@ def test_a_folder_that_is_not_a_maildir_is_refused(tmp_path):
 
 
 def test_a_queued_message_has_its_boundaries_chosen_before_it_is_written(tmp_path):
-    """mail.queue gives each multipart a random boundary (the email package would search the
-    whole message for its own); the message reads back part for part."""
+    """mail.queue gives each multipart its boundary, made of a random token (the email package
+    would search the whole message for its own); the message reads back part for part."""
     import re
     from email import message_from_bytes, policy
 
@@ -274,6 +274,7 @@ def test_a_queued_message_has_its_boundaries_chosen_before_it_is_written(tmp_pat
     (path,) = maildir_new(tmp_path / "q")
     back = message_from_bytes(path.read_bytes(), policy=policy.default)
     boundaries = [p.get_boundary() for p in back.walk() if p.is_multipart()]
-    assert len(boundaries) == 2 and all(re.fullmatch(r"=_[0-9a-f]{32}", b) for b in boundaries)
+    assert len(boundaries) == 2 and len(set(boundaries)) == 2
+    assert all(re.fullmatch(r"=_[0-9a-f]{32}_[12]", b) for b in boundaries)
     assert back.get_body(("html",)).get_content() == msg.get_body(("html",)).get_content()
     assert [p.get_content() for p in back.iter_attachments()] == [b"view: 1\n"]
