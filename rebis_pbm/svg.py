@@ -81,10 +81,12 @@ def render_svg(view: dict, *, standalone: bool = True, lang: str | None = None,
 
 
 def told_last_move(view_in_lang: dict) -> str | None:
-    """The ``last_move`` :func:`render_svg` takes for a reader: the text of the last history
-    entry of the view built in their language (None when the view has no history). The one
-    derivation of it: ``referee.picture``, the mail's picture."""
-    return (view_in_lang.get("history") or [{}])[-1].get("text")
+    """The ``last_move`` :func:`render_svg` takes for a reader: the last history entry of the
+    view built in their language as the text view tells it (its ``account`` when the referee
+    made the move for its player, else its ``text``; None when the view has no history). The
+    one derivation of it: ``referee.picture``, the mail's picture."""
+    entry = (view_in_lang.get("history") or [{}])[-1]
+    return entry.get("account", entry.get("text"))
 
 
 # --- the last move: which shelves and cards its account names --------------------------------

@@ -92,11 +92,28 @@ def test_after_a_stand_in_move_the_views_are_queued_and_the_next_player_reminded
     bob_view = next(m for m in messages if m["To"].addresses[0].addr_spec == "bob@example.org")
     assert "Deadline for bob's move: 2025-01-07T01:00:00Z (UTC)" in \
         bob_view.get_body(preferencelist=("plain",)).get_content()
+    # The picture tells the move as the text does: the referee's, for ana. So does the picture
+    # in another language (`view --format svg --lang fr`).
+    html = bob_view.get_body(preferencelist=("html",)).get_content()
+    assert "the referee moved for ana (missed deadline)" in picture_words(html)
+    record, replay, _ = referee.open_game(game)
+    french = referee.picture(record, replay, "bob", "fr")
+    assert "l'arbitre a joué à la place de ana" in picture_words(french)
     count = len(queued(game))
     done = run_inproc("tick", game, "--now", at(73 + 60), "--referee", REFEREE)
     reminder = queued(game)[count:]
     assert [m["To"].addresses[0].addr_spec for m in reminder] == ["bob@example.org"]
     assert "turn 2: reminder" in reminder[0]["Subject"]
+
+
+def picture_words(text: str) -> str:
+    """The words of the picture in ``text`` (an SVG document, or HTML holding one), its wrapped
+    lines joined."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    svg = re.search(r"<svg.*</svg>", text, re.DOTALL).group(0)
+    return " ".join(e.text for e in ET.fromstring(svg).iter() if e.text)
 
 
 def test_a_player_without_an_address_gets_no_reminder(tmp_path):
