@@ -280,27 +280,45 @@ ISSUE_FLOOR_MS = 78.3
 
 
 def growth_figures(exe: list[str], root: Path, floor: dict, repeat: int) -> None:
-    """apply and verify against the record's length, and their growth per recorded move."""
+    """apply and verify against the record's length, and their growth per recorded move: the
+    difference between 10 and 200 recorded moves, measured in turns (each round the floor, then
+    each command on each length), so that the machine's drift between two series does not
+    count as growth."""
     print("\napply and verify against record length (larger deck and token supply so that a game "
           "lasts 200 moves):")
     long_moves = bot_game(LONG_RULESET, "long", stop=201)
-    cpu: dict = {}
     counted: dict = {}
+    commands: dict = {}
     for length in (10, 50, 100, 200):
         folder = root / f"long{length}"
         path = write_game(folder, LONG_RULESET, "long", long_moves[:length], "long")
-        data = path.read_bytes()
         nxt = move_file(folder, "long", long_moves[length])
+
+        def restore(p: Path = path, d: bytes = path.read_bytes()) -> None:
+            p.write_bytes(d)
+
         for name, cmd in (("apply", [*exe, "apply", str(path), str(nxt)]),
                           ("verify", [*exe, "verify", str(path)])):
-            m = measure(cmd, folder, repeat, lambda p=path, d=data: p.write_bytes(d))
-            cpu[name, length] = m["cpu"]
+            m = measure(cmd, folder, repeat, restore)
             counted[name, length] = m.get("instructions")
+            commands[name, length] = cmd, folder, restore
             print(f"  {name:6s} {length:3d} recorded moves: {figures(m, floor)}")
+    turns: dict = {"floor": []}
+    for round_ in range(repeat + 1):
+        floor_cpu = run_once(FLOOR, root)[1]
+        for key in (("apply", 10), ("apply", 200), ("verify", 10), ("verify", 200)):
+            cmd, folder, restore = commands[key]
+            restore()
+            if round_:
+                turns.setdefault(key, []).append(run_once(cmd, folder)[1])
+        if round_:
+            turns["floor"].append(floor_cpu)
+    floor_cpu = statistics.median(turns["floor"])
     for name in ("apply", "verify"):
-        per_move = (cpu[name, 200] - cpu[name, 10]) / 190
-        print(f"  {name} growth per recorded move (10 -> 200 moves, CPU): "
-              f"{per_move * 1000:.3f} ms, {per_move / floor['cpu'] * 1000:.2f} thousandths of "
+        per_move = (statistics.median(turns[name, 200])
+                    - statistics.median(turns[name, 10])) / 190
+        print(f"  {name} growth per recorded move (10 -> 200 moves, CPU in turns): "
+              f"{per_move * 1000:.3f} ms, {per_move / floor_cpu * 1000:.2f} thousandths of "
               f"the floor (issue 16: at most {ISSUE_GROWTH_MS} ms where the floor took "
               f"{ISSUE_FLOOR_MS} ms, {ISSUE_GROWTH_MS / ISSUE_FLOOR_MS * 1000:.2f} thousandths)")
         if counted[name, 10] and counted[name, 200]:
