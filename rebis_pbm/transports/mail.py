@@ -751,10 +751,10 @@ def as_bytes(msg: EmailMessage) -> bytes:
 
 def _choose_boundaries(msg: EmailMessage) -> None:
     """Give each multipart of ``msg`` that has none its boundary: ``=_TOKEN_N``, N counting the
-    message's multiparts from 1, TOKEN 128 random bits drawn once per process (:func:`_token`)
-    and drawn again for this message alone if any of its parts contains it (it then was not
-    drawn by chance: nobody knows it before it is drawn, and no message holding it has left
-    the queue before the messages of the run that drew it are composed).
+    message's multiparts from 1, TOKEN 128 random bits drawn once per process (:func:`_token`).
+    No text holds a random token by chance; a message that holds it anyway (text made to, by
+    someone who saw an earlier message of the run) gets a token drawn for it alone, so no
+    part can end a multipart early.
 
     Left to the email package, the writer draws a shorter boundary and searches the whole
     message for it with a regular expression (about 13 M instructions a message with a
