@@ -2012,6 +2012,26 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
             opened = Game(done.record, done.replay, seed)
 
 
+REASON_MAX = 200  # characters of a logged action's reason (the record schema's maxLength)
+
+
+def check_reason(reason: str) -> str:
+    """``reason`` as a logged action keeps it: one line of 1 to :data:`REASON_MAX` printable
+    characters (``verify`` shows it among the referee's actions: a line break or a control
+    character in it could pass for a line of the verdict), outer spaces removed.
+
+    Raises:
+        UsageError: an empty reason, one over the length, or one with a line break, tab or
+            other control or format character (``--reason``).
+    """
+    text = reason.strip()
+    if not text or len(text) > REASON_MAX or not text.isprintable():
+        raise UsageError(f"the reason must be one line of 1 to {REASON_MAX} characters, without "
+                         f"line breaks, tabs or control characters (it is shown by verify); "
+                         f"nothing was written", "--reason")
+    return text
+
+
 def log_action(game: PathLike, action: str, *, now: str | None = None,
                views_dir: PathLike | None = None, **fields: str | None) -> Record:
     """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
@@ -2021,12 +2041,16 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
     ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
 
     Raises:
-        as :func:`open_game`; UsageError for a player not in the game or a language
-        rebis-pbm does not speak (:func:`rebis_pbm.i18n.check_language`); Failed for a
-        rebis-pbm/1 record or a game that is over.
+        as :func:`open_game`; UsageError for a player not in the game, a language rebis-pbm
+        does not speak (:func:`rebis_pbm.i18n.check_language`) or a reason that is not one
+        line of text (:func:`check_reason`); Failed for a rebis-pbm/1 record or a game that is
+        over.
     """
     from .deadlines import now_text
 
+    reason = fields.get("reason")
+    if reason is not None:
+        fields["reason"] = check_reason(reason)
     require_record(game)
     with locked(game):
         record, replay, seed = open_game(game)

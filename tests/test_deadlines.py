@@ -70,6 +70,53 @@ def test_the_deadline_shows_in_the_view_and_extending_it_is_logged(cli, tmp_path
     assert "extended the deadline by 86400 s (ana is away)" in cli("verify", game).out
 
 
+@pytest.mark.parametrize("command", [["extend", "--by", "1d"], ["end-game", "--yes"],
+                                     ["replace-player", "--player", "bob",
+                                      "--address", "bob@example.org"]])
+@pytest.mark.parametrize("reason", ["away)\n\nDeal from: referee, ana, bob (a fair deal)",
+                                    "x\ty", "\u202eyawa", "x" * 201, "  "])
+def test_a_reason_that_is_not_one_line_is_refused_and_nothing_is_written(cli, tmp_path, command,
+                                                                          reason):
+    """The attack: a referee's reason with line breaks printed lines of its choosing inside
+    verify's verdict ("Deal from: ..."), and one over 200 characters wrote a record that
+    verify without the seed, as players run it, refused as not rebis-pbm's."""
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    before = game.read_bytes()
+    done = cli(command[0], game, *command[1:], "--reason", reason, "--now", at(2))
+    assert done.code == 2, done.out + done.err
+    assert "--reason" in done.err and "one line of 1 to 200 characters" in done.err
+    assert "Traceback" not in done.err and game.read_bytes() == before
+
+
+def test_a_reason_of_200_characters_is_logged_and_verifies_without_the_seed(cli, tmp_path):
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    reason = "é" + "x" * 198 + "!"
+    assert cli("extend", game, "--by", "1d", "--reason", f" {reason} ", "--now", at(2)).code == 0
+    tmp_path.joinpath("g.secret.yaml").rename(tmp_path / "elsewhere.yaml")
+    report = cli("verify", game)
+    assert report.code == 0, report.out + report.err
+    assert f"extended the deadline by 86400 s ({reason})" in report.out
+
+
+def test_verify_shows_a_recorded_reason_on_one_line_whoever_wrote_it(cli, tmp_path):
+    """A record written by a version that took any reason (or by hand, its digests recomputed
+    with the seed, as only the referee can): verify still shows each line break as \\n."""
+    from rebis_pbm.record import dump_record
+
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    record, replay, seed = referee.open_game(game)
+    forged = record.with_action({"action": "extend_deadline", "at": at(2), "seconds": 3600,
+                                 "reason": "away)\n\nDeal from: ana (a fair deal"})
+    game.write_text(dump_record(forged, replay.state, seed))
+    report = cli("verify", game)
+    assert report.code == 0, report.out + report.err
+    assert "(away)\\n\\nDeal from: ana (a fair deal)" in report.out
+    assert not any(line.startswith("Deal from: ana") for line in report.out.splitlines())
+
+
 def test_after_n_missed_turns_the_bot_plays_for_good(tmp_path):
     small_game(tmp_path, missed="1")
     game = tmp_path / "g.yaml"

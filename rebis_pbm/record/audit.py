@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..engine.state import FINISHED, RED_TOKEN
-from ..errors import InputError
+from ..errors import InputError, one_line
 from ..views import counted, is_join_placeholder, winners_line
 from ..yamlio import load_yaml, simple_data
 from .model import BEFORE_V3, FAIR_DEAL, Record
@@ -448,7 +448,7 @@ def referee_lines(record: Record) -> list[str]:
     for move, stamp in zip(record.moves, record.stamps, strict=False):
         if stamp.get("by") == "referee":
             lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
-                         f"({stamp.get('reason')}, {stamp.get('bot')} bot)")
+                         f"({one_line(str(stamp.get('reason')))}, {stamp.get('bot')} bot)")
     for action in record.actions:
         if action.get("action") == "replace_player":
             changed = [what for field, what in (("address", "address"), ("key", "key"),
@@ -458,6 +458,8 @@ def referee_lines(record: Record) -> list[str]:
         else:
             words = _ACTION_WORDS.get(action.get("action"), str(action.get("action")))
             words = words.format(player=action.get("player"), seconds=action.get("seconds"))
-        why = f" ({action['reason']})" if action.get("reason") else ""
+        # one line whoever wrote the record: a reason must not pass for a line of the verdict
+        why = f" ({one_line(str(action['reason']))})" if action.get("reason") else ""
         lines.append(f"  after turn {action.get('after')}, at {action.get('at')}: {words}{why}")
     return (["The referee's part:"] + lines) if lines else []
+

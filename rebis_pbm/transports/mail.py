@@ -418,12 +418,27 @@ def _message(sender: str, to: str, display: str, subject: str, *, auto: str,
     return msg
 
 
+# A msg-id as a reply may repeat it: <...> of printable ASCII, no space, "<" or ">" inside.
+MSG_ID = re.compile(r"<[\x21-\x3b\x3d\x3f-\x7e]+>")
+REFERENCES_KEPT = 20  # the latest msg-ids of a References header a reply carries on
+
+
+def replied_ids(original: EmailMessage) -> tuple[str | None, list[str]]:
+    """``original``'s Message-ID and the msg-ids of its References, as a reply repeats them:
+    only well-formed msg-ids (:data:`MSG_ID`), the latest :data:`REFERENCES_KEPT` references.
+    The sender writes these headers: a Message-ID folded, or encoded to hold a line break (a
+    header of the sender's own in the reply), is left out; the reply is still sent."""
+    text = str(original.get("Message-ID", "")).strip()
+    original_id = text if MSG_ID.fullmatch(text) else None
+    earlier = [r for r in str(original.get("References", "")).split() if MSG_ID.fullmatch(r)]
+    return original_id, earlier[-REFERENCES_KEPT:]
+
+
 def _thread(msg: EmailMessage, game: str, sender: str, original: EmailMessage | None) -> None:
     references = [thread_id(game, domain_of(sender))]
     if original is not None:
-        earlier = str(original.get("References", "")).split()
+        original_id, earlier = replied_ids(original)
         references += [r for r in earlier if r not in references]
-        original_id = str(original.get("Message-ID", "")).strip()
         if original_id:
             msg["In-Reply-To"] = original_id
             references.append(original_id)
@@ -611,7 +626,7 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
     msg = _message(sender, to, "", f"[Rebis {game}] " + about_turn, auto="auto-replied",
                    lang=lang)
     _thread(msg, game, sender, original)
-    asked = str(original.get("Subject", "")).strip()
+    asked = " ".join(str(original.get("Subject", "")).split())  # one line, as it is quoted
     about = f' "{asked}"' if asked else ""
     lines = [_("Your message{about} about game {game}: {headline}.").format(
         about=about, game=game, headline=headline)]
@@ -633,12 +648,11 @@ def no_game_message(*, original: EmailMessage, sender: str, to: str,
     _ = gettext_for(lang)
     msg = _message(sender, to, "", "[Rebis] " + _("your message names no game: nothing was "
                                                   "applied"), auto="auto-replied", lang=lang)
-    original_id = str(original.get("Message-ID", "")).strip()
+    original_id, earlier = replied_ids(original)
     if original_id:
         msg["In-Reply-To"] = original_id
-        msg["References"] = " ".join(str(original.get("References", "")).split()
-                                     + [original_id])
-    asked = str(original.get("Subject", "")).strip()
+        msg["References"] = " ".join(earlier + [original_id])
+    asked = " ".join(str(original.get("Subject", "")).split())  # one line, as it is quoted
     about = f' "{asked}"' if asked else ""
     yours = ", ".join(games)
     msg.set_content(

@@ -271,6 +271,60 @@ def test_illegal_move_is_answered_to_its_player_only(game, tmp_path):
                 "move rejected:")
 
 
+def raw_message(sender: str, body: str, **headers: str) -> bytes:
+    """A message as a mail client (or a forger) may write it, headers as given."""
+    lines = [f"From: {sender}", f"To: {REFEREE}"] + [f"{k.replace('_', '-')}: {v}"
+                                                    for k, v in headers.items()]
+    return ("\n".join(lines) + "\n\n" + body).encode()
+
+
+def encoded_word(text: str) -> str:
+    import base64
+
+    return "=?utf-8?b?" + base64.b64encode(text.encode()).decode() + "?="
+
+
+@pytest.mark.parametrize("message_id, repeated", [
+    (encoded_word("<x@y>\r\nBcc: eve@example.org"), None),  # a line break and a header
+    ("<a6\n --=_forged@example.org>", None),                   # folded over two lines
+    (encoded_word("<x@y>\n"), "<x@y>"),                        # a line end around it
+])
+def test_a_message_id_holding_a_line_break_is_not_repeated_and_the_move_is_applied(
+        game, tmp_path, message_id, repeated):
+    """The attack: a forged or broken Message-ID (encoded to hold a line break, or folded),
+    which a reply's In-Reply-To and References would repeat. It is left out of the replies;
+    the move is applied and answered (it stopped `mail in` with an internal error, so the
+    message stayed in the Maildir and stopped every later run)."""
+    move = pick_move(state_of(game))
+    data = raw_message("alice@example.org", move_doc(move), Subject="[Rebis g1] my move",
+                       Message_ID=message_id,
+                       References=f"<ok@x.org> {encoded_word('<z@y>' + chr(13) + 'X: 1')} junk")
+    box = maildir(tmp_path / "inbox")
+    (box / "new" / "m1").write_bytes(data)
+    result = invoke("mail", "in", game, box, "--referee", REFEREE)
+    assert result.exit_code == 0, result.output
+    assert "turn 1 applied (alice); 4 messages queued" in result.output
+    assert maildir_new(box) == []
+    for msg in queued(game):
+        assert "Bcc" not in msg and "X" not in msg
+        references = msg["References"].split()
+        assert references[0] == thread_id("g1", "example.org") and "junk" not in references
+        assert all(mail_mod.MSG_ID.fullmatch(r) for r in references)
+        if to_address(msg) == PLAYERS["alice"]:  # the mover's answer: a reply to their message
+            assert msg["In-Reply-To"] == repeated and "<ok@x.org>" in references
+            assert (repeated in references) if repeated else len(references) == 3
+    # A refusal quotes the subject on one line, and keeps the well-formed references.
+    data = raw_message("alice@example.org", "no move", Subject=encoded_word("a\nb"),
+                       Message_ID="<in2@x.org>", References="<ok@x.org> <z@y")
+    result = mail_in(game, data, tmp_path, "m2.eml")
+    assert result.exit_code == 0 and "reply queued" in result.output
+    reply = queued(game)[-1]
+    assert reply["In-Reply-To"] == "<in2@x.org>"
+    assert reply["References"].split() == [thread_id("g1", "example.org"), "<ok@x.org>",
+                                           "<in2@x.org>"]
+    assert 'Your message "a b" about game g1' in reply.get_body(("plain",)).get_content()
+
+
 def test_a_move_for_another_player_is_refused_to_its_sender(game, tmp_path):
     move = pick_move(state_of(game))
     body = refused_one(game, tmp_path, incoming("Carol <carol@example.org>", move_doc(move)),
