@@ -319,7 +319,7 @@ def growth_figures(exe: list[str], root: Path, floor: dict, repeat: int) -> None
                     - statistics.median(turns[name, 10])) / 190
         print(f"  {name} growth per recorded move (10 -> 200 moves, CPU in turns): "
               f"{per_move * 1000:.3f} ms, {per_move / floor_cpu * 1000:.2f} thousandths of "
-              f"the floor (issue 16: at most {ISSUE_GROWTH_MS} ms where the floor took "
+              f"the floor (target: at most {ISSUE_GROWTH_MS} ms where the floor takes "
               f"{ISSUE_FLOOR_MS} ms, {ISSUE_GROWTH_MS / ISSUE_FLOOR_MS * 1000:.2f} thousandths)")
         if counted[name, 10] and counted[name, 200]:
             print(f"  {name} growth per recorded move (10 -> 200 moves, instructions): "
