@@ -18,9 +18,27 @@ from collections import Counter
 
 import pytest
 
-from rebis_pbm.engine import (DEALT, GOLD, GOLDEN_DUST, NEGATIVE, PLAY, POSITIVE, RED, REASONS,
-                              IllegalMove, Move, Play, Ruleset, Shelf, ShelfCard, ShelfRef, State,
-                              Supply, apply_move, check_move)
+from rebis_pbm.engine import (
+    DEALT,
+    GOLD,
+    GOLDEN_DUST,
+    NEGATIVE,
+    PLAY,
+    POSITIVE,
+    REASONS,
+    RED,
+    IllegalMove,
+    Move,
+    Play,
+    Ruleset,
+    Shelf,
+    ShelfCard,
+    ShelfRef,
+    State,
+    Supply,
+    apply_move,
+    check_move,
+)
 
 NAMES = ("ana", "bea", "cal", "dan")
 
@@ -161,5 +179,20 @@ def kinds(events) -> list[str]:
     return [type(e).__name__ for e in events]
 
 
-__all__ = ["NAMES", "card", "shelf", "make_state", "play", "red", "card_multiset", "token_counts",
-           "kinds", "rejected", "NEGATIVE", "POSITIVE", "GOLD", "GOLDEN_DUST", "RED"]
+__all__ = [
+    "GOLD",
+    "GOLDEN_DUST",
+    "NAMES",
+    "NEGATIVE",
+    "POSITIVE",
+    "RED",
+    "card",
+    "card_multiset",
+    "kinds",
+    "make_state",
+    "play",
+    "red",
+    "rejected",
+    "shelf",
+    "token_counts",
+]

@@ -38,7 +38,8 @@ class Outcome:
     err: str
 
     def one_error_line(self) -> str:
-        """The single stderr line of a refused command (asserts there is exactly one, no traceback)."""
+        """The single stderr line of a refused command (asserts there is exactly one, no
+        traceback)."""
         assert "Traceback" not in self.err + self.out, self.err
         lines = self.err.splitlines()
         assert len(lines) == 1, f"expected one line on stderr, got {self.err!r}"
@@ -175,7 +176,8 @@ def new_game(folder: Path, players=("alice", "bob"), seed="cli tests", *extra) -
     """`rebis-pbm new` (in-process) in ``folder``; returns the record's path."""
     folder.mkdir(parents=True, exist_ok=True)
     game = folder / "game.yaml"
-    args = ["new", game, *[a for p in players for a in ("--player", p)], "--insecure-seed", "--referee-deal", "--seed", seed, *extra]
+    args = ["new", game, *[a for p in players for a in ("--player", p)], "--insecure-seed",
+            "--referee-deal", "--seed", seed, *extra]
     outcome = run_inproc(*args)
     assert outcome.code == 0, outcome.err
     return game

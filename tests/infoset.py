@@ -128,7 +128,7 @@ def alternative(game: Prefix, reader: int | None, rng: random.Random) -> Prefix:
     order = list(game.order)
     values = [order[p] for p in free]
     rng.shuffle(values)
-    for position, value in zip(free, values):
+    for position, value in zip(free, values, strict=True):
         order[position] = value
     moves = [move for move, _ in game.steps]
     limit = game.ruleset.shelf_limit
@@ -157,7 +157,8 @@ def alternative(game: Prefix, reader: int | None, rng: random.Random) -> Prefix:
 
 
 def unseen_differs(game: Prefix, other: Prefix) -> bool:
-    """Whether the second game really differs in a hidden card (so the comparison means something)."""
+    """Whether the second game really differs in a hidden card (so the comparison means
+    something)."""
     return game.order != other.order
 
 

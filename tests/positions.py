@@ -7,14 +7,23 @@ same positions come back on every run; nothing is copied from a previous run's o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
-
-from rebis_pbm.engine import (POSITIVE, IllegalMove, Move, Play, Ruleset, ShelfRef, apply_move,
-                              check_move, legal_moves, setup)
 
 from clitools import apply_all, move_doc, new_game
+from rebis_pbm.engine import (
+    POSITIVE,
+    IllegalMove,
+    Move,
+    Play,
+    Ruleset,
+    ShelfRef,
+    apply_move,
+    check_move,
+    legal_moves,
+    setup,
+)
 
 
 @dataclass

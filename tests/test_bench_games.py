@@ -16,7 +16,7 @@ from rebis_pbm.engine import Ruleset
 from rebis_pbm.record import FORMATS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import run as bench  # noqa: E402  (bench/ is not a package)
+import run as bench  # bench/ is not a package: its folder is on sys.path (above)
 
 
 @pytest.fixture(scope="module")

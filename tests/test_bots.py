@@ -9,8 +9,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm.bots import STRATEGIES, GreedyBot, RandomBot, make_bot
-from rebis_pbm.engine import (HIDDEN, RED_TOKEN, Ruleset, State, apply_move, check_move,
-                              information_set, legal_moves, scores, setup)
+from rebis_pbm.engine import (
+    HIDDEN,
+    RED_TOKEN,
+    Ruleset,
+    State,
+    apply_move,
+    check_move,
+    information_set,
+    legal_moves,
+    scores,
+    setup,
+)
 from rebis_pbm.simulate import game_specs, run
 
 NAMES = ("ann", "bo", "cy", "di")
@@ -69,18 +79,20 @@ def _reshuffle_hidden(state: State, viewer: int, rng: random.Random) -> State:
     view = information_set(state, viewer)
     hidden = list(state.deck)
     hidden += [c for seat, hand in enumerate(state.hands) if seat != viewer for c in hand]
-    for row, seen_row in zip(state.shelves, view.shelves):
-        for shelf, seen in zip(row, seen_row):
-            hidden += [c.number for c, s in zip(shelf.cards, seen.cards) if s.number == HIDDEN]
+    for row, seen_row in zip(state.shelves, view.shelves, strict=True):
+        for shelf, seen in zip(row, seen_row, strict=True):
+            hidden += [c.number for c, s in zip(shelf.cards, seen.cards, strict=True)
+                       if s.number == HIDDEN]
     rng.shuffle(hidden)
     pool = iter(hidden)
     hands = tuple(hand if seat == viewer else tuple(sorted(next(pool) for _ in hand))
                   for seat, hand in enumerate(state.hands))
     shelves = tuple(
         tuple(type(shelf)(tuple(type(c)(next(pool), c.factor, c.placed_by) if s.number == HIDDEN
-                                else c for c, s in zip(shelf.cards, seen.cards)), shelf.tokens)
-              for shelf, seen in zip(row, seen_row))
-        for row, seen_row in zip(state.shelves, view.shelves))
+                                else c for c, s in zip(shelf.cards, seen.cards, strict=True)),
+                          shelf.tokens)
+              for shelf, seen in zip(row, seen_row, strict=True))
+        for row, seen_row in zip(state.shelves, view.shelves, strict=True))
     deck = tuple(pool)
     order = state.order[:state.deck_pos] + deck
     drawn = state.drawn

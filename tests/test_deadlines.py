@@ -21,7 +21,8 @@ def at(hours: float) -> str:
 
 
 def small_game(folder, missed="bot"):
-    return referee.create_game(folder / "g.yaml", ["ana", "bob"], seed="deadlines", insecure_seed=True,
+    return referee.create_game(folder / "g.yaml", ["ana", "bob"], seed="deadlines",
+                               insecure_seed=True,
                                ruleset=referee.ruleset_from(False, ["golden_dust=2", "gold=1"]),
                                deadline=parse_duration("72h"), missed=missed, now=at(0))
 

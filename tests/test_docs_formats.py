@@ -7,9 +7,8 @@ import re
 
 import yaml
 
-from rebis_pbm.cli import EXIT_CODES
-
 from clitools import EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, REPO, new_game, run_inproc
+from rebis_pbm.cli import EXIT_CODES
 
 FORMATS = (REPO / "docs" / "formats.md").read_text()
 CLI = (REPO / "docs" / "cli.md").read_text()

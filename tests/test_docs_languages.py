@@ -11,6 +11,7 @@ small files: well under a second.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections import Counter
 from pathlib import Path
@@ -42,7 +43,7 @@ def sections(text: str) -> list[str]:
     """The page cut at each `##`..`######` heading: the preamble, then one piece per heading."""
     starts = [m.start() for m in HEADING.finditer(text)]
     bounds = [0, *starts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 def rulings(text: str) -> set[str]:
@@ -73,7 +74,7 @@ def test_every_cited_ruling_is_one_of_r1_to_r13():
 def test_translation_cites_the_same_rulings_as_the_english_page(lang):
     text = read(TRANSLATIONS[lang])
     assert rulings(text) == rulings(EN)
-    for number, (en, tr) in enumerate(zip(sections(EN), sections(text))):
+    for number, (en, tr) in enumerate(zip(sections(EN), sections(text), strict=True)):
         assert rulings(tr) == rulings(en), f"section {number}: {en.splitlines()[0]!r}"
 
 
@@ -96,7 +97,7 @@ def test_translation_keeps_the_data_in_english(lang):
     en_blocks = [yaml.safe_load(b) for b in YAML_BLOCK.findall(EN)]
     tr_blocks = [yaml.safe_load(b) for b in YAML_BLOCK.findall(text)]
     assert tr_blocks == en_blocks
-    for en, tr in zip(sections(EN), sections(text)):
+    for en, tr in zip(sections(EN), sections(text), strict=True):
         title = en.splitlines()[0]
         assert Counter(CODE_SPAN.findall(without_code(tr))) == Counter(
             CODE_SPAN.findall(without_code(en))), title
@@ -104,7 +105,7 @@ def test_translation_keeps_the_data_in_english(lang):
 
 def test_translation_has_the_same_lists_and_tables(lang):
     text = read(TRANSLATIONS[lang])
-    for en, tr in zip(sections(EN), sections(text)):
+    for en, tr in zip(sections(EN), sections(text), strict=True):
         title = en.splitlines()[0]
         assert len(LIST_ITEM.findall(tr)) == len(LIST_ITEM.findall(en)), title
         assert len(TABLE_ROW.findall(tr)) == len(TABLE_ROW.findall(en)), title
@@ -140,7 +141,7 @@ def glossary_rows() -> list[dict[str, str]]:
             continue
         assert header == GLOSSARY_HEADER, line
         assert len(cells) == len(header), line
-        rows.append(dict(zip(header, cells)))
+        rows.append(dict(zip(header, cells, strict=True)))
     return rows
 
 
@@ -150,7 +151,9 @@ def test_every_glossary_row_has_a_french_and_a_portuguese_term():
     for row in rows:
         assert row["key"] and row["English"], row
         for lang in ("fr", "pt"):
-            assert row[lang].strip("—-– "), f"glossary row {row['key']} has no {lang} term"
+            # a term, not only a dash (em dash, hyphen, en dash)
+            assert row[lang].strip("\u2014-\u2013 "), \
+                f"glossary row {row['key']} has no {lang} term"
     keys = [row["key"] for row in rows]
     assert len(keys) == len(set(keys)), "a key is defined twice"
 
@@ -336,7 +339,7 @@ def prose(msgid: str) -> str:
     return re.sub(r"\b(moves?|turn)\s+(?:can be|has already been)\s+played\b", r"\1", text)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def catalog_messages(lang: str) -> list[tuple[str, str]]:
     """(msgid, msgstr) of every message of ``lang``'s catalog; a plural gives each of its forms."""
     pofile = pytest.importorskip("babel.messages.pofile", reason="Babel reads the catalogs")

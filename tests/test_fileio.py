@@ -9,11 +9,19 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 from rebis_pbm import fileio
-from rebis_pbm.fileio import LockTimeout, lock_path, locked, read_input, write_atomic, write_many_atomic
+from rebis_pbm.fileio import (
+    LockTimeout,
+    lock_path,
+    locked,
+    read_input,
+    write_atomic,
+    write_many_atomic,
+)
 from rebis_pbm.yamlio import MOVE_MAX_BYTES, InputError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -38,7 +46,7 @@ def test_read_stdin(monkeypatch):
 
 def test_read_cap_reads_at_most_cap_plus_one(monkeypatch):
     class Endless(io.RawIOBase):
-        requested = []
+        requested: ClassVar[list[int]] = []  # read on the class after the call
 
         def readable(self):
             return True
@@ -62,7 +70,8 @@ def test_read_exactly_cap_is_fine(tmp_path):
     f.write_bytes(b"#" * MOVE_MAX_BYTES)
     assert len(read_input(str(f), kind="move")[0]) == MOVE_MAX_BYTES
     f.write_bytes(b"#" * (MOVE_MAX_BYTES + 1))
-    with pytest.raises(InputError, match="the file is larger than 64 KiB .* the limit for a move file"):
+    with pytest.raises(InputError,
+                       match=r"the file is larger than 64 KiB .* the limit for a move file"):
         read_input(str(f), kind="move")
 
 
@@ -106,7 +115,7 @@ def _in_a_thread(function, timeout=10.0):
     def run():
         try:
             function()
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
+        except BaseException as exc:  # any exception, handed to the test
             caught.append(exc)
     worker = threading.Thread(target=run, daemon=True)
     worker.start()
@@ -234,9 +243,8 @@ def test_lock_survives_record_replacement_and_times_out(tmp_path):
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=REPO, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        with pytest.raises(LockTimeout) as info:
-            with locked(record, timeout=0.2):
-                pytest.fail("lock should be held by the other process")
+        with pytest.raises(LockTimeout) as info, locked(record, timeout=0.2):
+            pytest.fail("lock should be held by the other process")
         assert "another rebis-pbm command is updating" in str(info.value)
         assert "try again" in str(info.value) and isinstance(info.value, RuntimeError)
     finally:
@@ -263,7 +271,8 @@ def test_concurrent_increments_are_exact(tmp_path):
     counter = tmp_path / "counter.txt"
     counter.write_text("0")
     procs, per = 4, 40
-    workers = [subprocess.Popen([sys.executable, "-c", COUNTER_WORKER, str(counter), str(per)], cwd=REPO)
+    workers = [subprocess.Popen([sys.executable, "-c", COUNTER_WORKER, str(counter), str(per)],
+                                cwd=REPO)
                for _ in range(procs)]
     for w in workers:
         assert w.wait(timeout=60) == 0
@@ -274,9 +283,8 @@ def test_concurrent_increments_are_exact(tmp_path):
 
 def test_lock_is_released_on_exception(tmp_path):
     record = tmp_path / "game.yaml"
-    with pytest.raises(ZeroDivisionError):
-        with locked(record):
-            1 / 0
+    with pytest.raises(ZeroDivisionError), locked(record):
+        raise ZeroDivisionError  # any exception inside the lock
     start = time.monotonic()
     with locked(record, timeout=0):
         pass
@@ -290,9 +298,8 @@ def test_the_lock_file_exists_only_while_the_lock_is_held(tmp_path):
     with locked(record) as lf:
         assert os.path.exists(lf)
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(ZeroDivisionError):
-        with locked(record):
-            1 / 0
+    with pytest.raises(ZeroDivisionError), locked(record):
+        raise ZeroDivisionError  # any exception inside the lock
     assert list(tmp_path.iterdir()) == []
 
 
@@ -354,9 +361,8 @@ def test_a_waiter_whose_lock_file_was_deleted_waits_for_the_one_the_path_names(t
 
     monkeypatch.setattr(fcntl, "flock", flock)
     try:
-        with pytest.raises(LockTimeout):
-            with locked(record, timeout=0.3):
-                pytest.fail("two commands hold the record's lock at once")
+        with pytest.raises(LockTimeout), locked(record, timeout=0.3):
+            pytest.fail("two commands hold the record's lock at once")
     finally:
         monkeypatch.undo()
         for other in others:
@@ -372,9 +378,8 @@ def test_the_lock_timeout_can_be_set_in_the_environment(tmp_path, monkeypatch):
     try:
         monkeypatch.setenv(fileio.LOCK_TIMEOUT_ENV, "0.2")
         start = time.monotonic()
-        with pytest.raises(LockTimeout) as info:
-            with locked(record):
-                pytest.fail("the lock is held by the other process")
+        with pytest.raises(LockTimeout) as info, locked(record):
+            pytest.fail("the lock is held by the other process")
         assert info.value.timeout == 0.2 and time.monotonic() - start < 5
     finally:
         release(holder)
@@ -429,9 +434,8 @@ def test_a_lock_file_that_cannot_be_made_or_opened_is_worded_for_the_record(tmp_
         return real_open(path, flags, *args, **kwargs)
 
     monkeypatch.setattr(fileio.os, "open", deny)
-    with pytest.raises(fileio.FileError) as info:
-        with locked(record, timeout=0):
-            pytest.fail("locked without a lock file")
+    with pytest.raises(fileio.FileError) as info, locked(record, timeout=0):
+        pytest.fail("locked without a lock file")
     if exists:
         expected = (f"{record}: permission denied: its lock file {lock} cannot be opened for "
                     f"writing; fix that file's permissions, or delete it while no rebis-pbm "

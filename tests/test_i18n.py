@@ -21,13 +21,13 @@ import yaml
 from click.testing import CliRunner
 
 from clitools import run_inproc
-from sshkeys import ssh_key, ssh_sign
 from rebis_pbm import i18n
 from rebis_pbm.cli import cli as rebis_cli
 from rebis_pbm.engine import IllegalMove, Move, Play, Ruleset, apply_move, legal_moves, setup
 from rebis_pbm.engine.phrases import Phrase
 from rebis_pbm.referee import open_game
 from rebis_pbm.transports.mail_jobs import default_queue
+from sshkeys import ssh_key, ssh_sign
 
 babel = pytest.importorskip("babel", reason="Babel (the test extra) reads and extracts catalogs")
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir  # noqa: E402
@@ -360,7 +360,7 @@ def test_a_refusal_to_the_mover_speaks_of_their_active_shelf_in_their_language(t
 
 
 def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_path):
-    game = _new(cli, tmp_path)
+    _new(cli, tmp_path)
     view = tmp_path / "game.views" / "ann.yaml"
     hand = yaml.safe_load(view.read_text())["you"]["hand"]
     move = tmp_path / "move.yaml"
@@ -382,7 +382,7 @@ def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_pa
 def test_a_players_own_check_of_a_broken_move_file_answers_in_their_language(cli, tmp_path):
     """check --view on a move file the schema refuses: the sentence in the view's language, its
     detail (the file's own fields) in English, as the referee's mails say it."""
-    game = _new(cli, tmp_path)
+    _new(cli, tmp_path)
     move = tmp_path / "move.yaml"
     move.write_text("game: g18\nturn: 1\nplayer: ann\nplay: {cards: [3], shelf: ann, "
                     "sign: positif}\n")

@@ -29,13 +29,13 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from infoset import alternative, move_variants, play_prefix, unseen_differs
-from rebis_pbm.record import model as record_mod
 from rebis_pbm import svg, views
-from rebis_pbm.i18n import translate
 from rebis_pbm.engine import IllegalMove, Ruleset, apply_move, shuffled
 from rebis_pbm.engine import rules as rules_mod
 from rebis_pbm.engine.cards import DEALT, Shelf
+from rebis_pbm.i18n import translate
 from rebis_pbm.record import Record, dump_record
+from rebis_pbm.record import model as record_mod
 
 GAME = "secrecy"
 NAMES = ("alice", "bob", "carol", "dave")
@@ -91,7 +91,8 @@ def outcome(state, move) -> tuple:
         _, events = apply_move(state, move)
     except IllegalMove as exc:
         return ("rejected", exc.code, exc.message, *(translate(exc.phrase, lang) for lang in LANGS))
-    return ("applied", views.account(events), *(views.account(events, None, lang) for lang in LANGS))
+    return ("applied", views.account(events),
+            *(views.account(events, None, lang) for lang in LANGS))
 
 
 def public_record(game) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -22,13 +23,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from clitools import EXAMPLES, REPO, clear_schema_caches, move_doc, new_game, write_move
+from mutations import VALUES, mutate
 from rebis_pbm import schemas
 from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
 from rebis_pbm.schemas import load_schema, quickly_accepted, validate
 from rebis_pbm.yamlio import InputError, load_yaml
-
-from clitools import EXAMPLES, REPO, clear_schema_caches, move_doc, new_game, write_move
-from mutations import VALUES, mutate
 
 MOVE = Draft202012Validator(load_schema("move"))
 SETTINGS = settings(max_examples=400, deadline=None, derandomize=True,
@@ -48,7 +48,8 @@ def engine_moves(draw) -> dict:
         if state.finished:
             break
         moves = legal_moves(state)
-        state, _ = apply_move(state, moves[draw(st.integers(min_value=0, max_value=len(moves) - 1))])
+        index = draw(st.integers(min_value=0, max_value=len(moves) - 1))
+        state, _ = apply_move(state, moves[index])
     if state.finished:
         return {"game": "g", "turn": state.turn, "player": players[0],
                 "red_token": {"player": players[-1], "shelf": 1}}
@@ -127,7 +128,8 @@ def test_both_refuse_the_classic_mistakes(doc):
 
 
 def test_a_refusal_is_worded_by_jsonschema_as_before():
-    loaded = load_yaml(b"game: g\nturn: 1\nplayer: alice\nplay: {cards: 3, shelf: bob, sing: negative}\n",
+    loaded = load_yaml(b"game: g\nturn: 1\nplayer: alice\n"
+                       b"play: {cards: 3, shelf: bob, sing: negative}\n",
                        source="m.yaml", kind="move")
     with pytest.raises(InputError) as info:
         validate(loaded, "move")
@@ -191,7 +193,8 @@ def test_a_schema_fastjsonschema_cannot_compile_is_left_to_jsonschema(schema_dir
     (schema_dir / "move.schema.json").write_text(json.dumps(move))
     assert schemas._quick_check("move") is None
     doc = {"game": "g", "turn": 1, "player": "a", "play": {"cards": 1, "shelf": "a"}}
-    with pytest.raises(schemas.SchemaProblem, match="move.schema.json is not a valid JSON Schema"):
+    with pytest.raises(schemas.SchemaProblem,
+                       match=re.escape("move.schema.json is not a valid JSON Schema")):
         validate(load_yaml(json.dumps(doc).encode(), source="m.yaml", kind="move"), "move")
 
 
@@ -235,7 +238,8 @@ def test_apply_of_a_valid_move_does_not_import_jsonschema(tmp_path):
                                                                     os.environ.get("PYTHONPATH")])))
     code = ("import sys\nfrom rebis_pbm.cli import main\n"
             f"sys.argv = ['rebis-pbm', 'apply', {str(game)!r}, {str(move)!r}]\n"
-            "try:\n    main()\nexcept SystemExit as e:\n    print('exit', e.code, file=sys.stderr)\n"
+            "try:\n    main()\n"
+            "except SystemExit as e:\n    print('exit', e.code, file=sys.stderr)\n"
             "print('jsonschema' in sys.modules, 'fastjsonschema' in sys.modules, file=sys.stderr)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=120)

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from clitools import clear_schema_caches
 from rebis_pbm import schemas
 from rebis_pbm.schemas import SCHEMA_NAMES, SchemaProblem, load_schema, schema_text, validate
 from rebis_pbm.yamlio import InputError, load_yaml
-
-from clitools import clear_schema_caches
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -24,7 +23,8 @@ MOVE = {
     "additionalProperties": False,
     "properties": {
         "game": {"type": "string", "pattern": "^[a-z0-9-]+$",
-                 "description": "a game id of lower-case letters, digits and dashes, like 'spring-1'"},
+                 "description":
+                     "a game id of lower-case letters, digits and dashes, like 'spring-1'"},
         "turn": {"type": "integer", "minimum": 1, "maximum": 999},
         "player": {"type": "string"},
         "code": {"type": "string", "maxLength": 8},
@@ -44,7 +44,8 @@ MOVE = {
         "target": {
             "oneOf": [
                 {"type": "integer", "description": "a seat number"},
-                {"type": "string", "pattern": "^[A-Z]$", "description": "a player letter such as B"},
+                {"type": "string", "pattern": "^[A-Z]$",
+                 "description": "a player letter such as B"},
             ]
         },
     },
@@ -239,7 +240,8 @@ def test_default_schema_dir_points_at_repo_schemas():
 def test_jsonschema_is_imported_lazily():
     code = ("import sys; import rebis_pbm.schemas, rebis_pbm.yamlio, rebis_pbm.fileio; "
             "print('jsonschema' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                         check=True)
     assert out.stdout.strip() == "False"
 
 

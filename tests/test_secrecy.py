@@ -21,16 +21,34 @@ import yaml
 from click.testing import CliRunner
 
 from rebis_pbm import views
-from rebis_pbm.record import audit
-from rebis_pbm.record.digests import chain_digest, salted
 from rebis_pbm.cli import cli
-from rebis_pbm.referee import open_game
-from rebis_pbm.engine import (IllegalMove, Move, Play, Ruleset, ShelfRef, apply_move, check_move,
-                              setup)
+from rebis_pbm.engine import (
+    IllegalMove,
+    Move,
+    Play,
+    Ruleset,
+    ShelfRef,
+    apply_move,
+    check_move,
+    setup,
+)
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import deal
-from rebis_pbm.record import (HEADER, CorruptRecord, Record, Replay, SealedMove, dump_record,
-                              entry_from_dict, parse_record, replay_record, seal_card)
+from rebis_pbm.record import (
+    HEADER,
+    CorruptRecord,
+    Record,
+    Replay,
+    SealedMove,
+    audit,
+    dump_record,
+    entry_from_dict,
+    parse_record,
+    replay_record,
+    seal_card,
+)
+from rebis_pbm.record.digests import chain_digest, salted
+from rebis_pbm.referee import open_game
 from rebis_pbm.schemas import validate
 from rebis_pbm.yamlio import InputError, dump_yaml, load_yaml
 
@@ -135,8 +153,8 @@ def test_once_the_record_reveals_the_seed_every_face_down_card_shows():
         view = views.build_view(record.game, replay, who, revealed=True)
         assert view["seed_revealed"] is True
         for seat, player in enumerate(view["players"]):
-            for shelf, shown in zip(state.shelves[seat], player["shelves"]):
-                for card, shown_card in zip(shelf.cards, shown["cards"]):
+            for shelf, shown in zip(state.shelves[seat], player["shelves"], strict=True):
+                for card, shown_card in zip(shelf.cards, shown["cards"], strict=True):
                     assert shown_card["number"] == card.number
         text = views.render(view, "text")
         assert "[?]" not in text and "every card shows" in text
@@ -172,7 +190,8 @@ def bob_to_move(bob_hand):
     value 3); the shelf limit is 9 and the supply has no golden dust, only gold (R8.1). Bob's hand
     is ``bob_hand`` (four cards) and his turn draw, a 9."""
     alice_hand = (3, 1, 1, 1)
-    order = (8, 9, *(c for pair in zip(alice_hand, bob_hand) for c in pair), 2, 9, 2, 2, 2)
+    dealt = (c for pair in zip(alice_hand, bob_hand, strict=True) for c in pair)
+    order = (8, 9, *dealt, 2, 9, 2, 2, 2)
     state, _ = deal(Ruleset(hand_size=4, shelf_limit=9, golden_dust=0), SEATS, order)
     return apply_move(state, Move(1, "alice", play=Play((3,), "alice")))[0]
 
@@ -221,21 +240,22 @@ def test_apply_prints_an_account_with_no_hidden_card():
 # --- the record: a closing play's card is sealed ----------------------------------------------
 
 def test_a_seal_is_the_documented_hmac_of_the_card():
-    text = "rebis-pbm/sealed-card/v1\nexample\n8\n1".encode()
+    text = b"rebis-pbm/sealed-card/v1\nexample\n8\n1"
     expected = hmac.new(b"rebis-pbm example game", text, hashlib.sha256).hexdigest()
     assert seal_card("rebis-pbm example game", "example", 8, 1) == expected
     assert expected in (ROOT / "docs" / "views.md").read_text()  # the docs' test vector
 
 
 def test_the_example_record_keeps_every_closing_card_sealed():
-    record, replay, _ = open_game(ROOT / "examples" / "game.yaml")
+    _, replay, _ = open_game(ROOT / "examples" / "game.yaml")
     text = (ROOT / "examples" / "game.yaml").read_text()
     entries = load_yaml(text.encode(), source="game.yaml", kind="record").data["moves"]
     closings = 0
-    for entry, (move, events) in zip(entries, replay.history):
+    for entry, (move, events) in zip(entries, replay.history, strict=True):
         if any(isinstance(e, ev.Closed) for e in events):
             closings += 1
-            assert "cards" not in entry["play"] and set(entry["play"]) == {"sealed", "shelf", "sign"}
+            assert "cards" not in entry["play"]
+            assert set(entry["play"]) == {"sealed", "shelf", "sign"}
             sent = load_yaml((ROOT / "examples" / "moves" /
                               f"turn-{move.turn:03d}-{move.player}.yaml").read_bytes(),
                              source="move", kind="move").data
@@ -358,8 +378,9 @@ SEED = "secrecy"
 def closing_game(tmp_path):
     """A new game (shelf limit 3) where alice's first move closes bob's shelf with a card that bob
     does not hold: returns (folder, the move's file, its card, another number that would close)."""
-    done = run("new", "game.yaml", "--player", "alice", "--player", "bob", "--insecure-seed", "--referee-deal", "--seed", SEED,
-               "--game-id", "g", "--rule", "shelf_limit=3", cwd=tmp_path)
+    done = run("new", "game.yaml", "--player", "alice", "--player", "bob", "--insecure-seed",
+               "--referee-deal", "--seed", SEED, "--game-id", "g", "--rule", "shelf_limit=3",
+               cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     state, _ = setup(Ruleset(shelf_limit=3), SEATS, SEED)
     alice, bob = state.hands
@@ -415,7 +436,7 @@ def test_moves_is_refused_to_a_player_whose_turn_it_is_not(closing_game):
 def test_a_move_in_anothers_name_is_rejected_for_its_public_reason(closing_game, monkeypatch):
     """Through click: whether alice holds the card or not, a move in her name that breaks a public
     rule gets that rule as its answer; so whoever sent it learns nothing of her hand."""
-    folder, move, card, _ = closing_game
+    folder, _, card, _ = closing_game
     monkeypatch.chdir(folder)
     monkeypatch.delenv("REBIS_PBM_SEED", raising=False)
     state, _ = setup(Ruleset(shelf_limit=3), SEATS, SEED)

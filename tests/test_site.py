@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from infoset import alternative, play_prefix
 from rebis_pbm import site, views
 from rebis_pbm.cli import cli
-from rebis_pbm.referee import open_game
 from rebis_pbm.engine import Ruleset, legal_moves, shuffled
+from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import dump_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +56,8 @@ def new_game(folder: Path, moves: int) -> Path:
     runner = CliRunner()
     game = folder / "game.yaml"
     assert runner.invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo", "--player",
-                               "cy", "--insecure-seed", "--referee-deal", "--seed", SEED, "--game-id", "g"]).exit_code == 0
+                               "cy", "--insecure-seed", "--referee-deal", "--seed", SEED,
+                               "--game-id", "g"]).exit_code == 0
     for _ in range(moves):
         state = open_game(game)[1].state
         move = folder / "move.yaml"

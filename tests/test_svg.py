@@ -15,14 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm import svg, views
-from rebis_pbm.transports import mail
 from rebis_pbm.cli import cli
-from rebis_pbm.referee import open_game, record_view
 from rebis_pbm.engine import Move, Play, Ruleset, apply_move
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import deal
-from rebis_pbm.transports.mail import view_message
 from rebis_pbm.record import Replay
+from rebis_pbm.referee import open_game, record_view
+from rebis_pbm.transports import mail
+from rebis_pbm.transports.mail import view_message
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -179,7 +179,8 @@ def test_view_format_svg_prints_the_picture(tmp_path):
     runner = CliRunner()
     game = tmp_path / "game.yaml"
     assert runner.invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo",
-                               "--insecure-seed", "--referee-deal", "--seed", "s", "--game-id", "g"]).exit_code == 0
+                               "--insecure-seed", "--referee-deal", "--seed", "s",
+                               "--game-id", "g"]).exit_code == 0
     for who in (["--player", "ann"], ["--public"]):
         result = runner.invoke(cli, ["view", str(game), *who, "--format", "svg"])
         assert result.exit_code == 0, result.output

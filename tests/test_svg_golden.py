@@ -95,7 +95,7 @@ def test_the_games_reach_every_situation_the_picture_draws():
     and moves the referee made, and odd names stay text, never markup."""
     seen = {"phase": set(), "reason": set(), "abandoned": False, "gold": False,
             "account": False}
-    for key, view, lang, told, standalone in cases():
+    for key, view, lang, told, _standalone in cases():
         if lang != "en":
             continue
         seen["phase"].add(view["phase"])

@@ -18,9 +18,9 @@ from infoset import move_variants, play_prefix
 from rebis_pbm import referee, views
 from rebis_pbm.engine import IllegalMove, Ruleset, check_move, legal_moves, shuffled
 from rebis_pbm.errors import Refused
-from rebis_pbm.view_state import infoset_from_view
-from rebis_pbm.yamlio import dump_yaml, load_yaml
 from rebis_pbm.schemas import validate
+from rebis_pbm.view_state import infoset_from_view
+from rebis_pbm.yamlio import load_yaml
 
 GAME = "tools"
 NAMES = ("alice", "bob", "carol", "dave")
@@ -81,7 +81,8 @@ def test_the_view_gives_the_referees_moves_and_verdicts(example):
 
 # ------------------------------------------------------------------ through the command line
 
-MOVE = "game: {game}\nturn: 1\nplayer: ana\nplay:\n  cards: {card}\n  shelf: ana\n  sign: positive\n"
+MOVE = ("game: {game}\nturn: 1\nplayer: ana\n"
+        "play:\n  cards: {card}\n  shelf: ana\n  sign: positive\n")
 
 
 @pytest.fixture
@@ -92,7 +93,7 @@ def game(tmp_path):
 
 
 def test_moves_from_the_view_are_the_referees_and_need_no_seed(cli, game):
-    folder, created = game
+    folder, _ = game
     referee_listing = cli("moves", str(folder / "g.yaml"), "--player", "ana").out
     (folder / "g.secret.yaml").unlink()  # the player has no seed
     done = cli("moves", "--view", str(folder / "g.views" / "ana.yaml"))
@@ -149,7 +150,7 @@ def test_a_view_of_the_older_format_is_refused_with_advice(cli, game):
 
 
 def test_a_view_record_or_secret_sent_as_a_move_is_named(cli, game):
-    folder, created = game
+    folder, _ = game
     record = str(folder / "g.yaml")
     for file, words in ((folder / "g.views" / "ana.yaml", "this is a view"),
                         (folder / "g.yaml", "this is a game record, not a move"),

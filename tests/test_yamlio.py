@@ -143,7 +143,8 @@ def test_a_trailing_empty_document_is_ignored(text):
     assert load_yaml(text.encode(), source="m.yaml", kind="move").data == {"a": 1}
 
 
-@pytest.mark.parametrize("text,word", [("- 1\n- 2\n", "not a list"), ("just text\n", "single value")])
+@pytest.mark.parametrize("text,word", [("- 1\n- 2\n", "not a list"),
+                                       ("just text\n", "single value")])
 def test_top_level_must_be_mapping(text, word):
     err = reject(text)
     assert "mapping" in err.message and word in err.message
@@ -241,7 +242,8 @@ def test_str_format():
 VALID = b"game: g1\nturn: 3\nplay:\n  cards: [1, 2]\n  sign: positive\n  note: 'x: y'\n"
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=300))
 def test_fuzz_random_bytes(data):
     for kind in ("move", "record"):
@@ -287,7 +289,8 @@ def test_fuzz_mutated_valid_yaml(data):
 
 # ------------------------------------------------------------------ writing
 
-@pytest.mark.parametrize("word", ["no", "yes", "on", "off", "010", "1e3", "null", "~", "true", "1.5", "0x1F", "2024-05-01", ""])
+@pytest.mark.parametrize("word", ["no", "yes", "on", "off", "010", "1e3", "null", "~", "true",
+                                  "1.5", "0x1F", "2024-05-01", ""])
 def test_dump_quotes_ambiguous_strings(word):
     text = dump_yaml({"v": word})
     assert text != f"v: {word}\n"
@@ -308,10 +311,12 @@ def test_dump_unicode_and_long_lines():
     assert long in text and text.count("\n") == 1
 
 
-json_scalars = st.none() | st.booleans() | st.integers(-(10**18) + 1, 10**18 - 1) | st.text(max_size=20)
+json_scalars = (st.none() | st.booleans() | st.integers(-(10**18) + 1, 10**18 - 1)
+                | st.text(max_size=20))
 json_data = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (st.lists(inner, max_size=4)
+                   | st.dictionaries(st.text(max_size=8), inner, max_size=4)),
     max_leaves=20,
 )
 
@@ -462,7 +467,8 @@ def test_simple_data_declines_what_needs_the_strict_reader(text):
 
 
 def test_simple_data_reads_bom_crlf_and_plain_scalars_as_the_strict_reader():
-    data = b"\xef\xbb\xbfa: 0\r\nb: -3\r\nc: 'x: y'\r\nd: 2024-05-01\r\ne:\r\nf: no\r\ng: [1, 2]\r\n"
+    data = (b"\xef\xbb\xbfa: 0\r\nb: -3\r\nc: 'x: y'\r\nd: 2024-05-01\r\n"
+            b"e:\r\nf: no\r\ng: [1, 2]\r\n")
     expected = {"a": 0, "b": -3, "c": "x: y", "d": "2024-05-01", "e": None, "f": False,
                 "g": [1, 2]}
     assert yamlio.simple_data(data, kind="record") == expected
@@ -505,7 +511,8 @@ def test_digest_texts_include_every_digest_of_the_archive():
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
-@given(st.lists(st.from_regex(r"[0-9a-f]{64}|[0-9]{20}e[0-9]{43}|0b[01]{62}|[0-9]{64}", fullmatch=True),
+@given(st.lists(st.from_regex(r"[0-9a-f]{64}|[0-9]{20}e[0-9]{43}|0b[01]{62}|[0-9]{64}",
+                              fullmatch=True),
                 min_size=1, max_size=4))
 def test_dump_writes_digests_as_the_representer_does(digests):
     """Digests are written as the representer writes them, the ones a YAML 1.2 reader would

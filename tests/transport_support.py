@@ -24,7 +24,7 @@ REFEREE = "referee@example.org"
 SMALL_RULES = ("--rule", "shelf_limit=5", "--rule", "golden_dust=2", "--rule", "gold=1")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def exe() -> str:
     """The installed console script ``rebis-pbm`` (beside this Python first, then on PATH).
 
@@ -39,7 +39,8 @@ def exe() -> str:
     folder = Path(tempfile.mkdtemp(prefix="rebis-pbm-bin-"))
     atexit.register(shutil.rmtree, folder, True)
     script = folder / "rebis-pbm"
-    script.write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(REPO))}${{PYTHONPATH:+:$PYTHONPATH}} '
+    script.write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(REPO))}'
+                      '${PYTHONPATH:+:$PYTHONPATH} '
                       f'exec {shlex.quote(sys.executable)} -m rebis_pbm "$@"\n')
     script.chmod(0o755)
     return str(script)
@@ -64,7 +65,8 @@ def secret_key(secret_file: Path) -> str:
 
 def new_args(game: Path, seed: str, game_id: str, players=PLAYERS) -> list:
     """``rebis-pbm new`` arguments for a small game of ``players`` (name -> address or None)."""
-    args = ["new", game, "--insecure-seed", "--referee-deal", "--seed", seed, "--game-id", game_id, *SMALL_RULES]
+    args = ["new", game, "--insecure-seed", "--referee-deal", "--seed", seed, "--game-id", game_id,
+            *SMALL_RULES]
     for name, address in players.items():
         args += ["--player", f"{name}={address}" if address else name]
     return args

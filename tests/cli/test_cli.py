@@ -16,12 +16,25 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rebis_pbm.referee import open_game
-from rebis_pbm.engine import NEGATIVE, POSITIVE, Move, burdens, legal_moves
-
-from clitools import (EXAMPLE_PLAYERS, EXAMPLE_SEED, EXAMPLES, REPO, example_game, game_id_of,
-                      new_game, restore, run_inproc, run_script, sha256_hex, snapshot, without_salt, write_move)
+from clitools import (
+    EXAMPLE_PLAYERS,
+    EXAMPLE_SEED,
+    EXAMPLES,
+    REPO,
+    example_game,
+    game_id_of,
+    new_game,
+    restore,
+    run_inproc,
+    run_script,
+    sha256_hex,
+    snapshot,
+    without_salt,
+    write_move,
+)
 from positions import Position, closer, search
+from rebis_pbm.engine import NEGATIVE, POSITIVE, Move, burdens, legal_moves
+from rebis_pbm.referee import open_game
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -117,7 +130,8 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
 
 def test_new_options_zero_game_id_views_dir(cli, tmp_path):
     game = tmp_path / "g.yaml"
-    outcome = cli("new", game, "--player", "ann", "--player", "ben", "--insecure-seed", "--referee-deal", "--seed", "z", "--zero",
+    outcome = cli("new", game, "--player", "ann", "--player", "ben", "--insecure-seed",
+                  "--referee-deal", "--seed", "z", "--zero",
                   "--game-id", "club-7", "--views-dir", tmp_path / "out")
     assert outcome.code == 0, outcome.err
     record = yaml.safe_load(game.read_text())
@@ -132,7 +146,8 @@ def test_new_random_seats_come_from_the_seed(cli, tmp_path):
     for n in range(6):
         game = tmp_path / f"g{n}.yaml"
         assert cli("new", game, "--player", "a", "--player", "b", "--player", "c",
-                   "--player", "d", "--insecure-seed", "--referee-deal", "--seed", f"s{n}", "--random-seats").code == 0
+                   "--player", "d", "--insecure-seed", "--referee-deal", "--seed", f"s{n}",
+                   "--random-seats").code == 0
         orders.append(yaml.safe_load(game.read_text())["players"])
     assert all(sorted(o) == ["a", "b", "c", "d"] for o in orders)
     assert any(o != ["a", "b", "c", "d"] for o in orders)
@@ -159,14 +174,16 @@ def test_new_without_seed_draws_a_fresh_one(tmp_path):
 def test_new_refuses_to_overwrite(cli, tmp_path):
     game = new_game(tmp_path, seed="first")
     before = snapshot(tmp_path)
-    outcome = cli("new", game, "--player", "x", "--player", "y", "--insecure-seed", "--referee-deal", "--seed", "second")
+    outcome = cli("new", game, "--player", "x", "--player", "y", "--insecure-seed",
+                  "--referee-deal", "--seed", "second")
     assert outcome.code == 2
     assert "already exists" in outcome.one_error_line()
     assert snapshot(tmp_path) == before
     # The secret alone is enough to refuse: its seed must never be replaced.
     game.unlink()
     before = snapshot(tmp_path)
-    outcome = cli("new", game, "--player", "x", "--player", "y", "--insecure-seed", "--referee-deal", "--seed", "second")
+    outcome = cli("new", game, "--player", "x", "--player", "y", "--insecure-seed",
+                  "--referee-deal", "--seed", "second")
     assert outcome.code == 2 and "game.secret.yaml already exists" in outcome.one_error_line()
     assert snapshot(tmp_path) == before
 
@@ -207,7 +224,8 @@ def test_example_game_replays_through_the_console_script(console_script, tmp_pat
     game = tmp_path / "game.yaml"
     outcome = run_script(console_script, "new", game, *[a for p in EXAMPLE_PLAYERS
                                                         for a in ("--player", p)],
-                         "--insecure-seed", "--referee-deal", "--seed", EXAMPLE_SEED, "--game-id", "example")
+                         "--insecure-seed", "--referee-deal", "--seed", EXAMPLE_SEED,
+                         "--game-id", "example")
     assert outcome.code == 0, outcome.err
     move_files = sorted((EXAMPLES / "moves").glob("turn-*.yaml"))
     assert len(move_files) > 10
@@ -302,14 +320,15 @@ def test_short_game_through_the_console_script_with_stdin(console_script, tmp_pa
         return run_script(console_script, *args, **kw)
 
     game = tmp_path / "game.yaml"
-    outcome = run("new", game, "--player", "ann", "--player", "ben", "--insecure-seed", "--referee-deal", "--seed", "short",
+    outcome = run("new", game, "--player", "ann", "--player", "ben", "--insecure-seed",
+                  "--referee-deal", "--seed", "short",
                   "--rule", "shelf_limit=6", "--rule", "golden_dust=1", "--rule", "gold=1")
     assert outcome.code == 0, outcome.err
 
     def choose(chunks):   # close a shelf when possible, so the tokens run out (R11)
         docs = [yaml.safe_load(c) for c in chunks]
         state = open_game(game)[1].state
-        for chunk, doc in zip(chunks, docs):
+        for chunk, doc in zip(chunks, docs, strict=True):
             play = doc.get("play")
             if play and play["shelf"] != doc["player"] and \
                     state.active_shelf(state.seat(play["shelf"])).weight + play["cards"] > 6:

@@ -203,8 +203,8 @@ def test_a_simulated_game_replays_through_the_cli_to_the_same_final_score(tmp_pa
     assert not result.problems and result.moves
     game = tmp_path / "sim.yaml"
     players = [a for name in spec.players for a in ("--player", name)]
-    created = run_script("new", str(game), *players, "--insecure-seed", "--referee-deal", "--seed", spec.seed, "--game-id", "sim",
-                         cwd=tmp_path)
+    created = run_script("new", str(game), *players, "--insecure-seed", "--referee-deal",
+                         "--seed", spec.seed, "--game-id", "sim", cwd=tmp_path)
     assert created.returncode == 0, created.stderr
     for move in result.moves:
         applied = invoke("apply", str(game), "-",

@@ -19,11 +19,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rebis_pbm import fileio
-from rebis_pbm.referee import open_game
-from rebis_pbm.engine import legal_moves
-
 from clitools import new_game, run_inproc, snapshot, write_move
+from rebis_pbm import fileio
+from rebis_pbm.engine import legal_moves
+from rebis_pbm.referee import open_game
 
 GAME_ID = "cli-game"
 RECORD_STEPS = ("created", "written", "synced", "mode")   # fileio.write_atomic's steps
@@ -38,7 +37,8 @@ def game(tmp_path) -> Path:
 def legal_move_file(game: Path, folder: Path, index: int = 0) -> Path:
     state = open_game(game)[1].state
     move = legal_moves(state)[index]
-    return write_move(folder / f"move-{move.turn}-{index}.yaml", {"game": GAME_ID, **move.as_dict()})
+    return write_move(folder / f"move-{move.turn}-{index}.yaml",
+                      {"game": GAME_ID, **move.as_dict()})
 
 
 def temp_files(folder: Path) -> list[str]:
@@ -216,7 +216,7 @@ def test_competing_moves_for_the_same_turn(console_script, game, tmp_path):
                    if code == 0 and out.startswith(f"Turn {turn}: ")]
         assert len(applied) == 1, results
         winner = sent[applied[0]]
-        record, replay, _ = open_game(game)              # valid, and replays from the seed
+        record, _, _ = open_game(game)              # valid, and replays from the seed
         assert len(record.moves) == turn and record.holds(winner)
         for i, (code, out, err) in enumerate(results):
             if i == applied[0]:

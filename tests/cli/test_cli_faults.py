@@ -19,8 +19,8 @@ ARCHIVE = Path(__file__).resolve().parents[1] / "records"
 
 
 def new_game(folder: Path, name: str = "g", seed: str = "faults", **kw):
-    return referee.create_game(folder / f"{name}.yaml", ["ana", "bob"], seed=seed, insecure_seed=True,
-                               game_id=f"faults-{name}", **kw)
+    return referee.create_game(folder / f"{name}.yaml", ["ana", "bob"], seed=seed,
+                               insecure_seed=True, game_id=f"faults-{name}", **kw)
 
 
 def greedy_until(game: Path, done) -> None:
@@ -141,7 +141,7 @@ def test_score_and_the_public_view_need_no_seed(cli, tmp_path, name):
     (tmp_path / f"{name}.secret.yaml").unlink()
     public = [cli("score", game, "--format", "json"),
               cli("view", game, "--public", "--format", "yaml")]
-    for a, b in zip(seeded, public):
+    for a, b in zip(seeded, public, strict=True):
         assert a.code == b.code == 0, (a.err, b.err)
         assert a.out == b.out
     # the player's own view still needs the seed

@@ -29,14 +29,13 @@ from pathlib import Path
 
 import pytest
 
+from clitools import REPO, Outcome, run_inproc, run_script, snapshot
 from rebis_pbm import fileio
 from rebis_pbm.cli import EXIT_CODES
+from rebis_pbm.engine import legal_moves
 from rebis_pbm.errors import ExitCode
 from rebis_pbm.referee import move_file_name, open_game
-from rebis_pbm.engine import legal_moves
 from rebis_pbm.yamlio import dump_yaml
-
-from clitools import REPO, Outcome, run_inproc, run_script, snapshot
 
 GAME_ID = "files-game"
 ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.org"}
@@ -49,8 +48,8 @@ def template(tmp_path_factory) -> Path:
     players = [a for name, address in ADDRESSES.items() for a in ("--player", f"{name}={address}")]
     folder = tmp_path_factory.mktemp("files") / "game"
     folder.mkdir()
-    outcome = run_inproc("new", folder / "game.yaml", *players, "--insecure-seed", "--referee-deal", "--seed", "files tests",
-                         "--game-id", GAME_ID)
+    outcome = run_inproc("new", folder / "game.yaml", *players, "--insecure-seed",
+                         "--referee-deal", "--seed", "files tests", "--game-id", GAME_ID)
     assert outcome.code == 0, outcome.err
     return folder / "game.yaml"
 
@@ -256,7 +255,8 @@ def permission_case(case: str, game: Path) -> tuple[Path, int, str]:
                              f"for writing; fix that file's permissions, or delete it while no "
                              f"rebis-pbm command is running")
     path = game if case == "unreadable record" else game.with_name("game.secret.yaml")
-    return path, 0o000, f"{path}: permission denied: this file cannot be read; check its permissions"
+    return path, 0o000, (f"{path}: permission denied: this file cannot be read; "
+                         "check its permissions")
 
 
 @pytest.mark.parametrize("case", PERMISSION_CASES)
@@ -279,7 +279,7 @@ def test_permission_errors_name_the_file_and_what_to_do(console_script, game, tm
 def test_permission_errors_are_worded_the_same_in_process(game, tmp_path, monkeypatch, case):
     """The same cases through click's runner, the os refusing as it would for a user."""
     move = move_file(game, tmp_path)
-    path, mode, expected = permission_case(case, game)
+    path, _, expected = permission_case(case, game)  # the os refusal is faked, not a mode
     before = snapshot(tmp_path)
     lock = str(game.parent / ".game.yaml.lock")
     real_open = os.open

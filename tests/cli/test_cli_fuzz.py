@@ -14,10 +14,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
-
 from clitools import apply_all, move_doc, new_game, restore, run_inproc, snapshot
 from mutations import WORDS, mutate
+from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
 
 GAME_ID = "fuzz"
 PLAYERS = ("alice", "bob", "carol")
@@ -61,7 +60,7 @@ def mutated_text(draw) -> bytes:
         chunk = draw(st.one_of(st.binary(min_size=1, max_size=4),
                                st.sampled_from([w.encode() for w in WORDS if w]),
                                st.sampled_from([b"\r\n", b": ", b"- ", b"  ", b"\xef\xbb\xbf",
-                                                b"\xff", b"#", b"'", b'"']))) 
+                                                b"\xff", b"#", b"'", b'"'])))
         if action == "insert":
             text = text[:pos] + chunk + text[pos:]
         elif action == "delete":

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from clitools import new_game, run_inproc, run_script, secret_of, snapshot
 from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import MAX_DEPTH, MAX_INT_DIGITS, MOVE_MAX_BYTES
-
-from clitools import new_game, run_inproc, run_script, secret_of, snapshot
 
 GAME_ID = "cli-game"
 
@@ -275,7 +274,8 @@ def case_wrong_game(base):
 def case_long_value_is_quoted_cut(base):
     # A message quotes at most 40 characters of a value or a field name, then their length.
     text = base.replace("player: alice", "player: " + "b" * 5000)
-    return text, ["field player: '" + "b" * 40 + "... (5000 characters)' is not in the expected form"]
+    return text, ["field player: '" + "b" * 40
+                  + "... (5000 characters)' is not in the expected form"]
 
 
 def case_long_field_name_is_quoted_cut(base):
@@ -478,7 +478,8 @@ def test_tampered_record_fails_verification_exit_3(cli, game, tmp_path):
     assert cli("apply", game, move).code == 0
     hand = open_game(game)[1].state.hands[0]
     record = yaml.safe_load(game.read_text())
-    missing = next(n for n in range(1, 10) if n not in hand and n != record["moves"][0]["play"]["cards"])
+    missing = next(n for n in range(1, 10)
+                   if n not in hand and n != record["moves"][0]["play"]["cards"])
     text = game.read_text().replace(f"cards: {record['moves'][0]['play']['cards']}\n",
                                     f"cards: {missing}\n", 1)
     game.write_text(text)

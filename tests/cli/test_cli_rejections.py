@@ -10,17 +10,15 @@ hand) are found by playing seeded games with the engine first (tests/positions.p
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from rebis_pbm.referee import open_game
-from rebis_pbm.engine import NEGATIVE, POSITIVE, ShelfRef, legal_moves
-
-from clitools import example_game, new_game
-from clitools import run_inproc, snapshot, write_move
+from clitools import example_game, new_game, run_inproc, snapshot, write_move
 from positions import Position, closer, closes, first_legal, play, refused_with, search
+from rebis_pbm.engine import NEGATIVE, POSITIVE, ShelfRef, legal_moves
+from rebis_pbm.referee import open_game
 
 GAME_ID = "cli-game"
 
@@ -261,7 +259,8 @@ def c_red_token_no_such_shelf(st, gid):
 
 def c_red_token_not_holder(st, gid):
     other = next(p for p in st.players if p != st.player_to_move)
-    doc = {"game": gid, "turn": st.turn, "player": other, "red_token": {"player": other, "shelf": 1}}
+    doc = {"game": gid, "turn": st.turn, "player": other,
+           "red_token": {"player": other, "shelf": 1}}
     return doc, [f"turn {st.turn} is {st.player_to_move}'s, not {other}'s"]
 
 

@@ -1,5 +1,6 @@
 """Every command that reads a record refuses one whose header or status was edited by hand
-(exit 3, nothing written), not only `verify`; and `new` refuses names that would share a view file."""
+(exit 3, nothing written), not only `verify`; and `new` refuses names that would share a view
+file."""
 
 from __future__ import annotations
 
@@ -59,7 +60,8 @@ def test_apply_refuses_to_append_to_a_record_with_an_edited_status(cli, tmp_path
 @pytest.mark.parametrize("names", [("bob", "Bob"), ("alice", "ALICE", "carol"), ("ann", "Public")])
 def test_new_refuses_names_that_would_share_a_view_file(cli, tmp_path, names):
     args = [a for name in names for a in ("--player", name)]
-    outcome = cli("new", tmp_path / "game.yaml", *args, "--insecure-seed", "--referee-deal", "--seed", "x")
+    outcome = cli("new", tmp_path / "game.yaml", *args, "--insecure-seed", "--referee-deal",
+                  "--seed", "x")
     assert outcome.code == 2
     assert "case" in outcome.err or "public" in outcome.err
     assert not any(tmp_path.iterdir())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 
-
 @pytest.mark.parametrize("args, words", [
     (("view",), ["Missing argument 'GAME'", "rebis-pbm view --help"]),
     (("nosuch",), ["No such command 'nosuch'", "rebis-pbm --help"]),
@@ -27,9 +26,8 @@ def test_help_still_shows_the_usage_and_exits_0(cli):
 
 
 def test_an_internal_error_names_no_game_state_and_shows_no_traceback(tmp_path, monkeypatch):
-    from rebis_pbm import referee
-
     from clitools import run_inproc
+    from rebis_pbm import referee
 
     def broken(*_args, **_kwargs):
         raise KeyError("hand of bob: 3 5 7")

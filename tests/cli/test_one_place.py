@@ -3,6 +3,7 @@ views takes, with one help and one environment variable; the check of a language
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -111,7 +112,7 @@ def test_a_join_in_a_language_not_spoken_is_answered_in_the_records(game):
     assert mover_of(game, join % b"xx") == ("ann", "en")
 
 
-# --- a player's SSH public key file: one reader ----------------------------------------------------
+# --- a player's SSH public key file: one reader ---------------------------------------------------
 
 def openssh_line(private, comment: str) -> str:
     from cryptography.hazmat.primitives import serialization
@@ -148,7 +149,7 @@ def test_git_apply_reads_key_files_as_the_signing_module_does(tmp_path, monkeypa
                                  f"give an OpenSSH .pub file")
     with pytest.raises(InputError, match="no such file"):
         public_keys((f"ann={tmp_path / 'missing.pub'}",))
-    with pytest.raises(UsageError, match="write NAME=FILE, e.g. ann=ann.pub"):
+    with pytest.raises(UsageError, match=re.escape("write NAME=FILE, e.g. ann=ann.pub")):
         public_keys(("ann",))
     # the same file, given to new --key (the signing keys): its ecdsa line is refused
     with pytest.raises(ValueError, match="line 1: this is not an OpenSSH public key"):
@@ -214,11 +215,12 @@ def test_the_commands_that_queue_beside_a_game_take_the_one_queue_option():
     assert spelt == ["__init__.py", "git.py"]
 
 
-# --- NAME=VALUE options: one reading, one sentence -------------------------------------------------
+# --- NAME=VALUE options: one reading, one sentence ------------------------------------------------
 
 NAME_VALUE = [("new", "--key", "NAME=FILE", "ann"), ("new", "--lang", "NAME=CODE", "ann="),
               ("new", "--rule", "NAME=VALUE", "shelf_limit"),
-              ("new", "--player", "NAME=ADDRESS", "ann="), ("git apply", "--key", "NAME=FILE", "=a")]
+              ("new", "--player", "NAME=ADDRESS", "ann="),
+              ("git apply", "--key", "NAME=FILE", "=a")]
 
 
 @pytest.mark.parametrize("name, opt, form, item", NAME_VALUE, ids=lambda v: v)

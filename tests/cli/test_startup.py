@@ -51,8 +51,8 @@ def test_view_and_moves_import_neither_pathlib_nor_the_verify_machinery(tmp_path
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
                                                                     os.environ.get("PYTHONPATH")])))
     subprocess.run([sys.executable, "-m", "rebis_pbm", "new", "game.yaml", "--player", "ann",
-                    "--player", "bo", "--insecure-seed", "--referee-deal", "--seed", "s"], cwd=tmp_path, env=env, check=True,
-                   capture_output=True, timeout=120)
+                    "--player", "bo", "--insecure-seed", "--referee-deal", "--seed", "s"],
+                   cwd=tmp_path, env=env, check=True, capture_output=True, timeout=120)
     # What the libraries import by themselves on this Python (e.g. fcntl on 3.10) is not ours.
     code = ("import sys, yaml, click; base = set(sys.modules)\n"
             f"from rebis_pbm.cli import main; sys.argv = ['rebis-pbm', *{command!r}]"
@@ -69,8 +69,8 @@ def test_view_and_moves_import_neither_pathlib_nor_the_verify_machinery(tmp_path
 def test_shared_steps_take_a_path_as_text_or_as_a_path_object(tmp_path: Path):
     """The mail, audit and check commands pass pathlib paths to the steps that view, moves and
     apply call with text: both name the same files."""
-    from rebis_pbm.referee import default_views_dir, for_mover, open_game, write_views
     from rebis_pbm.record import secret_path
+    from rebis_pbm.referee import default_views_dir, for_mover, open_game, write_views
 
     game = tmp_path / "game.yaml"
     result = CliRunner().invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo",
@@ -87,6 +87,7 @@ def test_shared_steps_take_a_path_as_text_or_as_a_path_object(tmp_path: Path):
     assert write_views(views, *loaded[0][:2]) == 0
     assert write_views(str(views), *loaded[0][:2]) == 0
     (views / "bo.txt").unlink()
-    assert write_views(views, *loaded[0][:2], stale_only=True) == 0  # only existing files are redone
+    # only existing files are redone
+    assert write_views(views, *loaded[0][:2], stale_only=True) == 0
     assert write_views(str(views), *loaded[0][:2]) == 1
     assert (views / "bo.txt").exists()

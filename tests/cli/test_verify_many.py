@@ -112,4 +112,4 @@ def test_one_game_is_reported_as_before(cli, tmp_path):
     game = league(tmp_path) / "finished-4p" / "game.yaml"
     out = cli("verify", game)
     assert out.code == 0
-    assert out.out.startswith(f"Verified: game ") and f"({game})" in out.out
+    assert out.out.startswith("Verified: game ") and f"({game})" in out.out

@@ -14,11 +14,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rebis_pbm.record import audit
-from rebis_pbm.record.digests import canonical, chain_digest, header_digest, state_digest, state_document
 from rebis_pbm.engine import Move, Ruleset, apply_move, setup
-from rebis_pbm.record import (HEADER, Record, commitment, dump_record, entry_from_dict,
-                              salted, seed_commitment)
+from rebis_pbm.record import (
+    HEADER,
+    Record,
+    audit,
+    commitment,
+    dump_record,
+    entry_from_dict,
+    salted,
+    seed_commitment,
+)
+from rebis_pbm.record.digests import (
+    canonical,
+    chain_digest,
+    header_digest,
+    state_digest,
+    state_document,
+)
 from rebis_pbm.yamlio import dump_yaml, load_yaml
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,7 +108,8 @@ def rechain(data: dict) -> dict:
 
 
 def single_card_turns(data: dict) -> list[int]:
-    return [i for i, e in enumerate(data["moves"]) if isinstance(e.get("play", {}).get("cards"), int)]
+    return [i for i, e in enumerate(data["moves"])
+            if isinstance(e.get("play", {}).get("cards"), int)]
 
 
 # ------------------------------------------------------------------ genuine records verify
@@ -156,7 +170,7 @@ def test_the_record_carries_the_seed_only_from_the_last_move_on():
 def test_no_plain_hash_of_any_state_is_in_the_record():
     state, _ = setup(Ruleset(), PLAYERS, SEED)
     data = data_of(FINISHED)
-    for move, entry in zip(MOVES, data["moves"]):
+    for move, entry in zip(MOVES, data["moves"], strict=True):
         state, _ = apply_move(state, move)
         plain = hashlib.sha256(canonical(state_document(state))).hexdigest()
         assert plain not in FINISHED
@@ -446,7 +460,8 @@ def test_the_record_truncated_mid_file(source):
 
 # ------------------------------------------------------------------ any edit at all
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
 @given(position=st.integers(min_value=0, max_value=len(FINISHED.encode()) - 1),
        byte=st.integers(min_value=0, max_value=255))
 def test_any_one_byte_edit_is_caught_or_changes_nothing(position, byte):
@@ -464,7 +479,7 @@ def test_problem_codes_are_a_closed_set_equal_to_their_words():
 
     from rebis_pbm.record import CODES, Problem, ProblemCode
 
-    assert CODES == tuple(ProblemCode) and CODES[0] == "unreadable" and CODES[-1] == "witness"
+    assert tuple(ProblemCode) == CODES and CODES[0] == "unreadable" and CODES[-1] == "witness"
     problem = Problem("chain_digest", "edited", turn=3)
     assert problem.code is ProblemCode.CHAIN_DIGEST and problem.code == "chain_digest"
     assert json_mod.loads(json_mod.dumps(problem.as_dict()))["code"] == "chain_digest"

@@ -13,10 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm.record.digests import (canonical, chain_digest, header_digest, header_document,
-                               state_digest, state_document)
 from rebis_pbm.engine import DEALT, Phase, Ruleset, Shelf, ShelfCard, State, Supply
-from rebis_pbm.record import FORMAT, seed_commitment
+from rebis_pbm.record import seed_commitment
+from rebis_pbm.record.digests import (
+    canonical,
+    chain_digest,
+    header_digest,
+    header_document,
+    state_digest,
+    state_document,
+)
 
 FORMAT = "rebis-pbm/1"  # these tests check the rebis-pbm/1 digests (tests/test_trust.py: /2)
 

@@ -20,13 +20,13 @@ import pytest
 import yaml
 
 from clitools import secret_of
-from sshkeys import needs_ssh, ssh_key, ssh_sign
 from rebis_pbm import referee
 from rebis_pbm.record import HEADER, Record, parse_record
 from rebis_pbm.record.digests import chain_digest
 from rebis_pbm.record.secret import SEED_ENV
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml
+from sshkeys import needs_ssh, ssh_key, ssh_sign
 
 pytestmark = needs_ssh
 PLAYERS = {"alice": "alice@example.org", "bob": "bob@example.org", "carol": "carol@example.org"}

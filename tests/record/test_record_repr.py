@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import re
 
-from rebis_pbm import referee
-
 from clitools import EXAMPLES
+from rebis_pbm import referee
 
 
 def test_a_record_s_repr_names_the_game_and_counts_its_moves():

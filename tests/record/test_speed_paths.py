@@ -129,7 +129,8 @@ def _mail_in_counting_reads(tmp_path: Path, target: str, move_file: Path, *,
 
 def test_apply_view_and_moves_of_a_game_with_addresses_need_no_jsonschema(tmp_path: Path):
     _new_game(tmp_path)
-    for argv in (["view", "game.yaml", "--player", "ann"], ["moves", "game.yaml", "--player", "ann"],
+    for argv in (["view", "game.yaml", "--player", "ann"],
+                 ["moves", "game.yaml", "--player", "ann"],
                  ["apply", "game.yaml", "move.yaml"]):
         out, imported = _imports_after(tmp_path, argv)
         assert out.returncode == 0, out.stderr

@@ -7,8 +7,8 @@ The keys are made and the moves signed by the real ``ssh-keygen`` (openssh-clien
 
 from __future__ import annotations
 
-import hashlib
 import base64
+import hashlib
 import json
 import shutil
 import subprocess
@@ -19,11 +19,11 @@ import pytest
 import yaml
 
 from clitools import run_inproc, run_script
-from sshkeys import SSH_KEYGEN, needs_ssh, ssh_key, ssh_sign
 from rebis_pbm import referee
 from rebis_pbm.engine import apply_move, setup
 from rebis_pbm.record import Record, dump_record
 from rebis_pbm.trust import seed_bits
+from sshkeys import SSH_KEYGEN, needs_ssh, ssh_key, ssh_sign
 
 RULES = ["shelf_limit=3"]  # short games
 
@@ -143,7 +143,7 @@ def test_a_move_with_a_forged_author_and_no_valid_signature_is_refused(tmp_path,
                       "ben=ben@example.org", "--seed", "trust tests", "--insecure-seed",
                       "--referee-deal", "--key", f"ann={keys['ann']}.pub",
                       "--key", f"ben={keys['ben']}.pub").code == 0
-    record, replay, _ = referee.open_game(game)
+    record, _, _ = referee.open_game(game)
     _, move = referee.bot_move(game, "ann", "random", seed="x")
     move_file = tmp_path / "turn-001-ann.yaml"
     move_file.write_bytes(move_bytes(record.game, move))
@@ -322,7 +322,7 @@ def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
     out = run_inproc("replace-player", game, "--player", "alice", "--key", f"{new}.pub",
                      "--reason", "alice lost her key")
     assert out.code == 0, out.err
-    record, replay, _ = referee.open_game(game)
+    record, _, _ = referee.open_game(game)
     _, move = referee.bot_move(game, "alice", "random", seed="after")
     data = move_bytes(record.game, move)
     before = game.read_bytes()

@@ -16,8 +16,8 @@ from pathlib import Path
 import yaml
 
 from clitools import run_inproc
-from sshkeys import needs_ssh, ssh_key, ssh_sign
 from rebis_pbm import referee
+from sshkeys import needs_ssh, ssh_key, ssh_sign
 
 PLAYERS = ("alice", "bob", "carol")
 FAIR = "a fair deal: nobody could choose it alone"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_encryption import pub
 
 from rebis_pbm import referee
 from rebis_pbm.errors import InputError, Refused
@@ -17,9 +18,7 @@ from rebis_pbm.record import HEADER, parse_record
 from rebis_pbm.record.audit import verify
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml
-
 from sshkeys import needs_ssh, ssh_key, ssh_sign
-from test_encryption import pub
 from transport_support import secret_key
 
 pytestmark = needs_ssh
@@ -61,7 +60,8 @@ def test_new_records_the_settings_and_writes_no_plain_private_view(cli, tmp_path
                             *(f"{p}.{s}.age" for p in PLAYERS for s in ("yaml", "txt"))])
     public = yaml.safe_load((tmp_path / "game.views" / "public.yaml").read_text())
     assert public["referee_recipient"] == identity[1]
-    assert f"referee's recipient {identity[1]}" in (tmp_path / "game.views" / "public.txt").read_text()
+    public_text = (tmp_path / "game.views" / "public.txt").read_text()
+    assert f"referee's recipient {identity[1]}" in public_text
     mine = encryption.decrypt((tmp_path / "game.views" / "bob.yaml.age").read_bytes(), keys["bob"])
     assert yaml.safe_load(mine)["referee_recipient"] == identity[1]
     # apply, with no flag, writes the views again only encrypted.
@@ -91,7 +91,8 @@ def test_new_refuses_settings_it_cannot_keep_and_writes_nothing(cli, tmp_path, k
     extra = ["--referee-deal", "--encrypt-views"]
     if case == "no key":
         del given["carol"]
-        said = "--encrypt-views writes each player's view encrypted to their key, and carol has none"
+        said = ("--encrypt-views writes each player's view encrypted to their key, "
+                "and carol has none")
     elif case == "ecdsa key":
         given["carol"] = ssh_key(tmp_path, "carol-ec", "ecdsa")
         said = "carol, line 1: this is not an OpenSSH public key"  # (nor one age takes)
@@ -121,8 +122,8 @@ def test_a_fair_deal_with_encrypted_views_takes_only_joins_that_bring_a_key(tmp_
     try:
         before = game.read_bytes()
         unkeyed = dump_yaml({"game": "fair", "player": "bob", "join": "bob's entropy"})
-        with pytest.raises(Refused, match="join rejected: game fair writes each player's view "
-                           "encrypted to their SSH key .* and bob has none"):
+        with pytest.raises(Refused, match=r"join rejected: game fair writes each player's view "
+                           r"encrypted to their SSH key .* and bob has none"):
             referee.submit_move(game, unkeyed.encode(), "bob-join.yaml")
         assert game.read_bytes() == before
         for p in PLAYERS:
@@ -229,7 +230,8 @@ def test_an_identity_given_as_text_opens_files_and_is_never_shown():
     damaged = line[:-6] + "QQQQQQ"
     with pytest.raises(InputError) as caught:
         encryption.decrypt(sealed, damaged)
-    assert caught.value.source == "the identity given as text" and line[20:40] not in str(caught.value)
+    assert caught.value.source == "the identity given as text"
+    assert line[20:40] not in str(caught.value)
     other = encryption.new_identity()[0]
     with pytest.raises(InputError, match="not encrypted to the identity given as text") as caught:
         encryption.decrypt(sealed, other)

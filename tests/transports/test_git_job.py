@@ -17,8 +17,7 @@ import pytest
 from rebis_pbm.engine import apply_move
 from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import dump_yaml
-
-from transport_support import PLAYERS, REFEREE, REPO, exe, new_args, pick_move, run, secret_key
+from transport_support import PLAYERS, REFEREE, exe, pick_move, secret_key
 
 SEED = "git-job-seed"
 pytestmark = pytest.mark.skipif(not shutil.which("git"), reason="these tests need git")
@@ -46,23 +45,6 @@ def git(cwd: Path, *args, env=None, author=None) -> str:
 def key(folder: Path) -> str:
     """The game's secret (``SALT:SEED``), as the CI secret holds it."""
     return secret_key(folder / "referee-only.secret.yaml")
-
-
-@pytest.fixture
-def origin(tmp_path) -> Path:
-    """A bare origin holding a new game (the referee's set-up, pushed)."""
-    origin = tmp_path / "origin.git"
-    git(tmp_path, "init", "--quiet", "--bare", "--initial-branch=main", str(origin))
-    setup = tmp_path / "setup"
-    shutil.copytree(REPO / "examples" / "git", setup)
-    git(setup, "init", "--quiet", "--initial-branch=main")
-    made = run(*new_args(setup / "game.yaml", SEED, "gitjob"))
-    assert made.returncode == 0, made.stderr
-    shutil.move(setup / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
-    git(setup, "add", "--all")
-    git(setup, "commit", "--quiet", "-m", "Start the game", author="alice")
-    git(setup, "push", "--quiet", str(origin), "main")
-    return origin
 
 
 def merge_moves(tmp_path: Path, origin: Path, count: int) -> list[tuple[str, str]]:
@@ -157,7 +139,8 @@ def test_overlapping_jobs_all_succeed_and_apply_each_move_once(tmp_path, origin)
     clones = [job_clone(tmp_path, origin, after, f"job{i}") for i, (_, after) in
               enumerate(pushes)]
     running = [subprocess.Popen(job_args(*pushes[i]), cwd=clones[i],
-                                env={**bare_env(tmp_path / "home"), "REBIS_PBM_SEED": key(tmp_path)},
+                                env={**bare_env(tmp_path / "home"),
+                                     "REBIS_PBM_SEED": key(tmp_path)},
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for i in (2, 0, 1)]
     for proc in running:

@@ -13,12 +13,10 @@ import click
 import pytest
 import yaml
 
-from rebis_pbm.referee import open_game
 from rebis_pbm.engine import legal_moves
+from rebis_pbm.referee import open_game
 from rebis_pbm.yamlio import dump_yaml
-
-from transport_support import (PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run,
-                               secret_key)
+from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run, secret_key
 
 SEED = "git-game"
 REFEREE = ("Rebis referee", "referee@example.org")
@@ -141,7 +139,8 @@ def test_a_whole_game_through_git_commits(repo):
         assert "rebis-pbm git: 1 move(s) applied\n" in done.stdout
         applied.append(move)
         # The job committed the record and the public view, as the referee, and nothing else.
-        assert git(repo, "log", "-1", "--format=%an <%ae>").strip() == "%s <%s>" % REFEREE
+        author = git(repo, "log", "-1", "--format=%an <%ae>").strip()
+        assert author == f"{REFEREE[0]} <{REFEREE[1]}>"
         changed = set(git(repo, "show", "--name-only", "--format=", "HEAD").split())
         assert changed == {"game.yaml", "game.views/public.yaml", "game.views/public.txt"}
         assert played(repo / "game.yaml") == applied
@@ -153,14 +152,15 @@ def test_a_whole_game_through_git_commits(repo):
     # The record as committed verifies on its own: the last move revealed the seed.
     verified = run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": ""})
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    assert verified.stdout.startswith(b"Verified: game gitgame (") and b", 10 move" in verified.stdout
+    assert verified.stdout.startswith(b"Verified: game gitgame (")
+    assert b", 10 move" in verified.stdout
     # The public view in the repository is the final one; no commit ever held a private view or
     # a seed file, and the seed entered the history only with the game's last move.
     assert "The game is over." in (repo / "game.views" / "public.txt").read_text()
     for commit in git(repo, "rev-list", "--all").split():
         assert not {f for f in tracked(repo, commit)
-                    if f.endswith(".secret.yaml") or f.startswith("game.views/")
-                    and not f.startswith("game.views/public.")}
+                    if f.endswith(".secret.yaml") or (f.startswith("game.views/")
+                    and not f.startswith("game.views/public."))}
     revealing = git(repo, "log", "--all", "--format=%H", f"-Sseed: {SEED}").split()
     assert revealing == [git(repo, "rev-parse", "HEAD").strip()]
 
@@ -175,7 +175,8 @@ def test_a_move_sent_twice_is_applied_once(repo):
     again = job(repo, "HEAD~1")
     assert again.returncode == 0, again.stderr
     assert "Turn 1 by alice was already applied" in again.stdout
-    assert "rebis-pbm git: 0 move(s) applied, 1 already in the record (resent: nothing changed)" in again.stdout
+    assert ("rebis-pbm git: 0 move(s) applied, 1 already in the record (resent: nothing changed)"
+            in again.stdout)
     assert git(repo, "rev-parse", "HEAD") == head
 
 
@@ -484,7 +485,7 @@ def example_commands() -> list[list[str]]:
     for job_ in workflow()["jobs"].values():
         lines += [s.get("run", "") for s in job_["steps"]]
     gitlab = yaml.safe_load(GITLAB.read_text())
-    for name, job_ in gitlab.items():
+    for job_ in gitlab.values():
         if isinstance(job_, dict):
             lines += job_.get("script", []) + job_.get("before_script", [])
     commands = []

@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from clitools import run_inproc
 from rebis_pbm import referee
 from rebis_pbm.transports import mail_jobs
 from rebis_pbm.transports.mail import maildir_new, parse_message
 from rebis_pbm.transports.mail_jobs import QUEUED_STATE, default_queue
 from rebis_pbm.yamlio import dump_yaml
-
-from clitools import run_inproc
 from transport_support import PLAYERS, REFEREE, pick_move
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}
@@ -290,7 +289,8 @@ def test_the_referees_move_for_a_player_is_told_as_the_referees(tmp_path):
 
 def test_the_referees_move_in_french_to_the_player_it_was_made_for(tmp_path):
     game = deadline_game(tmp_path, langs=("alice=fr",))
-    assert run_inproc("move-for", game, "--player", "alice", "--now", "2025-01-02T00:00:00Z").code == 0
+    assert run_inproc("move-for", game, "--player", "alice",
+                      "--now", "2025-01-02T00:00:00Z").code == 0
     text = run_inproc("view", game, "--player", "alice").out
     assert "l'arbitre a joué à ta place (à la demande du joueur) ; l'arbitre a posé" in text \
         or "l'arbitre a joué à ta place (à la demande du joueur); l'arbitre a posé" in text

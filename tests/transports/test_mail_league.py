@@ -6,11 +6,10 @@ none; `mail out FOLDER` sends every game's queue. Real Maildirs, several real ga
 from pathlib import Path
 
 import pytest
+from test_mail_cli import REFEREE, incoming, invoke, maildir, move_doc, state_of
 
 from rebis_pbm.transports import mail_jobs
 from rebis_pbm.transports.mail import maildir_new, parse_message
-
-from test_mail_cli import REFEREE, incoming, invoke, maildir, move_doc, state_of
 from transport_support import PLAYERS, new_args, pick_move, run
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}

@@ -6,9 +6,20 @@ from email.message import EmailMessage
 
 import pytest
 
-from rebis_pbm.transports.mail import (MailError, check_address, extract_move, is_automatic, maildir_new,
-                            mark_seen, parse_message, parse_server, reply_message, sender_address,
-                            subject, thread_id)
+from rebis_pbm.transports.mail import (
+    MailError,
+    check_address,
+    extract_move,
+    is_automatic,
+    maildir_new,
+    mark_seen,
+    parse_message,
+    parse_server,
+    reply_message,
+    sender_address,
+    subject,
+    thread_id,
+)
 
 MOVE = "game: g1\nturn: 3\nplayer: bob\nplay: {cards: 4, shelf: alice, sign: negative}\n"
 
@@ -69,7 +80,7 @@ def test_a_non_yaml_attachment_does_not_count():
 def test_whole_text_is_the_move_when_there_is_no_marker():
     got = extract_move(message(MOVE))
     assert got.source == "the message's text"
-    assert [l for l in lines_of(got) if l] == MOVE.rstrip("\n").split("\n")
+    assert [line for line in lines_of(got) if line] == MOVE.rstrip("\n").split("\n")
 
 
 def test_block_between_markers_is_the_move_and_text_around_it_is_blank():
@@ -144,8 +155,8 @@ def test_message_without_any_text_is_refused():
 
 
 def test_non_utf8_charset_body_is_decoded():
-    raw = ("From: bob@example.org\nContent-Type: text/plain; charset=latin-1\n"
-           "Content-Transfer-Encoding: 8bit\n\n").encode() + "# Zoé\n".encode("latin-1") + \
+    raw = (b"From: bob@example.org\nContent-Type: text/plain; charset=latin-1\n"
+           b"Content-Transfer-Encoding: 8bit\n\n") + "# Zoé\n".encode("latin-1") + \
         MOVE.encode()
     assert "# Zoé".encode() in extract_move(parse_message(raw)).data
 

@@ -3,18 +3,16 @@ environment (`sh`, PATH=/usr/bin:/bin, HOME), and the procmail recipe through th
 (installed by .ci/run), with the paths of a test folder as $HOME. The `.forward` line is run by
 test_mail_robust.py."""
 
-import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from test_mail_cli import REFEREE, SEED, incoming, invoke, maildir, move_doc, state_of
 
 from rebis_pbm.fileio import locked
 from rebis_pbm.transports.mail import maildir_new
-
-from test_mail_cli import REFEREE, SEED, incoming, invoke, maildir, move_doc, state_of
 from transport_support import PLAYERS, exe, new_args, pick_move
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "mail.md"
@@ -60,7 +58,7 @@ def fake_sendmail(home: Path) -> Path:
 
 
 def test_the_crontab_line_applies_the_moves_and_sends_the_views(home):
-    [line] = [l for l in doc_block("**cron over a Maildir**").splitlines() if l.strip()]
+    [line] = [cron for cron in doc_block("**cron over a Maildir**").splitlines() if cron.strip()]
     fields = line.split(None, 5)
     assert fields[:5] == ["*/5", "*", "*", "*", "*"] and "%" not in line  # % is cron's newline
     command = fields[5].replace("--sendmail", f"--sendmail {fake_sendmail(home)}")

@@ -18,13 +18,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_encryption import key_of, pub
 
 from rebis_pbm import referee
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml, load_yaml
-
 from sshkeys import ssh_key
-from test_encryption import key_of, pub
 from transport_support import run
 
 pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from test_git_job import bare_env, git
 
 from rebis_pbm import referee, views
 from rebis_pbm.bots import GreedyBot
@@ -32,9 +33,7 @@ from rebis_pbm.record import parse_record
 from rebis_pbm.record.public import public_replay
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml, load_yaml
-
 from sshkeys import ssh_key
-from test_git_job import bare_env, git
 from transport_support import PLAYERS, REPO, SMALL_RULES, exe, run, secret_key
 
 pytestmark = pytest.mark.skipif(not (shutil.which("git") and shutil.which("ssh-keygen")),
@@ -326,7 +325,7 @@ def test_a_whole_game_in_a_public_repository_keeps_every_hand_hidden(played):
         for p in PLAYERS:
             hand = states[count].hands[record.players.index(p)]
             secrets[p].add("Your hand: " + " ".join(str(c) for c in hand))
-    for count, (_, events) in enumerate(game.replay.history[:-1], 1):
+    for _, events in game.replay.history[:-1]:
         public = set(views.account(events).rstrip(".").split("; "))
         for p in PLAYERS:
             secrets[p] |= set(views.account(events, p).rstrip(".").split("; ")) - public

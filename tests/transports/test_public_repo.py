@@ -12,14 +12,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_git_job import bare_env, git, job_clone
+from test_git_job import key as secret_in  # the game's SALT:SEED, as the CI secret holds it
 
 from rebis_pbm import referee
 from rebis_pbm.transports import encryption
 from rebis_pbm.yamlio import dump_yaml
-
 from sshkeys import ssh_key
-from test_git_job import bare_env, git, job_clone, origin  # noqa: F401 (a fixture)
-from test_git_job import key as secret_in  # the game's SALT:SEED, as the CI secret holds it
 from transport_support import PLAYERS, illegal_card, pick_move, run
 
 pytestmark = pytest.mark.skipif(not (shutil.which("git") and shutil.which("ssh-keygen")),

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 import yaml
-from test_git_job import git, job_clone, key, origin, referee_commits, run_job  # noqa: F401
+from test_git_job import git, job_clone, key, referee_commits, run_job
 
 from rebis_pbm.record import HEADER, Record
 from rebis_pbm.record.digests import chain_digest
