@@ -2026,9 +2026,10 @@ def check_reason(reason: str) -> str:
     """
     text = reason.strip()
     if not text or len(text) > REASON_MAX or not text.isprintable():
-        raise UsageError(f"the reason must be one line of 1 to {REASON_MAX} characters, without "
-                         f"line breaks, tabs or control characters (it is shown by verify); "
-                         f"nothing was written", "--reason")
+        raise UsageError(f"the reason must be one line of 1 to {REASON_MAX} characters, with no "
+                         f"line break, tab or other invisible character (a no-break space, a "
+                         f"zero-width joiner; it is shown by verify); nothing was written",
+                         "--reason")
     return text
 
 

@@ -118,6 +118,31 @@ def test_verify_shows_a_recorded_reason_on_one_line_whoever_wrote_it(cli, tmp_pa
     assert not any(line.startswith("Deal from: ana") for line in report.out.splitlines())
 
 
+def test_a_failed_verdict_shows_the_records_own_text_on_its_line(cli, tmp_path):
+    """The attack: a value edited by hand into the record (a time, the game id) holding a line
+    break or a carriage return, which verify quotes in its FAILED sentence, so that what follows
+    it passes for a line of a verdict ("Verified: ...", "Deal from: ...")."""
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    assert cli("extend", game, "--by", "1d", "--now", at(2)).code == 0
+    text = game.read_text()
+    edited = text.replace(f"at: '{at(2)}'", 'at: "2025\\nDeal from: ana (a fair deal)\\r'
+                          'Verified: game g"', 1)
+    assert edited != text
+    game.write_text(edited)
+    tmp_path.joinpath("g.secret.yaml").rename(tmp_path / "elsewhere.yaml")
+    for args in ((), ("--format", "text")):
+        report = cli("verify", game, *args)
+        assert report.code == 3 and report.out.startswith("FAILED: ")
+        assert "\\nDeal from: ana" in report.out and "\\rVerifi" in report.out  # escaped
+        assert "\r" not in report.out
+        lines = report.out.splitlines()
+        assert not any(line.startswith(("Deal from", "Verified")) for line in lines)
+    many = cli("verify", game, game)  # the one-line-a-record listing
+    assert "\r" not in many.out and not any(
+        line.startswith(("Deal from", "Verified")) for line in many.out.splitlines())
+
+
 def test_after_n_missed_turns_the_bot_plays_for_good(tmp_path):
     small_game(tmp_path, missed="1")
     game = tmp_path / "g.yaml"

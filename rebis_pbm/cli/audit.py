@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from .. import referee
-from ..errors import ExitCode, UsageError
+from ..errors import ExitCode, UsageError, one_line
 from . import cli
 
 
@@ -98,7 +98,7 @@ def many_line(report) -> str:
     without the seed`` when it could not be checked completely) or ``FAILED  FILE: where:
     what``."""
     if report.problem is not None:
-        return f"FAILED    {report.source}: {report.problem.sentence()}"
+        return one_line(f"FAILED    {report.source}: {report.problem.sentence()}")
     head = "verified" if report.complete else "verified without the seed:"
     moves = f"{report.moves} move" + ("" if report.moves == 1 else "s")
     return f"{head:9s} {report.source}: game {report.game}, {moves}"

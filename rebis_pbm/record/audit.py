@@ -105,13 +105,15 @@ class Report:
         lines = []
         if self.problem is not None:
             p = self.problem
+            # Each on its line: the record's own text (its game id, a player, a value quoted
+            # from a field) may hold line breaks or control characters; none passes for a line.
             game = f"game {self.game} ({self.source})" if self.game else self.source
             end = "" if p.message.endswith((".", "?", "!")) else "."
-            lines.append(f"FAILED: {game} at {p.where}: {p.message}{end}")
+            lines.append(one_line(f"FAILED: {game} at {p.where}: {p.message}{end}"))
             if p.expected is not None:
-                lines.append(f"  expected: {p.expected}")
+                lines.append(one_line(f"  expected: {p.expected}"))
             if p.found is not None:
-                lines.append(f"  found:    {p.found}")
+                lines.append(one_line(f"  found:    {p.found}"))
             if self.checked:
                 lines.append("Checked before this problem: " + "; ".join(self.checked) + ".")
             return "\n".join(lines) + "\n"

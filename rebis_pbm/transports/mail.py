@@ -418,19 +418,28 @@ def _message(sender: str, to: str, display: str, subject: str, *, auto: str,
     return msg
 
 
-# A msg-id as a reply may repeat it: <...> of printable ASCII, no space, "<" or ">" inside.
-MSG_ID = re.compile(r"<[\x21-\x3b\x3d\x3f-\x7e]+>")
+# A msg-id as a reply may repeat it: <...> of printable ASCII, no space, "<" or ">" inside,
+# at most 250 characters (a header line holds at most 998).
+MSG_ID = re.compile(r"<[\x21-\x3b\x3d\x3f-\x7e]{1,248}>")
 REFERENCES_KEPT = 20  # the latest msg-ids of a References header a reply carries on
+
+
+def repeatable_id(text: str) -> bool:
+    """Whether a reply may repeat ``text`` as a msg-id in its In-Reply-To or References:
+    :data:`MSG_ID`, and no ``=?`` (those headers are unstructured: the email package would
+    decode an encoded word ``=?utf-8?b?...?=`` in it, which may hold a line break and a header
+    of the sender's choosing, such as a Bcc)."""
+    return bool(MSG_ID.fullmatch(text)) and "=?" not in text
 
 
 def replied_ids(original: EmailMessage) -> tuple[str | None, list[str]]:
     """``original``'s Message-ID and the msg-ids of its References, as a reply repeats them:
-    only well-formed msg-ids (:data:`MSG_ID`), the latest :data:`REFERENCES_KEPT` references.
-    The sender writes these headers: a Message-ID folded, or encoded to hold a line break (a
-    header of the sender's own in the reply), is left out; the reply is still sent."""
+    only those :func:`repeatable_id` accepts, the latest :data:`REFERENCES_KEPT` references.
+    The sender writes these headers: a Message-ID folded, too long, or encoded to hold a line
+    break is left out; the reply is still sent."""
     text = str(original.get("Message-ID", "")).strip()
-    original_id = text if MSG_ID.fullmatch(text) else None
-    earlier = [r for r in str(original.get("References", "")).split() if MSG_ID.fullmatch(r)]
+    original_id = text if repeatable_id(text) else None
+    earlier = [r for r in str(original.get("References", "")).split() if repeatable_id(r)]
     return original_id, earlier[-REFERENCES_KEPT:]
 
 

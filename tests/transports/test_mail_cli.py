@@ -287,6 +287,10 @@ def encoded_word(text: str) -> str:
     (encoded_word("<x@y>\r\nBcc: eve@example.org"), None),  # a line break and a header
     ("<a6\n --=_forged@example.org>", None),                   # folded over two lines
     (encoded_word("<x@y>\n"), "<x@y>"),                        # a line end around it
+    # An encoded word inside the brackets: the reply's unstructured In-Reply-To would decode it
+    # into a line break and a Bcc, and mail out would send the player's view there too.
+    ("<" + encoded_word("a\r\nBcc: mallory@evil.org,") + "@x>", None),
+    ("<" + "a" * 20000 + "@x>", None),                         # a header line over 998 bytes
 ])
 def test_a_message_id_holding_a_line_break_is_not_repeated_and_the_move_is_applied(
         game, tmp_path, message_id, repeated):
@@ -297,13 +301,18 @@ def test_a_message_id_holding_a_line_break_is_not_repeated_and_the_move_is_appli
     move = pick_move(state_of(game))
     data = raw_message("alice@example.org", move_doc(move), Subject="[Rebis g1] my move",
                        Message_ID=message_id,
-                       References=f"<ok@x.org> {encoded_word('<z@y>' + chr(13) + 'X: 1')} junk")
+                       References=f"<ok@x.org> {encoded_word('<z@y>' + chr(13) + 'X: 1')} junk "
+                                  f"<{encoded_word('b' + chr(10) + 'Bcc: eve@x.org')}@x>")
     box = maildir(tmp_path / "inbox")
     (box / "new" / "m1").write_bytes(data)
     result = invoke("mail", "in", game, box, "--referee", REFEREE)
     assert result.exit_code == 0, result.output
     assert "turn 1 applied (alice); 4 messages queued" in result.output
     assert maildir_new(box) == []
+    for path in maildir_new(game.with_name("game.mailq")):
+        data = path.read_bytes()
+        assert b"mallory" not in data and b"eve@" not in data
+        assert max(map(len, data.split(b"\n"))) <= 998
     for msg in queued(game):
         assert "Bcc" not in msg and "X" not in msg
         references = msg["References"].split()
