@@ -905,7 +905,8 @@ def send_smtp(server: SmtpServer, paths: list[Path], sent, refused=None) -> None
             smtp.login(server.user, server.password or "")
         for path in paths:
             try:
-                smtp.send_message(parse_message(path.read_bytes()))
+                msg = parse_message(path.read_bytes())
+                smtp.send_message(msg, to_addrs=recipients(msg))
             except (smtplib.SMTPRecipientsRefused, smtplib.SMTPSenderRefused,
                     smtplib.SMTPDataError) as exc:
                 if refused is None:
@@ -915,6 +916,14 @@ def send_smtp(server: SmtpServer, paths: list[Path], sent, refused=None) -> None
                 refused(path, _refusal(exc))
                 continue
             sent(path)
+
+
+def recipients(msg: EmailMessage) -> list[str]:
+    """Whom ``mail out`` sends a queued message to: the addresses of its ``To`` alone. rebis-pbm
+    writes each message for its reader in ``To``; a ``Cc`` or ``Bcc`` in a queued message (a
+    header a sender's text could have slipped in) never makes a recipient of anyone."""
+    header = msg["To"]
+    return [a.addr_spec for a in (header.addresses if header is not None else ())]
 
 
 def send_sendmail(program: str, paths: list[Path], sent) -> None:
@@ -932,10 +941,8 @@ def send_sendmail(program: str, paths: list[Path], sent) -> None:
         data = path.read_bytes()
         msg = parse_message(data)
         sender = sender_address(msg)
-        recipients = [a.addr_spec for field in ("To", "Cc", "Bcc")
-                      for a in (msg[field].addresses if msg[field] is not None else ())]
-        done = subprocess.run([program, "-i", "-f", sender, "--", *recipients], input=data,
-                              capture_output=True, timeout=300)
+        done = subprocess.run([program, "-i", "-f", sender, "--", *recipients(msg)],
+                              input=data, capture_output=True, timeout=300)
         if done.returncode != 0:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise OSError(f"{program} exited with {done.returncode}"

@@ -169,6 +169,35 @@ def test_the_local_sendmail_takes_the_messages(game, tmp_path):
     assert maildir_new(game.with_name("game.mailq")) == []
 
 
+def test_mail_out_sends_a_message_to_its_to_alone_never_to_a_cc_or_bcc(game, tmp_path):
+    """Defence in depth against a header slipped into a queued message (a sender's Message-ID
+    once could): mail out gives the server, or sendmail, the To address alone."""
+    from test_mail_smtp import start_server
+
+    queue = game.with_name("game.mailq")
+    for name, field in (("m1", "Bcc"), ("m2", "Cc")):
+        (queue / "new" / name).write_bytes(
+            f"From: {REFEREE}\nTo: alice@example.org\n{field}: mallory@evil.org\n"
+            f"Subject: [Rebis g1] x\n\nyour hand\n".encode())
+    controller, inbox = start_server()
+    try:
+        out = run("mail", "out", game, "--smtp", f"127.0.0.1:{controller.port}")
+    finally:
+        controller.stop()
+    assert out.returncode == 0, out.stderr
+    assert [recipients for recipients, _ in inbox.take()] == [["alice@example.org"]] * 2
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    fake = tmp_path / "sendmail"
+    fake.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> "{spool}/args"\ncat > /dev/null\n')
+    fake.chmod(0o755)
+    (queue / "new" / "m3").write_bytes(
+        f"From: {REFEREE}\nTo: bob@example.org\nBcc: mallory@evil.org\n\nx\n".encode())
+    assert run("mail", "out", game, "--sendmail", fake).returncode == 0
+    args = (spool / "args").read_text().split()
+    assert "bob@example.org" in args and "mallory@evil.org" not in args
+
+
 def test_smtps_is_implicit_tls(game, tmp_path):
     if not shutil.which("openssl"):
         pytest.skip("openssl is needed to make a test certificate")
