@@ -94,10 +94,13 @@ def check(revisions: str, game: str, games: str | None) -> None:
 @click.option("--email", "referee_email", default="referee@localhost", show_default=True,
               envvar="REBIS_REFEREE_EMAIL", show_envvar=True,
               help="The committer's address.")
-@click.option("--queue", type=click.Path(file_okay=False, path_type=Path),
+# An optional value: --queue alone is each game's own queue beside its record (GAME.mailq/).
+@click.option("--queue", metavar="[DIR]", is_flag=False, flag_value="",
               help="Once moves are applied and pushed, queue every player's view in this Maildir "
               "for `rebis-pbm mail out` (needs --referee); nothing is queued when no move was "
-              "applied. With --games, each game's views go to its own Maildir DIR/NAME/.")
+              "applied. Without DIR: the game's own queue beside its record (game.mailq/); with "
+              "--games, --queue alone queues each game's views in its own DIR/NAME/game.mailq/, "
+              "which `rebis-pbm mail out DIR` sends.")
 @referee_option()
 @pictures_option
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
@@ -113,7 +116,7 @@ def check(revisions: str, game: str, games: str | None) -> None:
 @click.option("--encrypt-views", is_flag=True, help="Commit every private view, encrypted to "
               "its player's --key (NAME.yaml.age, NAME.txt.age); every player needs a key.")
 def apply(revisions: str | None, game: str, games: str | None, remote: str | None, branch: str,
-          referee_name: str, referee_email: str, queue: Path | None,
+          referee_name: str, referee_email: str, queue: str | None,
           referee_address: str | None, pictures: bool, identity: str | None, public_repo: bool,
           keys: tuple[str, ...], encrypt_views: bool) -> None:
     """Apply every new move file, commit the record and the public view, and push.
@@ -138,25 +141,32 @@ def apply(revisions: str | None, game: str, games: str | None, remote: str | Non
     _one_layout(games)
     if queue is not None and referee_address is None:
         raise click.UsageError(f"--queue needs --referee ADDRESS (or {REFEREE_ENV})")
+    if queue and games is not None:
+        raise click.UsageError(f"--queue {queue} names one game's mail queue, and a shard's "
+                               f"games each have their own: give --queue alone with --games, "
+                               f"which queues each game's views in {games.rstrip('/')}/NAME/"
+                               f"game.mailq/ (rebis-pbm mail out {games.rstrip('/')} sends them)")
 
     def queue_views(outcome) -> None:
         from ..transports.git_jobs import repository
+        from ..transports.mail_jobs import default_queue
         from ..transports.mail_jobs import queue_views as add
         from ..views import counted
 
         top = repository(".")
-        assert queue is not None and referee_address is not None
+        assert referee_address is not None
         if games is None:
-            count = add(top / game, referee_address, (), queue, pictures=pictures)
-            click.echo(f"rebis-pbm git: {counted(count, 'message')} queued in {queue}/ for mail "
+            # (DIR as given, relative to the working folder, as ever)
+            where = Path(queue) if queue else default_queue(top / game)
+            count = add(top / game, referee_address, (), where, pictures=pictures)
+            shown = Path(queue) if queue else default_queue(game)
+            click.echo(f"rebis-pbm git: {counted(count, 'message')} queued in {shown}/ for mail "
                        f"out.")
             return
         for record in outcome.games:  # a queue notes its game's last turn: one for each game
-            where = queue / Path(record).parent.name
-            queue.mkdir(exist_ok=True)  # (its parent must exist, as for one game's queue)
-            count = add(top / record, referee_address, (), where, pictures=pictures)
+            count = add(top / record, referee_address, (), pictures=pictures)
             click.echo(f"rebis-pbm git: {counted(count, 'message')} of {record} queued in "
-                       f"{where}/ for mail out.")
+                       f"{default_queue(record)}/ for mail out.")
 
     privacy = Privacy(age_identity=identity, public_repo=public_repo,
                       keys=public_keys(keys) if keys else None, encrypt_views=encrypt_views)

@@ -166,8 +166,7 @@ def test_one_job_applies_the_waiting_moves_of_every_game_of_the_shard(tmp_path, 
     clone = runner_clone(tmp_path, shard)
     pushes = count_pushes(clone, tmp_path)
     before_c = (clone / "games" / "c" / "game.yaml").read_bytes()
-    queue = tmp_path / "mailq"
-    done = shard_job(clone, "--queue", str(queue), "--referee", REFEREE)
+    done = shard_job(clone, "--queue", "--referee", REFEREE)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "rebis-pbm git: 3 move(s) applied" in done.stdout
     assert pushes.read_text() == "push\n"
@@ -189,9 +188,12 @@ def test_one_job_applies_the_waiting_moves_of_every_game_of_the_shard(tmp_path, 
     assert not [p for p in tracked if "secret" in p or
                 ("game.views/" in p and "/game.views/public." not in p)]
     assert not git(final, "log", "--format=%H", f"--author={EMAIL}", "--", "games/c")
-    # Each game where a move was applied has its own queue; games/c none.
-    assert sorted(p.name for p in queue.iterdir()) == ["a", "b"]
-    assert len(list((queue / "a" / "new").iterdir())) == 4
+    # Each game where a move was applied has its own queue beside its record; games/c none.
+    assert "4 messages of games/a/game.yaml queued in games/a/game.mailq/" in done.stdout
+    assert [len(list((clone / "games" / n / "game.mailq" / "new").iterdir()))
+            for n in ("a", "b")] == [4, 4]
+    assert not (clone / "games" / "c" / "game.mailq").exists()
+    assert not git(clone, "status", "--porcelain")  # the queues are never committed
     # A second run finds nothing left to do and pushes nothing.
     again = shard_job(clone)
     assert again.returncode == 0, again.stdout + again.stderr
@@ -338,6 +340,9 @@ def test_wrong_uses_of_games_are_refused_before_anything_changes(tmp_path, shard
         ([], {"REBIS_GAME": "games/a/game.yaml"}, "REBIS_GAME and --games exclude each other"),
         ([], {"REBIS_PBM_SEED": seed_of(tmp_path, "a")},
          "REBIS_PBM_SEED holds one game's seed, but each game of a shard has its own"),
+        (["--queue", "mailq", "--referee", REFEREE], {},
+         "--queue mailq names one game's mail queue, and a shard's games each have their own: "
+         "give --queue alone with --games"),
     ]
     for extra, env, words in cases:
         if runs == "subprocess":
@@ -359,3 +364,17 @@ def test_wrong_uses_of_games_are_refused_before_anything_changes(tmp_path, shard
         assert len(done.stderr.splitlines()) == 1
     assert git(clone, "rev-parse", "HEAD") == head
     assert played(tmp_path, at_origin(tmp_path, shard), "a") == []
+
+
+def test_queue_alone_queues_one_games_views_in_its_own_queue(tmp_path, origin):
+    """One game per repository: --queue without DIR is the game's own queue, game.mailq/
+    beside its record (what `mail out game.yaml` sends), as with --games."""
+    from test_git_job import merge_moves as merge_one
+    from test_git_job import run_job
+
+    pushes = merge_one(tmp_path, origin, 1)
+    clone = job_clone(tmp_path, origin, pushes[0][1], "job")
+    done = run_job(clone, *pushes[0], ["--queue", "--referee", REFEREE])
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 messages queued in game.mailq/ for mail out" in done.stdout
+    assert len(list((clone / "game.mailq" / "new").iterdir())) == 4
