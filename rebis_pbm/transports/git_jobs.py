@@ -443,7 +443,7 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
             say(one_line(f"rebis-pbm git: {_folder(files)}: {exc}"), True)
     if stopped:
         raise _shard_stop(stopped, "every other game's move files were checked")
-    return Outcome(checked=checked, stopped=tuple(_folder(f) for f, _ in stopped))
+    return Outcome(checked=checked)
 
 
 def _check_game(git: Git, base: str | None, new: str, span: str, files: GameFiles, say: Say,
@@ -676,7 +676,13 @@ def _apply_shard(git: Git, tip: str, revisions: str | None, shard: list[GameFile
                  privacy: Privacy, pushed: bool) -> tuple[Outcome, RebisError | None]:
     """One round of every game of a shard on ``tip`` (:func:`_apply_round` for each in turn):
     (what was applied in all, the error naming the games that stopped, or None). A game's
-    refusal or error is said as it comes and stops that game only."""
+    refusal or error is said as it comes and stops that game only.
+
+    Raises:
+        UsageError: ``revisions`` is not a commit or a range (the whole job's, before any game).
+    """
+    if revisions is not None:
+        _span(git, revisions)
     applied: list[int] = []
     repeated = refusals = 0
     stopped: list[tuple[GameFiles, RebisError]] = []

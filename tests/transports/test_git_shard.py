@@ -340,6 +340,7 @@ def test_wrong_uses_of_games_are_refused_before_anything_changes(tmp_path, shard
         ([], {"REBIS_GAME": "games/a/game.yaml"}, "REBIS_GAME and --games exclude each other"),
         ([], {"REBIS_PBM_SEED": seed_of(tmp_path, "a")},
          "REBIS_PBM_SEED holds one game's seed, but each game of a shard has its own"),
+        (["nope..HEAD"], {}, "nope..HEAD: give a commit, or a range OLD..NEW"),
         (["--queue", "mailq", "--referee", REFEREE], {},
          "--queue mailq names one game's mail queue, and a shard's games each have their own: "
          "give --queue alone with --games"),
