@@ -19,7 +19,9 @@ named turn-NNN-PLAYER.yaml stops it before any move is applied (2).
 A move file for a later turn than the record's next waits, unjudged.
 In a public repository a refused file is removed in the commit of
 its refusal and the job goes on; it then exits 1 or 2 once every
-other move is applied and pushed."""
+other move is applied and pushed. With --games, a game that stops
+stops only itself: every other game's moves are applied and pushed,
+then the job exits with the first stop's code."""
 
 
 def _say(line: str, notice: bool = False) -> None:
@@ -27,9 +29,25 @@ def _say(line: str, notice: bool = False) -> None:
 
 
 def _game_option(f):
+    f = click.option("--games", metavar="DIR", help="A shard: every DIR/NAME/game.yaml is a "
+                     "game, with its move files in DIR/NAME/moves/ (and refusals in "
+                     "DIR/NAME/refusals/), all handled in one run; DIR is relative to the "
+                     "repository's top folder. Not with --game.")(f)
     return click.option("--game", default="game.yaml", show_default=True, envvar="REBIS_GAME",
                         show_envvar=True, metavar="PATH", help="The record, relative to the "
                         "repository's top folder.")(f)
+
+
+def _one_layout(games: str | None) -> None:
+    """--game and --games exclude each other (a usage error, before anything is read)."""
+    ctx = click.get_current_context()
+    source = ctx.get_parameter_source("game")
+    if games is not None and source in (click.core.ParameterSource.COMMANDLINE,
+                                        click.core.ParameterSource.ENVIRONMENT):
+        given = "--game" if source == click.core.ParameterSource.COMMANDLINE else "REBIS_GAME"
+        raise click.UsageError(f"{given} and --games exclude each other: give --game PATH for "
+                               f"one game per repository, or --games DIR for a shard of games "
+                               f"(DIR/NAME/game.yaml), not both")
 
 
 @cli.group()
@@ -45,18 +63,19 @@ def git() -> None:
 @git.command("check", epilog=GIT_EXIT)
 @click.argument("revisions", metavar="REVISIONS")
 @_game_option
-def check(revisions: str, game: str) -> None:
+def check(revisions: str, game: str, games: str | None) -> None:
     """Check a pull request's move files without the seed: name, form, game and author.
 
     REVISIONS is BASE..HEAD (the pull request's base and head) or one commit (what it changed).
     Each move file added or changed is checked as it stands in HEAD, with `rebis-pbm check
     --as <author of its last commit> --check-name`; not the rules, which need the seed (the
     referee job checks them once merged). Refuses to run if REBIS_PBM_SEED is set. Writes
-    nothing.
+    nothing. With --games, each game of the shard whose move files changed is checked.
     """
     from ..transports.git_jobs import check_moves
 
-    done = check_moves(".", revisions, game, say=_say)
+    _one_layout(games)
+    done = check_moves(".", revisions, game, say=_say, games=games)
     click.echo(f"rebis-pbm git: {done.checked} move file(s) checked (name, form, game and "
                f"author; the rules are checked once merged); nothing committed")
 
@@ -75,10 +94,13 @@ def check(revisions: str, game: str) -> None:
 @click.option("--email", "referee_email", default="referee@localhost", show_default=True,
               envvar="REBIS_REFEREE_EMAIL", show_envvar=True,
               help="The committer's address.")
-@click.option("--queue", type=click.Path(file_okay=False, path_type=Path),
+# An optional value: --queue alone is each game's own queue beside its record (GAME.mailq/).
+@click.option("--queue", metavar="[DIR]", is_flag=False, flag_value="",
               help="Once moves are applied and pushed, queue every player's view in this Maildir "
               "for `rebis-pbm mail out` (needs --referee); nothing is queued when no move was "
-              "applied.")
+              "applied. Without DIR: the game's own queue beside its record (game.mailq/); with "
+              "--games, --queue alone queues each game's views in its own DIR/NAME/game.mailq/, "
+              "which `rebis-pbm mail out DIR` sends.")
 @referee_option()
 @pictures_option
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
@@ -93,10 +115,10 @@ def check(revisions: str, game: str) -> None:
               "--encrypt-views; repeatable.")
 @click.option("--encrypt-views", is_flag=True, help="Commit every private view, encrypted to "
               "its player's --key (NAME.yaml.age, NAME.txt.age); every player needs a key.")
-def apply(revisions: str | None, game: str, remote: str | None, branch: str, referee_name: str,
-          referee_email: str, queue: Path | None, referee_address: str | None, pictures: bool,
-          identity: str | None, public_repo: bool, keys: tuple[str, ...],
-          encrypt_views: bool) -> None:
+def apply(revisions: str | None, game: str, games: str | None, remote: str | None, branch: str,
+          referee_name: str, referee_email: str, queue: str | None,
+          referee_address: str | None, pictures: bool, identity: str | None, public_repo: bool,
+          keys: tuple[str, ...], encrypt_views: bool) -> None:
     """Apply every new move file, commit the record and the public view, and push.
 
     Takes every file under moves/ whose turn is the record's next or later (and the files
@@ -107,26 +129,51 @@ def apply(revisions: str | None, game: str, remote: str | None, branch: str, ref
     --encrypt-views` (or with --encrypt-views) they are committed only encrypted to each
     player's key. Jobs may start in any order or overlap: whichever runs first applies every
     waiting move.
+
+    With --games DIR, the repository is a shard: every DIR/NAME/game.yaml is a game, its move
+    files in DIR/NAME/moves/, and each game's waiting moves are applied in turn in one run (one
+    fetch, one push). Each game's seed is its secret file beside its record
+    (DIR/NAME/game.secret.yaml, never committed): REBIS_PBM_SEED is refused. A game that stops
+    (a bad file name, a refused move, its set-up) stops only itself.
     """
     from ..transports.git_jobs import Identity, Privacy, apply_moves
 
+    _one_layout(games)
     if queue is not None and referee_address is None:
         raise click.UsageError(f"--queue needs --referee ADDRESS (or {REFEREE_ENV})")
+    if queue and games is not None:
+        raise click.UsageError(f"--queue {queue} names one game's mail queue, and a shard's "
+                               f"games each have their own: give --queue alone with --games, "
+                               f"which queues each game's views in {games.rstrip('/')}/NAME/"
+                               f"game.mailq/ (rebis-pbm mail out {games.rstrip('/')} sends them)")
 
     def queue_views(outcome) -> None:
         from ..transports.git_jobs import repository
+        from ..transports.mail_jobs import default_queue
         from ..transports.mail_jobs import queue_views as add
         from ..views import counted
 
-        count = add(repository(".") / game, referee_address, (), queue, pictures=pictures)
-        click.echo(f"rebis-pbm git: {counted(count, 'message')} queued in {queue}/ for mail "
-                   f"out.")
+        top = repository(".")
+        assert referee_address is not None
+        if games is None:
+            # (DIR as given, relative to the working folder, as ever)
+            where = Path(queue) if queue else default_queue(top / game)
+            count = add(top / game, referee_address, (), where, pictures=pictures)
+            shown = Path(queue) if queue else default_queue(game)
+            click.echo(f"rebis-pbm git: {counted(count, 'message')} queued in {shown}/ for mail "
+                       f"out.")
+            return
+        for record in outcome.games:  # a queue notes its game's last turn: one for each game
+            count = add(top / record, referee_address, (), pictures=pictures)
+            click.echo(f"rebis-pbm git: {counted(count, 'message')} of {record} queued in "
+                       f"{default_queue(record)}/ for mail out.")
 
     privacy = Privacy(age_identity=identity, public_repo=public_repo,
                       keys=public_keys(keys) if keys else None, encrypt_views=encrypt_views)
     apply_moves(".", revisions, game=game, remote=remote, branch=branch,
                 identity=Identity(referee_name, referee_email), say=_say,
-                after_push=queue_views if queue is not None else None, privacy=privacy)
+                after_push=queue_views if queue is not None else None, privacy=privacy,
+                games=games)
 
 
 def public_keys(items: tuple[str, ...]) -> dict[str, str]:

@@ -66,6 +66,19 @@ class Identity:
 
 
 @dataclass(frozen=True)
+class GameFiles:
+    """Where one game's files are, relative to the repository's top: its ``record``, the folder
+    of its move files (``moves``) and, in a public repository, of its refusals (``refusals``),
+    each folder ending in ``/``. One game per repository: ``game.yaml``, ``moves/``,
+    ``refusals/``; a shard's game ``NAME`` in ``DIR``: ``DIR/NAME/game.yaml``,
+    ``DIR/NAME/moves/``, ``DIR/NAME/refusals/`` (:func:`shard_games`)."""
+
+    record: str = "game.yaml"
+    moves: str = MOVES
+    refusals: str = REFUSALS
+
+
+@dataclass(frozen=True)
 class Outcome:
     """What a job did: ``applied`` moves (their turns, in order), ``repeated`` files already in
     the record, ``checked`` files (a check), ``pushed``: the new tip was pushed."""
@@ -75,6 +88,8 @@ class Outcome:
     checked: int = 0
     pushed: bool = False
     refusals: int = 0   # commits of refusals: reasons and removed files (a public repository)
+    stopped: tuple[str, ...] = ()  # a shard's games (their folders) whose moves stopped
+    games: tuple[str, ...] = ()    # a shard's games (their records) where a move was applied
 
 
 class Git:
@@ -175,48 +190,49 @@ def _names(git: Git, args: list[str]) -> list[str]:
     return [n.decode("utf-8", "surrogateescape") for n in out.split(b"\0") if n]
 
 
-def _refuse_name(git: Git, path: str, why: str, span: str) -> Failed:
+def _refuse_name(git: Git, path: str, why: str, span: str, moves: str = MOVES) -> Failed:
     shown = "".join(c if c.isprintable() else "?" for c in path)
     by = git.run("--literal-pathspecs", "log", "-1", "--format=%h by %ae", span, "--", path,
                  check=False).stdout.strip() or "?"
-    return Failed(f"{shown} (commit {by}): {why}; only move files go in moves/, each named "
-                  f"moves/turn-NNN-PLAYER.yaml after its turn and player (e.g. "
-                  f"moves/turn-007-alice.yaml). Rename or remove it in a new commit; no move was "
-                  f"applied")
+    return Failed(f"{shown} (commit {by}): {why}; only move files go in {moves}, each named "
+                  f"{moves}turn-NNN-PLAYER.yaml after its turn and player (e.g. "
+                  f"{moves}turn-007-alice.yaml). Rename or remove it in a new commit; no move "
+                  f"{'of this game ' if moves != MOVES else ''}was applied")
 
 
 SIGNATURE = ".sig"  # moves/turn-NNN-PLAYER.yaml.sig: the move's signature (ssh-keygen -Y sign)
 
 
-def _is_signature(path: str) -> bool:
-    """Whether ``path`` is a move file's signature committed beside it (docs/git.md):
-    ``turn-NNN-PLAYER.yaml.sig``, or ``.sig.age`` sealed with a sealed move."""
-    return path.startswith(MOVES) and bool(COMPANION.fullmatch(path[len(MOVES):]))
+def _is_signature(path: str, moves: str = MOVES) -> bool:
+    """Whether ``path`` is a move file's signature committed beside it in the folder ``moves``
+    (docs/git.md): ``turn-NNN-PLAYER.yaml.sig``, or ``.sig.age`` sealed with a sealed move."""
+    return path.startswith(moves) and bool(COMPANION.fullmatch(path[len(moves):]))
 
 
-def _turn_of(git: Git, path: str, span: str) -> int:
-    """The turn in a move file's name; refuses any other name under moves/."""
-    name = path[len(MOVES):]
+def _turn_of(git: Git, path: str, span: str, moves: str = MOVES) -> int:
+    """The turn in a move file's name; refuses any other name in the folder ``moves``."""
+    name = path[len(moves):]
     if "/" in name:
-        raise _refuse_name(git, path, "it is in a folder inside moves/", span)
+        raise _refuse_name(git, path, f"it is in a folder inside {moves}", span, moves)
     if not SAFE_NAME.fullmatch(name):
         raise _refuse_name(git, path, "its name holds a space or another character no move "
-                           "file has", span)
+                           "file has", span, moves)
     match = MOVE_NAME.fullmatch(name)
     if not match and COMPANION.fullmatch(name):
         return -1  # a sealed move's signature: not a move of its own
     if not match:
-        raise _refuse_name(git, path, "this is not a move file's name", span)
+        raise _refuse_name(git, path, "this is not a move file's name", span, moves)
     return int(match.group(1))
 
 
-def _changed(git: Git, base: str | None, new: str, signatures: bool = False) -> list[str]:
-    """The files under moves/ that ``new`` adds or changes since ``base`` (with
+def _changed(git: Git, base: str | None, new: str, signatures: bool = False,
+             moves: str = MOVES) -> list[str]:
+    """The files in the folder ``moves`` that ``new`` adds or changes since ``base`` (with
     ``signatures``, the signatures committed beside moves too)."""
     empty = git.out("hash-object", "-t", "tree", "/dev/null")
     return [p for p in _names(git, ["diff-tree", "-r", "-z", "--name-only", "--diff-filter=AMT",
-                                    base or empty, new, "--", MOVES])
-            if p != MOVES + ".gitkeep" and (signatures or not _is_signature(p))]
+                                    base or empty, new, "--", moves])
+            if p != moves + ".gitkeep" and (signatures or not _is_signature(p, moves))]
 
 
 @dataclass(frozen=True)
@@ -248,16 +264,18 @@ class MoveFile:
     @property
     def player(self) -> str:
         """The player its name is for (``turn-NNN-PLAYER.yaml[.age]``)."""
-        match = MOVE_NAME.fullmatch(self.path[len(MOVES):])
+        # The name after its folder (moves/ or a shard's DIR/NAME/moves/), which holds no other.
+        match = MOVE_NAME.fullmatch(self.path.rpartition("/")[2])
         return match.group(2) if match else "?"
 
 
-def _move_file(git: Git, commit: str, path: str, turn: int, span: str) -> MoveFile:
+def _move_file(git: Git, commit: str, path: str, turn: int, span: str, moves: str = MOVES
+               ) -> MoveFile:
     found = git.run("--literal-pathspecs", "log", "-1", "--format=%ae%x00%h", span, "--", path)
     author, _, short = found.stdout.strip().partition("\0")
     blob = git.run("cat-file", "blob", f"{commit}:{path}", check=False, binary=True)
     if blob.returncode != 0:
-        raise _refuse_name(git, path, "it is not a file", span)
+        raise _refuse_name(git, path, "it is not a file", span, moves)
     mode = git.run("--literal-pathspecs", "ls-tree", commit, "--", path).stdout.split(" ", 1)[0]
     # A sealed move's signature is sealed too (.sig.age), a plain move's plain (.sig): never
     # the one of the other kind, which a plain file beside a sealed one would otherwise give.
@@ -354,10 +372,11 @@ def _precheck(record, move: MoveFile) -> None:
                       ExitCode.INPUT)
 
 
-def plain_in_public(path: str) -> str:
+def plain_in_public(path: str, moves: str = MOVES) -> str:
     """The refusal of a plain move file or signature committed in a game played in a public
-    repository, which takes only sealed moves (docs/git.md)."""
-    name = path[len(MOVES):] if path.startswith(MOVES) else path
+    repository, which takes only sealed moves (docs/git.md); ``moves``: the game's folder of
+    move files."""
+    name = path[len(moves):] if path.startswith(moves) else path
     move = name[:-len(SIGNATURE)] if name.endswith(SIGNATURE) else name
     return (f"{path}: this game is played in a public repository: seal the move (rebis-pbm seal "
             f"{move} --key KEY, outside your clone) and commit only {move}{referee.ENCRYPTED} "
@@ -386,16 +405,21 @@ def _signature_of(move: MoveFile, identity) -> bytes | None:
 
 
 def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game.yaml",
-                say: Say = _print) -> Outcome:
+                say: Say = _print, *, games: str | None = None) -> Outcome:
     """A pull request's check, without the seed: each move file ``revisions`` (``BASE..HEAD``
     or one commit) adds or changes is checked for its name, form, game and author; nothing is
-    written or committed. ``say`` gets a line per file.
+    written or committed. ``say`` gets a line per file. With ``games`` (a folder relative to
+    the repository's top), every game of that shard (:func:`shard_games`) whose move files
+    changed is checked in turn, instead of ``game``; a game that fails stops only its own
+    check, said as it comes, and the error is raised once every game is checked.
 
     Raises:
         Failed: the seed is in the environment (a check must never see it), a seed file is
             committed, or a file under moves/ is not named as a move file (exit 2).
-        UsageError: ``revisions`` is not a commit or range of this repository (exit 2).
-        Refused: the first file that would be refused (exit 1 or 2).
+        UsageError: ``revisions`` is not a commit or range of this repository, or ``games`` is
+            not a folder of games (exit 2).
+        Refused: the first file that would be refused (exit 1 or 2); with ``games``, one
+            sentence naming each game that failed (exit: its first failure's).
     """
     from ..record.secret import SEED_ENV
 
@@ -406,20 +430,44 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
     _deepen(git, None)
     base, new = _span(git, revisions)
     span = f"{base}..{new}" if base else new
+    if games is None:
+        return Outcome(checked=_check_game(git, base, new, span, GameFiles(game), say))
+    checked = 0
+    stopped: list[tuple[GameFiles, RebisError]] = []
+    for files in shard_games(git, new, games):
+        try:
+            _check_folder(files)
+            checked += _check_game(git, base, new, span, files, say, changed_only=True)
+        except RebisError as exc:
+            stopped.append((files, exc))
+            say(one_line(f"rebis-pbm git: {_folder(files)}: {exc}"), True)
+    if stopped:
+        raise _shard_stop(stopped, "every other game's move files were checked")
+    return Outcome(checked=checked)
+
+
+def _check_game(git: Git, base: str | None, new: str, span: str, files: GameFiles, say: Say,
+                changed_only: bool = False) -> int:
+    """:func:`check_moves` for one game (``files``): how many move files were checked; with
+    ``changed_only``, a game none of whose move files changed is not read (0)."""
+    game, moves = files.record, files.moves
     _refuse_secret(git, new, game)
-    paths = _changed(git, base, new)
-    turns = {p: t for p in paths if (t := _turn_of(git, p, span)) >= 0}
+    paths = _changed(git, base, new, moves=moves)
+    if changed_only and not paths:
+        return 0
+    turns = {p: t for p in paths if (t := _turn_of(git, p, span, moves)) >= 0}
     checked = 0
     with tempfile.TemporaryDirectory() as work:
         record_path = Path(work) / game.rsplit("/", 1)[-1]
         record_path.write_bytes(git.run("cat-file", "blob", f"{new}:{game}", binary=True).stdout)
         record = referee.read_record(record_path)
         if _takes_sealed_only(record, Privacy()):  # a plain signature is refused too
-            plain = [p for p in _changed(git, base, new, signatures=True) if _plain(p)]
+            plain = [p for p in _changed(git, base, new, signatures=True, moves=moves)
+                     if _plain(p, moves)]
             if plain:
-                raise Refused(plain_in_public(plain[0]), ExitCode.INPUT)
+                raise Refused(plain_in_public(plain[0], moves), ExitCode.INPUT)
         for path in sorted(turns, key=lambda p: (turns[p], p)):
-            move = _move_file(git, new, path, turns[path], span)
+            move = _move_file(git, new, path, turns[path], span, moves)
             _precheck(record, move)
             if move.sealed:  # only the referee's identity opens it; its name is public
                 referee.check_sender(record, move.author, move.player, path)
@@ -437,7 +485,75 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
             say(f"{path} ({move.short}, {move.shown_author}): a well-formed move of turn "
                 f"{move.turn}; the rules are checked once it is merged", False)
             checked += 1
-    return Outcome(checked=checked)
+    return checked
+
+
+RECORD = "game.yaml"  # a shard's record in each of its games' folders
+
+
+def shard_folder(games: str) -> str:
+    """The folder of a shard's games as ``--games`` gives it, relative to the repository's top
+    (``games`` or ``games/``), as the job uses it: ``games/``.
+
+    Raises:
+        UsageError: an absolute path, one going up (``..``), or a name with a space or another
+            character outside letters, digits, ``.``, ``_`` and ``-`` (option ``--games``).
+    """
+    parts = games.replace(os.sep, "/").strip("/").split("/")
+    if os.path.isabs(games) or not games.strip("/") or any(
+            p in ("", ".", "..") or not SAFE_NAME.fullmatch(p) for p in parts):
+        raise UsageError(f"{games!r}: give the folder of the shard's games relative to the "
+                         f"repository's top, e.g. games (each game in games/NAME/game.yaml), "
+                         f"its names of letters, digits, '.', '_' and '-' only", "--games")
+    return "/".join(parts) + "/"
+
+
+def shard_games(git: Git, commit: str, games: str) -> list[GameFiles]:
+    """The games of the shard in the folder ``games`` at ``commit``, in the order of their
+    names: every ``games/NAME/`` holding ``game.yaml``, its move files in ``games/NAME/moves/``
+    and its refusals in ``games/NAME/refusals/`` (docs/git.md, "A shard of games in one
+    repository").
+
+    Raises:
+        UsageError: ``games`` is not a folder name (:func:`shard_folder`), or it holds no game
+            at ``commit`` (option ``--games``).
+    """
+    folder = shard_folder(games)
+    found = [path[:-len(RECORD)] for path in
+             _names(git, ["ls-tree", "-r", "-z", "--name-only", commit, "--", folder])
+             if path.endswith("/" + RECORD) and path.count("/") == folder.count("/") + 1]
+    if not found:
+        raise UsageError(f"{folder} holds no game at commit {commit[:12]}: a shard's games are "
+                         f"{folder}NAME/{RECORD}, each with its move files in "
+                         f"{folder}NAME/moves/", "--games")
+    return [GameFiles(f"{top}{RECORD}", f"{top}moves/", f"{top}refusals/")
+            for top in sorted(found)]
+
+
+def _folder(files: GameFiles) -> str:
+    """A shard's game as messages name it: its folder, ``games/NAME/``."""
+    return files.record.rpartition("/")[0] + "/"
+
+
+def _check_folder(files: GameFiles) -> None:
+    """Refuses a shard's game whose folder's name git could read as a pattern (``*``...).
+
+    Raises:
+        Failed: the name holds another character than letters, digits, ``.``, ``_``, ``-``.
+    """
+    if not SAFE_NAME.fullmatch(_folder(files).rstrip("/").rpartition("/")[2]):
+        raise Failed(f"{_folder(files)}: a game's folder name holds a space or another "
+                     f"character outside letters, digits, '.', '_' and '-'; rename it in a new "
+                     f"commit; no move of this game was judged")
+
+
+def _shard_stop(stopped: list[tuple[GameFiles, RebisError]], rest: str) -> RebisError:
+    """The error a shard's job ends with when some of its games ended with a refusal or an
+    error, each said above: one sentence naming them and what was done for the others
+    (``rest``); its exit code is the first one's (1: a move refused by the rules)."""
+    names = ", ".join(_folder(f) for f, _ in stopped)
+    return Refused(f"{len(stopped)} game(s) of the shard ended with a refusal or an error, each "
+                   f"said above: {names}; {rest}", stopped[0][1].exit_code)
 
 
 @dataclass(frozen=True)
@@ -464,7 +580,7 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
                 game: str = "game.yaml", remote: str | None = None, branch: str = "main",
                 identity: Identity = Identity(), say: Say = _print,
                 after_push: Callable[[Outcome], None] | None = None,
-                privacy: Privacy = Privacy()) -> Outcome:
+                privacy: Privacy = Privacy(), games: str | None = None) -> Outcome:
     """The referee's job: apply every move file not yet in the record, commit, push.
 
     With ``remote``, the job fetches ``branch`` from it (the whole history, if the clone is
@@ -486,6 +602,16 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
     the others, and a plain move file or signature in a game that takes sealed moves only is
     removed unread (docs/git.md, "A public repository").
 
+    With ``games`` (a folder relative to the repository's top), the repository is a shard: each
+    game of :func:`shard_games` in turn, instead of ``game``, with the same rules, in one fetch,
+    one round and one push. A game that ends with a refusal or an error (a move file's name, a
+    refused move in a private repository, the referee's set-up) stops only itself, said as it
+    comes: the moves applied before it in that game and every other game's moves are
+    committed and pushed, then one :class:`Refused` naming those games is raised, with the
+    first one's exit code. ``after_push`` then gets every game's applied turns together,
+    ``Outcome.games`` the records of the games where a move was applied and
+    ``Outcome.stopped`` the folders of those that stopped.
+
     Raises:
         Failed: a seed file is committed, a file under moves/ is not named as a move file (no
             move applied), git failed, or the push was refused every round (exit 2).
@@ -497,6 +623,16 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
             the identity) is at fault: the job stops before the move it was judging, which
             waits; the moves before it are committed and pushed first.
     """
+    if games is not None:  # before any git: a wrong --games changes nothing
+        shard_folder(games)
+        from ..record.secret import SEED_ENV
+
+        if os.environ.get(SEED_ENV):
+            raise UsageError(f"{SEED_ENV} holds one game's seed, but each game of a shard has "
+                             f"its own: write each one's secret file beside its record "
+                             f"({shard_folder(games)}NAME/game.secret.yaml, never committed) "
+                             f"and unset {SEED_ENV} (docs/git.md, \"A shard of games in one "
+                             f"repository\")", "--games")
     git = Git(repository(start), identity)
     _deepen(git, remote)
     for attempt in range(1, PUSH_ATTEMPTS + 1):
@@ -504,15 +640,22 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
             git.run("fetch", "--quiet", remote,
                     f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
             git.run("checkout", "--quiet", "--force", "--detach", f"{remote}/{branch}")
-            git.run("clean", "--quiet", "-d", "--force", "--", MOVES)
         tip = git.out("rev-parse", "HEAD")
-        outcome, stop = _apply_round(git, tip, revisions, game, say, privacy)
-        if remote is None or not (outcome.applied or outcome.refusals):
+        shard = None if games is None else shard_games(git, tip, games)
+        if remote is not None:
+            git.run("clean", "--quiet", "-d", "--force", "--",
+                    *([MOVES] if shard is None else [f.moves for f in shard]))
+        if shard is None:
+            outcome, stop = _apply_round(git, tip, revisions, GameFiles(game), say, privacy)
+        else:
+            outcome, stop = _apply_shard(git, tip, revisions, shard, say, privacy,
+                                         pushed=remote is not None)
+        # (a shard's game that stopped on a git error may leave commits its outcome lacks)
+        if remote is None or git.out("rev-parse", "HEAD") == tip:
             break
         pushed = git.run("push", "--quiet", remote, f"HEAD:refs/heads/{branch}", check=False)
         if pushed.returncode == 0:
-            outcome = Outcome(outcome.applied, outcome.repeated, pushed=True,
-                              refusals=outcome.refusals)
+            outcome = replace(outcome, pushed=True)
             break
         say(f"rebis-pbm git: {remote}/{branch} moved while the moves were applied (the push was "
             f"refused); applying again on its new tip (round {attempt + 1})", True)
@@ -529,6 +672,41 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
     return outcome
 
 
+def _apply_shard(git: Git, tip: str, revisions: str | None, shard: list[GameFiles], say: Say,
+                 privacy: Privacy, pushed: bool) -> tuple[Outcome, RebisError | None]:
+    """One round of every game of a shard on ``tip`` (:func:`_apply_round` for each in turn):
+    (what was applied in all, the error naming the games that stopped, or None). A game's
+    refusal or error is said as it comes and stops that game only.
+
+    Raises:
+        UsageError: ``revisions`` is not a commit or a range (the whole job's, before any game).
+    """
+    if revisions is not None:
+        _span(git, revisions)
+    applied: list[int] = []
+    repeated = refusals = 0
+    stopped: list[tuple[GameFiles, RebisError]] = []
+    games: list[str] = []
+    for files in shard:
+        try:
+            _check_folder(files)
+            done, stop = _apply_round(git, tip, revisions, files, say, privacy)
+        except RebisError as exc:  # this game only: its commits so far stay (none, mostly)
+            done, stop = Outcome(), exc
+            git.run("reset", "--quiet")  # nothing of it staged for the next game's commit
+        applied += done.applied
+        games += [files.record] if done.applied else []
+        repeated += done.repeated
+        refusals += done.refusals
+        if stop is not None:
+            stopped.append((files, stop))
+            say(one_line(f"rebis-pbm git: {_folder(files)}: {stop}"), True)
+    rest = "every other game's moves were applied" + (" and pushed" if pushed else "")
+    return (Outcome(tuple(applied), repeated, refusals=refusals,
+                    stopped=tuple(_folder(f) for f, _ in stopped), games=tuple(games)),
+            _shard_stop(stopped, rest) if stopped else None)
+
+
 def _shown(path: Path) -> Path:
     """``path`` as messages show it: relative to the working folder (the repository's top in
     CI: ``game.yaml``) when it is inside it, never the runner's absolute path there."""
@@ -536,17 +714,17 @@ def _shown(path: Path) -> Path:
     return Path(rel) if not rel.startswith("..") else path
 
 
-def _file_turn(path: str) -> int:
+def _file_turn(path: str, moves: str = MOVES) -> int:
     """The turn in the name of a move file or of its signature (-1: neither)."""
-    match = re.match(r"turn-([0-9]+)-", path[len(MOVES):])
+    match = re.match(r"turn-([0-9]+)-", path[len(moves):])
     return int(match.group(1)) if match else -1
 
 
-def _plain(path: str) -> bool:
+def _plain(path: str, moves: str = MOVES) -> bool:
     """Is ``path`` a plain move file or signature that a game taking sealed moves only refuses?
     A join move (fair deal, docs/shuffle.md) holds no secret: named for turn 0
     (``turn-000-PLAYER.yaml``), it may stay plain."""
-    return not path.endswith(referee.ENCRYPTED) and _file_turn(path) != 0
+    return not path.endswith(referee.ENCRYPTED) and _file_turn(path, moves) != 0
 
 
 def _move_at_fault(exc: RebisError, path: str) -> bool:
@@ -558,9 +736,10 @@ def _move_at_fault(exc: RebisError, path: str) -> bool:
     return isinstance(exc, InputError) and exc.source.startswith(plain)
 
 
-def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
+def _apply_round(git: Git, tip: str, revisions: str | None, files: GameFiles, say: Say,
                  privacy: Privacy = Privacy()) -> tuple[Outcome, RebisError | None]:
-    """One round on ``tip``: (what was applied, the error that stopped it or None).
+    """One round of one game (``files``) on ``tip``: (what was applied, the error that stopped
+    it or None).
 
     A move file whose turn is after the record's next turn waits (it is neither judged nor
     refused until its turn comes). In a public repository (``privacy.public_repo``) a refused
@@ -570,6 +749,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     """
     from .. import views
 
+    game, moves = files.record, files.moves
     _refuse_secret(git, tip, game)
     record_path = _shown(git.top / game)
     referee.require_record(record_path)
@@ -594,23 +774,23 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     chosen: dict[str, int] = {}
     plain: set[str] = set()  # plain files in a game that takes sealed moves only
     span = tip
-    for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", tip, "--", MOVES]):
-        if path == MOVES + ".gitkeep":
+    for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", tip, "--", moves]):
+        if path == moves + ".gitkeep":
             continue
-        turn = _turn_of(git, path, span)  # (-1: a signature beside its move)
-        if sealed_only and _plain(path):
-            if _file_turn(path) >= next_turn:
+        turn = _turn_of(git, path, span, moves)  # (-1: a signature beside its move)
+        if sealed_only and _plain(path, moves):
+            if _file_turn(path, moves) >= next_turn:
                 plain.add(path)
         elif turn >= next_turn:
             chosen[path] = turn
     if revisions is not None:
         base, new = _span(git, revisions)
         range_span = f"{base}..{new}" if base else new
-        for path in _changed(git, base, new, signatures=sealed_only):
-            turn = _turn_of(git, path, range_span)
+        for path in _changed(git, base, new, signatures=sealed_only, moves=moves):
+            turn = _turn_of(git, path, range_span, moves)
             if git.run("cat-file", "-e", f"{tip}:{path}", check=False).returncode != 0:
                 continue
-            if sealed_only and _plain(path):
+            if sealed_only and _plain(path, moves):
                 plain.add(path)
             elif turn >= 0:
                 chosen[path] = turn
@@ -619,9 +799,9 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     commits = 0
     refused: list[RebisError] = []
     if plain:  # never read, never applied: removed unread, the reason said in public
-        _remove_plain(git, sorted(plain), say)
+        _remove_plain(git, sorted(plain), say, moves)
         commits += 1
-        refused.append(Refused(plain_in_public(min(plain)), ExitCode.INPUT))
+        refused.append(Refused(plain_in_public(min(plain), moves), ExitCode.INPUT))
     views_dir = Path(referee.default_views_dir(record_path))
     rel_views = (Path(game).parent / views_dir.name).as_posix()
     langs = record.langs
@@ -630,7 +810,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
             say(f"{path}: waits for turn {chosen[path]} (the record's next turn is {next_turn}); "
                 f"it is judged once turn {chosen[path] - 1} is played", False)
             continue
-        move = _move_file(git, tip, path, chosen[path], span)
+        move = _move_file(git, tip, path, chosen[path], span, moves)
         move = _players_version(git, tip, move, record)
         if move.overwritten:
             say(one_line(f"rebis-pbm git: {path}: {move.overwritten} changed {move.player}'s "
@@ -646,7 +826,8 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                         True)
                     return Outcome(tuple(applied), repeated, refusals=commits), exc
                 commits += _refused_in_public(git, tip, move, exc, privacy, say, record,
-                                              remove=move.turn >= next_turn, public=True)
+                                              remove=move.turn >= next_turn, public=True,
+                                              refusals=files.refusals)
                 refused.append(exc)
                 continue
             try:
@@ -669,7 +850,8 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
                 if privacy.public_repo:
                     # Its reason may speak of the mover's hand ("you have no 2"): to them only.
                     commits += _refused_in_public(git, tip, move, exc, privacy, say, record,
-                                                  remove=move.turn >= next_turn, langs=langs)
+                                                  remove=move.turn >= next_turn, langs=langs,
+                                                  refusals=files.refusals)
                     refused.append(exc)
                     continue
                 say(f"rebis-pbm git: {move.label} was refused; the record is unchanged", True)
@@ -715,17 +897,18 @@ def _apply_round(git: Git, tip: str, revisions: str | None, game: str, say: Say,
     stop: RebisError | None = None
     if refused:  # each said above once; the job still fails, for the mover's push
         stop = Refused(f"{len(refused)} move file(s) refused, each said above (a reason that may "
-                       f"speak of a hand is only in refusals/, encrypted to its mover); every "
-                       f"other move was applied", refused[0].exit_code)
+                       f"speak of a hand is only in {files.refusals}, encrypted to its mover); "
+                       f"every other move was applied", refused[0].exit_code)
     return Outcome(tuple(applied), repeated, refusals=commits), stop
 
 
-def _remove_plain(git: Git, paths: list[str], say: Say) -> None:
+def _remove_plain(git: Git, paths: list[str], say: Say, moves: str = MOVES) -> None:
     """Remove, unread, the plain move files and signatures committed in a game that takes
     sealed moves only, in one commit of the job's; each is said in public (the sentence names
     nothing the file holds)."""
     for path in paths:
-        say(f"rebis-pbm git: refused unread: {plain_in_public(path)}; the job removed it", True)
+        say(f"rebis-pbm git: refused unread: {plain_in_public(path, moves)}; the job removed it",
+            True)
     git.run("--literal-pathspecs", "rm", "--quiet", "--", *paths)
     git.run("commit", "--quiet", "--no-verify", "-m",
             f"Remove {len(paths)} plain move file(s) unread", "-m",
@@ -734,15 +917,16 @@ def _remove_plain(git: Git, paths: list[str], say: Say) -> None:
             + "\n".join(paths))
 
 
-def refusal_path(turn: int, player: str) -> str:
+def refusal_path(turn: int, player: str, refusals: str = REFUSALS) -> str:
     """Where a refusal's reason goes in a public repository:
-    ``refusals/turn-NNN-PLAYER.txt.age``."""
-    return f"{REFUSALS}turn-{turn:03d}-{player}.txt.age"
+    ``refusals/turn-NNN-PLAYER.txt.age`` (``refusals``: the game's folder of refusals, a shard's
+    ``DIR/NAME/refusals/``)."""
+    return f"{refusals}turn-{turn:03d}-{player}.txt.age"
 
 
 def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, privacy: Privacy,
                        say: Say, record, *, remove: bool, public: bool = False,
-                       langs: dict[str, str] | None = None) -> int:
+                       langs: dict[str, str] | None = None, refusals: str = REFUSALS) -> int:
     """A move refused in a public repository: its reason (which may speak of the mover's hand)
     is committed only encrypted to the mover's key, never printed nor in a commit message; the
     job says only where the mover finds it. A ``public`` reason (one that names nothing the file
@@ -757,7 +941,7 @@ def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, priv
 
     player = move.player
     key = (privacy.keys or {}).get(player) if player in record.players else None
-    rel = refusal_path(move.turn, player)
+    rel = refusal_path(move.turn, player, refusals)
     wrote = False
     if public:
         where = ""
