@@ -10,7 +10,8 @@
 5. with ``--many N``: N moves to N games through ``referee.submit_move`` in one process and
    through one ``mail in`` of the folder of games (with the pictures and without), against N
    ``apply`` commands; N records in one ``verify`` against N ``verify`` commands (issue 16's
-   figures, each a ratio measured in the same run);
+   figures, each a ratio measured in the same run); and 20 moves to a git shard of 20 games by
+   one ``git apply --games`` against one ``git apply`` in each game's own repository;
 6. engine speed: turns per second of games whose every move is drawn uniformly from the legal
    moves, on one core, and the same through ``rebis-pbm simulate``.
 
@@ -444,6 +445,90 @@ def git_job_figures(exe: list[str], root: Path, moves, floor: dict, repeat: int)
           f"x{cpu / floor['cpu']:.2f} the floor")
 
 
+SHARD_GAMES = 20  # games of the git shard figure (each single-game run is a process of its own)
+IGNORED = ("*.secret.yaml\n**/*.views/*\n!**/*.views/public.yaml\n!**/*.views/public.txt\n"
+           "*.mailq/\n")  # as examples/git/.gitignore keeps private files out
+
+
+def git_shard_figures(exe: list[str], root: Path, rounds: int, count: int = SHARD_GAMES) -> None:
+    """``count`` moves, one waiting in each of ``count`` games: one `git apply --games games`
+    over a shard of the games in one repository, against one `git apply` in each game's own
+    repository (the CPU of each process with the git commands it ran), without a remote."""
+    git = shutil.which("git")
+    shown = subprocess.run([*exe, "git", "apply", "--help"], capture_output=True, text=True)
+    if git is None or "--games" not in shown.stdout:
+        print("\ngit shard: git is not installed, or this version has no git apply --games")
+        return
+
+    def commit(repo: Path, message: str, author: str) -> None:
+        env = dict(os.environ, GIT_AUTHOR_NAME=author, GIT_AUTHOR_EMAIL=author,
+                   GIT_COMMITTER_NAME=author, GIT_COMMITTER_EMAIL=author)
+        for cmd in (["add", "-A"], ["commit", "-qm", message]):
+            subprocess.run([git, *cmd], cwd=repo, env=env, check=True, capture_output=True)
+
+    def game(folder: Path, i: int) -> tuple:
+        moves = bot_game(Ruleset(), f"shard{i}", stop=11)
+        path = write_game(folder, Ruleset(), f"shard{i}", moves[:-1], f"shard{i}", addresses(i))
+        write_views(path)
+        return moves[-1], folder / "moves" / f"turn-{moves[-1].turn:03d}-{moves[-1].player}.yaml"
+
+    def prepare(repo: Path, games: list) -> str:
+        """Commit the games, then each waiting move by its player; the commit to start from."""
+        (repo / ".gitignore").write_text(IGNORED)
+        commit(repo, "the games", REFEREE)
+        for i, (move, path) in games:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(dump_yaml({"game": f"shard{i}", **move.as_dict()}))
+            commit(repo, f"turn {move.turn}", addresses(i)[move.player])
+        return subprocess.run([git, "rev-parse", "HEAD"], cwd=repo, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    def reset(repo: Path, head: str) -> None:
+        subprocess.run([git, "reset", "-q", "--hard", head], cwd=repo, check=True)
+
+    def applied(repo: Path, head: str, expected: int) -> None:
+        """The job committed ``expected`` moves since ``head`` (else it measured nothing)."""
+        made = subprocess.run([git, "rev-list", "--count", f"{head}..HEAD"], cwd=repo,
+                              check=True, capture_output=True, text=True).stdout.strip()
+        if int(made) != expected:
+            sys.exit(f"git apply in {repo} committed {made} moves, not {expected}")
+
+    job = [*exe, "git", "apply", "--email", REFEREE]
+    singles = []
+    for i in range(count):
+        repo = root / "git-singles" / f"g{i:02d}"
+        repo.mkdir(parents=True)
+        subprocess.run([git, "init", "-q", "-b", "main"], cwd=repo, check=True)
+        singles.append((repo, prepare(repo, [(i, game(repo, i))])))
+    shard = root / "git-shard"
+    shard.mkdir()
+    subprocess.run([git, "init", "-q", "-b", "main"], cwd=shard, check=True)
+    shard_head = prepare(shard, [(i, game(shard / "games" / f"g{i:02d}", i))
+                                 for i in range(count)])
+    alone, together = [], []
+    for _ in range(rounds):
+        total = 0.0
+        for repo, head in singles:
+            reset(repo, head)
+            _, cpu, _, code = run_once(job, repo)
+            if code != 0:
+                sys.exit(f"git apply failed in {repo} (exit {code})")
+            applied(repo, head, 1)
+            total += cpu
+        alone.append(total)
+        reset(shard, shard_head)
+        _, cpu, _, code = run_once([*job, "--games", "games"], shard)
+        if code != 0:
+            sys.exit(f"git apply --games failed in {shard} (exit {code})")
+        applied(shard, shard_head, count)
+        together.append(cpu)
+    alone_cpu, shard_cpu = statistics.median(alone), statistics.median(together)
+    print(f"\nA git shard ({count} games, a move waiting in each, no remote; CPU with git's own "
+          f"commands, median of {rounds} rounds):")
+    print(f"  {count} single-game `git apply` runs: {alone_cpu:6.2f} s; one `git apply --games` "
+          f"over the shard: {shard_cpu:6.2f} s  x{shard_cpu / alone_cpu:.3f}")
+
+
 def engine_turns_per_second(games: int, players: int, seed: int = 1) -> tuple[float, float]:
     """(turns per CPU second, turns per wall second) of uniformly random games played by the
     engine alone, in this process (one core): setup, legal_moves, a uniform choice, apply_move."""
@@ -526,6 +611,7 @@ def main() -> None:
         git_job_figures(exe, root, moves, floor, args.repeat)
         if args.many:
             many_games_figures(exe, root, args.many, args.rounds)
+            git_shard_figures(exe, root, args.rounds)
 
     if args.no_engine:
         return
