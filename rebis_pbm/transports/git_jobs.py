@@ -157,6 +157,32 @@ def _refuse_secret(git: Git, commit: str, game: str) -> None:
                      f"start a new game and keep the seed in a CI secret only")
 
 
+SECRET_SUFFIX = ".secret.yaml"  # a record's secret file beside it: game.yaml -> game.secret.yaml
+
+
+def _keep_secrets(git: Git, target: str) -> None:
+    """Refuses to check out ``target`` when it, or the commit checked out now, tracks a secret
+    file that this checkout holds (a shard's seeds are files beside their records, written by
+    the workflow and never committed): ``checkout --force`` would overwrite the seed with the
+    committed file, or delete it when the next commit removes that file.
+
+    Raises:
+        Failed: such a file; nothing was checked out (exit 2).
+    """
+    here = git.run("rev-parse", "--verify", "--quiet", "HEAD", check=False).stdout.strip()
+    committed = {path for commit in filter(None, (target, here))
+                 for path in _names(git, ["ls-tree", "-r", "-z", "--name-only", commit])
+                 if path.endswith(SECRET_SUFFIX) and os.path.lexists(git.top / path)}
+    for path in sorted(committed):
+        # the checkout's own file: untracked (ignored), or a tracked one written over
+        if git.run("status", "--porcelain", "--ignored", "--", path).stdout.strip():
+            shown = one_line(path)
+            raise Failed(f"{shown} is committed where this checkout keeps a game's seed; "
+                         f"nothing was checked out, so the seed is kept: remove {shown} from "
+                         f"the branch in a new commit (if it holds the real seed, every "
+                         f"player can read it: start a new game)")
+
+
 def _span(git: Git, revisions: str) -> tuple[str | None, str]:
     """``OLD..NEW`` or ``NEW`` -> (base, new): the commit the new files are compared with (None:
     everything ``new`` holds is new) and the new commit."""
@@ -434,13 +460,22 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
         return Outcome(checked=_check_game(git, base, new, span, GameFiles(game), say))
     checked = 0
     stopped: list[tuple[GameFiles, RebisError]] = []
-    for files in shard_games(git, new, games):
+    shard = shard_games(git, new, games)
+    ids = _shard_ids(git, new, shard)
+    for files in shard:
         try:
-            _check_folder(files)
+            _check_shard_game(git, new, files, ids)
             checked += _check_game(git, base, new, span, files, say, changed_only=True)
         except RebisError as exc:
             stopped.append((files, exc))
             say(one_line(f"rebis-pbm git: {_folder(files)}: {exc}"), True)
+    folder = shard_folder(games)
+    for path in _strays(git, base, new, folder, shard):
+        stray = Failed(f"{one_line(path)}: no game of the shard has this moves/ folder: a game "
+                       f"is {folder}NAME/{RECORD}, its move files in {folder}NAME/moves/; "
+                       f"move the file to its game's folder in a new commit")
+        stopped.append((GameFiles(path.partition("/moves/")[0] + "/" + RECORD), stray))
+        say(f"rebis-pbm git: {stray}", True)
     if stopped:
         raise _shard_stop(stopped, "every other game's move files were checked")
     return Outcome(checked=checked)
@@ -533,6 +568,54 @@ def shard_games(git: Git, commit: str, games: str) -> list[GameFiles]:
 def _folder(files: GameFiles) -> str:
     """A shard's game as messages name it: its folder, ``games/NAME/``."""
     return files.record.rpartition("/")[0] + "/"
+
+
+def _shard_ids(git: Git, tip: str, shard: list[GameFiles]) -> dict[str, str | None]:
+    """Each game's id at ``tip`` by its record's path (None: not read as a record's id), read
+    from the record's first lines only (:func:`rebis_pbm.yamlio.top_level_text`)."""
+    from ..yamlio import top_level_text
+
+    ids: dict[str, str | None] = {}
+    for files in shard:
+        blob = git.run("cat-file", "blob", f"{tip}:{files.record}", check=False, binary=True)
+        ids[files.record] = top_level_text(blob.stdout, "game") if blob.returncode == 0 else None
+    return ids
+
+
+def _check_shard_game(git: Git, tip: str, files: GameFiles, ids: dict[str, str | None]
+                      ) -> None:
+    """Refuses a shard's game that could be taken for another: a folder name git could read as
+    a pattern (:func:`_check_folder`), a record committed as a symbolic link (it would be read,
+    and written, through the link: another game's record), or a game id another folder's
+    record holds too (a move could be applied to either copy: the game would fork).
+
+    Raises:
+        Failed: one of those (exit 2); the game's moves are not judged.
+    """
+    _check_folder(files)
+    mode = git.run("ls-tree", tip, "--", files.record).stdout.split(" ", 1)[0]
+    if mode != "100644" and mode != "100755":
+        raise Failed(f"{files.record} is committed as a symbolic link or another thing than a "
+                     f"file; a game's record is a file of its own: commit it in a new commit; "
+                     f"no move of this game was judged")
+    game_id = ids.get(files.record)
+    twins = [_folder(GameFiles(r)) for r, i in ids.items()
+             if i is not None and i == game_id and r != files.record]
+    if twins:
+        raise Failed(f"{_folder(files)} holds game {one_line(str(game_id))}, as "
+                     f"{', '.join(twins)} does: a move could be applied to either copy; keep "
+                     f"one folder per game id; no move of this game was judged")
+
+
+def _strays(git: Git, base: str | None, new: str, folder: str, shard: list[GameFiles]
+            ) -> list[str]:
+    """Files ``new`` adds or changes since ``base`` in a ``moves/`` folder under the shard's
+    ``folder`` that is no game's (a misspelt game name, a game whose record is gone)."""
+    empty = git.out("hash-object", "-t", "tree", "/dev/null")
+    games = tuple(files.moves for files in shard)
+    return [p for p in _names(git, ["diff-tree", "-r", "-z", "--name-only",
+                                    "--diff-filter=AMT", base or empty, new, "--", folder])
+            if "/moves/" in p[len(folder):] and not p.startswith(games)]
 
 
 def _check_folder(files: GameFiles) -> None:
@@ -639,6 +722,7 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
         if remote is not None:
             git.run("fetch", "--quiet", remote,
                     f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
+            _keep_secrets(git, f"{remote}/{branch}")
             git.run("checkout", "--quiet", "--force", "--detach", f"{remote}/{branch}")
         tip = git.out("rev-parse", "HEAD")
         shard = None if games is None else shard_games(git, tip, games)
@@ -687,9 +771,10 @@ def _apply_shard(git: Git, tip: str, revisions: str | None, shard: list[GameFile
     repeated = refusals = 0
     stopped: list[tuple[GameFiles, RebisError]] = []
     games: list[str] = []
+    ids = _shard_ids(git, tip, shard)
     for files in shard:
         try:
-            _check_folder(files)
+            _check_shard_game(git, tip, files, ids)
             done, stop = _apply_round(git, tip, revisions, files, say, privacy)
         except RebisError as exc:  # this game only: its commits so far stay (none, mostly)
             done, stop = Outcome(), exc

@@ -379,3 +379,112 @@ def test_queue_alone_queues_one_games_views_in_its_own_queue(tmp_path, origin):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "4 messages queued in game.mailq/ for mail out" in done.stdout
     assert len(list((clone / "game.mailq" / "new").iterdir())) == 4
+
+
+def commit_as(player: Path, who: str, message: str, *paths: str) -> None:
+    git(player, "add", "--force", *paths)
+    git(player, "commit", "--quiet", "-m", message, author=who)
+    git(player, "push", "--quiet", "origin", "main")
+
+
+def test_a_committed_secret_file_never_overwrites_the_seed_the_runner_keeps(tmp_path, shard):
+    """The attack: a commit (a pull request the referee let through) adds games/a's secret
+    file, so that the job's checkout of the tip overwrites the seed the runner keeps there (and
+    a later commit removing it deletes it). The job checks out nothing and says why; every
+    runner's seed file stays as it was."""
+    merge_moves(tmp_path, shard, {"a": 1, "b": 1})
+    clone = runner_clone(tmp_path, shard)  # its seed files written, as the workflow does
+    kept = {name: (clone / "games" / name / "game.secret.yaml").read_bytes() for name in GAMES}
+    before = git(shard, "rev-parse", "main")
+    player = player_clone(tmp_path, shard)
+    (player / "games" / "a" / "game.secret.yaml").write_text("seed: 00\n")
+    commit_as(player, "bob", "a secret", "games/a/game.secret.yaml")
+    tip = git(shard, "rev-parse", "main")
+    for _ in (1, 2):  # a second run does the same: the runner never took the tip
+        done = shard_job(clone)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr
+        assert ("games/a/game.secret.yaml is committed where this checkout keeps a game's seed; "
+                "nothing was checked out") in done.stderr
+        assert {name: (clone / "games" / name / "game.secret.yaml").read_bytes()
+                for name in GAMES} == kept
+        assert git(shard, "rev-parse", "main") == tip and tip != before
+    # A runner whose checkout already held the committed file, with its own seed written over
+    # it (a workflow writing the seeds after checking out the tip): kept as well.
+    other = runner_clone(tmp_path, shard, "job2")
+    written = (other / "games" / "a" / "game.secret.yaml").read_bytes()
+    assert written == kept["a"]
+    done = shard_job(other)
+    assert done.returncode == 2 and "nothing was checked out" in done.stderr
+    assert (other / "games" / "a" / "game.secret.yaml").read_bytes() == written
+
+
+def test_two_folders_of_one_game_id_stop_both_and_the_others_go_on(tmp_path, shard,
+                                                                     monkeypatch):
+    """The attack: games/a's record copied into games/a2 (the same game id), a move committed
+    in both: played in both, the game would fork into two records. Neither is judged; games/b's
+    move is applied; the pull request's check says so too."""
+    merge_moves(tmp_path, shard, {"b": 1})
+    player = player_clone(tmp_path, shard)
+    base = git(player, "rev-parse", "HEAD")
+    (player / "games" / "a2").mkdir()
+    shutil.copy(player / "games" / "a" / "game.yaml", player / "games" / "a2" / "game.yaml")
+    state = state_of(player / "games" / "a" / "game.yaml", seed_of(tmp_path, "a"))
+    move = pick_move(state)
+    for name in ("a", "a2"):
+        path = player / "games" / name / "moves" / f"turn-001-{move.player}.yaml"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(dump_yaml({"game": "shard-a", **move.as_dict()}))
+    commit_as(player, move.player, "a twin", "games")
+    got = cli_in(player, monkeypatch, "git", "check", "--games", "games",
+                 f"{base}..{git(player, 'rev-parse', 'HEAD')}")
+    assert got.exit_code == 2 and "games/a/ holds game shard-a, as games/a2/ does" in got.stderr
+    clone = runner_clone(tmp_path, shard)
+    shutil.copy(tmp_path / "secrets" / "a.secret.yaml", clone / "games" / "a2" / "game.secret.yaml")
+    done = shard_job(clone)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "games/a2/ holds game shard-a, as games/a/ does" in done.stderr
+    assert "2 game(s) of the shard ended" in done.stderr
+    final = at_origin(tmp_path, shard)
+    assert played(tmp_path, final, "a") == [] and len(played(tmp_path, final, "b")) == 1
+    assert (final / "games" / "a2" / "game.yaml").read_bytes() == \
+        (final / "games" / "a" / "game.yaml").read_bytes()  # neither copy moved on
+
+
+def test_a_record_committed_as_a_link_to_another_game_is_not_played(tmp_path, shard):
+    """The attack: games/g2/game.yaml committed as a symbolic link to games/a's record, with a
+    move in games/g2/moves/: applied through the link, games/a's game would fork. g2 is not
+    judged, games/a is untouched, games/b is applied."""
+    merge_moves(tmp_path, shard, {"b": 1})
+    player = player_clone(tmp_path, shard)
+    (player / "games" / "g2" / "moves").mkdir(parents=True)
+    (player / "games" / "g2" / "game.yaml").symlink_to("../a/game.yaml")
+    move = pick_move(state_of(player / "games" / "a" / "game.yaml", seed_of(tmp_path, "a")))
+    (player / "games" / "g2" / "moves" / f"turn-001-{move.player}.yaml").write_text(
+        dump_yaml({"game": "shard-a", **move.as_dict()}))
+    commit_as(player, move.player, "a link", "games")
+    clone = runner_clone(tmp_path, shard)
+    shutil.copy(tmp_path / "secrets" / "a.secret.yaml", clone / "games" / "g2" / "game.secret.yaml")
+    done = shard_job(clone)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "games/g2/game.yaml is committed as a symbolic link" in done.stderr
+    final = at_origin(tmp_path, shard)
+    assert (final / "games" / "g2" / "game.yaml").is_symlink()
+    assert played(tmp_path, final, "a") == [] and len(played(tmp_path, final, "b")) == 1
+
+
+def test_a_move_in_a_folder_of_no_game_fails_the_check(tmp_path, shard, monkeypatch):
+    """A move file committed under a misspelt game's folder (games/aa/moves/) would wait
+    forever, unjudged: the pull request's check says where a game's moves go."""
+    player = player_clone(tmp_path, shard)
+    base = git(player, "rev-parse", "HEAD")
+    move = pick_move(state_of(player / "games" / "a" / "game.yaml", seed_of(tmp_path, "a")))
+    path = player / "games" / "aa" / "moves" / f"turn-001-{move.player}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(dump_yaml({"game": "shard-a", **move.as_dict()}))
+    commit_as(player, move.player, "a move, misplaced", "games")
+    got = cli_in(player, monkeypatch, "git", "check", "--games", "games",
+                 f"{base}..{git(player, 'rev-parse', 'HEAD')}")
+    assert got.exit_code == 2, got.stdout + got.stderr
+    assert (f"games/aa/moves/turn-001-{move.player}.yaml: no game of the shard has this moves/ "
+            "folder") in got.stderr
