@@ -461,10 +461,10 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
     checked = 0
     stopped: list[tuple[GameFiles, RebisError]] = []
     shard = shard_games(git, new, games)
-    ids = _shard_ids(git, new, shard)
+    records = _shard_records(git, new, shard)
     for files in shard:
         try:
-            _check_shard_game(git, new, files, ids)
+            _check_shard_game(files, records)
             checked += _check_game(git, base, new, span, files, say, changed_only=True)
         except RebisError as exc:
             stopped.append((files, exc))
@@ -570,36 +570,48 @@ def _folder(files: GameFiles) -> str:
     return files.record.rpartition("/")[0] + "/"
 
 
-def _shard_ids(git: Git, tip: str, shard: list[GameFiles]) -> dict[str, str | None]:
-    """Each game's id at ``tip`` by its record's path (None: not read as a record's id), read
-    from the record's first lines only (:func:`rebis_pbm.yamlio.top_level_text`)."""
+def _shard_records(git: Git, tip: str, shard: list[GameFiles]
+                   ) -> dict[str, tuple[str, str | None]]:
+    """Each game's record at ``tip``, by its path: (its mode, as ``git ls-tree`` gives it, and
+    its game id, None when not read as one): one ``ls-tree`` for the whole shard, and the id
+    from each regular file's first lines only (:func:`rebis_pbm.yamlio.top_level_text`)."""
     from ..yamlio import top_level_text
 
-    ids: dict[str, str | None] = {}
+    listed = _names(git, ["--literal-pathspecs", "ls-tree", "-z", tip, "--",
+                          *(files.record for files in shard)])
+    modes = {path: head.split(" ", 1)[0] for head, _, path in
+             (entry.partition("\t") for entry in listed)}
+    records: dict[str, tuple[str, str | None]] = {}
     for files in shard:
-        blob = git.run("cat-file", "blob", f"{tip}:{files.record}", check=False, binary=True)
-        ids[files.record] = top_level_text(blob.stdout, "game") if blob.returncode == 0 else None
-    return ids
+        mode = modes.get(files.record, "")
+        game_id = None
+        if mode in REGULAR:
+            blob = git.run("cat-file", "blob", f"{tip}:{files.record}", binary=True)
+            game_id = top_level_text(blob.stdout, "game")
+        records[files.record] = mode, game_id
+    return records
 
 
-def _check_shard_game(git: Git, tip: str, files: GameFiles, ids: dict[str, str | None]
-                      ) -> None:
+REGULAR = ("100644", "100755")  # the modes of a file committed as a file (not a link)
+
+
+def _check_shard_game(files: GameFiles, records: dict[str, tuple[str, str | None]]) -> None:
     """Refuses a shard's game that could be taken for another: a folder name git could read as
     a pattern (:func:`_check_folder`), a record committed as a symbolic link (it would be read,
     and written, through the link: another game's record), or a game id another folder's
     record holds too (a move could be applied to either copy: the game would fork).
+    ``records``: :func:`_shard_records` of the shard.
 
     Raises:
         Failed: one of those (exit 2); the game's moves are not judged.
     """
     _check_folder(files)
-    mode = git.run("ls-tree", tip, "--", files.record).stdout.split(" ", 1)[0]
-    if mode != "100644" and mode != "100755":
+    mode, game_id = records[files.record]
+    if mode not in REGULAR:
         raise Failed(f"{files.record} is committed as a symbolic link or another thing than a "
                      f"file; a game's record is a file of its own: commit it in a new commit; "
                      f"no move of this game was judged")
-    game_id = ids.get(files.record)
-    twins = [_folder(GameFiles(r)) for r, i in ids.items()
+    twins = [_folder(GameFiles(r)) for r, (_, i) in records.items()
              if i is not None and i == game_id and r != files.record]
     if twins:
         raise Failed(f"{_folder(files)} holds game {one_line(str(game_id))}, as "
@@ -611,10 +623,8 @@ def _strays(git: Git, base: str | None, new: str, folder: str, shard: list[GameF
             ) -> list[str]:
     """Files ``new`` adds or changes since ``base`` in a ``moves/`` folder under the shard's
     ``folder`` that is no game's (a misspelt game name, a game whose record is gone)."""
-    empty = git.out("hash-object", "-t", "tree", "/dev/null")
     games = tuple(files.moves for files in shard)
-    return [p for p in _names(git, ["diff-tree", "-r", "-z", "--name-only",
-                                    "--diff-filter=AMT", base or empty, new, "--", folder])
+    return [p for p in _changed(git, base, new, signatures=True, moves=folder)
             if "/moves/" in p[len(folder):] and not p.startswith(games)]
 
 
@@ -771,10 +781,10 @@ def _apply_shard(git: Git, tip: str, revisions: str | None, shard: list[GameFile
     repeated = refusals = 0
     stopped: list[tuple[GameFiles, RebisError]] = []
     games: list[str] = []
-    ids = _shard_ids(git, tip, shard)
+    records = _shard_records(git, tip, shard)
     for files in shard:
         try:
-            _check_shard_game(git, tip, files, ids)
+            _check_shard_game(files, records)
             done, stop = _apply_round(git, tip, revisions, files, say, privacy)
         except RebisError as exc:  # this game only: its commits so far stay (none, mostly)
             done, stop = Outcome(), exc

@@ -591,14 +591,15 @@ def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
             record = league.records[game]
             if not record.addresses:  # a game played by files: no mail, no queue
                 continue
-            noted = queued_progress(default_queue(path))
+            queue_dir = default_queue(path)
+            noted = queued_progress(queue_dir)
             if noted is not None and noted >= _progress(record):
                 # Its queue was up to date with the record as the folder was read: only a game
                 # behind its queue is locked and read again (a league's run touches every game;
                 # a move applied since by another run queues its own messages, or the next run
                 # finds it behind).
                 continue
-            count = _recover(path, referee_address, default_queue(path), pictures)
+            count = _recover(path, referee_address, queue_dir, pictures)
             if count:
                 yield Handled(f"rebis-pbm: game {game}: the last move's messages had not been "
                               f"queued (an earlier run was stopped); "

@@ -290,9 +290,7 @@ def test_git_check_of_a_shard_checks_each_games_changed_files(tmp_path, shard, m
     base = git(player, "rev-parse", "HEAD")
     state_a = state_of(player / "games" / "a" / "game.yaml", seed_of(tmp_path, "a"))
     move = pick_move(state_a)
-    path = player / "games" / "a" / "moves" / f"turn-001-{move.player}.yaml"
-    path.parent.mkdir()
-    path.write_text(dump_yaml({"game": "shard-a", **move.as_dict()}))
+    put_move(player, "a", move, "shard-a")
     git(player, "add", "games")
     git(player, "commit", "--quiet", "-m", "a: turn 1", author=move.player)
     good = git(player, "rev-parse", "HEAD")
@@ -311,9 +309,7 @@ def test_git_check_of_a_shard_checks_each_games_changed_files(tmp_path, shard, m
         assert "1 move file(s) checked" in out
     state_b = state_of(player / "games" / "b" / "game.yaml", seed_of(tmp_path, "b"))
     forged = pick_move(state_b)
-    path = player / "games" / "b" / "moves" / f"turn-001-{forged.player}.yaml"
-    path.parent.mkdir()
-    path.write_text(dump_yaml({"game": "shard-b", **forged.as_dict()}))
+    put_move(player, "b", forged, "shard-b")
     git(player, "add", "games")
     other = "carol" if forged.player != "carol" else "bob"
     git(player, "commit", "--quiet", "-m", "b: turn 1", author=other)
@@ -381,6 +377,15 @@ def test_queue_alone_queues_one_games_views_in_its_own_queue(tmp_path, origin):
     assert len(list((clone / "game.mailq" / "new").iterdir())) == 4
 
 
+def put_move(player: Path, folder: str, move, game: str) -> Path:
+    """``move`` of game ``game`` as a move file in the player's clone, under
+    ``games/FOLDER/moves/`` (its folders made as needed); returns its path."""
+    path = player / "games" / folder / "moves" / f"turn-{move.turn:03d}-{move.player}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(dump_yaml({"game": game, **move.as_dict()}))
+    return path
+
+
 def commit_as(player: Path, who: str, message: str, *paths: str) -> None:
     git(player, "add", "--force", *paths)
     git(player, "commit", "--quiet", "-m", message, author=who)
@@ -432,9 +437,7 @@ def test_two_folders_of_one_game_id_stop_both_and_the_others_go_on(tmp_path, sha
     state = state_of(player / "games" / "a" / "game.yaml", seed_of(tmp_path, "a"))
     move = pick_move(state)
     for name in ("a", "a2"):
-        path = player / "games" / name / "moves" / f"turn-001-{move.player}.yaml"
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(dump_yaml({"game": "shard-a", **move.as_dict()}))
+        put_move(player, name, move, "shard-a")
     commit_as(player, move.player, "a twin", "games")
     got = cli_in(player, monkeypatch, "git", "check", "--games", "games",
                  f"{base}..{git(player, 'rev-parse', 'HEAD')}")
@@ -457,11 +460,9 @@ def test_a_record_committed_as_a_link_to_another_game_is_not_played(tmp_path, sh
     judged, games/a is untouched, games/b is applied."""
     merge_moves(tmp_path, shard, {"b": 1})
     player = player_clone(tmp_path, shard)
-    (player / "games" / "g2" / "moves").mkdir(parents=True)
-    (player / "games" / "g2" / "game.yaml").symlink_to("../a/game.yaml")
     move = pick_move(state_of(player / "games" / "a" / "game.yaml", seed_of(tmp_path, "a")))
-    (player / "games" / "g2" / "moves" / f"turn-001-{move.player}.yaml").write_text(
-        dump_yaml({"game": "shard-a", **move.as_dict()}))
+    put_move(player, "g2", move, "shard-a")
+    (player / "games" / "g2" / "game.yaml").symlink_to("../a/game.yaml")
     commit_as(player, move.player, "a link", "games")
     clone = runner_clone(tmp_path, shard)
     shutil.copy(tmp_path / "secrets" / "a.secret.yaml", clone / "games" / "g2" / "game.secret.yaml")
@@ -479,9 +480,7 @@ def test_a_move_in_a_folder_of_no_game_fails_the_check(tmp_path, shard, monkeypa
     player = player_clone(tmp_path, shard)
     base = git(player, "rev-parse", "HEAD")
     move = pick_move(state_of(player / "games" / "a" / "game.yaml", seed_of(tmp_path, "a")))
-    path = player / "games" / "aa" / "moves" / f"turn-001-{move.player}.yaml"
-    path.parent.mkdir(parents=True)
-    path.write_text(dump_yaml({"game": "shard-a", **move.as_dict()}))
+    put_move(player, "aa", move, "shard-a")
     commit_as(player, move.player, "a move, misplaced", "games")
     got = cli_in(player, monkeypatch, "git", "check", "--games", "games",
                  f"{base}..{git(player, 'rev-parse', 'HEAD')}")
