@@ -42,7 +42,7 @@ bench: install
 clean:
 	rm -rf $(VENV) build dist *.egg-info
 
-# The gettext catalogs of the players' languages (rebis_pbm.i18n, docs/views.md "Languages"):
+# The gettext catalogs of the players' languages (rebis_pbm.present.i18n, docs/views.md "Languages"):
 # extract the messages marked in the source into the template (.pot), merge it into each
 # language's .po (new messages come untranslated: translate them, then run this again), and
 # compile the .mo files the package reads. All three are committed; tests/test_i18n.py fails
@@ -58,7 +58,7 @@ catalogs: install
 	$(BIN)/pybabel compile -d $(LOCALE) -D rebis_pbm --statistics
 
 # fastjsonschema's compiled check of the move schema, generated once instead of at every start
-# (rebis_pbm/_fastchecks/, used only while it matches the schema's text and the installed
+# (rebis_pbm/formats/_fastchecks/, used only while it matches the schema's text and the installed
 # fastjsonschema). Run after changing schemas/move.schema.json; tests/test_schemas_fast.py fails
 # when it is stale.
 schema-checks: install

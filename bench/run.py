@@ -44,10 +44,10 @@ from pathlib import Path
 
 from rebis_pbm.bots import make_bot
 from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, setup
+from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
 from rebis_pbm.record import Record, dump_record, dump_secret
 from rebis_pbm.record.digests import commitment, salted
 from rebis_pbm.record.model import FORMAT
-from rebis_pbm.yamlio import dump_yaml, load_yaml
 
 FLOOR = [sys.executable, "-c", "import yaml, jsonschema, click"]
 PLAYERS = ("alice", "bob", "carol", "dave")
@@ -175,8 +175,7 @@ def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str,
 
 def write_views(path: Path) -> None:
     """The views of the record ``path``, as `new` and every `apply` leave them beside it."""
-    from rebis_pbm import referee
-
+    from rebis_pbm import app as referee
     game = referee.open_game(path)
     referee.write_views(referee.default_views_dir(path), game.record, game.replay)
 
@@ -224,7 +223,7 @@ def mailed_queue(game: Path, keep: Path) -> Path:
     noting its first turn, which a season of games does once per game). Returns ``keep``."""
     queue = game.with_name("game.mailq")
     try:
-        from rebis_pbm.transports.mail_jobs import queue_views
+        from rebis_pbm.transports.mail.jobs import queue_views
     except ImportError:  # a version before the mail transport: no queue to give
         keep.mkdir(parents=True)
         return keep
@@ -328,13 +327,13 @@ def growth_figures(exe: list[str], root: Path, floor: dict, repeat: int) -> None
 
 
 ONE_PROCESS_APPLY = """import sys
-from rebis_pbm import referee
+from rebis_pbm import app as referee
 for game, move in zip(sys.argv[1::2], sys.argv[2::2]):
     with open(move, "rb") as f:
         referee.submit_move(game, f.read(), move)
 """
 ONE_PROCESS_VERIFY = """import sys
-from rebis_pbm import referee
+from rebis_pbm import app as referee
 assert all(referee.verify(game).verified for game in sys.argv[1:])
 """
 

@@ -1,6 +1,6 @@
 """``python -m rebis_pbm``: the same as the ``rebis-pbm`` command."""
 
-from .start import main
+from rebis_pbm.start import main
 
 if __name__ == "__main__":  # importing the module (doctest collection) runs nothing
     main()

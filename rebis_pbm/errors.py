@@ -3,7 +3,7 @@
 Each class says one thing went wrong, in one sentence for the person who can fix it, and how a
 command ends because of it (:attr:`RebisError.exit_code`, as click's own exceptions carry
 theirs). The command line prints ``rebis-pbm: <sentence>`` and exits with that code; a program
-using the application layer (:mod:`rebis_pbm.referee`) catches :class:`RebisError`, or one
+using the application layer (:mod:`rebis_pbm.app`) catches :class:`RebisError`, or one
 class of it. The engine's :class:`~rebis_pbm.engine.IllegalMove` carries its code the same way
 (exit 1); the engine imports nothing from here, so that it stays free of I/O and of this layer.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from .engine.phrases import Phrase
+from rebis_pbm.engine.phrases import Phrase
 
 
 class ExitCode(IntEnum):
@@ -122,7 +122,7 @@ class Refused(RebisError, ValueError):
             :class:`~rebis_pbm.engine.Reason`), else None.
         phrase: the message as a translatable :class:`~rebis_pbm.engine.phrases.Phrase`
             (``message`` may then be omitted: it is the phrase in English), which the shells
-            give the mover in their language (:func:`rebis_pbm.i18n.refusal`); None when the
+            give the mover in their language (:func:`rebis_pbm.present.i18n.refusal`); None when the
             message is English only.
     """
 
@@ -173,7 +173,8 @@ def one_line(text: str) -> str:
 def exit_code_of(exc: BaseException) -> int | None:
     """The exit code a command ends with because of ``exc``: its own ``exit_code`` (the
     project's errors, the engine's :class:`~rebis_pbm.engine.IllegalMove`), 2 for any OSError
-    (a file; :func:`rebis_pbm.fileio.os_error_message` words it), None for anything else (a bug).
+    (a file; :func:`rebis_pbm.files.atomic.os_error_message` words it), None for anything else (a
+    bug).
     """
     code = getattr(exc, "exit_code", None)
     if isinstance(code, int):

@@ -24,7 +24,7 @@ def main() -> None:
     exits with the command's exit code (docs/cli.md)."""
     gc.disable()
     try:
-        from .cli import main as command_line
+        from rebis_pbm.cli import main as command_line
     finally:
         gc.freeze()
         # The young objects are scanned every YOUNG allocations rather than 700: a command

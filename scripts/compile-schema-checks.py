@@ -1,11 +1,11 @@
 """Write fastjsonschema's compiled check of each shipped schema it can compile (``make
-schema-checks``): ``rebis_pbm/_fastchecks/<name>.py``, the code ``fastjsonschema.compile`` would
+schema-checks``): ``rebis_pbm/formats/_fastchecks/<name>.py``, the code ``fastjsonschema.compile`` would
 generate and run at every start, generated once here instead (fastjsonschema's own
 ``compile_to_code``). Compiling the move schema was about 22 million instructions of every
 ``apply``, ``check`` and ``mail in``.
 
 Each file names the SHA-256 of the schema text it was generated from and fastjsonschema's
-version; :func:`rebis_pbm.schemas.quickly_accepted` uses it only when both still match, and
+version; :func:`rebis_pbm.formats.schemas.quickly_accepted` uses it only when both still match, and
 compiles the schema itself otherwise, so a stale file costs time, never correctness.
 tests/test_schemas_fast.py fails when a file is stale for the installed fastjsonschema.
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from rebis_pbm import schemas
+from rebis_pbm.formats import schemas
 
-OUT = Path(__file__).resolve().parent.parent / "rebis_pbm" / "_fastchecks"
+OUT = Path(__file__).resolve().parent.parent / "rebis_pbm" / "formats" / "_fastchecks"
 
 
 def main() -> int:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from rebis_pbm import referee
+from rebis_pbm import app as referee
 from rebis_pbm.engine import Move, Ruleset, apply_move, setup
+from rebis_pbm.formats.yaml_reader import load_yaml
 from rebis_pbm.record import FORMAT, Record, commitment, dump_record, salted
-from rebis_pbm.yamlio import load_yaml
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 PLAYERS = ("alice", "bob", "carol")

@@ -205,16 +205,15 @@ def apply_all(game: Path, docs, moves_dir: Path) -> None:
 
 def game_id_of(game: Path) -> str:
     """The game id, read from the record with the project's own reader."""
-    from rebis_pbm.referee import open_game
-
+    from rebis_pbm.app import open_game
     return open_game(game)[0].game
 
 
 def clear_schema_caches() -> None:
-    """Forget every schema rebis_pbm.schemas has read, parsed or compiled (for tests that serve
+    """Forget every schema rebis_pbm.formats.schemas has read, parsed or compiled (for tests that
+    serve
     other schema files)."""
-    from rebis_pbm import schemas
-
+    from rebis_pbm.formats import schemas
     for cached in (schemas._parsed, schemas.load_schema, schemas._named_validator,
                    schemas._quick_check):
         cached.cache_clear()
@@ -235,8 +234,7 @@ def without_salt(text: str) -> str:
 def secret_of(secret_file: Path) -> str:
     """What ``REBIS_PBM_SEED`` holds for the game of ``secret_file``: ``SALT:SEED`` for a
     rebis-pbm/2 game, the seed alone for rebis-pbm/1."""
+    from rebis_pbm.formats.yaml_reader import load_yaml
     from rebis_pbm.record import salted
-    from rebis_pbm.yamlio import load_yaml
-
     doc = load_yaml(secret_file.read_bytes(), source=str(secret_file), kind="secret").data
     return salted(doc["seed"], doc["salt"]) if "salt" in doc else doc["seed"]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm import referee
+from rebis_pbm import app as referee
 from rebis_pbm.engine import Ruleset
 from rebis_pbm.record import FORMATS
 

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm.bots import STRATEGIES, GreedyBot, RandomBot, make_bot
+from rebis_pbm.bots.simulate import game_specs, run
 from rebis_pbm.engine import (
     HIDDEN,
     RED_TOKEN,
@@ -21,7 +22,6 @@ from rebis_pbm.engine import (
     scores,
     setup,
 )
-from rebis_pbm.simulate import game_specs, run
 
 NAMES = ("ann", "bo", "cy", "di")
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm import referee, site
+from rebis_pbm import app as referee
+from rebis_pbm.present import site
 
 ROOT = Path(__file__).resolve().parent.parent
 BROWSER = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome",
@@ -25,8 +26,8 @@ BROWSER = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "
 pytestmark = pytest.mark.skipif(BROWSER is None, reason="no Chromium browser installed (Debian: "
                                 "apt-get install chromium; .ci/run installs it)")
 
-TABLE_GREEN = (0x1d, 0x5a, 0x3c)   # rebis_pbm.svg.TABLE
-CARD_FACE = (0xfb, 0xf8, 0xef)     # rebis_pbm.svg.CARD_FACE
+TABLE_GREEN = (0x1d, 0x5a, 0x3c)   # rebis_pbm.present.svg.TABLE
+CARD_FACE = (0xfb, 0xf8, 0xef)     # rebis_pbm.present.svg.CARD_FACE
 PAGE_PAPER = (0xf6, 0xf4, 0xee)    # the page's background
 
 

@@ -1,4 +1,4 @@
-"""Tests for rebis_pbm.fileio: capped reads, crash-safe writes, the record lock."""
+"""Tests for rebis_pbm.files.atomic: capped reads, crash-safe writes, the record lock."""
 
 import errno
 import io
@@ -13,8 +13,8 @@ from typing import ClassVar
 
 import pytest
 
-from rebis_pbm import fileio
-from rebis_pbm.fileio import (
+from rebis_pbm.files import atomic as fileio
+from rebis_pbm.files.atomic import (
     LockTimeout,
     lock_path,
     locked,
@@ -22,7 +22,7 @@ from rebis_pbm.fileio import (
     write_atomic,
     write_many_atomic,
 )
-from rebis_pbm.yamlio import MOVE_MAX_BYTES, InputError
+from rebis_pbm.formats.yaml_reader import MOVE_MAX_BYTES, InputError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -234,7 +234,7 @@ def test_lock_survives_record_replacement_and_times_out(tmp_path):
     holder = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import sys, time
-            from rebis_pbm.fileio import locked, write_atomic
+            from rebis_pbm.files.atomic import locked, write_atomic
             with locked({str(record)!r}):
                 write_atomic({str(record)!r}, "a: 2\\n")
                 print("locked", flush=True)
@@ -257,7 +257,7 @@ def test_lock_survives_record_replacement_and_times_out(tmp_path):
 
 COUNTER_WORKER = """
 import os, sys
-from rebis_pbm.fileio import locked, write_atomic
+from rebis_pbm.files.atomic import locked, write_atomic
 counter = sys.argv[1]
 for _ in range(int(sys.argv[2])):
     with locked(counter, timeout=20):
@@ -307,7 +307,7 @@ def test_a_lock_file_left_by_a_killed_command_is_used_then_deleted(tmp_path):
     record = tmp_path / "game.yaml"
     killed = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         import os
-        from rebis_pbm.fileio import locked
+        from rebis_pbm.files.atomic import locked
         with locked({str(record)!r}):
             os._exit(9)
     """)], cwd=REPO)
@@ -319,7 +319,7 @@ def test_a_lock_file_left_by_a_killed_command_is_used_then_deleted(tmp_path):
 
 HOLDER = """
 import sys
-from rebis_pbm.fileio import locked
+from rebis_pbm.files.atomic import locked
 with locked(sys.argv[1]):
     print("locked", flush=True)
     sys.stdin.read()

@@ -1,4 +1,5 @@
-"""A file given in the wrong place is named as what it is (rebis_pbm.filekinds): a move, view
+"""A file given in the wrong place is named as what it is (rebis_pbm.formats.filekinds): a move,
+view
 or secret file given as the record, a record given as a view. One sentence, exit 2, nothing
 changed, and never the secret's seed in the message."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from clitools import new_game, run_inproc, snapshot
-from rebis_pbm.filekinds import kind_of, wrong_kind
+from rebis_pbm.formats.filekinds import kind_of, wrong_kind
 
 
 @pytest.fixture()

@@ -29,11 +29,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from infoset import alternative, move_variants, play_prefix, unseen_differs
-from rebis_pbm import svg, views
 from rebis_pbm.engine import IllegalMove, Ruleset, apply_move, shuffled
 from rebis_pbm.engine import rules as rules_mod
 from rebis_pbm.engine.cards import DEALT, Shelf
-from rebis_pbm.i18n import translate
+from rebis_pbm.present import svg, views
+from rebis_pbm.present.i18n import translate
 from rebis_pbm.record import Record, dump_record
 from rebis_pbm.record import model as record_mod
 

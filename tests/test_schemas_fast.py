@@ -2,7 +2,7 @@
 
 `apply` accepts a valid move file with fastjsonschema's compiled check of move.schema.json, so
 that it need not import jsonschema; everything the quick check refuses goes to jsonschema, which
-decides and words the refusal (rebis_pbm/schemas.py). What must hold:
+decides and words the refusal (rebis_pbm/formats/schemas.py). What must hold:
 
 - the quick check accepts nothing that jsonschema refuses (else a bad move would get through);
 - it accepts every move the engine can make (else `apply` loses its speed for real moves);
@@ -25,10 +25,10 @@ from jsonschema import Draft202012Validator
 
 from clitools import EXAMPLES, REPO, clear_schema_caches, move_doc, new_game, write_move
 from mutations import VALUES, mutate
-from rebis_pbm import schemas
 from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
-from rebis_pbm.schemas import load_schema, quickly_accepted, validate
-from rebis_pbm.yamlio import InputError, load_yaml
+from rebis_pbm.formats import schemas
+from rebis_pbm.formats.schemas import load_schema, quickly_accepted, validate
+from rebis_pbm.formats.yaml_reader import InputError, load_yaml
 
 MOVE = Draft202012Validator(load_schema("move"))
 SETTINGS = settings(max_examples=400, deadline=None, derandomize=True,
@@ -199,17 +199,17 @@ def test_a_schema_fastjsonschema_cannot_compile_is_left_to_jsonschema(schema_dir
 
 
 def test_the_generated_move_check_is_the_schema_s_and_is_used():
-    """rebis_pbm/_fastchecks/move.py is fastjsonschema's code for the shipped move schema,
+    """rebis_pbm/formats/_fastchecks/move.py is fastjsonschema's code for the shipped move schema,
     generated once (make schema-checks) so that no command compiles it; with another
     fastjsonschema than the one that generated it, the schema is compiled at start instead."""
     import fastjsonschema
 
-    from rebis_pbm._fastchecks import move as generated
-
+    from rebis_pbm.formats._fastchecks import move as generated
     clear_schema_caches()
     check = schemas._quick_check("move")
     if generated.VERSION == fastjsonschema.VERSION:
-        assert (REPO / "rebis_pbm" / "_fastchecks" / "move.py").read_text(encoding="utf-8") \
+        assert (REPO / "rebis_pbm" / "formats" / "_fastchecks" /
+        "move.py").read_text(encoding="utf-8") \
             == schemas.fast_check_code("move"), "stale: run make schema-checks"
         assert check is generated.validate
     else:
@@ -220,8 +220,7 @@ def test_a_generated_check_of_another_schema_text_is_not_used(schema_dir):
     move = json.loads((schema_dir / "move.schema.json").read_text())
     move["properties"]["turn"]["maximum"] = 3  # the file was generated from another text
     (schema_dir / "move.schema.json").write_text(json.dumps(move))
-    from rebis_pbm._fastchecks import move as generated
-
+    from rebis_pbm.formats._fastchecks import move as generated
     check = schemas._quick_check("move")
     assert check is not None and check is not generated.validate
     doc = {"game": "g", "turn": 4, "player": "a", "play": {"cards": 1, "shelf": "a"}}

@@ -1,4 +1,5 @@
-"""Tests for rebis_pbm.schemas with small schemas of our own (the real ones live elsewhere)."""
+"""Tests for rebis_pbm.formats.schemas with small schemas of our own (the real ones live
+elsewhere)."""
 
 import json
 import socket
@@ -10,9 +11,15 @@ from pathlib import Path
 import pytest
 
 from clitools import clear_schema_caches
-from rebis_pbm import schemas
-from rebis_pbm.schemas import SCHEMA_NAMES, SchemaProblem, load_schema, schema_text, validate
-from rebis_pbm.yamlio import InputError, load_yaml
+from rebis_pbm.formats import schemas
+from rebis_pbm.formats.schemas import (
+    SCHEMA_NAMES,
+    SchemaProblem,
+    load_schema,
+    schema_text,
+    validate,
+)
+from rebis_pbm.formats.yaml_reader import InputError, load_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -238,8 +245,8 @@ def test_default_schema_dir_points_at_repo_schemas():
 
 
 def test_jsonschema_is_imported_lazily():
-    code = ("import sys; import rebis_pbm.schemas, rebis_pbm.yamlio, rebis_pbm.fileio; "
-            "print('jsonschema' in sys.modules)")
+    code = ("import sys; import rebis_pbm.formats.schemas, rebis_pbm.formats.yaml_reader, "
+            "rebis_pbm.files.atomic; print('jsonschema' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"

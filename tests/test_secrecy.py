@@ -20,7 +20,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from rebis_pbm import views
+from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import (
     IllegalMove,
@@ -34,6 +34,9 @@ from rebis_pbm.engine import (
 )
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import deal
+from rebis_pbm.formats.schemas import validate
+from rebis_pbm.formats.yaml_reader import InputError, dump_yaml, load_yaml
+from rebis_pbm.present import views
 from rebis_pbm.record import (
     HEADER,
     CorruptRecord,
@@ -48,9 +51,6 @@ from rebis_pbm.record import (
     seal_card,
 )
 from rebis_pbm.record.digests import chain_digest, salted
-from rebis_pbm.referee import open_game
-from rebis_pbm.schemas import validate
-from rebis_pbm.yamlio import InputError, dump_yaml, load_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Ruleset(hand_size=2, shelf_limit=5)
@@ -459,7 +459,7 @@ def test_a_move_in_anothers_name_is_rejected_for_its_public_reason(closing_game,
 def _played_game(folder: Path) -> tuple[Path, list]:
     """A referee-dealt game of two players, 12 moves played through the application layer;
     returns its record and the state before each move."""
-    from rebis_pbm import referee
+    from rebis_pbm import app as referee
     from rebis_pbm.engine import legal_moves
 
     path = folder / "g.yaml"
@@ -524,7 +524,7 @@ def test_an_unsealed_closing_play_tells_nothing_of_its_face_down_card(tmp_path):
     the recorded state only when C was the real card, and the report then said "sealing"
     instead of "state": the face-down card in at most nine tries. While the seed is secret,
     every C now reads alike."""
-    from rebis_pbm import referee
+    from rebis_pbm import app as referee
     from rebis_pbm.engine import legal_moves
 
     path = tmp_path / "g.yaml"

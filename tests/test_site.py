@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from infoset import alternative, play_prefix
-from rebis_pbm import site, views
+from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import Ruleset, legal_moves, shuffled
-from rebis_pbm.referee import open_game
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.present import site, views
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = "a seed nobody may see before the end"

@@ -14,15 +14,15 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rebis_pbm import svg, views
+from rebis_pbm.app import open_game, record_view
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import Move, Play, Ruleset, apply_move
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import deal
+from rebis_pbm.present import svg, views
 from rebis_pbm.record import Replay
-from rebis_pbm.referee import open_game, record_view
-from rebis_pbm.transports import mail
-from rebis_pbm.transports.mail import view_message
+from rebis_pbm.transports.mail import message as mail
+from rebis_pbm.transports.mail.message import view_message
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -302,8 +302,9 @@ def test_the_picture_says_when_and_why_the_game_ended_in_the_views_words():
     # the words themselves are written in views alone
     package = ROOT / "rebis_pbm"
     for words in ('N_("the deck is empty")', "(game over)"):
-        spelt = sorted(p.name for p in package.glob("*.py") if words in p.read_text("utf-8"))
-        assert spelt == ["views.py"], (words, spelt)
+        spelt = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                       if words in p.read_text("utf-8"))
+        assert spelt == ["present/views.py"], (words, spelt)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

@@ -1,7 +1,8 @@
 """The picture of the table, byte for byte: every view of every turn of a few bot games (2, 3 and
 4 players; each player and the spectator; English, French, Portuguese; under way, in the red
 token phase, finished with the seed revealed, abandoned; names with ``<``, ``&``, ``"``, ``'``)
-drawn by :func:`rebis_pbm.svg.render_svg` and compared with a digest of each picture as it was
+drawn by :func:`rebis_pbm.present.svg.render_svg` and compared with a digest of each picture as it
+was
 drawn when the golden file was written (tests/svg_golden.json).
 
 A change to the drawing that is meant to change the pictures rewrites the file:
@@ -16,9 +17,9 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from rebis_pbm import svg, views
 from rebis_pbm.bots import make_bot
 from rebis_pbm.engine import Ruleset, apply_move, information_set, setup
+from rebis_pbm.present import svg, views
 from rebis_pbm.record import Replay
 
 GOLDEN = Path(__file__).with_name("svg_golden.json")

@@ -14,12 +14,12 @@ import random
 
 import pytest
 
-from rebis_pbm import views
 from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
 from rebis_pbm.engine.state import PLAY
+from rebis_pbm.formats.schemas import validate
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.present import views
 from rebis_pbm.record import Replay
-from rebis_pbm.schemas import validate
-from rebis_pbm.yamlio import load_yaml
 
 GAME = "additions"
 PLAYERS = ("ana", "bob", "cy")

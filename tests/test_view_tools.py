@@ -15,12 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from infoset import move_variants, play_prefix
-from rebis_pbm import referee, views
+from rebis_pbm import app as referee
 from rebis_pbm.engine import IllegalMove, Ruleset, check_move, legal_moves, shuffled
 from rebis_pbm.errors import Refused
-from rebis_pbm.schemas import validate
-from rebis_pbm.view_state import infoset_from_view
-from rebis_pbm.yamlio import load_yaml
+from rebis_pbm.formats.schemas import validate
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.present import views
+from rebis_pbm.present.infoset import infoset_from_view
 
 GAME = "tools"
 NAMES = ("alice", "bob", "carol", "dave")

@@ -18,8 +18,8 @@ import json
 import sys
 from pathlib import Path
 
-from rebis_pbm import views
 from rebis_pbm.engine import Ruleset
+from rebis_pbm.present import views
 
 sys.path.insert(0, str(Path(__file__).parent))  # for --write too, not only under pytest
 from test_svg_golden import GAMES, ODD, assert_as_before, played  # the pictures' games

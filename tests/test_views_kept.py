@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm import views
 from rebis_pbm.engine import Ruleset
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.present import views
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_svg_golden import played  # the pictures' games

@@ -1,12 +1,12 @@
-"""Tests for rebis_pbm.yamlio: one test per input class, fuzzing, round trip."""
+"""Tests for rebis_pbm.formats.yaml_reader: one test per input class, fuzzing, round trip."""
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rebis_pbm import yamlio
-from rebis_pbm.yamlio import (
+from rebis_pbm.formats import yaml_reader as yamlio
+from rebis_pbm.formats.yaml_reader import (
     MAX_BYTES,
     MAX_DEPTH,
     MOVE_MAX_BYTES,
@@ -622,8 +622,7 @@ def test_text_writer_on_the_views_of_bot_games():
     import sys
     from pathlib import Path
 
-    from rebis_pbm import views
-
+    from rebis_pbm.present import views
     sys.path.insert(0, str(Path(__file__).parent))
     golden = importlib.import_module("test_svg_golden")  # the pictures' games
     for name, ruleset, seats, seed, stand_ins, _ in golden.GAMES:

@@ -56,9 +56,8 @@ def run(*args, cwd=None, env=None, stdin: bytes | None = None) -> subprocess.Com
 def secret_key(secret_file: Path) -> str:
     """What ``REBIS_PBM_SEED`` holds for the game of ``secret_file``: its secret, ``SALT:SEED``
     for a rebis-pbm/2 game (the seed alone for rebis-pbm/1)."""
+    from rebis_pbm.formats.yaml_reader import load_yaml
     from rebis_pbm.record import salted
-    from rebis_pbm.yamlio import load_yaml
-
     doc = load_yaml(secret_file.read_bytes(), source=str(secret_file), kind="secret").data
     return salted(doc["seed"], doc["salt"]) if "salt" in doc else doc["seed"]
 

@@ -1,4 +1,4 @@
-"""The ``rebis-pbm`` command line: parses arguments, calls :mod:`rebis_pbm.referee`, prints.
+"""The ``rebis-pbm`` command line: parses arguments, calls :mod:`rebis_pbm.app`, prints.
 
 One module per command group: :mod:`.game` (``new``, ``apply``), :mod:`.read` (``view``,
 ``moves``, ``score``, ``schema``), :mod:`.check`, :mod:`.audit` (``verify``, ``reveal``),
@@ -18,9 +18,9 @@ from typing import Any
 
 import click
 
-from ..engine import IllegalMove
-from ..errors import ExitCode, RebisError, UsageError, exit_code_of, one_line
-from ..fileio import os_error_message
+from rebis_pbm.engine import IllegalMove
+from rebis_pbm.errors import ExitCode, RebisError, UsageError, exit_code_of, one_line
+from rebis_pbm.files.atomic import os_error_message
 
 DEBUG_ENV = "REBIS_PBM_DEBUG"  # set: an internal error shows its traceback (for the referee)
 EXIT_CODES = """\b
@@ -54,7 +54,7 @@ class Failure(click.ClickException):
 
 def _failure(exc: BaseException) -> Failure | None:
     """The sentence and exit code of one of the project's errors (or an OSError, worded by
-    :func:`rebis_pbm.fileio.os_error_message`); None: a bug."""
+    :func:`rebis_pbm.files.atomic.os_error_message`); None: a bug."""
     code = exit_code_of(exc)
     if code is None:
         return None
@@ -221,8 +221,7 @@ def referee_option(required: bool = False):  # type: ignore[no-untyped-def]
 def _checked_referee(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from ..transports.mail import check_address
-
+    from rebis_pbm.transports.mail.message import check_address
     try:
         return check_address(value)
     except ValueError as exc:

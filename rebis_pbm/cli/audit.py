@@ -1,6 +1,6 @@
 """The audit commands: ``rebis-pbm verify`` and ``rebis-pbm reveal`` (docs/audit.md).
 
-A thin shell around :func:`rebis_pbm.referee.verify` and :func:`rebis_pbm.referee.reveal`; the
+A thin shell around :func:`rebis_pbm.app.verify` and :func:`rebis_pbm.app.reveal`; the
 checks are :mod:`rebis_pbm.record.audit`'s.
 """
 
@@ -12,9 +12,9 @@ from pathlib import Path
 
 import click
 
-from .. import referee
-from ..errors import ExitCode, UsageError, one_line
-from . import cli
+from rebis_pbm import app as referee
+from rebis_pbm.cli import cli
+from rebis_pbm.errors import ExitCode, UsageError, one_line
 
 
 @cli.command()

@@ -1,7 +1,7 @@
 """``rebis-pbm bot`` and ``rebis-pbm simulate``: moves chosen by bots (rebis_pbm.bots).
 
 Loaded when one of its commands is run (``LAZY_COMMANDS`` of :mod:`rebis_pbm.cli`). ``bot`` is
-:func:`rebis_pbm.referee.bot_move`; ``simulate`` plays in memory (:mod:`rebis_pbm.simulate`).
+:func:`rebis_pbm.app.bot_move`; ``simulate`` plays in memory (:mod:`rebis_pbm.bots.simulate`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import click
 
-from .. import referee
-from ..bots import STRATEGIES
-from ..errors import ExitCode, Failed, UsageError
-from . import cli
+from rebis_pbm import app as referee
+from rebis_pbm.bots import STRATEGIES
+from rebis_pbm.cli import cli
+from rebis_pbm.errors import ExitCode, Failed, UsageError
 
 
 @cli.command()
@@ -33,8 +33,7 @@ def bot(game: Path, player: str, strategy: str, seed: str | None) -> None:
     supply and reserves), never the deck or other hands. Pipe the output into `apply GAME -`,
     e.g. as the default move of a player who missed a deadline.
     """
-    from ..yamlio import dump_yaml
-
+    from rebis_pbm.formats.yaml_reader import dump_yaml
     record, move = referee.bot_move(game, player, strategy, seed)
     click.echo(f"# Move chosen by the {strategy} bot for {player} (rebis-pbm bot).")
     click.echo(dump_yaml({"game": record.game, **move.as_dict()}), nl=False)
@@ -65,8 +64,7 @@ def simulate(games: int, players: str, strategies: tuple[str, ...], zero: bool,
     """
     import json
 
-    from ..simulate import game_specs, parse_players, render_text, report, run
-
+    from rebis_pbm.bots.simulate import game_specs, parse_players, render_text, report, run
     try:
         counts = parse_players(players)
     except ValueError as exc:

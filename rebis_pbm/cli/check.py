@@ -2,20 +2,20 @@
 
 Anyone may run it: a player before sending a move, or the check of a pull request in a game
 played through git (docs/git.md), which must never see the seed. The use case is
-:func:`rebis_pbm.referee.check_move_file`.
+:func:`rebis_pbm.app.check_move_file`.
 """
 
 from __future__ import annotations
 
 import click
 
-from .. import referee
-from ..errors import InputError, Refused
-from ..fileio import read_input
-from ..i18n import check_language
-from . import EXIT_CODES, cli
-from .game import checked_name
-from .langs import in_language, refuse_for_mover
+from rebis_pbm import app as referee
+from rebis_pbm.cli import EXIT_CODES, cli
+from rebis_pbm.cli.game import checked_name
+from rebis_pbm.cli.langs import in_language, refuse_for_mover
+from rebis_pbm.errors import InputError, Refused
+from rebis_pbm.files.atomic import read_input
+from rebis_pbm.present.i18n import check_language
 
 
 @cli.command(epilog=EXIT_CODES)

@@ -1,6 +1,6 @@
 """Deadlines and the referee's logged actions: ``tick``, ``move-for``, ``extend``,
 ``replace-player``, ``end-game`` (docs/deadlines.md). Each calls one use case of
-:mod:`rebis_pbm.referee` and prints.
+:mod:`rebis_pbm.app` and prints.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 
-from .. import referee
-from ..deadlines import parse_duration
-from . import EXIT_CODES, cli, pictures_option, queue_option, referee_option
+from rebis_pbm import app as referee
+from rebis_pbm.cli import EXIT_CODES, cli, pictures_option, queue_option, referee_option
+from rebis_pbm.record.deadlines import parse_duration
 
 _NOW = click.option("--now", metavar="TIME", help="The time to act at, ISO 8601 (e.g. "
                     "2025-01-31T18:00:00Z; default: the clock).")
@@ -35,8 +35,7 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
     With --referee, for a game played by mail, it also queues the views after the referee's
     moves, and a reminder to a mail player whose deadline is near (once a turn; docs/mail.md).
     """
-    from ..deadlines import now_text
-
+    from rebis_pbm.record.deadlines import now_text
     now = now_text(now)  # one time for the moves and the reminder
     done = referee.tick(game, now=now, views_dir=views_dir)
     for turn, player, reason in done.moved:
@@ -47,9 +46,8 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
         if done.remind:
             click.echo(f"Reminder due: {done.remind}'s deadline is near.")
         return
-    from ..transports import mail_jobs
-    from ..views import counted
-
+    from rebis_pbm.present.views import counted
+    from rebis_pbm.transports.mail import jobs as mail_jobs
     queue = queue or mail_jobs.default_queue(game)
     if done.moved:
         count = mail_jobs.queue_stand_in_views(game, referee_address, queue, pictures=pictures)
@@ -89,8 +87,7 @@ def extend(game: str, by: str, reason: str | None, now: str | None) -> None:
     """Extend the current turn's deadline; logged in the record."""
     record = referee.log_action(game, "extend_deadline", now=now,
                                 seconds=parse_duration(by, "--by"), reason=reason)
-    from ..deadlines import deadline_of
-
+    from rebis_pbm.record.deadlines import deadline_of
     click.echo(f"The deadline of turn {len(record.moves) + 1} is now {deadline_of(record)}.")
 
 
@@ -107,11 +104,10 @@ def extend(game: str, by: str, reason: str | None, now: str | None) -> None:
 def replace_player(game: str, player: str, address: str | None, key_file: str | None,
                    lang: str | None, reason: str | None, now: str | None) -> None:
     """Give a player a new address, key or language (or several); logged in the record."""
-    from ..errors import UsageError
-    from ..fileio import read_input
-    from ..record.signing import parse_keys
-    from ..transports.mail import check_address
-
+    from rebis_pbm.crypto.signatures import parse_keys
+    from rebis_pbm.errors import UsageError
+    from rebis_pbm.files.atomic import read_input
+    from rebis_pbm.transports.mail.message import check_address
     if address is None and key_file is None and lang is None:
         raise UsageError("give --address, --key, --lang or several", "--address")
     if address is not None:

@@ -1,15 +1,15 @@
 """``open``, ``seal`` and ``keygen-referee``: files encrypted with age to their readers, for a
 game in a public repository (docs/git.md, "A public repository"). Thin shells around
-:mod:`rebis_pbm.referee` (:func:`~rebis_pbm.referee.decrypt_file`,
-:func:`~rebis_pbm.referee.seal_move`, :func:`~rebis_pbm.referee.make_referee_identity`).
+:mod:`rebis_pbm.app` (:func:`~rebis_pbm.app.decrypt_file`,
+:func:`~rebis_pbm.app.seal_move`, :func:`~rebis_pbm.app.make_referee_identity`).
 """
 
 from __future__ import annotations
 
 import click
 
-from .. import referee
-from . import EXIT_CODES, cli
+from rebis_pbm import app as referee
+from rebis_pbm.cli import EXIT_CODES, cli
 
 
 @cli.command("open", epilog=EXIT_CODES)
@@ -21,8 +21,7 @@ def open_(file: str, identity: str) -> None:
     refusals/turn-NNN-NAME.txt.age) and print it, without the padding that hides its length
     (a last line of spaces). The same as `age -d -i KEY FILE`, which keeps the padding.
     """
-    from ..transports.encryption import unpadded
-
+    from rebis_pbm.crypto.age import unpadded
     click.echo(unpadded(referee.decrypt_file(file, identity)), nl=False)
 
 

@@ -1,6 +1,6 @@
 """The commands that write a game: ``new`` and ``apply``.
 
-Each parses its arguments, calls one use case of :mod:`rebis_pbm.referee` and prints.
+Each parses its arguments, calls one use case of :mod:`rebis_pbm.app` and prints.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import os
 
 import click
 
-from .. import referee
-from .. import views as views_mod
-from ..errors import InputError, Refused, UsageError
-from ..fileio import read_input
-from . import EXIT_CODES, cli, game_argument
+from rebis_pbm import app as referee
+from rebis_pbm.cli import EXIT_CODES, cli, game_argument
+from rebis_pbm.errors import InputError, Refused, UsageError
+from rebis_pbm.files.atomic import read_input
+from rebis_pbm.present import views as views_mod
 
 
 def _views_dir_option(f):  # type: ignore[no-untyped-def]
@@ -26,11 +26,10 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
     """``("alice=alice@example.org", "bob")`` -> ``(("alice", "bob"), {"alice": "alice@..."})``.
 
     Raises:
-        UsageError: NAME= or =ADDRESS (:func:`rebis_pbm.referee.name_value`), or an address that
+        UsageError: NAME= or =ADDRESS (:func:`rebis_pbm.app.name_value`), or an address that
             is not one (option ``--player``).
     """
-    from ..transports.mail import check_address
-
+    from rebis_pbm.transports.mail.message import check_address
     names, addresses = [], {}
     for item in items:
         name, address = referee.name_value(item, "--player", "NAME=ADDRESS",
@@ -91,8 +90,7 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         deadline: str | None, missed: str | None, now: str | None, encrypt_views: bool,
         referee_recipient: str | None, views_dir: str | None) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
-    from ..deadlines import parse_duration, parse_policy, parse_time
-
+    from rebis_pbm.record.deadlines import parse_duration, parse_policy, parse_time
     if missed is not None and deadline is None:
         raise UsageError("--missed says what happens to a late player, so it goes with "
                          "--deadline DURATION (e.g. --deadline 72h)", "--missed")
@@ -148,8 +146,7 @@ def recipient_given(value: str) -> str:
     data, _ = read_input(value, kind="key")
     text = data.decode("utf-8", "replace")
     if "AGE-SECRET-KEY-1" in text:
-        from ..transports.encryption import recipient_of
-
+        from rebis_pbm.crypto.age import recipient_of
         return recipient_of(value)
     found = [w for w in text.split() if w.startswith("age1")]
     if not found:
@@ -205,8 +202,7 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
     sign each move file: ssh-keygen -Y sign -f KEY -n rebis-pbm MOVE.yaml writes MOVE.yaml.sig
     (for a sealed move: signed before sealing, the .sig beside MOVE.yaml.age).
     """
-    from ..i18n import check_language
-
+    from rebis_pbm.present.i18n import check_language
     lang = None if lang is None else check_language(lang)
     file_name = checked_name(move_file, check_name)
     referee.require_record(game)
@@ -235,7 +231,7 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
     except InputError as exc:
         raise referee.swapped_arguments(exc, game, "apply") from None
     except Refused as exc:
-        from .langs import refuse_for_mover
+        from rebis_pbm.cli.langs import refuse_for_mover
 
         player, mover_lang = referee.mover_of(game, data, author)
         refuse_for_mover(exc, player, lang or mover_lang)

@@ -1,6 +1,6 @@
 """``rebis-pbm git``: the referee's CI job for a game played through a git repository
-(docs/git.md). A thin shell: the use cases are :mod:`rebis_pbm.transports.git_jobs`, which
-enter each move through :func:`rebis_pbm.referee.submit_move`.
+(docs/git.md). A thin shell: the use cases are :mod:`rebis_pbm.transports.git.jobs`, which
+enter each move through :func:`rebis_pbm.app.submit_move`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from . import EXIT_CODES, REFEREE_ENV, cli, pictures_option, referee_option
+from rebis_pbm.cli import EXIT_CODES, REFEREE_ENV, cli, pictures_option, referee_option
 
 GIT_EXIT = EXIT_CODES + """
 \b
@@ -72,8 +72,7 @@ def check(revisions: str, game: str, games: str | None) -> None:
     referee job checks them once merged). Refuses to run if REBIS_PBM_SEED is set. Writes
     nothing. With --games, each game of the shard whose move files changed is checked.
     """
-    from ..transports.git_jobs import check_moves
-
+    from rebis_pbm.transports.git.jobs import check_moves
     _one_layout(games)
     done = check_moves(".", revisions, game, say=_say, games=games)
     click.echo(f"rebis-pbm git: {done.checked} move file(s) checked (name, form, game and "
@@ -136,8 +135,7 @@ def apply(revisions: str | None, game: str, games: str | None, remote: str | Non
     (DIR/NAME/game.secret.yaml, never committed): REBIS_PBM_SEED is refused. A game that stops
     (a bad file name, a refused move, its set-up) stops only itself.
     """
-    from ..transports.git_jobs import Identity, Privacy, apply_moves
-
+    from rebis_pbm.transports.git.jobs import Identity, Privacy, apply_moves
     _one_layout(games)
     if queue is not None and referee_address is None:
         raise click.UsageError(f"--queue needs --referee ADDRESS (or {REFEREE_ENV})")
@@ -148,11 +146,10 @@ def apply(revisions: str | None, game: str, games: str | None, remote: str | Non
                                f"game.mailq/ (rebis-pbm mail out {games.rstrip('/')} sends them)")
 
     def queue_views(outcome) -> None:
-        from ..transports.git_jobs import repository
-        from ..transports.mail_jobs import default_queue
-        from ..transports.mail_jobs import queue_views as add
-        from ..views import counted
-
+        from rebis_pbm.present.views import counted
+        from rebis_pbm.transports.git.jobs import repository
+        from rebis_pbm.transports.mail.jobs import default_queue
+        from rebis_pbm.transports.mail.jobs import queue_views as add
         top = repository(".")
         assert referee_address is not None
         if games is None:
@@ -179,18 +176,18 @@ def apply(revisions: str | None, game: str, games: str | None, remote: str | Non
 def public_keys(items: tuple[str, ...]) -> dict[str, str]:
     """``("ann=ann.pub", ...)`` -> ``{"ann": "ssh-ed25519 AAAA..."}``: the first ed25519 or rsa
     key of each file (a code host's NAME.keys may hold several, and keys of other kinds, passed
-    over), as :func:`rebis_pbm.record.signing.parse_keys` reads it (its comment dropped).
+    over), as :func:`rebis_pbm.crypto.signatures.parse_keys` reads it (its comment dropped).
 
     Raises:
-        UsageError: not NAME=FILE (:func:`rebis_pbm.referee.name_value`), or a file without
+        UsageError: not NAME=FILE (:func:`rebis_pbm.app.name_value`), or a file without
             such a key (option ``--key``).
-        InputError: a file that cannot be read (worded by :func:`rebis_pbm.fileio.read_input`).
+        InputError: a file that cannot be read (worded by
+        :func:`rebis_pbm.files.atomic.read_input`).
     """
-    from ..errors import UsageError
-    from ..fileio import read_input
-    from ..record.signing import parse_keys
-    from ..referee import name_value
-
+    from rebis_pbm.app import name_value
+    from rebis_pbm.crypto.signatures import parse_keys
+    from rebis_pbm.errors import UsageError
+    from rebis_pbm.files.atomic import read_input
     keys = {}
     for item in items:
         name, file = name_value(item, "--key", "NAME=FILE", "ann=ann.pub")

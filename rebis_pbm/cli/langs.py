@@ -12,16 +12,16 @@ from typing import NoReturn
 
 import click
 
-from ..errors import Refused, one_line
+from rebis_pbm.errors import Refused, one_line
 
 
 def in_language(exc: Refused, lang: str | None) -> Refused:
     """``exc`` said in ``lang`` (for a player's own tool): the same exit code and reason (a
-    sentence with no translation is quoted in one of ``lang``: :func:`rebis_pbm.i18n.refusal`)."""
+    sentence with no translation is quoted in one of ``lang``:
+    :func:`rebis_pbm.present.i18n.refusal`)."""
     if not lang or lang == "en":
         return exc
-    from ..i18n import refusal
-
+    from rebis_pbm.present.i18n import refusal
     return Refused(refusal(exc, lang), exc.exit_code, exc.reason, exc.phrase)
 
 

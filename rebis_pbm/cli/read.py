@@ -1,7 +1,7 @@
 """The commands that read a game and write nothing: ``view``, ``moves``, ``score``,
 ``schema``.
 
-Each parses its arguments, calls one use case of :mod:`rebis_pbm.referee` and prints. Apart from
+Each parses its arguments, calls one use case of :mod:`rebis_pbm.app` and prints. Apart from
 :mod:`.game` (``new``, ``apply``), so that reading a game does not pay for defining the options
 of the commands that write one.
 """
@@ -12,9 +12,9 @@ import json
 
 import click
 
-from .. import referee
-from ..errors import Refused
-from . import EXIT_CODES, cli, game_argument
+from rebis_pbm import app as referee
+from rebis_pbm.cli import EXIT_CODES, cli, game_argument
+from rebis_pbm.errors import Refused
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -54,8 +54,8 @@ def moves(game: str | None, player: str | None, view_file: str | None, fmt: str,
         if game is not None or player is not None:
             raise click.UsageError("with --view, give neither GAME nor --player: the view says "
                                    "whose it is")
-        from ..i18n import check_language
-        from .langs import in_language
+        from rebis_pbm.cli.langs import in_language
+        from rebis_pbm.present.i18n import check_language
 
         lang = None if lang is None else check_language(lang)
         try:
@@ -90,8 +90,7 @@ def score(game: str, fmt: str) -> None:
         click.echo(f"  {p['player']}: {p['total']}  ({'; '.join(parts)})")
     click.echo("Burden (R12): " + ", ".join(f"{b['player']} {b['total']}" for b in data["burdens"]))
     if finished:
-        from ..views import winners_line
-
+        from rebis_pbm.present.views import winners_line
         click.echo(winners_line(data["winners"]))
 
 
@@ -99,6 +98,5 @@ def score(game: str, fmt: str) -> None:
 @click.argument("name", type=click.Choice(["move", "record", "view"]))
 def schema(name: str) -> None:
     """Print the JSON Schema of a move file, a game record or a view."""
-    from ..schemas import schema_text
-
+    from rebis_pbm.formats.schemas import schema_text
     click.echo(schema_text(name), nl=False)

@@ -1,6 +1,6 @@
 """``rebis-pbm site``: a static web page of a game for spectators (docs/cli.md, docs/views.md).
 
-A thin shell around :func:`rebis_pbm.referee.write_site`: read the game (the referee holds the
+A thin shell around :func:`rebis_pbm.app.write_site`: read the game (the referee holds the
 seed, so the page can show the public table after every move), write the page and the pictures.
 """
 
@@ -10,8 +10,8 @@ import os
 
 import click
 
-from .. import referee
-from . import EXIT_CODES, cli
+from rebis_pbm import app as referee
+from rebis_pbm.cli import EXIT_CODES, cli
 
 
 @cli.command(epilog=EXIT_CODES)

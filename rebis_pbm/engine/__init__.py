@@ -16,7 +16,7 @@ is a frozen dataclass: it checks its parameters when made.
 ('bob', <Phase.PLAY: 'play'>)
 """
 
-from .cards import (
+from rebis_pbm.engine.cards import (
     DEALT,
     GOLD,
     GOLDEN_DUST,
@@ -29,10 +29,10 @@ from .cards import (
     Shelf,
     ShelfCard,
 )
-from .enums import DrawCause, EndReason, Phase, Reason, Sign, TokenKind, Word
-from .events import Event
-from .moves import Move, Play, ShelfRef
-from .rules import (
+from rebis_pbm.engine.enums import DrawCause, EndReason, Phase, Reason, Sign, TokenKind, Word
+from rebis_pbm.engine.events import Event
+from rebis_pbm.engine.moves import Move, Play, ShelfRef
+from rebis_pbm.engine.rules import (
     REASONS,
     IllegalMove,
     LegalMoves,
@@ -42,8 +42,8 @@ from .rules import (
     replay,
     shelves_in_play,
 )
-from .ruleset import Ruleset
-from .scoring import (
+from rebis_pbm.engine.ruleset import Ruleset
+from rebis_pbm.engine.scoring import (
     Burden,
     PlayerScore,
     ShelfScore,
@@ -53,8 +53,8 @@ from .scoring import (
     scores,
     winners,
 )
-from .shuffle import seat_order, shuffled
-from .state import FINISHED, PLAY, RED_TOKEN, State, Supply, information_set, setup
+from rebis_pbm.engine.shuffle import seat_order, shuffled
+from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, State, Supply, information_set, setup
 
 __all__ = [
     "DEALT",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
-from .enums import Sign, TokenKind
+from rebis_pbm.engine.enums import Sign, TokenKind
 
 # Aliases of the members (module globals: the hot paths read them faster than enum attributes).
 POSITIVE: Final = Sign.POSITIVE

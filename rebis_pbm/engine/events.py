@@ -1,6 +1,7 @@
 """What happened: the engine's account of a move or of the setup, in order.
 
-Events carry everything, hidden cards included (a ``Drew`` knows the card); ``rebis_pbm.views``
+Events carry everything, hidden cards included (a ``Drew`` knows the card);
+``rebis_pbm.present.views``
 decides who may read what. Players are named, shelves numbered from 1 per player.
 
 Events are immutable named tuples: several are made at every move, and a ``NamedTuple`` costs
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple, TypeAlias
 
-from .enums import DrawCause, EndReason, Sign, TokenKind
+from rebis_pbm.engine.enums import DrawCause, EndReason, Sign, TokenKind
 
 # Why a card was drawn (aliases of the DrawCause members).
 TURN_DRAW: Final = DrawCause.TURN          # R6 step 1

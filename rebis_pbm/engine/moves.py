@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, NamedTuple
 
-from .cards import NEGATIVE, POSITIVE
-from .enums import Sign
+from rebis_pbm.engine.cards import NEGATIVE, POSITIVE
+from rebis_pbm.engine.enums import Sign
 
 # A move file's sign word -> its member; any other text is kept as written, for check_move to
 # refuse (bad_sign) rather than from_dict to fail.

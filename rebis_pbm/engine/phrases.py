@@ -4,7 +4,8 @@ The engine speaks English only (it stays pure: no catalogs, no files). A sentenc
 player is a :class:`Phrase`: its ``template`` is an English ``str.format`` template marked with
 :func:`N_` (so that ``pybabel extract`` finds it, docs/i18n: ``make catalogs``), its ``params``
 fill the template's ``{fields}``. ``str(phrase)`` is the English sentence;
-:func:`rebis_pbm.i18n.translate` gives it in a player's language, translating the template and
+:func:`rebis_pbm.present.i18n.translate` gives it in a player's language, translating the template
+and
 every parameter that is itself a :class:`Phrase`.
 
 >>> str(Phrase(N_("turn {turn} is {player}'s"), {"turn": 3, "player": "bob"}))
@@ -38,7 +39,7 @@ class Named(str):
     """Words that name something in a sentence (``"the attachment m.yaml"``, ``"the message's
     text"``): a ``str``, the English words, wherever a plain name is expected (a file's source
     in an error), that also carries them as a :class:`Phrase` (``phrase``), so that a sentence
-    with it as a parameter is translated whole (:func:`rebis_pbm.i18n.translate`).
+    with it as a parameter is translated whole (:func:`rebis_pbm.present.i18n.translate`).
 
     >>> source = Named(Phrase(N_("the attachment {name}"), {"name": "m.yaml"}))
     >>> source, source.phrase.params["name"]

@@ -10,14 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, TypeAlias, cast, overload
 
-from . import events as ev
-from .cards import GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, SIGNS, Shelf, ShelfCard
-from .enums import DrawCause, EndReason, Reason, Sign, TokenKind
-from .moves import Move, Play, ShelfRef
-from .phrases import N_, Phrase
-from .ruleset import Ruleset
-from .scoring import red_token_holder
-from .state import FINISHED, PLAY, RED_TOKEN, State, Supply, setup
+from rebis_pbm.engine import events as ev
+from rebis_pbm.engine.cards import (
+    GOLD,
+    GOLDEN_DUST,
+    NEGATIVE,
+    POSITIVE,
+    RED,
+    SIGNS,
+    Shelf,
+    ShelfCard,
+)
+from rebis_pbm.engine.enums import DrawCause, EndReason, Reason, Sign, TokenKind
+from rebis_pbm.engine.moves import Move, Play, ShelfRef
+from rebis_pbm.engine.phrases import N_, Phrase
+from rebis_pbm.engine.ruleset import Ruleset
+from rebis_pbm.engine.scoring import red_token_holder
+from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, State, Supply, setup
 
 
 class IllegalMove(ValueError):
@@ -28,7 +37,7 @@ class IllegalMove(ValueError):
             constructor also takes the reason's word.
         message: one sentence for the mover, citing the ruling where one applies (English).
         phrase: the same sentence as a :class:`~rebis_pbm.engine.phrases.Phrase` (its English
-            template and parameters), which :func:`rebis_pbm.i18n.translate` gives in the
+            template and parameters), which :func:`rebis_pbm.present.i18n.translate` gives in the
             mover's language; None when the message was given as plain text.
         exit_code: 1, how a command refusing the move ends (docs/cli.md), as every error of
             :mod:`rebis_pbm.errors` carries its own.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .state import State
+from rebis_pbm.engine.state import State
 
 
 class ShelfScore(NamedTuple):

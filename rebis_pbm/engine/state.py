@@ -1,7 +1,8 @@
 """The state of a game and its setup (R5).
 
 A :class:`State` is immutable: :func:`rebis_pbm.engine.rules.apply_move` returns a new one. It holds
-everything, hidden cards included; ``rebis_pbm.views`` cuts it down to what one player may know.
+everything, hidden cards included; ``rebis_pbm.present.views`` cuts it down to what one player may
+know.
 """
 
 from __future__ import annotations
@@ -9,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from . import events as ev
-from .cards import DEALT, GOLD, GOLDEN_DUST, HIDDEN, RED, Shelf, ShelfCard
-from .enums import EndReason, Phase, TokenKind
-from .ruleset import Ruleset
-from .shuffle import shuffled
+from rebis_pbm.engine import events as ev
+from rebis_pbm.engine.cards import DEALT, GOLD, GOLDEN_DUST, HIDDEN, RED, Shelf, ShelfCard
+from rebis_pbm.engine.enums import EndReason, Phase, TokenKind
+from rebis_pbm.engine.ruleset import Ruleset
+from rebis_pbm.engine.shuffle import shuffled
 
 # Aliases of the Phase members (module globals: the hot paths read them faster).
 PLAY: Final = Phase.PLAY            # a turn is under way: the player to move plays (R6)

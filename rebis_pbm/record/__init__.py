@@ -11,10 +11,17 @@ One module per concern:
 * :mod:`.audit`: ``verify``'s report for people (imported on demand).
 """
 
-from ..errors import CorruptRecord, SeedError
-from .codec import HEADER, dump_record, parse_record
-from .digests import SEAL_DOMAIN, commitment, salted, seal_card, seed_commitment, unsalted
-from .model import (
+from rebis_pbm.errors import CorruptRecord, SeedError
+from rebis_pbm.record.codec import HEADER, dump_record, parse_record
+from rebis_pbm.record.digests import (
+    SEAL_DOMAIN,
+    commitment,
+    salted,
+    seal_card,
+    seed_commitment,
+    unsalted,
+)
+from rebis_pbm.record.model import (
     BEFORE_V3,
     FAIR_DEAL,
     FORMAT,
@@ -32,8 +39,8 @@ from .model import (
     entry_from_dict,
     status,
 )
-from .secret import SEED_ENV, dump_secret, find_seed, read_secret, secret_path
-from .verify import (
+from rebis_pbm.record.secret import SEED_ENV, dump_secret, find_seed, read_secret, secret_path
+from rebis_pbm.record.verify import (
     CODES,
     Problem,
     ProblemCode,

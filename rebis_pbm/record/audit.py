@@ -17,12 +17,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..engine.state import FINISHED, RED_TOKEN
-from ..errors import InputError, one_line
-from ..views import counted, is_join_placeholder, winners_line
-from ..yamlio import load_yaml, simple_data
-from .model import BEFORE_V3, FAIR_DEAL, Record
-from .verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
+from rebis_pbm.engine.state import FINISHED, RED_TOKEN
+from rebis_pbm.errors import InputError, one_line
+from rebis_pbm.formats.yaml_reader import load_yaml, simple_data
+from rebis_pbm.present.views import counted, is_join_placeholder, winners_line
+from rebis_pbm.record.model import BEFORE_V3, FAIR_DEAL, Record
+from rebis_pbm.record.verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
 
 # ------------------------------------------------------------------------------- the report
 
@@ -292,7 +292,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         source: its name, for the report.
         find_seed: called with the parsed record; returns ``(seed, where it came from)`` or
             None (a record that reveals its seed needs none). What it raises passes through.
-        witnesses: :class:`rebis_pbm.trust.Witness` es, each a chain digest at a move that a
+        witnesses: :class:`rebis_pbm.record.trust.Witness` es, each a chain digest at a move that a
             saved view or mail saw: the record must still hold it (problem ``witness``).
 
     Returns:
@@ -300,8 +300,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         is wrong, a file cut short or damaged included (the problem names the move it breaks off
         in). Nothing else raises.
     """
-    from ..schemas import load_schema, validate
-
+    from rebis_pbm.formats.schemas import load_schema, validate
     report = Report(source)
     # A record as rebis-pbm writes it is read without positions; any other is read by the
     # strict loader, whose positions its messages need.
@@ -399,8 +398,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.checked.append(_RECORD_DIGEST)
     report.problem = result.problem or check_status(record, written["status"], result.replay)
     if report.problem is None:
-        from ..trust import check_witness
-
+        from rebis_pbm.record.trust import check_witness
         for witness in witnesses:
             wrong = check_witness(record, witness)
             if wrong is not None:

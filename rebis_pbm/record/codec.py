@@ -6,10 +6,10 @@
 
 from __future__ import annotations
 
-from ..engine import State
-from ..errors import InputError
-from ..yamlio import dump_yaml, load_yaml
-from .model import BEFORE_V3, Record
+from rebis_pbm.engine import State
+from rebis_pbm.errors import InputError
+from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.record.model import BEFORE_V3, Record
 
 HEADER = ("# Rebis game record, written by rebis-pbm: do not edit by hand.\n"
           "# Players: see your view; referee: rebis-pbm apply THIS_FILE MOVE.yaml\n")
@@ -42,9 +42,8 @@ def parse_record(data: bytes, source: str) -> Record:
         InputError: not YAML, another of rebis-pbm's files (a move, a view, a secret file: said
             so), not a valid record (schema), or a ruleset out of range.
     """
-    from ..filekinds import wrong_kind
-    from ..schemas import validate
-
+    from rebis_pbm.formats.filekinds import wrong_kind
+    from rebis_pbm.formats.schemas import validate
     loaded = load_yaml(data, source=source, kind="record")
     misfiled = wrong_kind(loaded.data, "record")
     if misfiled:

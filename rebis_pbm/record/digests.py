@@ -29,7 +29,7 @@ import hashlib
 import hmac
 import json
 
-from ..engine import Ruleset, State
+from rebis_pbm.engine import Ruleset, State
 
 # RFC 8785 writes numbers as IEEE doubles; integers in this range print the same in both.
 MAX_SAFE_INTEGER = 2**53 - 1

@@ -16,11 +16,11 @@ import hmac
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from ..engine import POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners
-from ..engine import events as ev
-from ..engine.state import FINISHED, PLAY, RED_TOKEN
-from ..errors import CorruptRecord, SeedError
-from .digests import (
+from rebis_pbm.engine import POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners
+from rebis_pbm.engine import events as ev
+from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
+from rebis_pbm.errors import CorruptRecord, SeedError
+from rebis_pbm.record.digests import (
     chain_digest,
     commitment,
     header_digest,
@@ -173,7 +173,7 @@ class Proof(NamedTuple):
         signed: those bytes as text, for a move whose card is public; None when sealed.
         sealed: for a closing play (its file names the face-down card, R8.1): those bytes and
             their signature sealed under a key derived from the game's secret
-            (:func:`~rebis_pbm.record.signing.seal_signed`), base64; None otherwise.
+            (:func:`~rebis_pbm.crypto.signatures.seal_signed`), base64; None otherwise.
     """
 
     signature: str
@@ -437,7 +437,7 @@ class Record:
         entropy = {j.player: j.entropy for j in self.joins}
         if set(entropy) != set(self.players):
             raise ValueError("the deal waits for " + ", ".join(self.waiting_for()))
-        from ..engine.shuffle import fair_deal_seed
+        from rebis_pbm.engine.shuffle import fair_deal_seed
 
         return fair_deal_seed(secret, [(p, entropy[p]) for p in self.players])
 
@@ -464,13 +464,12 @@ class Record:
         returned for it, ``seed`` the game's seed (for the keyed state digest, and for the seal of
         a closing play's card, which lies face down: R8.1, :func:`seal_card`). ``signed``: the
         move file's bytes and their armoured signature, kept in the record (rebis-pbm/2); a
-        closing play's bytes are kept sealed (:func:`~rebis_pbm.record.signing.seal_signed`)."""
+        closing play's bytes are kept sealed (:func:`~rebis_pbm.crypto.signatures.seal_signed`)."""
         proof = None
         if closes_shelf(events):
             move = SealedMove.of(move, seal_card(seed, self.game, move.turn, move.play.cards[0]))
             if signed is not None:
-                from .signing import seal_signed
-
+                from rebis_pbm.crypto.signatures import seal_signed
                 proof = Proof("", None, seal_signed(seed, self.game, move.turn, signed[0],
                                                     signed[1]))
         elif signed is not None:

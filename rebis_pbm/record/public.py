@@ -11,10 +11,10 @@ sealed card: the resulting state is the spectator's information set of the real 
 
 from __future__ import annotations
 
-from ..engine import Move, apply_move, information_set
-from ..engine.cards import HIDDEN
-from ..engine.state import State, deal
-from .model import Record, Replay, SealedMove
+from rebis_pbm.engine import Move, apply_move, information_set
+from rebis_pbm.engine.cards import HIDDEN
+from rebis_pbm.engine.state import State, deal
+from rebis_pbm.record.model import Record, Replay, SealedMove
 
 
 def public_replay(record: Record, states: list[State] | None = None) -> Replay:
@@ -24,7 +24,7 @@ def public_replay(record: Record, states: list[State] | None = None) -> Replay:
     ``HIDDEN``; a sealed move stands in with a card that closes the shelf).
 
     ``states``, when given, receives the spectator's state after the deal and after each move
-    (for the game page's table after every move, :mod:`rebis_pbm.site`).
+    (for the game page's table after every move, :mod:`rebis_pbm.present.site`).
 
     Raises:
         IllegalMove: a move the rules refuse even on public information (an edited record).

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import os
 
-from ..errors import SeedError
-from ..fileio import read_input
-from ..yamlio import clip, dump_yaml, load_yaml
-from .digests import commitment, salted, unsalted
-from .model import Record, check_relabelled
+from rebis_pbm.errors import SeedError
+from rebis_pbm.files.atomic import read_input
+from rebis_pbm.formats.yaml_reader import clip, dump_yaml, load_yaml
+from rebis_pbm.record.digests import commitment, salted, unsalted
+from rebis_pbm.record.model import Record, check_relabelled
 
 SEED_ENV = "REBIS_PBM_SEED"
 
@@ -85,7 +85,8 @@ def read_secret(path: str | os.PathLike, record: Record) -> str:
     Raises:
         SeedError: the file is not the secret of this game.
         InputError: the file cannot be read (worded like every file the tool reads, by
-            :func:`rebis_pbm.fileio.read_input`), or is not YAML (one sentence with its position).
+            :func:`rebis_pbm.files.atomic.read_input`), or is not YAML (one sentence with its
+            position).
     """
     path = os.fspath(path)
     data, _ = read_input(path, kind="secret")

@@ -14,14 +14,14 @@ import hmac
 import json
 from typing import NamedTuple
 
-from ..engine import IllegalMove, apply_move, setup
-from ..engine.enums import Word
-from ..engine.state import FINISHED, PLAY, RED_TOKEN
-from ..errors import CorruptRecord
-from ..yamlio import load_yaml, simple_data
-from .codec import parse_record
-from .digests import chain_digest, commitment, state_digest
-from .model import (
+from rebis_pbm.engine import IllegalMove, apply_move, setup
+from rebis_pbm.engine.enums import Word
+from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
+from rebis_pbm.errors import CorruptRecord
+from rebis_pbm.formats.yaml_reader import load_yaml, simple_data
+from rebis_pbm.record.codec import parse_record
+from rebis_pbm.record.digests import chain_digest, commitment, state_digest
+from rebis_pbm.record.model import (
     BEFORE_V3,
     FAIR_DEAL,
     Record,
@@ -347,8 +347,7 @@ def check_joins(record: Record) -> Problem | None:
                            found=f"chain_sha256 {join.chain_sha256}")
         keys = record.join_keys(join.player)
         if keys or join.proof is not None:
-            from .signing import signed_by
-
+            from rebis_pbm.crypto.signatures import signed_by
             keys = keys or ((join.key,) if join.key else ())
             proof = join.proof
             if proof is None or proof.signed is None or not signed_by(
@@ -381,10 +380,9 @@ def _signed_join(join) -> dict | None:
 
 def _signed_join_is(record: Record, join) -> bool:
     """Whether ``join``'s signed text is a join of this game by its player, with its join text
-    and key (the key as :func:`~rebis_pbm.record.signing.parse_keys` keeps it), naming this
+    and key (the key as :func:`~rebis_pbm.crypto.signatures.parse_keys` keeps it), naming this
     game's header digest if it names one."""
-    from .signing import parse_keys
-
+    from rebis_pbm.crypto.signatures import parse_keys
     doc = _signed_join(join)
     if doc is None:
         return False
@@ -411,7 +409,7 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
     """Move ``index``'s signature (rebis-pbm/2): a player with a registered key must have signed
     the exact bytes of the move file, and those bytes must hold the move recorded. A closing
     play's bytes are sealed: checked once the seed is known (``key``), skipped before."""
-    from ..engine import Move
+    from rebis_pbm.engine import Move
 
     entry = record.moves[index]
     keys = record.player_keys(entry.player, index)
@@ -427,8 +425,7 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
                        "signed: only the holder of the key can have sent it",
                        expected="the move file's signature by the player's key",
                        found="no signature", **at)
-    from .signing import open_signed, signed_by
-
+    from rebis_pbm.crypto.signatures import open_signed, signed_by
     signature = proof.signature
     if proof.sealed is not None:
         if key is None:
@@ -558,7 +555,8 @@ def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
     A record as rebis-pbm writes it is accepted without the JSON Schema, whose import and checks
     cost more than all the rest of a command: when the strict YAML reader reads it, its integers
     are plainly spelled, its e-mail addresses have the schema's form
-    (:func:`rebis_pbm.schemas.address_accepted`; no digest covers them), the game id and every
+    (:func:`rebis_pbm.formats.schemas.address_accepted`; no digest covers them), the game id and
+    every
     name have the schema's form, the record replays
     (:func:`replay_record`: every digest and every move checked) and its data is exactly, types
     included, what the writer gives for it (:meth:`Record.to_dict` of the replayed state), then
@@ -598,11 +596,10 @@ def _read_as_written(data: bytes, source: str, seed_for,
                      loaded=None) -> tuple[Record, Replay, str] | None:
     """The fast path of :func:`read_game`; None sends the record down the checked path.
     ``loaded``: ``data`` already read, by the strict loader (a ``yamlio.Loaded``) or as
-    :func:`rebis_pbm.yamlio.simple_data` gives it (a dict); None: read here, by
+    :func:`rebis_pbm.formats.yaml_reader.simple_data` gives it (a dict); None: read here, by
     ``simple_data`` when it can (no positions kept: a record rebis-pbm wrote needs none),
     else by the strict loader."""
-    from ..schemas import address_accepted, check_integer_spelling, defined_pattern
-
+    from rebis_pbm.formats.schemas import address_accepted, check_integer_spelling, defined_pattern
     try:
         if loaded is None:
             loaded = simple_data(data, kind="record")

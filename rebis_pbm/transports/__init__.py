@@ -1,2 +1,2 @@
 """How moves and views travel between players and the referee: e-mail (:mod:`.mail`,
-:mod:`.mail_jobs`). Each calls :mod:`rebis_pbm.referee` for every use case."""
+:mod:`.mail_jobs`). Each calls :mod:`rebis_pbm.app` for every use case."""

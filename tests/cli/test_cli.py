@@ -33,8 +33,8 @@ from clitools import (
     write_move,
 )
 from positions import Position, closer, search
+from rebis_pbm.app import open_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, Move, burdens, legal_moves
-from rebis_pbm.referee import open_game
 
 SCHEMA_NAMES = ("move", "record", "view")
 
@@ -610,9 +610,8 @@ def _negatives(state):
 def test_the_move_template_is_a_legal_move_and_sends_the_player_to_the_referee_for_the_rest():
     """Players hold no seed, so the template does not tell them to run `moves` themselves."""
     from rebis_pbm.engine import Ruleset, legal_moves, setup
-    from rebis_pbm.views import move_template
-    from rebis_pbm.yamlio import load_yaml
-
+    from rebis_pbm.formats.yaml_reader import load_yaml
+    from rebis_pbm.present.views import move_template
     state, _ = setup(Ruleset(), ("ann", "bo"), "template")
     text = move_template("g", state)
     assert "the referee can list every legal\n# move for you with rebis-pbm moves" in text

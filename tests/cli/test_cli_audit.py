@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from clitools import secret_of, without_salt
-from rebis_pbm import fileio
 from rebis_pbm.cli import cli
+from rebis_pbm.files import atomic as fileio
+from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
 from rebis_pbm.record import HEADER, SEED_ENV
 from rebis_pbm.record.digests import chain_digest
-from rebis_pbm.yamlio import dump_yaml, load_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples"

@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from rebis_pbm import bots as bots_mod
+from rebis_pbm.bots.simulate import game_specs, play_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import Ruleset, information_set, replay, score_table, setup
-from rebis_pbm.simulate import game_specs, play_game
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.formats.yaml_reader import dump_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clitools import EXAMPLES, example_game, run_inproc, snapshot
-from rebis_pbm.referee import open_game
+from rebis_pbm.app import open_game
 
 ALICE_1 = EXAMPLES / "moves" / "turn-001-alice.yaml"   # turn 1 by alice, game "example"
 

@@ -20,9 +20,9 @@ import pytest
 import yaml
 
 from clitools import new_game, run_inproc, snapshot, write_move
-from rebis_pbm import fileio
+from rebis_pbm.app import open_game
 from rebis_pbm.engine import legal_moves
-from rebis_pbm.referee import open_game
+from rebis_pbm.files import atomic as fileio
 
 GAME_ID = "cli-game"
 RECORD_STEPS = ("created", "written", "synced", "mode")   # fileio.write_atomic's steps

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from rebis_pbm import referee, views
+from rebis_pbm import app as referee
 from rebis_pbm.engine import events as ev
+from rebis_pbm.present import views
 from rebis_pbm.record import SealedMove
 
 ARCHIVE = Path(__file__).resolve().parents[1] / "records"
@@ -29,8 +30,7 @@ def greedy_until(game: Path, done) -> None:
         record = referee.read_record(game)
         state = referee.open_game(game).state
         _, move = referee.bot_move(game, state.player_to_move, "greedy", seed="x")
-        from rebis_pbm.yamlio import dump_yaml
-
+        from rebis_pbm.formats.yaml_reader import dump_yaml
         sent = referee.submit_move(game, dump_yaml({"game": record.game, **move.as_dict()})
                                    .encode(), "m.yaml")
         if done(sent):

@@ -30,12 +30,12 @@ from pathlib import Path
 import pytest
 
 from clitools import REPO, Outcome, run_inproc, run_script, snapshot
-from rebis_pbm import fileio
+from rebis_pbm.app import move_file_name, open_game
 from rebis_pbm.cli import EXIT_CODES
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.errors import ExitCode
-from rebis_pbm.referee import move_file_name, open_game
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.files import atomic as fileio
+from rebis_pbm.formats.yaml_reader import dump_yaml
 
 GAME_ID = "files-game"
 ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.org"}
@@ -85,7 +85,7 @@ def message(game: Path) -> bytes:
 
 HOLDER = """
 import sys
-from rebis_pbm.fileio import locked
+from rebis_pbm.files.atomic import locked
 with locked(sys.argv[1]):
     print("locked", flush=True)
     sys.stdin.read()

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from clitools import new_game, run_inproc, run_script, secret_of, snapshot
-from rebis_pbm.referee import open_game
-from rebis_pbm.yamlio import MAX_DEPTH, MAX_INT_DIGITS, MOVE_MAX_BYTES
+from rebis_pbm.app import open_game
+from rebis_pbm.formats.yaml_reader import MAX_DEPTH, MAX_INT_DIGITS, MOVE_MAX_BYTES
 
 GAME_ID = "cli-game"
 

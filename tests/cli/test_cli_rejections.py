@@ -17,8 +17,8 @@ import pytest
 
 from clitools import example_game, new_game, run_inproc, snapshot, write_move
 from positions import Position, closer, closes, first_legal, play, refused_with, search
+from rebis_pbm.app import open_game
 from rebis_pbm.engine import NEGATIVE, POSITIVE, ShelfRef, legal_moves
-from rebis_pbm.referee import open_game
 
 GAME_ID = "cli-game"
 

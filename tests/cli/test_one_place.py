@@ -78,8 +78,7 @@ def lang_commands(game: Path) -> dict[str, list[str]]:
 
 def test_every_lang_option_refuses_a_bad_code_with_the_one_sentence(game):
     from rebis_pbm.errors import UsageError
-    from rebis_pbm.i18n import check_language
-
+    from rebis_pbm.present.i18n import check_language
     with pytest.raises(UsageError) as caught:
         check_language("xx")
     assert caught.value.option == "--lang"
@@ -97,7 +96,7 @@ def test_the_supported_languages_are_told_in_one_module():
     package = PACKAGE.parent
     telling = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
                      if "is not a language rebis-pbm speaks" in p.read_text(encoding="utf-8"))
-    assert telling == ["i18n.py"]
+    assert telling == ["present/i18n.py"]
     # and no other module keeps its own test of a code against the list
     for path in package.rglob("*.py"):
         if path.name != "i18n.py":
@@ -105,8 +104,7 @@ def test_the_supported_languages_are_told_in_one_module():
 
 
 def test_a_join_in_a_language_not_spoken_is_answered_in_the_records(game):
-    from rebis_pbm.referee import mover_of
-
+    from rebis_pbm.app import mover_of
     join = b"game: x\nplayer: ann\njoin: abc\nlang: %s\n"
     assert mover_of(game, join % b"FR") == ("ann", "fr")
     assert mover_of(game, join % b"xx") == ("ann", "en")
@@ -129,9 +127,8 @@ def test_git_apply_reads_key_files_as_the_signing_module_does(tmp_path, monkeypa
     from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
     from rebis_pbm.cli.git import public_keys
+    from rebis_pbm.crypto import signatures as signing
     from rebis_pbm.errors import InputError, UsageError
-    from rebis_pbm.record import signing
-
     ed = openssh_line(ed25519.Ed25519PrivateKey.generate(), "ann@laptop")
     ecdsa = openssh_line(ec.generate_private_key(ec.SECP256R1()), "ann@phone")
     listed, only_ecdsa = tmp_path / "ann.keys", tmp_path / "ec.pub"
@@ -182,8 +179,7 @@ def test_the_referee_option_and_its_variable_are_spelt_in_one_module():
 
 
 def test_every_referee_option_refuses_a_bad_address_with_the_one_sentence(game, tmp_path):
-    from rebis_pbm.transports.mail import check_address
-
+    from rebis_pbm.transports.mail.message import check_address
     with pytest.raises(ValueError) as caught:
         check_address("nobody")
     said = f"Invalid value for --referee: {caught.value}"
@@ -226,9 +222,8 @@ NAME_VALUE = [("new", "--key", "NAME=FILE", "ann"), ("new", "--lang", "NAME=CODE
 @pytest.mark.parametrize("name, opt, form, item", NAME_VALUE, ids=lambda v: v)
 def test_every_name_value_option_refuses_a_malformed_item_with_the_one_sentence(
         tmp_path, monkeypatch, name, opt, form, item):
+    from rebis_pbm.app import name_value
     from rebis_pbm.errors import UsageError
-    from rebis_pbm.referee import name_value
-
     with pytest.raises(UsageError) as caught:
         name_value(item, opt, form, "x=y")
     assert caught.value.option == opt
@@ -246,8 +241,9 @@ def test_name_value_items_are_split_in_one_place():
     package = PACKAGE.parent
     splitting = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
                        if 'partition("=")' in p.read_text(encoding="utf-8"))
-    assert splitting == ["referee.py"]
-    assert (package / "referee.py").read_text(encoding="utf-8").count('partition("=")') == 1
+    assert splitting == ["app/__init__.py"]
+    app = (package / "app" / "__init__.py").read_text(encoding="utf-8")
+    assert app.count('partition("=")') == 1
 
 
 # --- tick reads and replays the record once -------------------------------------------------------
@@ -256,9 +252,9 @@ def test_tick_reads_and_replays_the_record_once(tmp_path, monkeypatch):
     """`tick` on a game whose player missed their deadline: the record is read and replayed
     once, and the referee's move (and the next check of the deadline) goes on from what tick
     read, not from a read of its own; the game then is the one a read gives."""
-    from rebis_pbm import referee
-    from rebis_pbm.deadlines import parse_duration
+    from rebis_pbm import app as referee
     from rebis_pbm.record import verify
+    from rebis_pbm.record.deadlines import parse_duration
 
     game = tmp_path / "g.yaml"
     referee.create_game(game, ["ana", "bob"], seed="once", insecure_seed=True,

@@ -18,7 +18,7 @@ from rebis_pbm.cli import LAZY_COMMANDS, cli
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("rebis_pbm.cli.audit", "rebis_pbm.cli.bots", "rebis_pbm.cli.mail", "rebis_pbm.cli.check",
          "rebis_pbm.cli.game",
-         "rebis_pbm.bots", "rebis_pbm.transports.mail", "rebis_pbm.transports.mail_jobs",
+         "rebis_pbm.bots", "rebis_pbm.transports.mail.message", "rebis_pbm.transports.mail.jobs",
          "email.message", "smtplib", "jsonschema")
 # What view and moves were freed of (docs/performance.md): pathlib with what it imports (they work
 # with os.path), the verify-only part of the audit (reading a record needs record.walk alone),
@@ -69,9 +69,8 @@ def test_view_and_moves_import_neither_pathlib_nor_the_verify_machinery(tmp_path
 def test_shared_steps_take_a_path_as_text_or_as_a_path_object(tmp_path: Path):
     """The mail, audit and check commands pass pathlib paths to the steps that view, moves and
     apply call with text: both name the same files."""
+    from rebis_pbm.app import default_views_dir, for_mover, open_game, write_views
     from rebis_pbm.record import secret_path
-    from rebis_pbm.referee import default_views_dir, for_mover, open_game, write_views
-
     game = tmp_path / "game.yaml"
     result = CliRunner().invoke(cli, ["new", str(game), "--player", "ann", "--player", "bo",
                                       "--insecure-seed", "--referee-deal", "--seed", "s"])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm import referee
+from rebis_pbm import app as referee
 from rebis_pbm.record import audit
 
 REPO = Path(__file__).resolve().parents[2]

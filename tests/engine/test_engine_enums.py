@@ -37,8 +37,8 @@ from rebis_pbm.engine import (
     setup,
 )
 from rebis_pbm.engine import events as ev
+from rebis_pbm.formats.yaml_reader import dump_yaml
 from rebis_pbm.record.digests import canonical, state_digest, state_document
-from rebis_pbm.yamlio import dump_yaml
 
 ENUMS = (Phase, Sign, TokenKind, DrawCause, EndReason, Reason)
 MEMBERS = [member for enum in ENUMS for member in enum]

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm.engine import Move, Ruleset, apply_move, setup
+from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
 from rebis_pbm.record import (
     HEADER,
     Record,
@@ -32,7 +33,6 @@ from rebis_pbm.record.digests import (
     state_digest,
     state_document,
 )
-from rebis_pbm.yamlio import dump_yaml, load_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from clitools import EXAMPLES
-from rebis_pbm import referee
+from rebis_pbm import app as referee
 
 
 def test_a_record_s_repr_names_the_game_and_counts_its_moves():

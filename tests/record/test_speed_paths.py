@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm.engine import Move, Ruleset, legal_moves, setup
+from rebis_pbm.formats.schemas import _validator, address_accepted, load_schema
+from rebis_pbm.formats.yaml_reader import dump_yaml
 from rebis_pbm.record import FORMAT, Record, commitment, dump_record, salted
 from rebis_pbm.record.verify import _read_as_written, read_checked
-from rebis_pbm.schemas import _validator, address_accepted, load_schema
-from rebis_pbm.yamlio import dump_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 SEED = "speed-paths"
@@ -41,8 +41,7 @@ def test_the_fast_address_check_accepts_exactly_what_the_schema_accepts(value):
 
 
 def test_every_address_new_accepts_is_accepted_by_the_fast_check():
-    from rebis_pbm.transports.mail import check_address
-
+    from rebis_pbm.transports.mail.message import check_address
     for text in ("ann@example.org", "a.b+c@sub.example.co.uk", "x@y", "\"q u\"@example.org"):
         assert address_accepted(check_address(text))
 
@@ -113,7 +112,7 @@ def _mail_in_counting_reads(tmp_path: Path, target: str, move_file: Path, *,
     (tmp_path / "m.eml").write_bytes(message)
     counting = ("import rebis_pbm.record.verify as v\nreads = []\nold = v.read_game\n"
                 "def counted(*a, **k):\n    reads.append(1)\n    return old(*a, **k)\n"
-                "v.read_game = counted\nimport rebis_pbm.referee as r\nr.read_game = counted\n"
+                "v.read_game = counted\nimport rebis_pbm.app as r\nr.read_game = counted\n"
                 "import atexit, sys\natexit.register(lambda: print('reads', len(reads), "
                 "file=sys.stderr))\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from clitools import run_inproc
-from rebis_pbm import referee
+from rebis_pbm import app as referee
 from sshkeys import needs_ssh, ssh_key, ssh_sign
 
 PLAYERS = ("alice", "bob", "carol")
@@ -162,10 +162,9 @@ def _rewritten_by_the_referee(game: Path, edit) -> None:
     keyed record digest recomputed with the seed it holds."""
     import yaml
 
+    from rebis_pbm.formats.yaml_reader import dump_yaml
     from rebis_pbm.record import HEADER, Record
     from rebis_pbm.record.digests import chain_digest
-    from rebis_pbm.yamlio import dump_yaml
-
     seed = referee.open_game(game)[2]
     doc = yaml.safe_load(game.read_text(encoding="utf-8"))
     edit(doc)

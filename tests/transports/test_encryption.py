@@ -1,4 +1,4 @@
-"""Encryption to a file's readers (rebis_pbm.transports.encryption, `open`, `seal`,
+"""Encryption to a file's readers (rebis_pbm.crypto.age, `open`, `seal`,
 `keygen-referee`, `apply --identity`, referee.write_encrypted_views), checked against the real
 `age` and `ssh-keygen` programs: what rebis-pbm encrypts, `age -d -i ~/.ssh/id_ed25519` opens,
 and only the reader it is for."""
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from rebis_pbm import referee
+from rebis_pbm import app as referee
+from rebis_pbm.crypto import age as encryption
 from rebis_pbm.errors import Failed, InputError
-from rebis_pbm.transports import encryption
 from sshkeys import needs_ssh, ssh_key
 from transport_support import run, secret_key
 

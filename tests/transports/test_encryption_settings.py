@@ -12,12 +12,12 @@ import pytest
 import yaml
 from test_encryption import pub
 
-from rebis_pbm import referee
+from rebis_pbm import app as referee
+from rebis_pbm.crypto import age as encryption
 from rebis_pbm.errors import InputError, Refused
+from rebis_pbm.formats.yaml_reader import dump_yaml
 from rebis_pbm.record import HEADER, parse_record
 from rebis_pbm.record.audit import verify
-from rebis_pbm.transports import encryption
-from rebis_pbm.yamlio import dump_yaml
 from sshkeys import needs_ssh, ssh_key, ssh_sign
 from transport_support import secret_key
 

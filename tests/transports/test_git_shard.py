@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 from test_git_job import bare_env, git, job_clone
 
+from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import apply_move
-from rebis_pbm.referee import open_game
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.formats.yaml_reader import dump_yaml
 from transport_support import (
     PLAYERS,
     REFEREE,
@@ -250,7 +250,7 @@ def test_a_refused_move_in_a_public_shard_is_removed_and_the_other_games_go_on(t
     """A public repository (--public-repo): game a's refused move is removed in the commit of
     its refusal, its reason committed only encrypted to its mover in games/a/refusals/; game
     b's move is applied; the reason is nowhere in the output."""
-    from rebis_pbm.transports import encryption
+    from rebis_pbm.crypto import age as encryption
     from sshkeys import ssh_key
 
     keys = {p: ssh_key(tmp_path, p) for p in PLAYERS}

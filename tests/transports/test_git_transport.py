@@ -13,9 +13,9 @@ import click
 import pytest
 import yaml
 
+from rebis_pbm.app import open_game
 from rebis_pbm.engine import legal_moves
-from rebis_pbm.referee import open_game
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.formats.yaml_reader import dump_yaml
 from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run, secret_key
 
 SEED = "git-game"
@@ -26,6 +26,9 @@ def git(repo: Path, *args, author: tuple[str, str] | None = None) -> str:
     env = {**os.environ, "HOME": str(repo.parent), "GIT_CONFIG_NOSYSTEM": "1"}
     if author:
         env.update(GIT_AUTHOR_NAME=author[0], GIT_AUTHOR_EMAIL=author[1])
+        # a host without a mail name cannot guess a committer: the author commits
+        env.setdefault("GIT_COMMITTER_NAME", author[0])
+        env.setdefault("GIT_COMMITTER_EMAIL", author[1])
     done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
     return done.stdout
@@ -199,8 +202,7 @@ def test_an_illegal_move_fails_the_job_with_the_reason(repo):
 def test_a_busy_record_fails_the_job_with_75_not_as_a_refused_move(repo, monkeypatch):
     """Another command holding the record's lock is not the move's fault: exit 75 (try again
     later), said so, nothing changed; the same job run again applies the move."""
-    from rebis_pbm.fileio import locked
-
+    from rebis_pbm.files.atomic import locked
     commit_move(repo, "alice", pick_move(open_game(repo / "game.yaml")[1].state), "turn 1")
     record_before, head = (repo / "game.yaml").read_bytes(), git(repo, "rev-parse", "HEAD")
     monkeypatch.setenv("REBIS_PBM_LOCK_TIMEOUT", "0.2")

@@ -19,11 +19,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rebis_pbm import referee
-from rebis_pbm.deadlines import parse_duration
+from rebis_pbm import app as referee
 from rebis_pbm.engine import legal_moves
-from rebis_pbm.transports import mail, mail_jobs
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.record.deadlines import parse_duration
+from rebis_pbm.transports.mail import jobs as mail_jobs
+from rebis_pbm.transports.mail import message as mail
 
 REFEREE = "referee@example.org"
 ADDRESSES = {"ana": "ana@example.org", "bob": "bob.with-a-long-local-part@mail.example.org",

@@ -16,11 +16,11 @@ import pytest
 import yaml
 
 from clitools import run_inproc
-from rebis_pbm import referee
-from rebis_pbm.transports import mail_jobs
-from rebis_pbm.transports.mail import maildir_new, parse_message
-from rebis_pbm.transports.mail_jobs import QUEUED_STATE, default_queue
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm import app as referee
+from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.transports.mail import jobs as mail_jobs
+from rebis_pbm.transports.mail.jobs import QUEUED_STATE, default_queue
+from rebis_pbm.transports.mail.message import maildir_new, parse_message
 from transport_support import PLAYERS, REFEREE, pick_move
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}
@@ -321,6 +321,5 @@ def test_mail_in_after_a_tick_ahead_of_the_clock_applies_the_move(tmp_path, cli)
 
 @pytest.mark.parametrize("count, words", [(1, "1 message"), (2, "2 messages"), (0, "0 messages")])
 def test_counted_messages(count, words):
-    from rebis_pbm.views import counted
-
+    from rebis_pbm.present.views import counted
     assert counted(count, "message") == words

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from test_mail_cli import REFEREE, incoming, invoke, maildir, move_doc, state_of
 
-from rebis_pbm.transports import mail_jobs
-from rebis_pbm.transports.mail import maildir_new, parse_message
+from rebis_pbm.transports.mail import jobs as mail_jobs
+from rebis_pbm.transports.mail.message import maildir_new, parse_message
 from transport_support import PLAYERS, new_args, pick_move, run
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}

@@ -6,7 +6,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from rebis_pbm.transports.mail import (
+from rebis_pbm.transports.mail.message import (
     MailError,
     check_address,
     extract_move,
@@ -274,8 +274,7 @@ def test_a_queued_message_has_its_boundaries_chosen_before_it_is_written(tmp_pat
     import re
     from email import message_from_bytes, policy
 
-    from rebis_pbm.transports.mail import queue
-
+    from rebis_pbm.transports.mail.message import queue
     msg = EmailMessage()
     msg["Subject"] = "a view"
     msg.set_content("text\n")

@@ -28,12 +28,12 @@ import pytest
 from test_git_job import bare_env, git
 from test_public_game import GAME_ID, Table, job, my_view, send, set_up, status
 
-from rebis_pbm import referee
+from rebis_pbm import app as referee
 from rebis_pbm.bots import GreedyBot
+from rebis_pbm.crypto import age as encryption
 from rebis_pbm.engine import apply_move
 from rebis_pbm.engine.state import information_set
-from rebis_pbm.transports import encryption
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm.formats.yaml_reader import dump_yaml
 from transport_support import PLAYERS, run
 
 pytestmark = pytest.mark.skipif(not (shutil.which("git") and shutil.which("ssh-keygen")),

@@ -25,14 +25,15 @@ from pathlib import Path
 import pytest
 from test_git_job import bare_env, git
 
-from rebis_pbm import referee, views
+from rebis_pbm import app as referee
 from rebis_pbm.bots import GreedyBot
+from rebis_pbm.crypto import age as encryption
 from rebis_pbm.engine import apply_move, setup
 from rebis_pbm.errors import InputError
+from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.present import views
 from rebis_pbm.record import parse_record
 from rebis_pbm.record.public import public_replay
-from rebis_pbm.transports import encryption
-from rebis_pbm.yamlio import dump_yaml, load_yaml
 from sshkeys import ssh_key
 from transport_support import PLAYERS, REPO, SMALL_RULES, exe, run, secret_key
 

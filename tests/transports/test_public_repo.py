@@ -15,9 +15,9 @@ import pytest
 from test_git_job import bare_env, git, job_clone
 from test_git_job import key as secret_in  # the game's SALT:SEED, as the CI secret holds it
 
-from rebis_pbm import referee
-from rebis_pbm.transports import encryption
-from rebis_pbm.yamlio import dump_yaml
+from rebis_pbm import app as referee
+from rebis_pbm.crypto import age as encryption
+from rebis_pbm.formats.yaml_reader import dump_yaml
 from sshkeys import ssh_key
 from transport_support import PLAYERS, illegal_card, pick_move, run
 

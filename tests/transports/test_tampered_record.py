@@ -11,9 +11,9 @@ import pytest
 import yaml
 from test_git_job import git, job_clone, key, referee_commits, run_job
 
+from rebis_pbm.formats.yaml_reader import dump_yaml
 from rebis_pbm.record import HEADER, Record
 from rebis_pbm.record.digests import chain_digest
-from rebis_pbm.yamlio import dump_yaml
 from transport_support import pick_move
 
 pytestmark = pytest.mark.skipif(not shutil.which("git"), reason="these tests need git")
@@ -43,9 +43,8 @@ def register_mallory(doc: dict) -> dict:
 def test_the_job_refuses_a_record_rewritten_outside_rebis_pbm(tmp_path, origin, tamper):
     import os
 
+    from rebis_pbm.app import open_game
     from rebis_pbm.record.secret import SEED_ENV
-    from rebis_pbm.referee import open_game
-
     player = tmp_path / "player"
     git(tmp_path, "clone", "--quiet", str(origin), str(player))
     start = git(player, "rev-parse", "HEAD")

@@ -34,7 +34,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
-from .errors import InputError
+from rebis_pbm.errors import InputError
 
 __all__ = [
     "KINDS",

@@ -1,7 +1,8 @@
 """File reads with size caps, writes that never leave a half-written file, the record lock, and
 the one place where a failed file operation is put into words.
 
-* :func:`read_input` reads a regular file or stdin for :func:`rebis_pbm.yamlio.load_yaml`;
+* :func:`read_input` reads a regular file or stdin for
+:func:`rebis_pbm.formats.yaml_reader.load_yaml`;
   :func:`open_regular` opens a regular file (never waiting on a named pipe).
 * :func:`write_atomic` replaces a file so that readers (and a crash) see either the old or
   the new content, never a mix.
@@ -23,8 +24,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import BinaryIO, NamedTuple, Union
 
-from .errors import Busy, InputError
-from .yamlio import max_bytes, too_big
+from rebis_pbm.errors import Busy, InputError
+from rebis_pbm.formats.yaml_reader import max_bytes, too_big
 
 __all__ = [
     "DEFAULT_LOCK_TIMEOUT",

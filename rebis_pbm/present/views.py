@@ -14,13 +14,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from .engine import burdens, information_set, legal_moves, score_table, winners
-from .engine import events as ev
-from .engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, Shelf
-from .engine.state import FINISHED, PLAY, RED_TOKEN, State
-from .i18n import ENGLISH, N_, gettext_for, in_every_language, ngettext_for
-from .record import Replay
-from .yamlio import dump_yaml
+from rebis_pbm.engine import burdens, information_set, legal_moves, score_table, winners
+from rebis_pbm.engine import events as ev
+from rebis_pbm.engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, Shelf
+from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, State
+from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.present.i18n import ENGLISH, N_, gettext_for, in_every_language, ngettext_for
+from rebis_pbm.record import Replay
 
 VIEW_FORMAT = "rebis-pbm/view/2"  # 2: the ruleset in force (a player's tools need it), the
 # record's witness, and the join phase's view
@@ -67,7 +67,7 @@ def _shelf_of(owner: str, shelf: int, viewer: str | None, _) -> str:
 def describe(event, viewer: str | None, lang: str | None = None,
              stand_in: bool = False) -> str | None:
     """One event as a sentence for ``viewer`` (a player's name; None for a spectator), in
-    ``lang`` (:mod:`rebis_pbm.i18n`; default English).
+    ``lang`` (:mod:`rebis_pbm.present.i18n`; default English).
 
     Hidden cards appear only to who may see them: a draw shows its card to the drawer alone
     ("you drew a 7", "bob drew 1 card"); the card that closes a shelf is shown to its closer alone.
@@ -328,7 +328,8 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     ``Record.shown_addresses()``, which is empty unless the game made them public.
 
     ``lang``: the language of the view's sentences (its history, warnings and move template's
-    comments; :mod:`rebis_pbm.i18n`), for the text view of a player who reads another language
+    comments; :mod:`rebis_pbm.present.i18n`), for the text view of a player who reads another
+    language
     than English. The YAML and JSON views are built in English (the default): they are data.
 
     ``stand_ins``: the moves the referee made for a player, ``{turn: reason}``
@@ -531,7 +532,9 @@ def render(view: dict, fmt: str, lang: str | None = None) -> str:
     if fmt == "text":
         return render_text(view, lang)
     if fmt == "svg":
-        from .svg import render_svg  # here: ElementTree is loaded only for a picture
+        from rebis_pbm.present.svg import (
+            render_svg,  # here: ElementTree is loaded only for a picture
+        )
 
         return render_svg(view, lang=lang)
     raise ValueError(f"unknown format {fmt!r}: use text, yaml, json or svg")
@@ -684,7 +687,7 @@ def is_join_placeholder(text: str) -> bool:
 
 
 def witness_line(game: str, move: int, digest: str) -> str:
-    """The witness as the text view writes it (one line; :func:`rebis_pbm.trust.read_witness`
+    """The witness as the text view writes it (one line; :func:`rebis_pbm.record.trust.read_witness`
     reads it back)."""
     return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
 
@@ -776,7 +779,7 @@ def _shelf_lines(shelf: dict, lang: str | None, _: Callable[[str], str]) -> list
 
 def render_text(view: dict, lang: str | None = None) -> str:
     """The view as text for a person (an e-mail body, a terminal), in ``lang`` (default
-    English; :mod:`rebis_pbm.i18n`). Pass a view built in the same language
+    English; :mod:`rebis_pbm.present.i18n`). Pass a view built in the same language
     (``build_view(..., lang=lang)``), whose history and move template are in it too.
 
     A shelf's lines are kept by language with its entry (``_KeptShelf``): a closed shelf seen

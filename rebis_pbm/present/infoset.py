@@ -1,6 +1,7 @@
 """A player's information set rebuilt from their own YAML view, without the seed (docs/views.md).
 
-A player's view (:func:`rebis_pbm.views.build_view`, format ``rebis-pbm/view/2``) holds everything
+A player's view (:func:`rebis_pbm.present.views.build_view`, format ``rebis-pbm/view/2``) holds
+everything
 the rules need to judge their move: the ruleset, their hand and the card they drew, every shelf
 card by card (face-down cards they did not place without their number), the tokens, the reserves,
 the supply, the hand sizes and the number of cards left in the deck. :func:`infoset_from_view`
@@ -14,11 +15,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .engine import Ruleset, State
-from .engine.cards import DEALT, HIDDEN, NEGATIVE, Shelf, ShelfCard
-from .engine.state import FINISHED, PLAY, RED_TOKEN, Supply
-from .errors import InputError
-from .views import PUBLIC, VIEW_FORMAT
+from rebis_pbm.engine import Ruleset, State
+from rebis_pbm.engine.cards import DEALT, HIDDEN, NEGATIVE, Shelf, ShelfCard
+from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, Supply
+from rebis_pbm.errors import InputError
+from rebis_pbm.present.views import PUBLIC, VIEW_FORMAT
 
 
 class ViewState(NamedTuple):

@@ -1,12 +1,12 @@
 """Play through a git repository: the referee's CI job as use cases around
-:mod:`rebis_pbm.referee` (docs/git.md). ``rebis-pbm git apply`` and ``rebis-pbm git check``
+:mod:`rebis_pbm.app` (docs/git.md). ``rebis-pbm git apply`` and ``rebis-pbm git check``
 (:mod:`rebis_pbm.cli.git`) are their shells.
 
 :func:`check_moves` is a pull request's check: without the seed, each move file the pull request
 adds or changes is checked for its name, form, game and author (``referee.check_move_file``).
 :func:`apply_moves` is the referee's job: it fetches the protected branch, works on its current
 tip (never on the commit whose push started the job, which may be behind), enters every move
-file not yet in the record through :func:`rebis_pbm.referee.submit_move` in turn order, with the
+file not yet in the record through :func:`rebis_pbm.app.submit_move` in turn order, with the
 author of the file's last commit as the move's author, commits the record and the public view
 after each, and pushes; a push refused because the branch moved meanwhile starts the whole
 round again from the new tip (a bounded number of times). So jobs may start in any order, or
@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .. import referee
-from ..errors import (
+from rebis_pbm import app as referee
+from rebis_pbm.errors import (
     ExitCode,
     Failed,
     InputError,
@@ -423,7 +423,7 @@ def _signature_of(move: MoveFile, identity) -> bytes | None:
     the referee's age identity.
 
     Raises:
-        UsageError, InputError: as :func:`rebis_pbm.referee.open_sealed_move`.
+        UsageError, InputError: as :func:`rebis_pbm.app.open_sealed_move`.
     """
     if move.signature is None:
         return None
@@ -447,7 +447,7 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
         Refused: the first file that would be refused (exit 1 or 2); with ``games``, one
             sentence naming each game that failed (exit: its first failure's).
     """
-    from ..record.secret import SEED_ENV
+    from rebis_pbm.record.secret import SEED_ENV
 
     if os.environ.get(SEED_ENV):
         raise Failed(f"a check runs without the seed, but {SEED_ENV} is set: a pull request's "
@@ -574,9 +574,9 @@ def _shard_records(git: Git, tip: str, shard: list[GameFiles]
                    ) -> dict[str, tuple[str, str | None]]:
     """Each game's record at ``tip``, by its path: (its mode, as ``git ls-tree`` gives it, and
     its game id, None when not read as one): one ``ls-tree`` for the whole shard, and the id
-    from each regular file's first lines only (:func:`rebis_pbm.yamlio.top_level_text`)."""
-    from ..yamlio import top_level_text
-
+    from each regular file's first lines only
+    (:func:`rebis_pbm.formats.yaml_reader.top_level_text`)."""
+    from rebis_pbm.formats.yaml_reader import top_level_text
     listed = _names(git, ["--literal-pathspecs", "ls-tree", "-z", tip, "--",
                           *(files.record for files in shard)])
     modes = {path: head.split(" ", 1)[0] for head, _, path in
@@ -686,7 +686,7 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
     or later, and the files ``revisions`` (``OLD..NEW`` or a commit, as for a push) adds or
     changes, each as it stands at the tip, in turn order. A file for a later turn than the
     record's next waits, unjudged, until its turn. Each is entered with
-    :func:`rebis_pbm.referee.submit_move` with ``--check-name`` and the author address of its
+    :func:`rebis_pbm.app.submit_move` with ``--check-name`` and the author address of its
     last commit; after each applied move the record and the public view are committed.
     ``after_push`` is called once what was applied is on the remote (or committed, without one).
     ``privacy`` (:class:`Privacy`) opens sealed moves, keeps refusals' reasons out of the output
@@ -718,7 +718,7 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
     """
     if games is not None:  # before any git: a wrong --games changes nothing
         shard_folder(games)
-        from ..record.secret import SEED_ENV
+        from rebis_pbm.record.secret import SEED_ENV
 
         if os.environ.get(SEED_ENV):
             raise UsageError(f"{SEED_ENV} holds one game's seed, but each game of a shard has "
@@ -842,8 +842,7 @@ def _apply_round(git: Git, tip: str, revisions: str | None, files: GameFiles, sa
     never applied later, and the round goes on with the other files; elsewhere the round stops
     at the first refused file, which stays for its player to correct.
     """
-    from .. import views
-
+    from rebis_pbm.present import views
     game, moves = files.record, files.moves
     _refuse_secret(git, tip, game)
     record_path = _shown(git.top / game)
@@ -1031,9 +1030,8 @@ def _refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError, priv
     refusal already committed for this version of the move file is not written again. The
     reason is in the mover's language (``langs``: the record's, player -> language). Returns
     how many commits were made (0 or 1)."""
-    from ..i18n import refusal
-    from .encryption import REFUSAL_PAD, bucket, encrypt_to_ssh_keys, padded
-
+    from rebis_pbm.crypto.age import REFUSAL_PAD, bucket, encrypt_to_ssh_keys, padded
+    from rebis_pbm.present.i18n import refusal
     player = move.player
     key = (privacy.keys or {}).get(player) if player in record.players else None
     rel = refusal_path(move.turn, player, refusals)

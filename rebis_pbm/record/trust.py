@@ -17,7 +17,7 @@ import re
 import string
 from typing import NamedTuple
 
-from .errors import InputError, UsageError
+from rebis_pbm.errors import InputError, UsageError
 
 MIN_SEED_BITS = 128
 
@@ -72,8 +72,7 @@ def join_listing(game: str, player: str, fmt: str = "yaml", lang: str | None = N
     import json
     import secrets
 
-    from .i18n import N_, gettext_for
-
+    from rebis_pbm.present.i18n import N_, gettext_for
     entropy = secrets.token_hex(16)
     bound = {} if header_sha256 is None else {"header_sha256": header_sha256}
     if fmt == "json":
@@ -112,9 +111,8 @@ def read_witness(path: str) -> Witness:
     Raises:
         InputError: the file cannot be read or holds no witness (exit 2).
     """
-    from .fileio import read_input
-    from .yamlio import load_yaml
-
+    from rebis_pbm.files.atomic import read_input
+    from rebis_pbm.formats.yaml_reader import load_yaml
     data, source = read_input(path, kind="witness")
     texts = [data]
     if re.match(rb"^[A-Za-z-]+: ", data) and b"\n\n" in data.replace(b"\r\n", b"\n"):

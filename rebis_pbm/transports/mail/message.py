@@ -2,7 +2,7 @@
 
 Built on the standard library only (``email`` with ``email.policy.default``, its headers made
 once: :data:`POLICY`; ``mailbox``, ``smtplib``); nothing here parses mail by hand. The command
-line around it is :mod:`rebis_pbm.transports.mail_jobs`; docs/mail.md is the page for players
+line around it is :mod:`rebis_pbm.transports.mail.jobs`; docs/mail.md is the page for players
 and referees.
 
 Secrecy: a message to a player carries that player's own view (``views.build_view`` for them),
@@ -33,8 +33,8 @@ from email.utils import format_datetime, make_msgid
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..i18n import N_, Named, Phrase, gettext_for
-from ..record.signing import ARMOUR
+from rebis_pbm.crypto.signatures import ARMOUR
+from rebis_pbm.present.i18n import N_, Named, Phrase, gettext_for
 
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
 YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
@@ -123,7 +123,7 @@ _parser = BytesParser(policy=POLICY)
 
 class MailError(ValueError):
     """No move can be taken out of a message; ``str(e)`` is one sentence for its sender, and
-    ``phrase`` the same sentence to translate (:mod:`rebis_pbm.i18n`), or None."""
+    ``phrase`` the same sentence to translate (:mod:`rebis_pbm.present.i18n`), or None."""
 
     def __init__(self, message: str | Phrase):
         super().__init__(str(message))
@@ -509,12 +509,14 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
 
     Body: ``news`` (the last move told to this viewer), the view as text, and for the player to
     move how to answer; with ``picture`` (the English view the picture is drawn from), as its
-    HTML alternative, the picture of the table (an inline SVG, :mod:`rebis_pbm.svg`) above the
+    HTML alternative, the picture of the table (an inline SVG, :mod:`rebis_pbm.present.svg`) above
+    the
     same text (drawing it costs more than the rest of a move: ``--no-pictures`` leaves it out).
     Attachments: the view as YAML, and the move template for the player to move. ``original``
     (the message of an accepted move, for its sender) makes it a reply.
 
-    ``lang``: the reader's language (:mod:`rebis_pbm.i18n`): the subject and the words around
+    ``lang``: the reader's language (:mod:`rebis_pbm.present.i18n`): the subject and the words
+    around
     the view are in it; pass ``view`` (and ``view_text``, ``news``) built in it, ``view_yaml``
     in English.
     """
@@ -533,7 +535,7 @@ def view_message(*, game: str, view: dict, view_text: str, view_yaml: str, news:
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
     if picture is not None:
-        from ..svg import told_last_move
+        from rebis_pbm.present.svg import told_last_move
 
         # base64: 7-bit safe on every mail server, and about half the work of the
         # quoted-printable the email package would choose for the picture's long lines.
@@ -602,10 +604,9 @@ def html_body(view: dict, text: str, title: str | None = None, lang: str | None 
     from ``view`` alone, the same information set as the text; a view of the join phase (no
     cards yet) has no picture. ``lang``: the reader's language, which ``<html lang>`` names and
     the picture's words are in (default English); ``last_move``: the last move's account in it
-    (:func:`rebis_pbm.svg.render_svg`).
+    (:func:`rebis_pbm.present.svg.render_svg`).
     """
-    from ..svg import escape, render_svg
-
+    from rebis_pbm.present.svg import escape, render_svg
     title = subject(view["game"], view) if title is None else title
     picture = ("" if view["phase"] == "join" else  # before the deal: no table to draw yet
                '<div style="max-width:100%;overflow-x:auto">'

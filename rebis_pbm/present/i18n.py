@@ -22,8 +22,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .engine.phrases import N_, Named, Phrase
-from .errors import UsageError
+from rebis_pbm.engine.phrases import N_, Named, Phrase
+from rebis_pbm.errors import UsageError
 
 if TYPE_CHECKING:
     from gettext import NullTranslations
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 DOMAIN = "rebis_pbm"
 ENGLISH = "en"
 LANGUAGES = ("en", "fr", "pt")  # every language a player may choose (``new --lang``, ``lang:``)
-LOCALE_DIR = os.path.join(os.path.dirname(__file__), "locale")
+LOCALE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "locale")
 
 
 

@@ -16,8 +16,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from .bots import STRATEGIES, make_bot
-from .engine import (
+from rebis_pbm.bots import STRATEGIES, make_bot
+from rebis_pbm.engine import (
     GOLD,
     GOLDEN_DUST,
     RED,

@@ -27,7 +27,7 @@ Strategies:
 
 from __future__ import annotations
 
-from .engine import HIDDEN, Move, State, apply_move, legal_moves, scores
+from rebis_pbm.engine import HIDDEN, Move, State, apply_move, legal_moves, scores
 
 STRATEGIES = ("random", "greedy")
 

@@ -1,14 +1,15 @@
 """A static web page of a game for spectators: ``rebis-pbm site`` (docs/views.md, "The game page").
 
 The page shows what the public view shows, nothing more: the public picture of the table after
-each move (:mod:`rebis_pbm.svg`), the move list as ``apply`` prints it (the public account of each
+each move (:mod:`rebis_pbm.present.svg`), the move list as ``apply`` prints it (the public account
+of each
 move), the score, and ``verify``'s verdict; once the record reveals the seed, the seed and a
 picture with every face-down card. It is plain HTML and SVG files (no script), ready for GitHub or
 GitLab Pages.
 
 Three steps, kept apart so that each can be used (and tested) alone:
 
-- :func:`rebis_pbm.referee.public_game` (the use case) reads a record (with its seed: the
+- :func:`rebis_pbm.app.public_game` (the use case) reads a record (with its seed: the
   referee's) into a :class:`PublicGame`, the only place that touches the record and the seed;
 - :func:`public_frames` turns a game's states into the public view after each move;
 - :func:`write_site` writes the files from a :class:`PublicGame`, which holds public views and
@@ -21,10 +22,10 @@ import html
 import os
 from dataclasses import dataclass
 
-from . import views
-from .engine import apply_move, burdens, score_table, winners
-from .fileio import PathLike, make_folder, write_atomic
-from .record import Replay
+from rebis_pbm.engine import apply_move, burdens, score_table, winners
+from rebis_pbm.files.atomic import PathLike, make_folder, write_atomic
+from rebis_pbm.present import views
+from rebis_pbm.record import Replay
 
 PAGE = "index.html"
 NOW = "table.svg"  # the table as it stands, every card shown once the seed is revealed
@@ -108,8 +109,7 @@ def write_site(out_dir: PathLike, game: PublicGame) -> list[str]:
     """Write the page (``index.html``), the picture of the table as it stands (``table.svg``)
     and one picture after each move into ``out_dir`` (created if missing; its parent must
     exist). Returns the names of the files written, the page first."""
-    from .svg import render_svg
-
+    from rebis_pbm.present.svg import render_svg
     make_folder(out_dir, what="the site folder")
     files = {NOW: render_svg(game.now)}
     for frame in game.frames:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-from .errors import UsageError
+from rebis_pbm.errors import UsageError
 
 _UNITS = {"d": 86400, "h": 3600, "m": 60}
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")

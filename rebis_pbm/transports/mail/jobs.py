@@ -1,11 +1,11 @@
-"""Play by e-mail: the referee's mail use cases around :mod:`rebis_pbm.referee` (docs/mail.md).
+"""Play by e-mail: the referee's mail use cases around :mod:`rebis_pbm.app` (docs/mail.md).
 
 :func:`mail_in` takes moves out of messages and enters each through
-:func:`rebis_pbm.referee.submit_move`, the one way a move enters a game, with the sender as the
+:func:`rebis_pbm.app.submit_move`, the one way a move enters a game, with the sender as the
 move's author; every outcome is answered by messages put in a queue (a Maildir beside the
 record). :func:`queue_views` queues the current views (the start of a game, a view sent again);
 :func:`send_queue` sends the queue through SMTP or writes it as ``.eml`` files. The messages
-themselves are :mod:`rebis_pbm.transports.mail`'s.
+themselves are :mod:`rebis_pbm.transports.mail.message`'s.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
-from .. import referee
-from ..errors import (
+from rebis_pbm import app as referee
+from rebis_pbm.errors import (
     CorruptRecord,
     ExitCode,
     Failed,
@@ -28,10 +28,10 @@ from ..errors import (
     UsageError,
     one_line,
 )
-from ..fileio import locked, open_regular, write_atomic
-from ..i18n import N_, Phrase, gettext_for, refusal
-from ..record import Record, Replay
-from ..views import counted
+from rebis_pbm.files.atomic import locked, open_regular, write_atomic
+from rebis_pbm.present.i18n import N_, Phrase, gettext_for, refusal
+from rebis_pbm.present.views import counted
+from rebis_pbm.record import Record, Replay
 
 
 def default_queue(record_path: str | os.PathLike[str]) -> Path:
@@ -71,8 +71,7 @@ def queued_progress(queue_dir: Path) -> tuple[int, int] | None:
 def _queue_then_note(queue_dir: Path, messages: list, record: Record) -> None:
     """Queue ``messages``, then record that the messages of ``record``'s last move (or join)
     are queued (in this order: a crash between the two queues them again, never loses them)."""
-    from .mail import queue
-
+    from rebis_pbm.transports.mail.message import queue
     queue(queue_dir, messages)
     moves, joins = _progress(record)
     write_atomic(queue_dir / QUEUED_STATE, f"join {joins}\n" if joins < _ALL_JOINED else
@@ -93,8 +92,9 @@ def reminded_turn(queue_dir: Path) -> int | None:
 
 def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir: Path,
                    now: str, *, pictures: bool = True) -> str | None:
-    """Queue a reminder (:func:`rebis_pbm.transports.mail.reminder_message`) to the player to
-    move when their deadline is near at ``now`` (ISO 8601; :func:`rebis_pbm.deadlines.
+    """Queue a reminder (:func:`rebis_pbm.transports.mail.message.reminder_message`) to the player
+    to
+    move when their deadline is near at ``now`` (ISO 8601; :func:`rebis_pbm.record.deadlines.
     reminder_due`: within 24 h, or a quarter of the deadline when shorter), once per turn: the
     turn is noted in the sidecar ``reminded-turn`` beside the queue's messages after the
     message is queued (a crash between the two sends a reminder twice, never none). Returns the
@@ -102,12 +102,11 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
     turn).
 
     Raises:
-        as :func:`rebis_pbm.referee.open_game`; Busy when the record stays locked.
+        as :func:`rebis_pbm.app.open_game`; Busy when the record stays locked.
     """
-    from .. import views
-    from ..deadlines import reminder_due
-    from .mail import queue, reminder_message
-
+    from rebis_pbm.present import views
+    from rebis_pbm.record.deadlines import reminder_due
+    from rebis_pbm.transports.mail.message import queue, reminder_message
     with locked(game):
         record, replay, _ = referee.open_game(game)
         state = replay.state
@@ -181,8 +180,7 @@ def _reader_views(record: Record, replay: Replay, viewer: str | None
 
 def _status(record: Record, replay: Replay, lang: str | None = None) -> str:
     """What anyone may know of where the game stands (for a refused sender), in ``lang``."""
-    from ..views import standing
-
+    from rebis_pbm.present.views import standing
     state = replay.state
     if state is None:  # the join phase of a fair deal
         _ = gettext_for(lang)
@@ -204,11 +202,10 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
     given). Each starts with the last move (or the deal) as told to its reader. ``original`` is
     the message of the move just accepted (from ``sender``): its author's view answers it.
     ``pictures``: each message also carries the picture of its view (an HTML alternative with an
-    inline SVG, :func:`rebis_pbm.transports.mail.view_message`).
+    inline SVG, :func:`rebis_pbm.transports.mail.message.view_message`).
     """
-    from .. import views
-    from .mail import view_message
-
+    from rebis_pbm.present import views
+    from rebis_pbm.transports.mail.message import view_message
     joined = record.joins[-1].player if record.joins else None  # the last join (a fair deal)
     if replay.history:
         move, events = replay.history[-1]
@@ -251,8 +248,7 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
 def read_capped(stream: BinaryIO) -> bytes:
     """A message's bytes, at most one byte over the size cap (the rest is read and dropped, so
     that a mail system piping it in sees it delivered)."""
-    from .mail import MAIL_MAX_BYTES
-
+    from rebis_pbm.transports.mail.message import MAIL_MAX_BYTES
     data = stream.read(MAIL_MAX_BYTES + 1)
     if len(data) > MAIL_MAX_BYTES:
         while stream.read(1 << 20):
@@ -273,8 +269,7 @@ def _sender_to_answer(msg: EmailMessage, label: str) -> str | Handled:
     """The address to answer ``msg`` (a parsed message) at, or what was done with a message
     nobody is to be answered for: an automatic message (a bounce, an auto-reply, a list), or
     one without a usable sender."""
-    from .mail import MailError, is_automatic, sender_address
-
+    from rebis_pbm.transports.mail.message import MailError, is_automatic, sender_address
     if is_automatic(msg):
         return Handled(f"{label}: ignored: an automatic message (a bounce, an auto-reply or a "
                        f"list)")
@@ -296,8 +291,14 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     the game exists and where it stands): it counts as handled, with a notice. Raises only for
     the referee's side (record, seed, lock, disk): then nothing was applied and nothing queued.
     """
-    from .mail import MAIL_MAX_BYTES, MailError, extract_move, parse_message, queue, reply_message
-
+    from rebis_pbm.transports.mail.message import (
+        MAIL_MAX_BYTES,
+        MailError,
+        extract_move,
+        parse_message,
+        queue,
+        reply_message,
+    )
     too_big = len(data) > MAIL_MAX_BYTES
     msg = parsed if parsed is not None else parse_message(data[:MAIL_MAX_BYTES],
                                                           headers_only=too_big)
@@ -365,8 +366,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     try:
         _queue_then_note(queue_dir, messages, done.record)
     except OSError as exc:
-        from ..fileio import os_error_message
-
+        from rebis_pbm.files.atomic import os_error_message
         return Handled(f"{label} from {sender}: {what}, but its messages could not be queued "
                        f"({os_error_message(exc)}); the next mail in queues them", True, True)
     return Handled(f"{label} from {sender}: {what}; {counted(len(messages), 'message')} queued",
@@ -378,8 +378,7 @@ def _clock_for(record: Record) -> str | None:
     holds a later time (the referee ran ``tick --now`` or ``apply --now`` ahead of the clock):
     then that time, so that the move is applied and times in the record still only go forward
     (a move is never stamped earlier than what the record already holds)."""
-    from ..deadlines import latest_time, now_text, parse_time
-
+    from rebis_pbm.record.deadlines import latest_time, now_text, parse_time
     latest = latest_time(record)
     if latest is None or parse_time(now_text()) >= parse_time(latest):
         return None
@@ -425,7 +424,7 @@ def _recover(game: str | os.PathLike[str], referee_address: str, queue_dir: Path
              pictures: bool = True) -> int:
     """:func:`queue_missing_views` under the record's lock; 0 when the record is busy (the next
     run checks again; a message waiting says busy in its own words)."""
-    from ..errors import Busy
+    from rebis_pbm.errors import Busy
 
     try:
         with locked(game):
@@ -437,8 +436,7 @@ def _recover(game: str | os.PathLike[str], referee_address: str, queue_dir: Path
 def _each_message(source: str | BinaryIO, recover, handle) -> Iterator[Handled]:
     """The reading loop of ``mail in`` (see :func:`mail_in`): ``recover()`` first, then
     ``handle(data, label)`` for each message of ``source``, a Maildir under its lock."""
-    from .mail import maildir_unseen, mark_seen
-
+    from rebis_pbm.transports.mail.message import maildir_unseen, mark_seen
     if not isinstance(source, str):
         yield from recover()
         yield handle(read_capped(source), "<stdin>")
@@ -501,7 +499,7 @@ def _each_message(source: str | BinaryIO, recover, handle) -> Iterator[Handled]:
 
 class League(NamedTuple):
     """The games of a folder, read once: ``paths`` by game id (in the order of
-    :func:`rebis_pbm.referee.record_paths`) and each game's ``records``."""
+    :func:`rebis_pbm.app.record_paths`) and each game's ``records``."""
 
     paths: dict[str, str]
     records: dict[str, Record]
@@ -514,8 +512,8 @@ class League(NamedTuple):
 
 def read_league(folder: str | os.PathLike[str]) -> League:
     """Every game record in ``folder`` (and its subfolders), read once: with its seed when it is
-    at hand (:func:`rebis_pbm.referee.open_game`, whose fast read needs no schema validation),
-    else without it (:func:`rebis_pbm.referee.read_record`, which validates against the record
+    at hand (:func:`rebis_pbm.app.open_game`, whose fast read needs no schema validation),
+    else without it (:func:`rebis_pbm.app.read_record`, which validates against the record
     schema: about three times the cost of a 30-move game's replay).
 
     Raises:
@@ -544,9 +542,8 @@ def game_named(msg) -> list[str]:
     """The game ids a message names, most trusted first: the ``game`` field of the move in it
     (an attachment or the text, docs/mail.md), then the ``[Rebis GAME]`` of its subject (which
     a reply to a view keeps)."""
-    from ..yamlio import load_yaml
-    from .mail import MailError, extract_move
-
+    from rebis_pbm.formats.yaml_reader import load_yaml
+    from rebis_pbm.transports.mail.message import MailError, extract_move
     named = []
     try:  # the strict reader of every move: the message may come from anyone
         move = extract_move(msg)
@@ -582,8 +579,7 @@ def mail_in_games(folder: str | os.PathLike[str], source: str | BinaryIO, refere
 def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
                     referee_address: str, views_dir: None, pictures: bool) -> Iterator[Handled]:
     """:func:`mail_in_games`, with the games of the folder kept once read."""
-    from .mail import no_game_message, parse_message, queue
-
+    from rebis_pbm.transports.mail.message import no_game_message, parse_message, queue
     league = read_league(folder)
 
     def recover() -> Iterator[Handled]:
@@ -606,8 +602,7 @@ def _mail_in_league(folder: str | os.PathLike[str], source: str | BinaryIO,
                               f"{counted(count, 'message')} queued now", True)
 
     def handle(data: bytes, label: str) -> Handled:
-        from .mail import MAIL_MAX_BYTES
-
+        from rebis_pbm.transports.mail.message import MAIL_MAX_BYTES
         msg = parse_message(data[:MAIL_MAX_BYTES], headers_only=len(data) > MAIL_MAX_BYTES)
         known = [g for g in game_named(msg) if g in league.paths]
         if known:
@@ -645,8 +640,7 @@ def queue_views(game: str | os.PathLike[str], referee_address: str,
         UsageError: a name that is no player's, or a player with no address (``--player``).
         Failed: no player has an address (exit 2).
     """
-    from .mail import queue as add_to_queue
-
+    from rebis_pbm.transports.mail.message import queue as add_to_queue
     record, replay, _ = referee.open_game(game)
     for name in players:
         if name not in record.addresses:
@@ -695,7 +689,7 @@ class Sent(NamedTuple):
 
 def send_queue(queue_dir: Path, *, outbox: Path | None = None, server: object = None,
                sendmail: str | None = None) -> Sent | None:
-    """Send the queued messages through ``server`` (a :class:`~rebis_pbm.transports.mail.
+    """Send the queued messages through ``server`` (a :class:`~rebis_pbm.transports.mail.message.
     SmtpServer`), hand them to the local mail system (``sendmail``, the path of its sendmail
     program), or write each as a ``.eml`` file in ``outbox`` (mode 0600: a message holds a
     player's private view). A message leaves the queue once sent (it is kept in the queue's
@@ -708,8 +702,13 @@ def send_queue(queue_dir: Path, *, outbox: Path | None = None, server: object = 
         Failed: the server could not be reached or refused the session (or sendmail failed):
             the messages not yet sent stay queued (exit 2).
     """
-    from .mail import SmtpServer, maildir_new, mark_seen, send_sendmail, send_smtp
-
+    from rebis_pbm.transports.mail.message import (
+        SmtpServer,
+        maildir_new,
+        mark_seen,
+        send_sendmail,
+        send_smtp,
+    )
     if not queue_dir.exists():
         return None
     with locked(queue_dir):  # two runs at once must not send a message twice
@@ -755,8 +754,7 @@ def send_queue(queue_dir: Path, *, outbox: Path | None = None, server: object = 
 
 
 def _recipients(path: Path) -> str:
-    from .mail import parse_message
-
+    from rebis_pbm.transports.mail.message import parse_message
     msg = parse_message(path.read_bytes(), headers_only=True)
     return str(msg.get("To", "?"))
 
@@ -766,8 +764,7 @@ def _set_aside(queue_dir: Path, path: Path, refusal) -> str:
     referee); returns the line that tells it."""
     from email.message import EmailMessage
 
-    from .mail import parse_message, queue
-
+    from rebis_pbm.transports.mail.message import parse_message, queue
     failed = queue_dir / "failed"
     failed.mkdir(exist_ok=True, mode=0o700)
     os.rename(path, failed / path.name)
@@ -794,7 +791,7 @@ def _set_aside(queue_dir: Path, path: Path, refusal) -> str:
 
 def send_queues(folder: str | os.PathLike[str], **how) -> Sent:
     """:func:`send_queue` for every game of ``folder`` (``mail out`` for a league): each game's
-    queue beside its record, in the order of :func:`rebis_pbm.referee.record_paths`; returns the
+    queue beside its record, in the order of :func:`rebis_pbm.app.record_paths`; returns the
     sums. ``how`` is :func:`send_queue`'s ``outbox``, ``server`` or ``sendmail``.
 
     Raises:

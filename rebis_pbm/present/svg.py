@@ -1,6 +1,7 @@
 """A picture of the table: one view drawn as SVG (docs/views.md, "The picture").
 
-:func:`render_svg` draws from a view dict (:func:`rebis_pbm.views.build_view`) and from nothing
+:func:`render_svg` draws from a view dict (:func:`rebis_pbm.present.views.build_view`) and from
+nothing
 else, so the picture shows exactly the viewer's information set, like the text and YAML forms:
 every player's shelves as stacks of cards (face up with their sign; face down, with the number
 only where the view gives one: the viewer laid it, or the seed is revealed), the tokens on each
@@ -20,8 +21,8 @@ from __future__ import annotations
 import re
 import textwrap
 
-from .i18n import gettext_for, ngettext_for
-from .views import TOKEN_WORDS, end_line, moment, standing, winners_line
+from rebis_pbm.present.i18n import gettext_for, ngettext_for
+from rebis_pbm.present.views import TOKEN_WORDS, end_line, moment, standing, winners_line
 
 
 def escape(text: str, quote: bool = True) -> str:

@@ -28,7 +28,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 
-from ..errors import InputError
+from rebis_pbm.errors import InputError
 
 __all__ = ["AGE_HEADER", "MOVE_PAD", "REFUSAL_PAD", "SSH_KINDS", "VIEW_PAD", "bucket",
            "checked_recipient", "decrypt", "encrypt_to",

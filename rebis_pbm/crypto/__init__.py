@@ -1,0 +1,1 @@
+"""Cryptography through maintained libraries: SSH signatures (sshsig) and age (pyrage)."""

@@ -1,0 +1,1 @@
+"""Files: capped reads, atomic writes, the record lock, and every file name rebis-pbm uses."""

@@ -1,0 +1,1 @@
+"""Play through a git repository (docs/git.md): the referee's CI job."""
