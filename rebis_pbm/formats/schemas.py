@@ -644,9 +644,9 @@ _PREFIXED = re.compile(r"[-+]?0[xXbBoO].*")
 
 def _odd_int(text: str) -> bool:
     """Does this YAML 1.1 integer literal differ from its plain decimal digits (a leading zero,
-    a 0x/0b prefix, base 60, or underscores)?"""
+    a 0x/0b prefix, base 60, underscores, or a plus sign)?"""
     return bool(_LEADING_ZERO.fullmatch(text) or _PREFIXED.fullmatch(text) or ":" in text
-                or "_" in text)
+                or "_" in text or text.startswith("+"))
 
 
 def _odd_int_advice(text: str, value) -> str:

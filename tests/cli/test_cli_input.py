@@ -312,6 +312,16 @@ def case_underscore_in_a_number(base):
         "field turn: YAML reads 1_0 as the number 10: write 10 as a plain decimal number"]
 
 
+def case_plus_sign_in_the_turn(base):
+    return base.replace("turn: 1", "turn: +1"), [
+        "field turn: YAML reads +1 as the number 1: write 1 as a plain decimal number"]
+
+
+def case_plus_sign_in_the_cards(base):
+    return _replace_line(base, "  cards:", "  cards: +3\n"), [
+        "field play.cards: YAML reads +3 as the number 3: write 3 as a plain decimal number"]
+
+
 def case_null_where_quoting_would_not_help(base):
     text = base.replace("sign: positive", "sign: ~")
     return text, ["field play.sign: must be one of positive, negative, not '~'"]
