@@ -27,7 +27,7 @@ def test_help_still_shows_the_usage_and_exits_0(cli):
 
 def test_an_internal_error_names_no_game_state_and_shows_no_traceback(tmp_path, monkeypatch):
     from clitools import run_inproc
-    from rebis_pbm import app as referee
+    from rebis_pbm.app import views as referee  # where `view` reads the game
     def broken(*_args, **_kwargs):
         raise KeyError("hand of bob: 3 5 7")
 

@@ -112,7 +112,7 @@ def _mail_in_counting_reads(tmp_path: Path, target: str, move_file: Path, *,
     (tmp_path / "m.eml").write_bytes(message)
     counting = ("import rebis_pbm.record.verify as v\nreads = []\nold = v.read_game\n"
                 "def counted(*a, **k):\n    reads.append(1)\n    return old(*a, **k)\n"
-                "v.read_game = counted\nimport rebis_pbm.app as r\nr.read_game = counted\n"
+                "v.read_game = counted\nimport rebis_pbm.app.games as r\nr.read_game = counted\n"
                 "import atexit, sys\natexit.register(lambda: print('reads', len(reads), "
                 "file=sys.stderr))\n")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),

@@ -20,7 +20,8 @@ import yaml
 
 from clitools import run_inproc, run_script
 from rebis_pbm import app as referee
-from rebis_pbm.engine import apply_move, setup
+from rebis_pbm.engine import Ruleset, apply_move, setup
+from rebis_pbm.errors import Refused
 from rebis_pbm.record import Record, dump_record
 from rebis_pbm.record.trust import seed_bits
 from sshkeys import SSH_KEYGEN, needs_ssh, ssh_key, ssh_sign
@@ -171,7 +172,7 @@ def test_a_move_with_a_forged_author_and_no_valid_signature_is_refused(tmp_path,
 
 
 def test_addresses_compare_by_ascii_case_only():
-    record = Record("g", referee.Ruleset(), ("bosk", "ann"), "0" * 64,
+    record = Record("g", Ruleset(), ("bosk", "ann"), "0" * 64,
                     addresses={"bosk": "bosk@sks.example"})
     assert record.player_at("BOSK@SKS.example") == "bosk"
     assert record.player_at("bo\u017fk@sks.example") is None  # long s folds to s in Unicode
@@ -326,7 +327,7 @@ def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
     _, move = referee.bot_move(game, "alice", "random", seed="after")
     data = move_bytes(record.game, move)
     before = game.read_bytes()
-    with pytest.raises(referee.Refused, match="does not check"):
+    with pytest.raises(Refused, match="does not check"):
         referee.submit_move(game, data, "old key", signature=ssh_sign(old, data))
     assert game.read_bytes() == before
     referee.submit_move(game, data, "new key", signature=ssh_sign(new, data))

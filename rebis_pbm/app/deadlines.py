@@ -1,0 +1,204 @@
+"""Deadlines, missed moves and the referee's logged actions in the record (docs/deadlines.md)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace as dc_replace
+from typing import NamedTuple
+
+from rebis_pbm.app.create import with_lang
+from rebis_pbm.app.games import (
+    Game,
+    check_player,
+    default_views_dir,
+    for_mover,
+    open_game,
+    require_record,
+)
+from rebis_pbm.app.moves import Submitted, submit_locked
+from rebis_pbm.app.views import check_views_dir, check_writable, write_views
+from rebis_pbm.errors import Failed, Refused, UsageError
+from rebis_pbm.files.atomic import PathLike, locked, write_atomic
+from rebis_pbm.record import BEFORE_V3, Record, dump_record
+
+
+class Ticked(NamedTuple):
+    """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), and
+    the player a reminder is due for (None: none)."""
+
+    moved: list[tuple[int, str, str]]
+    remind: str | None
+
+
+def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
+              now: str | None, views_dir: PathLike | None) -> Submitted:
+    """The bot ``bot`` moves for ``player`` (who must be to move in ``opened``, the game as
+    read under the lock held), seeing only their information set; the move is recorded as
+    the referee's with ``reason`` and the bot."""
+    from rebis_pbm.bots import make_bot
+    from rebis_pbm.engine import information_set
+    from rebis_pbm.formats.yaml_reader import dump_yaml
+    record, replay, _ = opened
+    state = replay.state
+    # The bot's own randomness is drawn from the turn and player: the same position gives the
+    # same stand-in move (a replay reads the move from the record anyway).
+    move = make_bot(bot, f"{record.game}/{state.turn}/{player}").choose(
+        information_set(state, state.to_move))
+    data = dump_yaml({"game": record.game, **move.as_dict()}).encode()
+    return submit_locked(game, data, f"the referee's move for {player}", author=None,
+                   views_dir=views_dir, dry_run=False, file_name=None, now=now,
+                   stand_in={"by": "referee", "reason": reason, "bot": bot}, opened=opened)
+
+
+def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | None = None,
+             views_dir: PathLike | None = None) -> Submitted:
+    """The referee moves for ``player`` at their request: the bot chooses from their
+    information set; the record says so (``by: referee``, the reason and the bot).
+
+    Raises:
+        as :func:`for_mover` and :func:`submit_move`; Failed for a rebis-pbm/1 record.
+    """
+    from rebis_pbm.record.deadlines import ON_REQUEST
+    require_record(game)
+    with locked(game):
+        record, _ = for_mover(game, player)
+        _require_v2(record, game)
+        return _move_for(game, open_game(game), player, bot, ON_REQUEST, now, views_dir)
+
+
+def _require_v2(record: Record, game: PathLike) -> None:
+    if record.format == "rebis-pbm/1":
+        raise Failed(f"{os.fspath(game)} is a rebis-pbm/1 record, which cannot log the "
+                     f"referee's actions or moves; they came with rebis-pbm/2 (games created "
+                     f"since); nothing was written")
+
+
+def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None = None) -> Ticked:
+    """Apply the game's missed-move policy (docs/deadlines.md): while the player to move is
+    past their deadline (``now``, ISO 8601, default the clock), or has missed as many turns as
+    the policy ``N`` allows, the bot moves for them (greedy; random with policy ``random``),
+    recorded as the referee's move. Then says whether a reminder is due for the player to move
+    (within 24 h or a quarter of the deadline).
+
+    Raises:
+        as :func:`open_game`; Failed when the game has no deadline.
+    """
+    from rebis_pbm.record.deadlines import (
+        MISSED,
+        REPLACED,
+        deadline_of,
+        missed_turns,
+        now_text,
+        parse_time,
+        reminder_due,
+    )
+
+    require_record(game)
+    now = now_text(now)
+    moved: list[tuple[int, str, str]] = []
+    with locked(game):
+        opened = open_game(game)  # read and replayed once; each move goes on from the last
+        while True:
+            record, replay, seed = opened
+            state = replay.state
+            if "deadline" not in record.header_extra:
+                raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
+                             f"nothing to do")
+            if state is None:  # the join phase: no turn yet, so no deadline missed
+                return Ticked(moved, None)
+            if state.finished or record.abandoned(state):
+                if not moved:
+                    raise Refused(f"game {record.game} is over; no deadline runs any more "
+                                  f"(nothing was written)")
+                return Ticked(moved, None)
+            player = state.player_to_move
+            assert player is not None  # a game in play has a player to move
+            policy = record.header_extra.get("missed", "bot")
+            bot = "random" if policy == "random" else "greedy"
+            if policy.isdigit() and missed_turns(record, player) >= int(policy):
+                reason = REPLACED
+            elif parse_time(now) > parse_time(deadline_of(record) or now):
+                reason = MISSED
+            else:
+                return Ticked(moved, player if reminder_due(record, now) else None)
+            done = _move_for(game, opened, player, bot, reason, now, views_dir)
+            moved.append((done.move.turn, player, reason))
+            opened = Game(done.record, done.replay, seed)
+
+
+REASON_MAX = 200  # characters of a logged action's reason (the record schema's maxLength)
+
+
+def check_reason(reason: str) -> str:
+    """``reason`` as a logged action keeps it: one line of 1 to :data:`REASON_MAX` printable
+    characters (``verify`` shows it among the referee's actions: a line break or a control
+    character in it could pass for a line of the verdict), outer spaces removed.
+
+    Raises:
+        UsageError: an empty reason, one over the length, or one with a line break, tab or
+            other control or format character (``--reason``).
+    """
+    text = reason.strip()
+    if not text or len(text) > REASON_MAX or not text.isprintable():
+        raise UsageError(f"the reason must be one line of 1 to {REASON_MAX} characters, with no "
+                         f"line break, tab or other invisible character (a no-break space, a "
+                         f"zero-width joiner; it is shown by verify); nothing was written",
+                         "--reason")
+    return text
+
+
+def log_action(game: PathLike, action: str, *, now: str | None = None,
+               views_dir: PathLike | None = None, **fields: str | None) -> Record:
+    """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
+    ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address`` and/or a new
+    public ``key``, one OpenSSH line: that player's later moves must be signed with it,
+    :meth:`Record.player_keys`), ``extend_deadline`` (``seconds`` added to the current turn),
+    ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
+
+    Raises:
+        as :func:`open_game`; UsageError for a player not in the game, a language rebis-pbm
+        does not speak (:func:`rebis_pbm.present.i18n.check_language`) or a reason that is not one
+        line of text (:func:`check_reason`); Failed for a rebis-pbm/1 record or a game that is
+        over.
+    """
+    from rebis_pbm.record.deadlines import now_text
+    reason = fields.get("reason")
+    if reason is not None:
+        fields["reason"] = check_reason(reason)
+    require_record(game)
+    with locked(game):
+        record, replay, seed = open_game(game)
+        _require_v2(record, game)
+        state = replay.state  # None in the join phase of a fair deal
+        if (state is not None and state.finished) or record.abandoned(state):
+            raise Refused(f"game {record.game} is over; nothing was written")
+        given: dict[str, str] = {k: v for k, v in fields.items() if v is not None}
+        if "player" in given:
+            check_player(record, given["player"])
+        if "lang" in given:
+            from rebis_pbm.present.i18n import check_language
+            given["lang"] = check_language(given["lang"])
+            if record.format in BEFORE_V3:
+                raise Failed(f"game {record.game} is a {record.format} record, which keeps no "
+                             f"language (languages came with rebis-pbm/3); nothing was written")
+        if action == "extend_deadline" and "deadline" not in record.header_extra:
+            raise Failed(f"game {record.game} has no deadline to extend; nothing was written")
+        from rebis_pbm.record.deadlines import check_forward
+        at = now_text(now)
+        check_forward(record, at)
+        new_record = record.with_action({"action": action, "at": at, **given})
+        if action == "replace_player" and "address" in given:
+            addresses = {**new_record.addresses, given["player"]: given["address"]}
+            new_record = dc_replace(new_record, addresses=addresses)
+        if action == "replace_player" and "lang" in given:
+            new_record = dc_replace(new_record, langs=with_lang(new_record.langs, given["player"],
+                                                                given["lang"]))
+        if action == "end_game":
+            new_record = new_record.revealed(seed)
+        check_writable(game)
+        write_atomic(game, dump_record(new_record, state, seed))
+        views_dir = views_dir or default_views_dir(game)
+        if os.path.isdir(views_dir):
+            check_views_dir(views_dir, record.game)
+            write_views(views_dir, new_record, replay)
+    return new_record
