@@ -201,7 +201,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             if os.path.exists(path):
                 raise Failed(f"{path} already exists; choose another file name (nothing was "
                              f"written)")
-        check_views_dir(views_dir, game_id)
+        check_views_dir(views_dir, game_id, game, players)
         made = make_views_dir(views_dir)  # before the record: a bad views folder writes nothing
         try:
             write_atomic(secret_file, dump_secret(game_id, secret, FORMAT), mode=0o600)

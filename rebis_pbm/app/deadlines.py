@@ -199,6 +199,6 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         write_atomic(game, dump_record(new_record, state, seed))
         views_dir = views_dir or default_views_dir(game)
         if os.path.isdir(views_dir):
-            check_views_dir(views_dir, record.game)
+            check_views_dir(views_dir, record.game, game, record.players)
             write_views(views_dir, new_record, replay)
     return new_record

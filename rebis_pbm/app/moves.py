@@ -331,7 +331,7 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
     record, replay, seed = opened if opened is not None else open_game(game)
     move = read_move(record, game, data, source, author=author, file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
-    check_views_dir(views_dir, record.game)
+    check_views_dir(views_dir, record.game, game, record.players)
     signed = check_signature(record, move, data, signature, source)
     if isinstance(move, JoinMove):
         return _join(game, record, replay, seed, move, signed, source, views_dir, dry_run)

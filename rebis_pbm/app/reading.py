@@ -268,7 +268,7 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
                          f"with --yes to do it")
         revealed = record.revealed(seed)
         views_dir = views_dir or default_views_dir(game)
-        check_views_dir(views_dir, record.game)
+        check_views_dir(views_dir, record.game, game, record.players)
         check_writable(game)
         make_views_dir(views_dir)  # a bad views folder is refused before the record changes
         write_atomic(game, dump_record(revealed, state, seed))

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Sequence
 from typing import Any
 
-from rebis_pbm.app.games import check_player, open_game, record_of
+from rebis_pbm.app.games import check_player, default_views_dir, open_game, record_of
 from rebis_pbm.app.sealing import ENCRYPTED
 from rebis_pbm.engine import IllegalMove, State
 from rebis_pbm.errors import ExitCode, Failed, UsageError
@@ -312,13 +313,19 @@ class LastRendered:
 _rendered = LastRendered()  # the process's last game rendered (see kept_rendering)
 
 
-def check_views_dir(views_dir: PathLike, game_id: str) -> None:
+def check_views_dir(views_dir: PathLike, game_id: str, game: PathLike | None = None,
+                    viewers: Sequence[str] = ()) -> None:
     """Refuse a views folder that holds another game's views (each view names its game), so
-    that ``--views-dir`` pointed at the wrong folder overwrites nothing.
+    that ``--views-dir`` pointed at the wrong folder overwrites nothing; with ``game`` (the
+    record's path) and ``viewers`` (the players), refuse a folder where a view's file would be
+    the record or its secret (``--views-dir .`` beside ``game.yaml`` with a player named game).
 
     Raises:
-        UsageError: a view in the folder is of another game (option ``--views-dir``, exit 2).
+        UsageError: a view in the folder is of another game, or a view's file would replace the
+            record or the secret (option ``--views-dir``, exit 2).
     """
+    if game is not None:
+        _refuse_own_files(views_dir, game, viewers)
     path = os.path.join(os.fspath(views_dir), views_mod.PUBLIC + ".yaml")
     try:
         with open(path, "rb") as f:
@@ -331,6 +338,20 @@ def check_views_dir(views_dir: PathLike, game_id: str) -> None:
         raise UsageError(f"{os.fspath(views_dir)} holds the views of game {other}, not of "
                          f"game {game_id}; give this game's views folder (nothing was written)",
                          "--views-dir")
+
+
+def _refuse_own_files(views_dir: PathLike, game: PathLike, viewers: Sequence[str]) -> None:
+    """Raise UsageError when a view file in ``views_dir`` would be ``game`` or its secret."""
+    own = {os.path.realpath(game): "the record", os.path.realpath(secret_path(game)): "the secret"}
+    for name in (*viewers, views_mod.PUBLIC):
+        for suffix in (".yaml", ".txt", ".yaml" + ENCRYPTED, ".txt" + ENCRYPTED):
+            path = os.path.join(os.fspath(views_dir), name + suffix)
+            what = own.get(os.path.realpath(path))
+            if what is not None:
+                raise UsageError(f"{os.fspath(views_dir)}: the view file {path} would replace "
+                                 f"{what} {os.fspath(game)}; give the views a folder of their own "
+                                 f"(the default is {default_views_dir(game)}; nothing was written)",
+                                 "--views-dir")
 
 
 def check_writable(game: PathLike) -> None:

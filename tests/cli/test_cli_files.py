@@ -355,3 +355,30 @@ def test_the_documented_move_file_names_are_the_ones_check_name_wants(cli, game,
         assert (outcome.code == 0) == ok, (name, outcome.err)
         if not ok:
             assert "so it must be named turn-001-alice.yaml" in outcome.one_error_line()
+
+
+# --- a views folder never replaces the record or its secret (issue 27) -------------------------
+
+def test_new_refuses_a_views_folder_where_a_view_would_replace_the_record(cli, tmp_path):
+    # A player named after the record, views written beside it: game.yaml would be game's view.
+    done = cli("new", tmp_path / "game.yaml", "--player", "game", "--player", "bob",
+               "--insecure-seed", "--referee-deal", "--seed", "s", "--views-dir", tmp_path)
+    assert done.code == ExitCode.INPUT, done.err
+    assert "would replace the record" in done.err and "nothing was written" in done.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_apply_refuses_a_views_folder_where_a_view_would_replace_the_record(cli, tmp_path):
+    folder = tmp_path / "g"
+    folder.mkdir()
+    made = run_inproc("new", folder / "bob.yaml", "--player", "ann", "--player", "bob",
+                      "--insecure-seed", "--referee-deal", "--seed", "s", "--game-id", "vd")
+    assert made.code == 0, made.err
+    game = folder / "bob.yaml"
+    move = legal_moves(open_game(game)[1].state)[0]
+    (tmp_path / "m.yaml").write_text(dump_yaml({"game": "vd", **move.as_dict()}))
+    before = snapshot(folder)
+    done = cli("apply", game, tmp_path / "m.yaml", "--views-dir", folder)
+    assert done.code == ExitCode.INPUT, done.err
+    assert "would replace the record" in done.err
+    assert snapshot(folder) == before
