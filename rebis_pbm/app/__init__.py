@@ -79,6 +79,7 @@ from rebis_pbm.app.reading import (
     write_site,
 )
 from rebis_pbm.app.sealing import ENCRYPTED as ENCRYPTED
+from rebis_pbm.app.sealing import Sealed as Sealed
 from rebis_pbm.app.sealing import check_referee_identity as check_referee_identity
 from rebis_pbm.app.sealing import decrypt_file as decrypt_file
 from rebis_pbm.app.sealing import make_referee_identity as make_referee_identity

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from rebis_pbm.errors import Failed, InputError, UsageError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
+from rebis_pbm.formats.filekinds import kind_of
 from rebis_pbm.formats.yaml_reader import clip, load_yaml
 from rebis_pbm.record import Record
 
@@ -92,6 +93,17 @@ def _sealing_game(game: PathLike, move_game: str | None) -> tuple[dict[str, Any]
     if move_game is not None and doc["game"] != move_game:
         raise InputError(f"this is game {clip(doc['game'])}, but the move is for game "
                          f"{clip(move_game)}; give that game's record or view", source=source)
+    if kind_of(doc) == "record":
+        # An edited header could name a recipient of the editor's choosing: the header digest
+        # is what the players' signed joins and the chain pin (docs/audit.md).
+        from rebis_pbm.record.codec import parse_record
+        from rebis_pbm.record.verify import check_header
+        if check_header(parse_record(data, source)) is not None:
+            raise InputError("the record's header does not match its header digest "
+                             "(header_sha256): it was edited, so the referee recipient it names "
+                             "cannot be trusted; take the record from the game's repository "
+                             "again, or give the recipient the referee published with --to",
+                             source=source)
     return doc, source
 
 
@@ -141,8 +153,15 @@ def _check_sealing_key(game: PathLike, move: object, data: bytes, signature: byt
                      f"with {player}'s own key (nothing was written)", source=os.fspath(ssh_key))
 
 
+class Sealed(NamedTuple):
+    """What :func:`seal_move` wrote, and to whom."""
+
+    written: list[str]  #: the files written: MOVE.yaml.age (and MOVE.yaml.sig.age)
+    recipients: tuple[str, ...]  #: the age recipients (or SSH key lines) sealed to
+
+
 def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None = None,
-              game: PathLike | None = None) -> list[str]:
+              game: PathLike | None = None) -> Sealed:
     """Seal a move file for the referee. First the file is padded to 1024 bytes (a last YAML
     comment line, :func:`~rebis_pbm.crypto.age.padded_move`) and written back, so
     that every sealed move has the same length whatever it plays; with ``ssh_key``, the padded
@@ -150,7 +169,8 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
     ``MOVE.yaml.sig``: the signature covers the padding); then the move is encrypted to ``to``
     (age recipients ``age1...`` or SSH public key lines) as ``MOVE.yaml.age``, and the
     signature as ``MOVE.yaml.sig.age`` (a signature in clear would let anyone test guesses of a
-    closing play's face-down card against it). Returns the files written. The plain move and
+    closing play's face-down card against it). Returns the files written and the recipients
+    (:class:`Sealed`), so that the player sees whom the move was sealed to. The plain move and
     signature stay where they are, for the player.
 
     Without ``to``, the recipient is the one the game shows (:func:`referee_recipient_of`):
@@ -161,8 +181,9 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
 
     Raises:
         InputError: the move file is unreadable, not YAML or longer than 1024 bytes, a
-            recipient is not one, (without ``to``) the game's record or view cannot be read
-            or shows none, or the key is not the mover's (exit 2). Nothing is written then.
+            recipient is not one, (without ``to``) the game's record or view cannot be read,
+            shows none, or is a record whose header fails its digest, or the key is not the
+            mover's (exit 2). Nothing is written then.
         UsageError: no ``to``, no ``game`` and no game.yaml here (option ``--to``).
         Failed: ``ssh-keygen`` is missing or refused to sign (its reason, exit 2).
     """
@@ -215,7 +236,7 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
     for name, content in sealed:
         write_atomic(name, content, mode=0o644)
         written.append(name)
-    return written
+    return Sealed(written, tuple(to))
 
 
 SIGNATURE_NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n: what a move's signature is for

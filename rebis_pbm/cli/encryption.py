@@ -46,8 +46,10 @@ def seal(move_file: str, recipients: tuple[str, ...], game: str | None,
     encrypt it (and its signature) to the referee's recipient, writing MOVE.yaml.age (and
     MOVE.yaml.sig.age). Commit those, never the plain move, in a public repository.
     """
-    for written in referee.seal_move(move_file, recipients, ssh_key, game):
+    sealed = referee.seal_move(move_file, recipients, ssh_key, game)
+    for written in sealed.written:
         click.echo(f"Wrote {written}")
+    click.echo("Sealed to " + ", ".join(sealed.recipients))
 
 
 @cli.command("keygen-referee", epilog=EXIT_CODES)

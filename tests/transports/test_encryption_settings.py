@@ -236,3 +236,30 @@ def test_an_identity_given_as_text_opens_files_and_is_never_shown():
     with pytest.raises(InputError, match="not encrypted to the identity given as text") as caught:
         encryption.decrypt(sealed, other)
     assert "AGE-SECRET" not in str(caught.value)
+
+
+def test_seal_refuses_a_record_whose_header_was_edited_to_name_another_recipient(
+        cli, tmp_path, keys, identity):
+    """An attacker who edits the public record's referee_recipient (to read every sealed move)
+    breaks its header digest: seal refuses it and writes nothing; an honest seal says the
+    recipient it used."""
+    game = tmp_path / "game.yaml"
+    assert new(cli, game, keys, "--referee-deal", "--referee-recipient", identity[1]).code == 0
+    move = tmp_path / "turn-001-alice.yaml"
+    move.write_text(dump_yaml({"game": "settings", "turn": 1, "player": "alice",
+                               "play": {"cards": 3, "shelf": "alice", "sign": "positive"}}))
+    honest = cli("seal", move, "--game", game)
+    assert honest.code == 0, honest.err
+    assert f"Sealed to {identity[1]}" in honest.out
+    _, attacker = encryption.new_identity()
+    text = game.read_text()
+    assert identity[1] in text
+    game.write_text(text.replace(identity[1], attacker))
+    for name in ("turn-001-alice.yaml.age",):
+        (tmp_path / name).unlink()
+    before = move.read_bytes()
+    forged = cli("seal", move, "--game", game)
+    assert forged.code == 2, forged.err
+    assert "does not match its header digest" in forged.err
+    assert not (tmp_path / "turn-001-alice.yaml.age").exists()
+    assert move.read_bytes() == before

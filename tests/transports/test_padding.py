@@ -92,7 +92,7 @@ def test_sealed_moves_of_every_kind_have_one_length_and_the_length_attack_learns
                                     **fields}))
         plain.chmod(0o600)  # a closing play's card is a secret: the padded file stays private
         doc = load_yaml(plain.read_bytes(), source=kind, kind="move").data
-        written = referee.seal_move(plain, [], keys["alice"], game=game)
+        written = referee.seal_move(plain, [], keys["alice"], game=game).written
         assert plain.stat().st_mode & 0o777 == 0o600
         assert written == [f"{plain}.age", f"{plain}.sig.age"]
         padded = plain.read_bytes()  # written back padded: the signature beside it covers it
