@@ -22,6 +22,7 @@ from rebis_pbm.formats.schemas import validate
 from rebis_pbm.formats.yaml_reader import load_yaml
 from rebis_pbm.present import views
 from rebis_pbm.present.infoset import infoset_from_view
+from sshkeys import needs_ssh, ssh_key, ssh_sign
 
 GAME = "tools"
 NAMES = ("alice", "bob", "carol", "dave")
@@ -119,6 +120,22 @@ def test_check_against_the_view_says_what_apply_dry_run_says(cli, game):
     assert f"you have no {missing} in your hand" in refused.err
 
 
+def test_check_against_the_view_tells_a_card_not_held_before_where_it_would_go(cli, game):
+    """The player's own check answers "you have no N" first (issue 29), even for a card played
+    where no card may go (a - sign on one's own shelf, R7); the referee's apply of an unsigned
+    move keeps the public reason first (tests/test_secrecy.py)."""
+    folder, created = game
+    missing = next(c for c in range(1, 10) if c not in created.state.hands[0])
+    bad = folder / "negative.yaml"
+    bad.write_text(MOVE.format(game=created.record.game, card=missing)
+                   .replace("positive", "negative"))
+    refused = cli("check", str(bad), "--view", str(folder / "g.views" / "ana.yaml"))
+    assert refused.code == 1
+    assert f"you have no {missing} in your hand" in refused.err
+    dry = cli("apply", str(folder / "g.yaml"), str(bad), "--dry-run")
+    assert dry.code == 1 and "R7" in dry.err and "in your hand" not in dry.err
+
+
 def test_check_against_the_view_refuses_what_it_cannot_judge(cli, game, tmp_path):
     folder, created = game
     good = folder / "good.yaml"
@@ -161,3 +178,25 @@ def test_a_view_record_or_secret_sent_as_a_move_is_named(cli, game):
         assert words in done.err and "unknown field" not in done.err
     with pytest.raises(Refused, match="this is a view"):
         referee.submit_move(record, (folder / "g.views" / "ana.yaml").read_bytes(), "ana.yaml")
+
+
+@needs_ssh
+def test_a_signed_move_of_a_card_not_held_is_told_so_first(tmp_path):
+    """A move signed by its player's key comes from them: apply tells the hand first (issue 29),
+    where an unsigned move would hear R7's public reason (tests/test_secrecy.py)."""
+    keys = {p: ssh_key(tmp_path, p) for p in ("ana", "bob")}
+    created = referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="view tools",
+                                  insecure_seed=True,
+                                  keys={p: k.with_suffix(".pub").read_text()
+                                        for p, k in keys.items()})
+    missing = next(c for c in range(1, 10) if c not in created.state.hands[0])
+    data = MOVE.format(game=created.record.game, card=missing).replace("positive",
+                                                                        "negative").encode()
+    with pytest.raises(IllegalMove) as public:  # unsigned, the engine answers R7 first
+        check_move(created.state, referee.read_move(created.record, tmp_path / "g.yaml", data,
+                                                    "m.yaml"))
+    assert public.value.code == "negative_on_own_shelf"
+    with pytest.raises(Refused) as caught:
+        referee.submit_move(tmp_path / "g.yaml", data, "m.yaml",
+                            signature=ssh_sign(keys["ana"], data))
+    assert f"you have no {missing} in your hand" in str(caught.value)

@@ -352,7 +352,8 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
                                        "seed was revealed with rebis-pbm reveal); no more moves "
                                        "can be played"), {"source": source, "game": record.game}))
     try:
-        state, events = apply_move(replay.state, move)
+        # A move signed by its player's key comes from them: the hand is told first.
+        state, events = apply_move(replay.state, move, hand_first=signed is not None)
     except IllegalMove as exc:
         raise Refused(reason=exc.code, phrase=Phrase(N_("{source}: move rejected: {reason}"), {
             "source": source, "reason": exc.phrase or exc.message})) from None

@@ -141,7 +141,7 @@ def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
                                        "seed was revealed with rebis-pbm reveal); no more moves "
                                        "can be played"), {"source": source, "game": seen.game}))
     try:
-        check_move(seen.state, move)
+        check_move(seen.state, move, hand_first=True)  # the player's own: hand first
     except IllegalMove as exc:
         raise Refused(reason=exc.code, phrase=Phrase(N_("{source}: move rejected: {reason}"), {
             "source": source, "reason": exc.phrase or exc.message})) from None

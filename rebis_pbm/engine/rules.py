@@ -112,14 +112,19 @@ def _check_shelf_ref(state: State, ref: ShelfRef, what: str,
                        shelf=ref.shelf, count=count)
 
 
-def check_move(state: State, move: Move) -> None:
+def check_move(state: State, move: Move, *, hand_first: bool = False) -> None:
     """Raise :class:`IllegalMove` unless ``move`` is legal in ``state``; return None otherwise.
 
     Checks, in order: game over; the mover exists; the turn number (stale or not yet started); whose
     turn it is; then the phase's rules: R12 (red token) or R6 step 2 and R7/R8 (a play), whether
     the hand holds the cards coming last. Every check before that last one reads public information
     only, so a rejected move says nothing about the mover's hand beyond "it does not hold these
-    cards", which the move's acceptance would also have shown (docs/views.md).
+    cards", which the move's acceptance would also have shown (docs/views.md): a move sent in
+    another player's name cannot probe their hand without being played.
+
+    With ``hand_first``, for a move known to come from its player (their own tools, a move
+    signed by their key), a card the hand does not hold is refused as such ("you have no 5")
+    before any rule about where it would go (R7, R8): the answer a player needs first.
 
     Raises:
         IllegalMove: the move is not legal now; its ``code`` (a :class:`Reason`) says why.
@@ -185,9 +190,16 @@ def check_move(state: State, move: Move) -> None:
             raise _illegal(Reason.PAIR_NOT_EQUAL, N_("two cards played together must have the "
                            "same number (R7); {first} and {second} differ"), first=cards[0],
                            second=cards[1])
+    if hand_first:
+        _check_hand(state, mover, cards)
     _check_action(state, move, play, mover, target)
     # Last, so that no other reason can tell whether the hand holds the cards: a move made in
     # someone else's name learns only what its acceptance would show.
+    _check_hand(state, mover, cards)
+
+
+def _check_hand(state: State, mover: int, cards: tuple[int, ...]) -> None:
+    """Refuse cards the mover's hand does not hold (a number the deck lacks is said so: public)."""
     if state.hands[mover].count(cards[0]) < len(cards):
         if cards[0] not in state.ruleset.cards:  # public: the ruleset says which numbers exist
             raise _illegal(Reason.NO_SUCH_CARD, N_("there is no card {card} in this game: "
@@ -270,8 +282,10 @@ def _check_action(state: State, move: Move, play: Play, mover: int, target: int)
                        total=shelf.value - card)
 
 
-def apply_move(state: State, move: Move) -> tuple[State, tuple[ev.Event, ...]]:
-    """Check ``move`` and play it: returns ``(new_state, events)``.
+def apply_move(state: State, move: Move, *,
+               hand_first: bool = False) -> tuple[State, tuple[ev.Event, ...]]:
+    """Check ``move`` and play it: returns ``(new_state, events)``. ``hand_first``: as for
+    :func:`check_move`.
 
     The events run from the move's own steps to the end-of-turn check (R11) and, when the game goes
     on, the next turn's beginning and draw (R6 step 1).
@@ -279,7 +293,7 @@ def apply_move(state: State, move: Move) -> tuple[State, tuple[ev.Event, ...]]:
     Raises:
         IllegalMove: the move is not legal now (nothing changes).
     """
-    check_move(state, move)
+    check_move(state, move, hand_first=hand_first)
     return _play(state, move)
 
 

@@ -20,6 +20,7 @@ from builders import (
 )
 from rebis_pbm.engine import (
     PLAY,
+    IllegalMove,
     Move,
     Play,
     Ruleset,
@@ -27,6 +28,7 @@ from rebis_pbm.engine import (
     ShelfCard,
     Supply,
     apply_move,
+    check_move,
     score_table,
     setup,
 )
@@ -441,6 +443,23 @@ def test_r8_2_plus_play_on_another_shelf_goes_face_up_and_draws_nothing():
     assert events[0] == ev.Played("ana", "bea", 1, (2,), POSITIVE)
     assert kinds(events) == ["Played", "TurnBegan", "Drew"]
     assert after.hands[1] == (8,)
+
+
+def test_r8_2_a_card_not_held_is_told_first_to_its_own_player_and_last_to_anyone_else():
+    """Ana holds no 5: her own tools, or a move signed by her key (hand_first), hear "you have
+    no 5" before R8.2's value check; an unauthenticated move hears R8.2 (public), so that a move
+    in her name cannot probe her hand without being played."""
+    st = make_state(hands=[(1, 2, 7)], shelves=[[("?5",)], [("?6", "+4", "-3@0")]])
+    move = play(st, 5, "bea", NEGATIVE)  # value 1 - 5 < 0, and ana has no 5
+    rejected(st, move, "value_below_zero", "R8.2")
+    for check in (check_move, apply_move):
+        with pytest.raises(IllegalMove) as own:
+            check(st, move, hand_first=True)
+        assert own.value.code == "card_not_in_hand" and "no 5" in own.value.message
+    held = play(st, 2, "bea", NEGATIVE)  # a card she holds: R8.2 answers either way
+    with pytest.raises(IllegalMove) as caught:
+        check_move(st, held, hand_first=True)
+    assert caught.value.code == "value_below_zero"
 
 
 def test_r8_2_minus_play_that_makes_the_value_negative_is_rejected():
