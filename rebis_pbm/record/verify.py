@@ -181,7 +181,7 @@ def check_record_digest(record: Record, key: str) -> Problem | None:
         else f"record_hmac {record.record_hmac}")
 
 
-def walk(record: Record, seed: str | None = None) -> Walk:
+def walk(record: Record, seed: str | None = None, *, signatures: bool = True) -> Walk:
     """Check ``record`` from its header to its last move; stop at the first problem.
 
     Without a seed (none given and none revealed): header digest, turn numbers, seat order and
@@ -192,6 +192,11 @@ def walk(record: Record, seed: str | None = None) -> Walk:
     (:func:`check_record_digest`). While the record reveals no seed, a move the rules refuse and
     a wrongly sealed play are reported as the state digest's problem, in its words: which of
     them it is would tell a hand or a face-down card (docs/audit.md).
+
+    ``signatures=False``: the referee's own read of its record with the seed (every command but
+    ``verify``): when the keyed record digest ``record_hmac`` holds, which only the seed's
+    holder can compute and which covers every entry, the players' signatures are not checked
+    again (each was checked when its move entered); without it, or when it fails, they are.
 
     Returns:
         a :class:`Walk`. Never raises for a bad record; the problem says what is wrong.
@@ -214,7 +219,10 @@ def walk(record: Record, seed: str | None = None) -> Walk:
             expected=f"seed_sha256 {commitment(fmt, seed)} (the commitment of the seed given)",
             found=f"seed_sha256 {record.seed_sha256}"), None, 0)
     key = seed if seed is not None else record.seed
-    problem = check_joins(record)
+    # The keyed record digest, when it holds, covers every signature the referee once checked.
+    hmac_holds = not signatures and key is not None and record.format not in BEFORE_V3 \
+        and check_record_digest(record, key) is None
+    problem = check_joins(record, signatures=not hmac_holds)
     if problem is not None:
         return Walk(problem, None, 0)
     if record.joining():
@@ -259,7 +267,7 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                 "before it, was edited after it was recorded",
                 expected=f"chain_sha256 {computed}",
                 found=f"chain_sha256 {record.links[index].chain_sha256}", **at), None, index)
-        problem = check_signature(record, index, key)
+        problem = None if hmac_holds else check_signature(record, index, key)
         if problem is not None:
             return Walk(problem, None, index)
         if key is None:
@@ -306,7 +314,7 @@ def walk(record: Record, seed: str | None = None) -> Walk:
             f"after move {action.get('after')}) does not match its chain digest: it, or an action "
             f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
             found=f"chain_sha256 {action.get('chain_sha256')}"), None, len(record.moves))
-    problem = None if key is None else check_record_digest(record, key)
+    problem = None if key is None or hmac_holds else check_record_digest(record, key)
     if problem is not None:  # last, so that an edited move is reported at its turn
         return Walk(problem, None, len(record.moves))
     replay = None if key is None else Replay(state, setup_events, tuple(history))
@@ -325,10 +333,12 @@ def _state_differs(record: Record, index: int, at: dict) -> Problem:
         found=f"state_hmac {record.links[index].state_hmac}", **at)
 
 
-def check_joins(record: Record) -> Problem | None:
+def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
     """A fair deal's join entries (rebis-pbm/2): each by a player of the game, once, chained
     after the header, signed by the player's ``new --key`` key when they registered one (a key
-    in the join itself is the player's from then on: the join is its own registration)."""
+    in the join itself is the player's from then on: the join is its own registration).
+    ``signatures=False``: the signatures are covered by a keyed record digest that holds
+    (:func:`walk`) and are not checked again."""
     if record.joins and record.deal != FAIR_DEAL:
         return Problem("join", "join entries in a game dealt by the referee alone",
                        expected="no joins", found=f"{len(record.joins)} join(s)")
@@ -346,7 +356,7 @@ def check_joins(record: Record) -> Problem | None:
                            player=join.player, expected=f"chain_sha256 {computed}",
                            found=f"chain_sha256 {join.chain_sha256}")
         keys = record.join_keys(join.player)
-        if keys or join.proof is not None:
+        if signatures and (keys or join.proof is not None):
             from rebis_pbm.crypto.signatures import signed_by
             keys = keys or ((join.key,) if join.key else ())
             proof = join.proof
@@ -530,9 +540,9 @@ def check_status(record: Record, found: dict, replay: Replay | None) -> Problem 
                    turn=last, expected=want, found=have)
 
 
-def replay_record(record: Record, seed: str) -> Replay:
+def replay_record(record: Record, seed: str, *, signatures: bool = True) -> Replay:
     """Deal from ``seed`` and play every recorded move, checking each move's digests as it goes
-    (the whole check is :func:`walk`).
+    (the whole check is :func:`walk`; ``signatures`` as there).
 
     Raises:
         SeedError: ``seed`` does not match the record's commitment.
@@ -540,7 +550,7 @@ def replay_record(record: Record, seed: str) -> Replay:
             its point, a seal opens to no card, a closing play shows its card (the message names
             the turn), or a revealed seed is not the committed one.
     """
-    result = walk(record, seed)
+    result = walk(record, seed, signatures=signatures)
     if result.problem is not None:
         if result.problem.code == "wrong_seed":
             check_seed(record, seed)  # raises SeedError: the seed belongs to another game
@@ -569,11 +579,13 @@ def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
         InputError, SeedError, CorruptRecord: as :func:`parse_record`, ``seed_for`` and
             :func:`replay_record`; CorruptRecord also for an edited header or status.
     """
-    found = _read_as_written(data, source, seed_for)
-    return found if found is not None else read_checked(data, source, seed_for)
+    # The referee's read: signatures already checked are covered by record_hmac (walk).
+    found = _read_as_written(data, source, seed_for, signatures=False)
+    return found if found is not None else read_checked(data, source, seed_for, signatures=False)
 
 
-def read_checked(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
+def read_checked(data: bytes, source: str, seed_for, *,
+                 signatures: bool = True) -> tuple[Record, Replay, str]:
     """The checked path of :func:`read_game`, for any record: the schema, the header digest
     before ``seed_for`` relies on the game id, the replay with every digest, and the written
     status against the one the moves give.
@@ -585,15 +597,15 @@ def read_checked(data: bytes, source: str, seed_for) -> tuple[Record, Replay, st
     problem = check_header(record)  # before seed_for relies on the game id
     if problem is None:
         seed = seed_for(record)
-        replay = replay_record(record, seed)
+        replay = replay_record(record, seed, signatures=signatures)
         problem = check_status(record, record.written_status, replay)
         if problem is None:
             return record, replay, seed
     raise CorruptRecord(problem.sentence(), problem)
 
 
-def _read_as_written(data: bytes, source: str, seed_for,
-                     loaded=None) -> tuple[Record, Replay, str] | None:
+def _read_as_written(data: bytes, source: str, seed_for, loaded=None, *,
+                     signatures: bool = True) -> tuple[Record, Replay, str] | None:
     """The fast path of :func:`read_game`; None sends the record down the checked path.
     ``loaded``: ``data`` already read, by the strict loader (a ``yamlio.Loaded``) or as
     :func:`rebis_pbm.formats.yaml_reader.simple_data` gives it (a dict); None: read here, by
@@ -620,7 +632,7 @@ def _read_as_written(data: bytes, source: str, seed_for,
         if not all(player.fullmatch(name) for name in record.players):
             return None  # names become file names: never trust them unchecked
         seed = seed_for(record)
-        replay = replay_record(record, seed)
+        replay = replay_record(record, seed, signatures=signatures)
         if json.dumps(doc) != json.dumps(record.to_dict(replay.state)):
             return None  # json tells 1 from true and "1", and keeps key order
     except Exception:  # whatever is wrong, the checked path finds it and words it

@@ -364,3 +364,30 @@ def test_each_salted_format_commits_to_the_secret_in_its_own_domain():
 
     secret = salted("a seed", "0123456789abcdef" * 2)
     assert len({commitment("rebis-pbm/2", secret), commitment("rebis-pbm/3", secret)}) == 2
+
+
+def test_a_read_with_the_seed_checks_no_recorded_signature_the_keyed_digest_covers(game, keys):
+    """Issue 31: the referee's own read (every command but verify) does not check the recorded
+    signatures again when record_hmac holds, since only the seed's holder can compute it and it
+    covers every entry; verify still checks each one. Shown with a record whose bob signature was
+    replaced by the seed's holder (record_hmac recomputed): open_game reads it, verify refuses
+    it at bob's move. A forger without the seed cannot do this (the tests above)."""
+    from rebis_pbm.record.audit import verify
+
+    secret = secret_of(game.parent / "game.secret.yaml")
+
+    def resign(doc):
+        for entry in doc["moves"]:
+            if entry["player"] == "bob":
+                entry["signature"] = ssh_sign(keys["mallory"], entry["signed"].encode()).decode()
+    rewrite(game, resign)
+    doc = yaml.safe_load(game.read_text())
+    rekeyed = Record.from_dict(doc).keyed(secret)
+    doc["record_hmac"] = rekeyed.record_hmac
+    game.write_text(HEADER + dump_yaml(doc))
+    with seeded(game.parent):
+        record, replay, _ = referee.open_game(game)
+    assert len(record.moves) == 4 and replay.state.turn == 5
+    report = verify(game.read_bytes(), "game.yaml", lambda record: (secret, "the test's seed"))
+    assert report.problem is not None and report.problem.code == "signature"
+    assert report.problem.player == "bob"
