@@ -12,12 +12,9 @@ from pathlib import Path
 import pytest
 from test_mail_cli import REFEREE, SEED, invoke, move_doc, state_of
 
-from rebis_pbm.transports.mail.message import (
-    MailError,
-    extract_move,
-    maildir_new,
-    parse_message,
-)
+from rebis_pbm.transports.mail.inbound import extract_move
+from rebis_pbm.transports.mail.maildir import maildir_new
+from rebis_pbm.transports.mail.policy import MailError, parse_message
 from transport_support import new_args, pick_move
 
 GMAIL_ATTRIBUTION = "On Mon, 4 Mar 2024 at 10:02, Rebis referee <referee@example.org> wrote:"

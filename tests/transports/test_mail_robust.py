@@ -15,7 +15,8 @@ from aiosmtpd.controller import Controller
 from test_mail_cli import REFEREE, SEED, incoming, invoke, maildir, move_doc, queued, state_of
 from test_mail_smtp import free_port
 
-from rebis_pbm.transports.mail.message import maildir_new, parse_message
+from rebis_pbm.transports.mail.maildir import maildir_new
+from rebis_pbm.transports.mail.policy import parse_message
 from transport_support import PLAYERS, exe, new_args, pick_move, run
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}
