@@ -81,10 +81,10 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
     """Queue a reminder (:func:`rebis_pbm.transports.mail.compose.reminder_message`) to the
     player to move when their deadline is near at ``now`` (ISO 8601;
     :func:`rebis_pbm.record.deadlines.reminder_due`: within 24 h, or a quarter of the deadline
-    when shorter), once per turn: the turn is noted in the sidecar ``reminded-turn`` beside the queue's messages after the
-    message is queued (a crash between the two sends a reminder twice, never none). Returns the
-    player reminded, or None (no reminder due, no address for them, or already reminded this
-    turn).
+    when shorter), once per turn: the turn is noted in the sidecar ``reminded-turn`` beside the
+    queue's messages after the message is queued (a crash between the two sends a reminder
+    twice, never none). Returns the player reminded, or None (no reminder due, no address for
+    them, or already reminded this turn).
 
     Raises:
         as :func:`rebis_pbm.app.open_game`; Busy when the record stays locked.
