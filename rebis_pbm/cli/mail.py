@@ -125,7 +125,9 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
     server refuses for now (4xx) stays queued for the next run; one it refuses for good (5xx,
     e.g. an address that does not exist) is set aside in the queue's failed/ and reported to
     the referee (standard error, and a message queued to the referee), and the others go on.
-    If the server cannot be reached, the rest stays queued for the next run (exit 2).
+    If the server cannot be reached, the rest stays queued for the next run (exit 2). When a
+    message was set aside, the others are sent and mail out exits 2 (so that cron tells the
+    referee); `rebis-pbm mail retry GAME` queues the set-aside messages again.
 
     GAME may be a folder of games (as for mail in): every game's queue is sent in turn
     (--queue does not go with a folder).
@@ -177,3 +179,33 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
         click.echo(f"{counted(done.sent, 'message')} sent through {host}:{port}"
                    + (f"; {done.kept} kept for the next run" if done.kept else "")
                    + (f"; {done.set_aside} set aside" if done.set_aside else "") + ".")
+    if done.set_aside:
+        from rebis_pbm.errors import ExitCode, Failed
+        raise Failed(f"{counted(done.set_aside, 'message')} refused for good by the server "
+                     f"{'was' if done.set_aside == 1 else 'were'} set aside in the queue's failed/ "
+                     f"(the others were sent); correct the address, then `rebis-pbm mail retry "
+                     f"{game}` queues {'it' if done.set_aside == 1 else 'them'} again",
+                     ExitCode.INPUT)
+
+
+@mail.command("retry")
+@click.argument("game", type=click.Path(readable=False, path_type=Path))
+@queue_option
+def mail_retry(game: Path, queue) -> None:
+    """Queue again the messages a server refused for good (set aside in the queue's failed/);
+    the next `mail out` sends them.
+
+    Run it once the cause is gone (an address corrected with `replace-player --address`: the
+    message keeps its old recipient, so send the player's view again with `mail views GAME
+    --player NAME` instead; a server's refusal that was a mistake). GAME may be a folder of
+    games: every game's failed/ (--queue does not go with a folder).
+    """
+    from rebis_pbm.transports.mail.mail_out import retry_failed, retry_failed_all
+    if game.is_dir():
+        if queue is not None:
+            raise click.UsageError("--queue does not go with a folder of games: each game's "
+                                   "queue is beside its record")
+        count = retry_failed_all(game)
+    else:
+        count = retry_failed(queue or default_queue(game))
+    click.echo(f"{counted(count, 'message')} queued again for mail out.")

@@ -52,7 +52,9 @@ def extract_move(msg: EmailMessage) -> Extracted:
     """The move file in ``msg``, by the rule of docs/mail.md:
 
     1. A YAML attachment (a file named ``*.yaml`` or ``*.yml``, also with ``.txt`` added as
-       some mail clients do, or of a YAML content type) is the move; two or more are refused.
+       some mail clients do, or of a YAML content type) is the move. Of two or more, those that
+       read as a view (the view attachment a reply kept, :func:`_is_view`) are passed over; two
+       or more others are refused.
     2. Otherwise the plain-text body: the signature (from a line ``-- `` on), the message
        replied to when it is not quoted with ``>`` (from its Outlook separator, header block or
        "On ... wrote:" line on, :func:`quoted_view_start`), quoted lines (starting with ``>``)
@@ -65,7 +67,8 @@ def extract_move(msg: EmailMessage) -> Extracted:
        attachment (``ssh-keygen -Y sign`` writes ``MOVE.yaml.sig``), else an armoured block
        ``-----BEGIN SSH SIGNATURE-----`` ... ``-----END SSH SIGNATURE-----`` in the text. A move
        in the text is then taken without the block and without blank lines around it, as the
-       signed file holds it.
+       signed file holds it: with a ``---`` block, exactly the lines between ``---`` and
+       ``...``, each ended by a line feed.
 
     Raises:
         MailError: several YAML attachments or signature attachments, an HTML-only message,
@@ -74,6 +77,9 @@ def extract_move(msg: EmailMessage) -> Extracted:
     signature = _signature_attachment(msg)
     candidates = [part for part in msg.walk()
                   if not part.is_multipart() and _is_yaml_part(part)]
+    if len(candidates) > 1:
+        moves = [part for part in candidates if not _is_view(part)]
+        candidates = moves if len(moves) == 1 else candidates
     if len(candidates) > 1:
         names = ", ".join(p.get_filename() or p.get_content_type() for p in candidates)
         raise MailError(Phrase(N_("the message has {count} YAML attachments ({names}); attach "
@@ -103,13 +109,37 @@ def extract_move(msg: EmailMessage) -> Extracted:
                                {"error": exc})) from None
     armour = None if signature is not None else ARMOUR.search(text)
     if armour is None:
+        if signature is not None:  # signed: the move as the signed file holds it (below)
+            return Extracted(_signed_text(_move_text(text)), MESSAGE_TEXT, signature)
         return Extracted(_move_text(text).encode("utf-8"), MESSAGE_TEXT, signature)
     # A move signed in the text: the block goes to the check; the move is the rest, as the file
     # that was signed holds it (no blank lines around: an editor's file ends with one newline).
     rest = text[:armour.start()] + "\n" * armour.group(0).count("\n") + text[armour.end():]
-    move = _move_text(rest).strip("\n") + "\n"
-    return Extracted(move.encode("utf-8"), MESSAGE_TEXT,
+    return Extracted(_signed_text(_move_text(rest)), MESSAGE_TEXT,
                      armour.group(0).encode("ascii", "replace") + b"\n")
+
+
+def _signed_text(move: str) -> bytes:
+    """A move read from a message's text (:func:`_move_text`, whose dropped lines are kept
+    empty) as the file its player signed holds it: without the blank lines around it (an
+    editor's file ends with one newline), in UTF-8."""
+    return (move.strip("\n") + "\n").encode("utf-8")
+
+
+def _is_view(part: EmailMessage) -> bool:
+    """Does the YAML attachment ``part`` read as a view (:func:`rebis_pbm.formats.filekinds.
+    kind_of`), such as the view attachment of the message a reply answers? Read with the strict
+    reader of every file a player sends; one that cannot be read is not a view."""
+    from rebis_pbm.errors import InputError
+    from rebis_pbm.formats.filekinds import kind_of
+    from rebis_pbm.formats.yaml_reader import load_yaml
+    try:
+        content = part.get_content()
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        doc = load_yaml(data, source=part.get_filename() or "attachment", kind="view").data
+    except (InputError, LookupError, ValueError, MessageError):
+        return False
+    return kind_of(doc) == "view"
 
 
 # The source of a move written in a message's text, in refusals (translated: i18n.translate).

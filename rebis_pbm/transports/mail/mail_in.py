@@ -78,6 +78,18 @@ class Handled(NamedTuple):
     applied: bool = False   # a move was applied (and its messages queued)
 
 
+def _read(data: bytes, label: str) -> EmailMessage | Handled:
+    """A message's bytes parsed (at most its first ``policy.MAIL_MAX_BYTES``, headers only
+    beyond), or what was done with a message that cannot be read at all (parts nested too
+    deep): set aside unanswered, like mail without a sender, so that one stranger's message
+    never jams the Maildir."""
+    cap = policy.MAIL_MAX_BYTES
+    try:
+        return parse_message(data[:cap], headers_only=len(data) > cap)
+    except MailError as exc:
+        return Handled(f"{label}: set aside, not answered: {exc}", True)
+
+
 def _sender_to_answer(msg: EmailMessage, label: str) -> str | Handled:
     """The address to answer ``msg`` (a parsed message) at, or what was done with a message
     nobody is to be answered for: an automatic message (a bounce, an auto-reply, a list), or
@@ -95,8 +107,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
                    queue_dir: Path, views_dir: str | os.PathLike[str] | None, *,
                    pictures: bool = True, parsed: EmailMessage | None = None) -> Handled:
     """Handle one message: apply the move it carries and queue the answers. ``parsed``: ``data``
-    already parsed (``mail.parse_message`` of at most its first ``policy.MAIL_MAX_BYTES``, headers
-    only beyond), as the routing of a folder of games does.
+    already parsed (:func:`_read`), as the routing of a shard does.
 
     A registered player's mistake is answered and counts as handled. A message from an address
     no player registered is not answered at all (it would tell a stranger, or a spammer, that
@@ -104,8 +115,9 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     the referee's side (record, seed, lock, disk): then nothing was applied and nothing queued.
     """
     too_big = len(data) > policy.MAIL_MAX_BYTES
-    msg = parsed if parsed is not None else parse_message(data[:policy.MAIL_MAX_BYTES],
-                                                          headers_only=too_big)
+    msg = parsed if parsed is not None else _read(data, label)
+    if isinstance(msg, Handled):
+        return msg
     sender = _sender_to_answer(msg, label)
     if isinstance(sender, Handled):
         return sender
@@ -404,8 +416,9 @@ def _mail_in_shard(folder: str | os.PathLike[str], source: str | BinaryIO,
                               f"{counted(count, 'message')} queued now", True)
 
     def handle(data: bytes, label: str) -> Handled:
-        cap = policy.MAIL_MAX_BYTES
-        msg = parse_message(data[:cap], headers_only=len(data) > cap)
+        msg = _read(data, label)
+        if isinstance(msg, Handled):
+            return msg
         known = [g for g in game_named(msg) if g in shard.paths]
         if known:
             path = shard.paths[known[0]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from email import policy
 from email.errors import HeaderParseError, MessageError
 from email.headerregistry import Address, BaseHeader, HeaderRegistry
-from email.message import EmailMessage
+from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.policy import EmailPolicy
 from typing import Any
@@ -19,6 +19,10 @@ from typing import Any
 from rebis_pbm.present.i18n import Phrase
 
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
+# Parts inside parts a message may nest: deeper, the email package's parser and every walk over
+# the parts would recurse past Python's limit (a stranger's 1,200 nested multipart/mixed did).
+# Real mail nests a few levels (a forwarded message inside an alternative inside a mixed).
+MAX_NESTING = 64
 
 
 class _Headers(HeaderRegistry):
@@ -116,9 +120,34 @@ def check_address(text: str) -> str:
 
 
 def parse_message(data: bytes, *, headers_only: bool = False) -> EmailMessage:
-    """An RFC 5322 message from its bytes (:data:`POLICY`; never raises for junk:
-    the parser records defects instead)."""
-    return _parser.parsebytes(data, headersonly=headers_only)
+    """An RFC 5322 message from its bytes (:data:`POLICY`; for other junk the parser records
+    defects instead of raising).
+
+    Raises:
+        MailError: parts nested more than :data:`MAX_NESTING` deep (no move or reply is read
+            out of such a message: it is set aside).
+    """
+    try:
+        msg = _parser.parsebytes(data, headersonly=headers_only)
+    except RecursionError:  # the parser recurses once a level: far deeper than MAX_NESTING
+        msg = None
+    if msg is None or _nesting(msg) > MAX_NESTING:
+        raise MailError(f"the message's parts are nested more than {MAX_NESTING} deep, "
+                        f"too deep to read")
+    return msg
+
+
+def _nesting(msg: EmailMessage) -> int:
+    """How deep the parts of ``msg`` nest (0: a single part), counted without recursion."""
+    deepest = 0
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack:
+        part, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if part.is_multipart() and depth <= MAX_NESTING:  # a multipart, or message/rfc822
+            stack.extend((inner, depth + 1) for inner in part.get_payload()
+                         if isinstance(inner, Message))
+    return deepest
 
 
 def sender_address(msg: EmailMessage) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable
 from email.message import EmailMessage
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from rebis_pbm.transports.mail.policy import parse_message, sender_address
+from rebis_pbm.transports.mail.policy import MailError, parse_message, sender_address
 
 if TYPE_CHECKING:  # smtplib is imported when a message is sent
     import smtplib
@@ -78,10 +79,11 @@ def _text(value: bytes | str) -> str:
 
 def send_smtp(server: SmtpServer, paths: list[Path], sent: SentHook,
               refused: RefusedHook | None = None) -> None:
-    """Send the message files ``paths`` in order through one SMTP session; after each one the
-    server accepted, call ``sent(path)``; after each one it refused (a reply to the sender, a
-    recipient or the data), call ``refused(path, Refusal)`` and go on with the next (without
-    ``refused``, the refusal is raised as the smtplib exception).
+    """Send the message files ``paths`` in order through one SMTP session, each as the bytes the
+    queue holds (:func:`wire_bytes`); after each one the server accepted, call ``sent(path)``;
+    after each one it refused (a reply to the sender, a recipient or the data), call
+    ``refused(path, Refusal)`` and go on with the next (without ``refused``, the refusal is
+    raised as the smtplib exception).
 
     Raises:
         smtplib.SMTPException, ssl.SSLError, OSError: the server could not be reached, or
@@ -107,8 +109,13 @@ def send_smtp(server: SmtpServer, paths: list[Path], sent: SentHook,
             smtp.login(server.user, server.password or "")
         for path in paths:
             try:
-                msg = parse_message(path.read_bytes())
-                smtp.send_message(msg, to_addrs=recipients(msg))
+                data = path.read_bytes()
+                msg = parse_message(data, headers_only=True)
+                sender, to = _envelope_sender(msg), recipients(msg)
+                # SMTPUTF8 for an address beyond ASCII, as smtplib's send_message asks for it
+                international = not all(address.isascii() for address in [sender, *to])
+                smtp.sendmail(sender, to, wire_bytes(data, msg),
+                              mail_options=["SMTPUTF8", "BODY=8BITMIME"] if international else [])
             except (smtplib.SMTPRecipientsRefused, smtplib.SMTPSenderRefused,
                     smtplib.SMTPDataError) as exc:
                 if refused is None:
@@ -118,6 +125,31 @@ def send_smtp(server: SmtpServer, paths: list[Path], sent: SentHook,
                 refused(path, _refusal(exc))
                 continue
             sent(path)
+
+
+def wire_bytes(data: bytes, headers: EmailMessage) -> bytes:
+    """A queued message's bytes as sent: the queue's own, line ends made CRLF (SMTP's; smtplib
+    dot-stuffs them), so that no header is folded again on the way out. Folded again by the
+    email package (smtplib's ``send_message``), two encoded words of a French subject lost the
+    space between them (``n'a pas étéappliqué``). A queued message with a ``Bcc`` (rebis-pbm
+    writes none) is written again without it, as ``send_message`` would, so no reader sees it.
+    ``headers``: ``data``'s headers, parsed."""
+    if headers["Bcc"] is not None or headers["Resent-Bcc"] is not None:
+        from rebis_pbm.transports.mail.maildir import as_bytes
+
+        whole = parse_message(data)
+        del whole["Bcc"], whole["Resent-Bcc"]
+        data = as_bytes(whole)
+    return re.sub(rb"\r?\n", b"\r\n", data)
+
+
+def _envelope_sender(msg: EmailMessage) -> str:
+    """The envelope sender (MAIL FROM) of a queued message: its From address (the referee's),
+    or the null sender when it has none that can be read."""
+    try:
+        return sender_address(msg)
+    except MailError:
+        return ""
 
 
 def recipients(msg: EmailMessage) -> list[str]:
