@@ -1,6 +1,6 @@
 """The bytes of the messages a game sends: composed with ``policy.POLICY``
-(``email.policy.default``
-with a header factory that makes each header's class once and parses each header text once),
+(``email.policy.default`` with a header factory that makes each header's class once and parses
+each header text once),
 they are byte for byte what ``email.policy.default`` itself writes, in the queue (a Maildir, as
 ``mail out`` reads it) and as sent (``send_smtp`` reads a queued file and writes it again).
 
