@@ -2,7 +2,8 @@
 (``email.policy.default`` with a header factory that makes each header's class once and parses
 each header text once),
 they are byte for byte what ``email.policy.default`` itself writes, in the queue (a Maildir, as
-``mail out`` reads it) and as sent (``send_smtp`` reads a queued file and writes it again).
+``mail out`` reads it) and as written again from a queued file by the email package (which
+``send_smtp`` no longer does: it sends the queued bytes).
 
 Every kind of message is composed three times: with the stock policy, with ``POLICY`` while its
 header factory knows none of the headers yet, and with ``POLICY`` again (every header text
