@@ -223,7 +223,7 @@ def mailed_queue(game: Path, keep: Path) -> Path:
     noting its first turn, which a season of games does once per game). Returns ``keep``."""
     queue = game.with_name("game.mailq")
     try:
-        from rebis_pbm.transports.mail.jobs import queue_views
+        from rebis_pbm.transports.mail.outbox import queue_views
     except ImportError:  # a version before the mail transport: no queue to give
         keep.mkdir(parents=True)
         return keep

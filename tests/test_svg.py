@@ -21,8 +21,8 @@ from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import deal
 from rebis_pbm.present import svg, views
 from rebis_pbm.record import Replay
-from rebis_pbm.transports.mail import message as mail
-from rebis_pbm.transports.mail.message import view_message
+from rebis_pbm.transports.mail import compose as mail
+from rebis_pbm.transports.mail.compose import view_message
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = {"s": "http://www.w3.org/2000/svg"}

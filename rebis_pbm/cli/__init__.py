@@ -221,7 +221,7 @@ def referee_option(required: bool = False):  # type: ignore[no-untyped-def]
 def _checked_referee(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from rebis_pbm.transports.mail.message import check_address
+    from rebis_pbm.transports.mail.policy import check_address
     try:
         return check_address(value)
     except ValueError as exc:

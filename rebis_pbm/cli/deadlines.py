@@ -47,15 +47,15 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
             click.echo(f"Reminder due: {done.remind}'s deadline is near.")
         return
     from rebis_pbm.present.views import counted
-    from rebis_pbm.transports.mail import jobs as mail_jobs
-    queue = queue or mail_jobs.default_queue(game)
+    from rebis_pbm.transports import outbox_for
+    outbox = outbox_for(game, referee_address, queue, pictures=pictures)
     if done.moved:
-        count = mail_jobs.queue_stand_in_views(game, referee_address, queue, pictures=pictures)
+        count = outbox.queue_stand_in_views()
         if count:
             click.echo(f"{counted(count, 'message')} queued (the views after the referee's "
                        f"moves).")
     if done.remind:
-        reminded = mail_jobs.queue_reminder(game, referee_address, queue, now, pictures=pictures)
+        reminded = outbox.queue_reminder(now)
         why = "a reminder is queued for them" if reminded else \
             "no reminder queued (already reminded this turn, or no address registered)"
         click.echo(f"Reminder due: {done.remind}'s deadline is near; {why}.")
@@ -107,7 +107,7 @@ def replace_player(game: str, player: str, address: str | None, key_file: str | 
     from rebis_pbm.crypto.signatures import parse_keys
     from rebis_pbm.errors import UsageError
     from rebis_pbm.files.atomic import read_input
-    from rebis_pbm.transports.mail.message import check_address
+    from rebis_pbm.transports.mail.policy import check_address
     if address is None and key_file is None and lang is None:
         raise UsageError("give --address, --key, --lang or several", "--address")
     if address is not None:

@@ -29,7 +29,7 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
         UsageError: NAME= or =ADDRESS (:func:`rebis_pbm.app.name_value`), or an address that
             is not one (option ``--player``).
     """
-    from rebis_pbm.transports.mail.message import check_address
+    from rebis_pbm.transports.mail.policy import check_address
     names, addresses = [], {}
     for item in items:
         name, address = referee.name_value(item, "--player", "NAME=ADDRESS",

@@ -147,23 +147,23 @@ def apply(revisions: str | None, game: str, games: str | None, remote: str | Non
 
     def queue_views(outcome) -> None:
         from rebis_pbm.present.views import counted
+        from rebis_pbm.transports import outbox_for
         from rebis_pbm.transports.git.jobs import repository
-        from rebis_pbm.transports.mail.jobs import default_queue
-        from rebis_pbm.transports.mail.jobs import queue_views as add
         top = repository(".")
         assert referee_address is not None
         if games is None:
             # (DIR as given, relative to the working folder, as ever)
-            where = Path(queue) if queue else default_queue(top / game)
-            count = add(top / game, referee_address, (), where, pictures=pictures)
-            shown = Path(queue) if queue else default_queue(game)
+            where = Path(queue) if queue else None
+            count = outbox_for(top / game, referee_address, where,
+                               pictures=pictures).queue_views()
+            shown = outbox_for(game, referee_address, where).where
             click.echo(f"rebis-pbm git: {counted(count, 'message')} queued in {shown}/ for mail "
                        f"out.")
             return
         for record in outcome.games:  # a queue notes its game's last turn: one for each game
-            count = add(top / record, referee_address, (), pictures=pictures)
+            count = outbox_for(top / record, referee_address, pictures=pictures).queue_views()
             click.echo(f"rebis-pbm git: {counted(count, 'message')} of {record} queued in "
-                       f"{default_queue(record)}/ for mail out.")
+                       f"{outbox_for(record, referee_address).where}/ for mail out.")
 
     privacy = Privacy(age_identity=identity, public_repo=public_repo,
                       keys=public_keys(keys) if keys else None, encrypt_views=encrypt_views)

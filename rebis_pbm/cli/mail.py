@@ -1,6 +1,6 @@
 """``rebis-pbm mail``: play by e-mail around ``apply`` (docs/mail.md).
 
-A thin shell: the use cases are :mod:`rebis_pbm.transports.mail.jobs` (``mail in`` enters each
+A thin shell: the use cases are :mod:`rebis_pbm.transports.mail` (:mod:`.mail_in` enters each
 move through :func:`rebis_pbm.app.submit_move`, the one way a move enters a game).
 """
 
@@ -14,7 +14,7 @@ import click
 
 from rebis_pbm.cli import cli, pictures_option, queue_option, referee_option
 from rebis_pbm.present.views import counted
-from rebis_pbm.transports.mail.jobs import default_queue
+from rebis_pbm.transports.mail.outbox import default_queue
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
 
@@ -67,8 +67,8 @@ def mail_in(game: Path, source: str, referee_address: str, queue, pictures: bool
     and --views-dir do not go with a folder). A player's message that names none of the games
     gets one reply saying so.
     """
-    from rebis_pbm.transports.mail.jobs import mail_in as run
-    from rebis_pbm.transports.mail.jobs import mail_in_games
+    from rebis_pbm.transports.mail.mail_in import mail_in as run
+    from rebis_pbm.transports.mail.mail_in import mail_in_games
     stream = sys.stdin.buffer if source == "-" else source
     if game.is_dir():
         for option, value in (("--queue", queue), ("--views-dir", views_dir)):
@@ -93,7 +93,7 @@ def mail_in(game: Path, source: str, referee_address: str, queue, pictures: bool
 @pictures_option
 def mail_views(game: Path, players, referee_address: str, queue, pictures: bool) -> None:
     """Queue every player's current view: at the start of a game, or to send one again."""
-    from rebis_pbm.transports.mail.jobs import queue_views
+    from rebis_pbm.transports.mail.outbox import queue_views
     count = queue_views(game, referee_address, tuple(players), queue, pictures=pictures)
     click.echo(f"{counted(count, 'message')} queued.")
 
@@ -125,13 +125,15 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
     server refuses for now (4xx) stays queued for the next run; one it refuses for good (5xx,
     e.g. an address that does not exist) is set aside in the queue's failed/ and reported to
     the referee (standard error, and a message queued to the referee), and the others go on.
-    If the server cannot be reached, the rest stays queued for the next run (exit 2).
+    If the server cannot be reached, the rest stays queued for the next run (exit 2). When a
+    message was set aside, the others are sent and mail out exits 2 (so that cron tells the
+    referee); `rebis-pbm mail retry GAME` queues the set-aside messages again.
 
     GAME may be a folder of games (as for mail in): every game's queue is sent in turn
     (--queue does not go with a folder).
     """
-    from rebis_pbm.transports.mail.jobs import send_queue
-    from rebis_pbm.transports.mail.message import SmtpServer, parse_server
+    from rebis_pbm.transports.mail.mail_out import send_queue
+    from rebis_pbm.transports.mail.send import SmtpServer, parse_server
     if [outbox, smtp, sendmail].count(None) != 2:
         raise click.UsageError("give exactly one of --outbox DIR, --smtp HOST[:PORT] or "
                                "--sendmail [PATH]")
@@ -159,7 +161,7 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
         if queue is not None:
             raise click.UsageError("--queue does not go with a folder of games: each game's "
                                    "queue is beside its record")
-        from rebis_pbm.transports.mail.jobs import send_queues
+        from rebis_pbm.transports.mail.mail_out import send_queues
         done = send_queues(game, outbox=outbox, server=server, sendmail=sendmail)
     else:
         queue_dir = queue or default_queue(game)
@@ -177,3 +179,33 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
         click.echo(f"{counted(done.sent, 'message')} sent through {host}:{port}"
                    + (f"; {done.kept} kept for the next run" if done.kept else "")
                    + (f"; {done.set_aside} set aside" if done.set_aside else "") + ".")
+    if done.set_aside:
+        from rebis_pbm.errors import ExitCode, Failed
+        raise Failed(f"{counted(done.set_aside, 'message')} refused for good by the server "
+                     f"{'was' if done.set_aside == 1 else 'were'} set aside in the queue's failed/ "
+                     f"(the others were sent); correct the address, then `rebis-pbm mail retry "
+                     f"{game}` queues {'it' if done.set_aside == 1 else 'them'} again",
+                     ExitCode.INPUT)
+
+
+@mail.command("retry")
+@click.argument("game", type=click.Path(readable=False, path_type=Path))
+@queue_option
+def mail_retry(game: Path, queue) -> None:
+    """Queue again the messages a server refused for good (set aside in the queue's failed/);
+    the next `mail out` sends them.
+
+    Run it once the cause is gone (an address corrected with `replace-player --address`: the
+    message keeps its old recipient, so send the player's view again with `mail views GAME
+    --player NAME` instead; a server's refusal that was a mistake). GAME may be a folder of
+    games: every game's failed/ (--queue does not go with a folder).
+    """
+    from rebis_pbm.transports.mail.mail_out import retry_failed, retry_failed_all
+    if game.is_dir():
+        if queue is not None:
+            raise click.UsageError("--queue does not go with a folder of games: each game's "
+                                   "queue is beside its record")
+        count = retry_failed_all(game)
+    else:
+        count = retry_failed(queue or default_queue(game))
+    click.echo(f"{counted(count, 'message')} queued again for mail out.")

@@ -179,7 +179,7 @@ def test_the_referee_option_and_its_variable_are_spelt_in_one_module():
 
 
 def test_every_referee_option_refuses_a_bad_address_with_the_one_sentence(game, tmp_path):
-    from rebis_pbm.transports.mail.message import check_address
+    from rebis_pbm.transports.mail.policy import check_address
     with pytest.raises(ValueError) as caught:
         check_address("nobody")
     said = f"Invalid value for --referee: {caught.value}"

@@ -18,7 +18,8 @@ from rebis_pbm.cli import LAZY_COMMANDS, cli
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("rebis_pbm.cli.audit", "rebis_pbm.cli.bots", "rebis_pbm.cli.mail", "rebis_pbm.cli.check",
          "rebis_pbm.cli.game",
-         "rebis_pbm.bots", "rebis_pbm.transports.mail.message", "rebis_pbm.transports.mail.jobs",
+         "rebis_pbm.bots", "rebis_pbm.transports.mail.policy", "rebis_pbm.transports.mail.compose",
+         "rebis_pbm.transports.mail.mail_in", "rebis_pbm.transports.mail.outbox",
          "email.message", "smtplib", "jsonschema")
 # What view and moves were freed of (docs/performance.md): pathlib with what it imports (they work
 # with os.path), the verify-only part of the audit (reading a record needs record.walk alone),

@@ -41,7 +41,7 @@ def test_the_fast_address_check_accepts_exactly_what_the_schema_accepts(value):
 
 
 def test_every_address_new_accepts_is_accepted_by_the_fast_check():
-    from rebis_pbm.transports.mail.message import check_address
+    from rebis_pbm.transports.mail.policy import check_address
     for text in ("ann@example.org", "a.b+c@sub.example.co.uk", "x@y", "\"q u\"@example.org"):
         assert address_accepted(check_address(text))
 

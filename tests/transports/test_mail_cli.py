@@ -15,8 +15,10 @@ from rebis_pbm.cli import cli
 from rebis_pbm.engine import Move
 from rebis_pbm.formats.schemas import validate
 from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
-from rebis_pbm.transports.mail import message as mail_mod
-from rebis_pbm.transports.mail.message import maildir_new, parse_message, thread_id
+from rebis_pbm.transports.mail import compose, policy
+from rebis_pbm.transports.mail.compose import thread_id
+from rebis_pbm.transports.mail.maildir import maildir_new
+from rebis_pbm.transports.mail.policy import parse_message
 from transport_support import PLAYERS, REFEREE, illegal_card, new_args, pick_move, run
 
 SEED = "mail-cli-tests"
@@ -317,7 +319,7 @@ def test_a_message_id_holding_a_line_break_is_not_repeated_and_the_move_is_appli
         assert "Bcc" not in msg and "X" not in msg
         references = msg["References"].split()
         assert references[0] == thread_id("g1", "example.org") and "junk" not in references
-        assert all(mail_mod.MSG_ID.fullmatch(r) for r in references)
+        assert all(compose.MSG_ID.fullmatch(r) for r in references)
         if to_address(msg) == PLAYERS["alice"]:  # the mover's answer: a reply to their message
             assert msg["In-Reply-To"] == repeated and "<ok@x.org>" in references
             assert (repeated in references) if repeated else len(references) == 3
@@ -354,7 +356,7 @@ def test_a_stranger_gets_no_reply_and_the_referee_is_told(game, tmp_path, monkey
     game exists, its turn and who is to move: nothing is queued, whatever the message holds."""
     text = {"move": move_doc(pick_move(state_of(game))), "nonsense": "Cheap watches!",
             "too big": "#" * 3000}[body]
-    monkeypatch.setattr(mail_mod, "MAIL_MAX_BYTES", 2000)
+    monkeypatch.setattr(policy, "MAIL_MAX_BYTES", 2000)
     before = game.read_bytes()
     result = mail_in(game, incoming("Mallory <mallory@example.net>", text), tmp_path)
     assert result.exit_code == 0, result.output
@@ -407,7 +409,7 @@ def test_html_only_message_is_refused(game, tmp_path):
 
 
 def test_an_oversized_message_is_refused_unread(game, tmp_path, monkeypatch):
-    monkeypatch.setattr(mail_mod, "MAIL_MAX_BYTES", 2000)
+    monkeypatch.setattr(policy, "MAIL_MAX_BYTES", 2000)
     data = incoming("alice@example.org", move_doc(pick_move(state_of(game))) + "#" * 3000)
     refused_one(game, tmp_path, data, PLAYERS["alice"], "larger than")
 

@@ -18,9 +18,10 @@ import yaml
 from clitools import run_inproc
 from rebis_pbm import app as referee
 from rebis_pbm.formats.yaml_reader import dump_yaml
-from rebis_pbm.transports.mail import jobs as mail_jobs
-from rebis_pbm.transports.mail.jobs import QUEUED_STATE, default_queue
-from rebis_pbm.transports.mail.message import maildir_new, parse_message
+from rebis_pbm.transports.mail import mail_in as mail_jobs
+from rebis_pbm.transports.mail.maildir import maildir_new
+from rebis_pbm.transports.mail.outbox import QUEUED_STATE, default_queue
+from rebis_pbm.transports.mail.policy import parse_message
 from transport_support import PLAYERS, REFEREE, pick_move
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}

@@ -6,20 +6,17 @@ from email.message import EmailMessage
 
 import pytest
 
-from rebis_pbm.transports.mail.message import (
+from rebis_pbm.transports.mail.compose import reply_message, subject, thread_id
+from rebis_pbm.transports.mail.inbound import extract_move
+from rebis_pbm.transports.mail.maildir import maildir_new, mark_seen
+from rebis_pbm.transports.mail.policy import (
     MailError,
     check_address,
-    extract_move,
     is_automatic,
-    maildir_new,
-    mark_seen,
     parse_message,
-    parse_server,
-    reply_message,
     sender_address,
-    subject,
-    thread_id,
 )
+from rebis_pbm.transports.mail.send import parse_server
 
 MOVE = "game: g1\nturn: 3\nplayer: bob\nplay: {cards: 4, shelf: alice, sign: negative}\n"
 
@@ -274,7 +271,7 @@ def test_a_queued_message_has_its_boundaries_chosen_before_it_is_written(tmp_pat
     import re
     from email import message_from_bytes, policy
 
-    from rebis_pbm.transports.mail.message import queue
+    from rebis_pbm.transports.mail.maildir import queue
     msg = EmailMessage()
     msg["Subject"] = "a view"
     msg.set_content("text\n")

@@ -9,8 +9,9 @@ from datetime import datetime, timedelta, timezone
 
 from rebis_pbm import app as referee
 from rebis_pbm.record.deadlines import parse_duration
-from rebis_pbm.transports.mail.jobs import REMINDED_STATE, default_queue, queue_views
-from rebis_pbm.transports.mail.message import maildir_new, parse_message
+from rebis_pbm.transports.mail.maildir import maildir_new
+from rebis_pbm.transports.mail.outbox import REMINDED_STATE, default_queue, queue_views
+from rebis_pbm.transports.mail.policy import parse_message
 
 REFEREE = "referee@example.org"
 ADDRESSES = {"ana": "ana@example.org", "bob": "bob@example.org"}
@@ -122,7 +123,7 @@ def test_a_player_without_an_address_gets_no_reminder(tmp_path):
                         addresses={"bob": "b@x.org"},
                         deadline=parse_duration("72h"), now=at(0))
     queue_views(game, REFEREE)
-    from rebis_pbm.transports.mail.jobs import queue_reminder
+    from rebis_pbm.transports.mail.outbox import queue_reminder
     before = len(queued(game))
     assert queue_reminder(game, REFEREE, default_queue(game), at(60)) is None
     assert len(queued(game)) == before

@@ -12,12 +12,9 @@ from pathlib import Path
 import pytest
 from test_mail_cli import REFEREE, SEED, invoke, move_doc, state_of
 
-from rebis_pbm.transports.mail.message import (
-    MailError,
-    extract_move,
-    maildir_new,
-    parse_message,
-)
+from rebis_pbm.transports.mail.inbound import extract_move
+from rebis_pbm.transports.mail.maildir import maildir_new
+from rebis_pbm.transports.mail.policy import MailError, parse_message
 from transport_support import new_args, pick_move
 
 GMAIL_ATTRIBUTION = "On Mon, 4 Mar 2024 at 10:02, Rebis referee <referee@example.org> wrote:"
@@ -147,3 +144,29 @@ def test_mail_in_applies_a_reply_written_on_top(game, tmp_path, case):
     result = invoke("mail", "in", game, path, "--referee", REFEREE)
     assert result.exit_code == 0, result.output
     assert "turn 1 applied (alice)" in result.output
+
+
+def test_a_reply_that_keeps_the_view_attachment_takes_the_move_attachment(game, tmp_path):
+    """Issue 28: a mail client that keeps the attachments of the message replied to sends the
+    view back beside the move; the move is the attachment that is a move file, not a view.
+    Two move files beside the view are still refused."""
+    original = view_for(game, "alice@example.org")
+    [view] = [p for p in original.iter_attachments() if p.get_filename().startswith("view-")]
+    move = move_doc(pick_move(state_of(game)))
+    msg = EmailMessage()
+    msg["From"], msg["To"] = "Alice <alice@example.org>", REFEREE
+    msg["Subject"] = "Re: " + str(original["Subject"])
+    msg.set_content("My move is attached.\n")
+    msg.add_attachment(view.get_content(), maintype="application", subtype="yaml",
+                       filename=view.get_filename())
+    msg.add_attachment(move.encode(), maintype="application", subtype="yaml",
+                       filename="move-turn-001-alice.yaml")
+    assert extract_move(parse_message(msg.as_bytes())).data == move.encode()
+    (tmp_path / "reply.eml").write_bytes(msg.as_bytes())
+    result = invoke("mail", "in", game, tmp_path / "reply.eml", "--referee", REFEREE)
+    assert result.exit_code == 0, result.output
+    assert "turn 1 applied (alice)" in result.output
+    msg.add_attachment(move.encode(), maintype="application", subtype="yaml",
+                       filename="my-move.yaml")
+    with pytest.raises(MailError, match="the message has 3 YAML attachments"):
+        extract_move(parse_message(msg.as_bytes()))

@@ -15,7 +15,8 @@ from aiosmtpd.controller import Controller
 from test_mail_cli import REFEREE, SEED, incoming, invoke, maildir, move_doc, queued, state_of
 from test_mail_smtp import free_port
 
-from rebis_pbm.transports.mail.message import maildir_new, parse_message
+from rebis_pbm.transports.mail.maildir import maildir_new
+from rebis_pbm.transports.mail.policy import parse_message
 from transport_support import PLAYERS, exe, new_args, pick_move, run
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}
@@ -107,11 +108,13 @@ class Picky:
 
     def __init__(self):
         self.delivered = []
+        self.no_such_user = {PLAYERS["bob"]}  # 550: refused for good
+        self.try_later = {PLAYERS["carol"]}    # 451: refused for now
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        if address == PLAYERS["bob"]:
+        if address in self.no_such_user:
             return "550 5.1.1 no such user"
-        if address == PLAYERS["carol"]:
+        if address in self.try_later:
             return "451 4.3.0 try again later"
         envelope.rcpt_tos.append(address)
         return "250 OK"
@@ -134,7 +137,7 @@ def test_5xx_is_set_aside_with_a_report_and_4xx_stays_queued_and_neither_blocks(
     server, handler = picky
     assert run("mail", "views", game, env=ENV).returncode == 0
     out = run("mail", "out", game, "--smtp", server)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 2, out.stderr  # a message set aside: cron tells the referee
     assert sorted(handler.delivered) == sorted([PLAYERS["alice"], REFEREE])
     err = out.stderr.decode()
     assert "bob@example.org>: refused for good (550 5.1.1 no such user)" in err
@@ -210,6 +213,7 @@ def test_smtps_is_implicit_tls(game, tmp_path):
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert, key)
     handler = Picky()
+    handler.no_such_user = set()  # this test is about TLS: no message set aside (exit 2)
     controller = Controller(handler, hostname="127.0.0.1", port=free_port(),
                             ssl_context=context)
     controller.start()
@@ -236,3 +240,68 @@ def test_the_forward_pipe_never_bounces_an_applied_move_when_smtp_is_down(game):
     assert done.returncode == 0, done.stderr
     assert b"turn 1 applied" in done.stdout and b"could not send" in done.stderr
     assert len(queued(game)) == 4  # kept for the next mail out
+
+
+def test_mail_out_exits_2_when_a_message_is_set_aside_and_mail_retry_sends_it_again(game, picky):
+    """Issue 28: mail out exited 0 when the server refused a message for good, so cron told
+    nobody, and failed/ had no way back. Now it exits 2 (the others sent), and `mail retry`
+    queues the set-aside messages again for the next mail out."""
+    server, handler = picky
+    handler.no_such_user = set(PLAYERS.values())  # every player's address refused for good
+    handler.try_later = set()
+    assert run("mail", "views", game, env=ENV).returncode == 0
+    out = run("mail", "out", game, "--smtp", server)
+    assert out.returncode == 2, out.stderr
+    assert b"3 messages refused for good by the server were set aside in the queue's failed/" \
+        in out.stderr
+    assert b"rebis-pbm mail retry" in out.stderr
+    assert b"1 message sent through" in out.stdout  # the referee's own view
+    queue = game.with_name("game.mailq")
+    assert len(list((queue / "failed").iterdir())) == 3
+    nothing = run("mail", "retry", game)
+    handler.no_such_user, handler.try_later = set(), set()  # the addresses corrected, say
+    assert nothing.returncode == 0 and b"3 messages queued again for mail out." in nothing.stdout
+    assert list((queue / "failed").iterdir()) == []
+    waiting = [parse_message(p.read_bytes())["To"].addresses[0].addr_spec
+               for p in maildir_new(queue)]
+    assert sorted(waiting) == sorted([*PLAYERS.values(), REFEREE, REFEREE, REFEREE])
+    again = run("mail", "out", game, "--smtp", server)
+    assert again.returncode == 0, again.stderr
+    assert sorted(a for a in handler.delivered if a != REFEREE) == sorted(PLAYERS.values())
+    assert run("mail", "retry", game).stdout == b"0 messages queued again for mail out.\n"
+
+
+def nested_message(sender: str, depth: int) -> bytes:
+    """A message of ``depth`` multipart/mixed parts, each inside the one before."""
+    opening = "".join(f'Content-Type: multipart/mixed; boundary="b{i}"\n\n--b{i}\n'
+                      for i in range(depth))
+    closing = "".join(f"\n--b{i}--\n" for i in reversed(range(depth)))
+    return (f"From: {sender}\nTo: {REFEREE}\nSubject: hello\nMIME-Version: 1.0\n"
+            f"{opening}Content-Type: text/plain\n\nhello\n{closing}").encode()
+
+
+@pytest.mark.parametrize("where", ["one game", "a shard"])
+def test_a_strangers_deeply_nested_message_is_set_aside_and_the_run_goes_on(game, tmp_path,
+                                                                           where):
+    """Issue 27: a stranger's message of 1,200 nested multipart/mixed parts raised
+    RecursionError in mail in; it stayed in new/ and every later run exited 4. It is set aside
+    unanswered in cur/, like other mail nobody can be answered for, and the move after it is
+    applied."""
+    box = maildir(tmp_path / "inbox")
+    (box / "new" / "m0").write_bytes(nested_message("stranger@evil.example", 1200))
+    (box / "new" / "m1").write_bytes(alice_move(game))
+    os.utime(box / "new" / "m0", (1_700_000_000, 1_700_000_000))  # the stranger's first
+    target = game if where == "one game" else tmp_path / "shard"
+    if where == "a shard":
+        target.mkdir()
+        for suffix in (".yaml", ".secret.yaml", ".mailq"):
+            shutil.move(game.with_name("game" + suffix), target / ("game" + suffix))
+    result = invoke("mail", "in", target, box, "--referee", REFEREE)
+    assert result.exit_code == 0, result.output
+    assert "m0: set aside, not answered: the message's parts are nested more than 64 deep" \
+        in result.output
+    assert "turn 1 applied (alice)" in result.output
+    assert list((box / "new").iterdir()) == []
+    assert queued(target / "game.yaml" if where == "a shard" else game)  # alice's views
+    again = invoke("mail", "in", target, box, "--referee", REFEREE)
+    assert again.exit_code == 0 and "No new message" in again.output

@@ -86,6 +86,22 @@ def test_a_move_in_the_text_with_the_armoured_block_is_applied(signed_game, tmp_
     assert open_game(game).record.proofs[0] is not None
 
 
+def test_a_move_in_a_block_with_its_sig_attached_is_checked_against_the_blocks_bytes(
+        signed_game, tmp_path):
+    """Issue 28: the move written between '---' and '...' in the text, its signature file
+    attached: the signature is checked against the block's lines as the signed file holds
+    them (docs/mail.md), not against the text with the lines around the block left empty."""
+    game, key = signed_game
+    move = alice_move(game)
+    body = f"Hello referee,\nhere is my move.\n\n---\n{move.decode()}...\n\n-- \nalice\n"
+    data = message(PLAYERS["alice"], body, [("move.yaml.sig", ssh_sign(key, move))])
+    result = mail_in(game, data, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "turn 1 applied (alice)" in result.output
+    assert open_game(game).record.proofs[0] is not None
+    assert invoke("verify", game).exit_code == 0
+
+
 @pytest.mark.parametrize("how", ["unsigned", "signed by another key"])
 def test_a_forged_from_without_a_valid_signature_is_refused_and_nothing_changes(
         signed_game, tmp_path, how):

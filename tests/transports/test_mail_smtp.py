@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
 from rebis_pbm.formats.yaml_reader import dump_yaml
-from rebis_pbm.transports.mail.message import parse_message
+from rebis_pbm.transports.mail.policy import parse_message
 from transport_support import PLAYERS, REFEREE, illegal_card, new_args, pick_move, run
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}
@@ -222,3 +222,29 @@ def test_no_server_listening_keeps_the_queue(game_with_views):
     assert result.returncode == 2 and b"Connection refused" in result.stderr
     assert b"0 messages sent, 4 still queued (run mail out again)" in result.stderr
     assert queue_size(game_with_views) == 4
+
+
+def test_a_french_subject_keeps_its_spaces_through_the_smtp_server(tmp_path, smtp):
+    """Issue 28: `mail out --smtp` once folded the queued headers again (smtplib's send_message),
+    and two encoded words of the French "n'a pas été appliqué" lost the space between them. The
+    game id's length puts the fold there; the subject is decoded as the server received it."""
+    server, inbox = smtp
+    game = tmp_path / "game.yaml"
+    made = run(*new_args(game, "french-subject", "subject-in-french-by-smtp"), "--lang",
+               "alice=fr", env=ENV)
+    assert made.returncode == 0, made.stderr
+    state = open_game(game)[1].state
+    move = pick_move(state)
+    wrong = dump_yaml({"game": "subject-in-french-by-smtp", **move.as_dict()}).replace(
+        f"cards: {move.play.cards[0]}", f"cards: {illegal_card(state)}")
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = PLAYERS["alice"], REFEREE, "mon coup"
+    msg.set_content(wrong)
+    (tmp_path / "move.eml").write_bytes(msg.as_bytes())
+    assert run("mail", "in", game, tmp_path / "move.eml", env=ENV).returncode == 0
+    out = run("mail", "out", game, "--smtp", server)
+    assert out.returncode == 0, out.stderr
+    [(recipients, answer)] = inbox.take()
+    assert recipients == [PLAYERS["alice"]]
+    assert str(answer["Subject"]) == ("[Rebis subject-in-french-by-smtp] tour 1 : ton coup n'a "
+                                      "pas été appliqué")

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from test_mail_cli import REFEREE, incoming, invoke, maildir, move_doc, state_of
 
-from rebis_pbm.transports.mail import jobs as mail_jobs
-from rebis_pbm.transports.mail.message import maildir_new, parse_message
+from rebis_pbm.transports.mail import mail_in as mail_jobs
+from rebis_pbm.transports.mail.maildir import maildir_new
+from rebis_pbm.transports.mail.outbox import QUEUED_STATE
+from rebis_pbm.transports.mail.policy import parse_message
 from transport_support import PLAYERS, new_args, pick_move, run
 
 ENV = {"REBIS_PBM_REFEREE": REFEREE}
@@ -150,7 +152,7 @@ def test_a_game_ahead_of_its_queue_has_its_views_queued_and_only_it_is_locked_ag
     assert recovered == ["g3.yaml"]
     assert len(queued(league, "g3")) == 3 and len(queued(league, "g1")) == 4
     assert all("turn 2" in m["Subject"] for m in queued(league, "g3"))
-    assert (league / "g3.mailq" / mail_jobs.QUEUED_STATE).read_text() == "1\n"
+    assert (league / "g3.mailq" / QUEUED_STATE).read_text() == "1\n"
     recovered.clear()
     assert invoke("mail", "in", league, box, "--referee", REFEREE).exit_code == 0
     assert recovered == []  # every queue up to date now

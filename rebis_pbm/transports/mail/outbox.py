@@ -1,0 +1,279 @@
+"""A game's mail queue: the messages that tell where a game stands, queued once per move
+(``mail views``, ``tick``'s stand-in moves and reminders, a crash's recovery), and
+:class:`MailOutbox`, the mail transport's :class:`rebis_pbm.transports.Outbox`.
+
+The queue is a Maildir beside the record (``game.mailq/``) with two sidecar files: the last
+turn whose messages were queued and the last turn a reminder was queued for.
+"""
+
+from __future__ import annotations
+
+import os
+from email.message import EmailMessage
+from pathlib import Path
+
+from rebis_pbm import app as referee
+from rebis_pbm.errors import Failed, RebisError, UsageError
+from rebis_pbm.files.atomic import locked, write_atomic
+from rebis_pbm.present.i18n import N_, gettext_for
+from rebis_pbm.record import Record, Replay
+from rebis_pbm.transports.mail.compose import View, reminder_message, view_message
+from rebis_pbm.transports.mail.maildir import queue as add_to_queue
+
+
+def default_queue(record_path: str | os.PathLike[str]) -> Path:
+    """``game.yaml`` -> ``game.mailq/`` beside it: the Maildir of messages waiting to be sent."""
+    record_path = Path(record_path)
+    stem = record_path.name[:-5] if record_path.name.endswith(".yaml") else record_path.name
+    return record_path.with_name(stem + ".mailq")
+
+
+QUEUED_STATE = "queued-turn"  # in the queue folder: the last turn whose messages were queued
+# (``join K`` in a fair deal's join phase: the messages of its K-th join were queued)
+
+
+_ALL_JOINED = 1 << 30  # a marker's join count once the cards are dealt (or never to be joined)
+
+
+def _progress(record: Record) -> tuple[int, int]:
+    """How far ``record`` is, as the queue's marker notes it: ``(moves, joins)``, the joins
+    counted in a fair deal's join phase only (a join has no turn), so that a join whose
+    messages were never queued is found as a move's are."""
+    return (0, len(record.joins)) if record.joining() else (len(record.moves), _ALL_JOINED)
+
+
+def queued_progress(queue_dir: Path) -> tuple[int, int] | None:
+    """How far the game was when its messages were last queued (:func:`_progress`), from the
+    state file beside the queue's messages (``N``: turn N, ``join K``: the K-th join); None when
+    there is none yet (a queue from an earlier version)."""
+    try:
+        text = (queue_dir / QUEUED_STATE).read_text().strip()
+        if text.startswith("join "):
+            return 0, int(text[5:])
+        return int(text), _ALL_JOINED
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _queue_then_note(queue_dir: Path, messages: list[EmailMessage], record: Record) -> None:
+    """Queue ``messages``, then record that the messages of ``record``'s last move (or join)
+    are queued (in this order: a crash between the two queues them again, never loses them)."""
+    add_to_queue(queue_dir, messages)
+    moves, joins = _progress(record)
+    write_atomic(queue_dir / QUEUED_STATE, f"join {joins}\n" if joins < _ALL_JOINED else
+                 f"{moves}\n", mode=0o600)
+
+
+REMINDED_STATE = "reminded-turn"  # in the queue folder: the last turn a reminder was queued for
+
+
+def reminded_turn(queue_dir: Path) -> int | None:
+    """The last turn a deadline reminder was queued for (the sidecar beside the queue's
+    messages; the record never holds it), or None."""
+    try:
+        return int((queue_dir / REMINDED_STATE).read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir: Path,
+                   now: str, *, pictures: bool = True) -> str | None:
+    """Queue a reminder (:func:`rebis_pbm.transports.mail.compose.reminder_message`) to the
+    player to move when their deadline is near at ``now`` (ISO 8601;
+    :func:`rebis_pbm.record.deadlines.reminder_due`: within 24 h, or a quarter of the deadline
+    when shorter), once per turn: the turn is noted in the sidecar ``reminded-turn`` beside the
+    queue's messages after the message is queued (a crash between the two sends a reminder
+    twice, never none). Returns the player reminded, or None (no reminder due, no address for
+    them, or already reminded this turn).
+
+    Raises:
+        as :func:`rebis_pbm.app.open_game`; Busy when the record stays locked.
+    """
+    from rebis_pbm.present import views
+    from rebis_pbm.record.deadlines import reminder_due
+    with locked(game):
+        record, replay, _ = referee.open_game(game)
+        state = replay.state
+        if state is None or state.finished or record.abandoned(state) \
+                or not reminder_due(record, now):  # None: the join phase, no turn yet
+            return None
+        player = state.player_to_move
+        if player not in record.addresses or reminded_turn(queue_dir) == state.turn:
+            return None
+        view, text_view, lang = _reader_views(record, replay, player)
+        add_to_queue(queue_dir, [reminder_message(
+            game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
+            view_yaml=views.render(view, "yaml"), sender=referee_address,
+            to=record.addresses[player], lang=lang, picture=view if pictures else None)])
+        write_atomic(queue_dir / REMINDED_STATE, f"{state.turn}\n", mode=0o600)
+    return player
+
+
+def queue_stand_in_views(game: str | os.PathLike[str], referee_address: str,
+                         queue_dir: Path, *, pictures: bool = True) -> int:
+    """After ``tick`` moved for a late player: queue every player's view of the game as it
+    now stands (as ``mail in`` does for a move whose messages were never queued); returns how
+    many messages were queued (none when the game has no mail queue yet: not played by mail)."""
+    if not queue_dir.is_dir():
+        return 0
+    with locked(game):
+        return queue_missing_views(game, referee_address, queue_dir, pictures=pictures)
+
+
+def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
+                        queue_dir: Path, *, pictures: bool = True) -> int:
+    """Crash safety of ``mail in``: if the record holds a move whose messages were never queued
+    (the queue could not be written, or the process was killed between the record and the
+    queue), queue every player's current view now. Returns how many messages were queued (0:
+    nothing was missing). Call with the record's lock held."""
+    # The game as every command reads it (the fast path, kept for the move's own read); a
+    # record whose seed cannot be found is read without it, and then left to the move's read.
+    game_read: referee.Game | None
+    try:
+        game_read = referee.open_game(game)
+        record = game_read.record
+    except RebisError:
+        game_read, record = None, referee.read_record(game)
+    noted = queued_progress(queue_dir)
+    if noted is None:  # no state yet: take the queue as up to date from here on
+        _queue_then_note(queue_dir, [], record)
+        return 0
+    if noted >= _progress(record) or not record.addresses:
+        return 0
+    record, replay, _ = game_read or referee.open_game(game)
+    messages = view_messages(record, replay, referee_address, players=_told_of_join(record),
+                             pictures=pictures)
+    _queue_then_note(queue_dir, messages, record)
+    return len(messages)
+
+
+def _told_of_join(record: Record) -> tuple[str, ...] | None:
+    """Who hears of the last event when it is a join that did not deal (its player alone, an
+    acknowledgement); None (everyone) for a move or the deal."""
+    return (record.joins[-1].player,) if record.joining() and record.joins else None
+
+
+def _reader_views(record: Record, replay: Replay, viewer: str | None
+                  ) -> tuple[View, View, str]:
+    """What a mail to ``viewer`` (None: the referee) is made of: the English view (its YAML
+    attachment and its picture), the view in the reader's language (its text and subject),
+    and that language (the referee's: English)."""
+    view = referee.kept_view(record, replay, viewer)
+    lang = record.lang(viewer)
+    return view, view if lang == "en" else referee.kept_view(record, replay, viewer, lang), lang
+
+
+
+def view_messages(record: Record, replay: Replay, referee_address: str, *,
+                  players: tuple[str, ...] | None = None,
+                  original: EmailMessage | None = None, sender: str | None = None,
+                  pictures: bool = True) -> list[EmailMessage]:
+    """The messages that tell where a game stands: for each player with an address (or each of
+    ``players``) their own view, and for the referee the public view (unless ``players`` is
+    given). Each starts with the last move (or the deal) as told to its reader. ``original`` is
+    the message of the move just accepted (from ``sender``): its author's view answers it.
+    ``pictures``: each message also carries the picture of its view (an HTML alternative with an
+    inline SVG, :func:`rebis_pbm.transports.mail.compose.view_message`).
+    """
+    from rebis_pbm.present import views
+    joined = record.joins[-1].player if record.joins else None  # the last join (a fair deal)
+    author: str | None
+    said: dict[str, object]
+    if replay.history:
+        move, events = replay.history[-1]
+        heading, author = N_("Turn {turn} ({player})"), move.player
+        said = {"turn": move.turn, "player": move.player}
+    else:  # the deal (its last join's player is answered), or the join phase
+        events, heading, author, said = replay.setup_events, N_("The game begins"), joined, {}
+    stand_in = referee.stand_in_reason(record, len(record.moves)) if replay.history else None
+    readers: list[str | None] = [p for p in record.players if p in record.addresses and
+                                 (players is None or p in players)]
+    if players is None:
+        readers.append(None)
+    out = []
+    news: str | None
+    for viewer in readers:
+        view, text_view, lang = _reader_views(record, replay, viewer)
+        _ = gettext_for(lang)
+        if record.joining():  # a join that did not deal yet, or none yet (news: none)
+            news = None if joined is None else (
+                _("You joined the deal.") if viewer == joined else
+                _("{player} joined the deal.").format(player=joined))
+        else:
+            news = _("{heading}: {account}").format(
+                heading=_(heading).format(**said),
+                account=views.account(events, viewer, lang, stand_in=stand_in))
+        if viewer is None and sender and news is not None:
+            news += f"\n(The move came from {sender}.)"
+        out.append(view_message(  # the texts as the view files hold them, rendered once
+            game=record.game, view=text_view,
+            view_text=referee.kept_rendering(record, replay, viewer, "text"),
+            view_yaml=referee.kept_rendering(record, replay, viewer, "yaml"), news=news,
+            sender=referee_address,
+            to=referee_address if viewer is None else record.addresses[viewer],
+            original=original if viewer is not None and viewer == author else None,
+            lang=lang, picture=view if pictures else None))
+    return out
+
+
+
+def queue_views(game: str | os.PathLike[str], referee_address: str,
+                players: tuple[str, ...] = (), queue_dir: Path | None = None, *,
+                pictures: bool = True) -> int:
+    """Queue every player's current view (or only those of ``players``), and the public view
+    for the referee (with their pictures when ``pictures``); returns how many messages were
+    queued.
+
+    Raises:
+        UsageError: a name that is no player's, or a player with no address (``--player``).
+        Failed: no player has an address (exit 2).
+    """
+    record, replay, _ = referee.open_game(game)
+    for name in players:
+        if name not in record.addresses:
+            why = "no such player" if name not in record.players else "no address registered"
+            raise UsageError(f"{name!r}: {why} in game {record.game}", "--player")
+    if not record.addresses:
+        raise Failed(f"no player of game {record.game} has an e-mail address; register them when "
+                     f"creating the game: new ... --player NAME=ADDRESS")
+    messages = view_messages(record, replay, referee_address, players=players or None,
+                             pictures=pictures)
+    queue_dir = queue_dir or default_queue(game)
+    with locked(game):  # the queue keeps the order in which views were made
+        if players:
+            add_to_queue(queue_dir, messages)
+        else:  # every view of the last move: what mail in's crash check looks for
+            _queue_then_note(queue_dir, messages, record)
+    return len(messages)
+
+
+
+class MailOutbox:
+    """The mail transport's :class:`rebis_pbm.transports.Outbox`: the messages of the game
+    whose record is ``game`` queued in ``queue`` (default :func:`default_queue`), each from the
+    referee's address ``referee``, with their pictures when ``pictures``."""
+
+    def __init__(self, game: str | os.PathLike[str], referee: str,
+                 queue: Path | None = None, *, pictures: bool = True) -> None:
+        self.game = game
+        self.referee = referee
+        self.pictures = pictures
+        self._where = queue if queue is not None else default_queue(game)
+
+    @property
+    def where(self) -> Path:
+        """The queue Maildir (``game.mailq/`` unless given)."""
+        return self._where
+
+    def queue_views(self, players: tuple[str, ...] = ()) -> int:
+        """:func:`queue_views` into this queue."""
+        return queue_views(self.game, self.referee, players, self._where, pictures=self.pictures)
+
+    def queue_stand_in_views(self) -> int:
+        """:func:`queue_stand_in_views` into this queue."""
+        return queue_stand_in_views(self.game, self.referee, self._where,
+                                    pictures=self.pictures)
+
+    def queue_reminder(self, now: str) -> str | None:
+        """:func:`queue_reminder` into this queue."""
+        return queue_reminder(self.game, self.referee, self._where, now, pictures=self.pictures)
