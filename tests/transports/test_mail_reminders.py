@@ -145,3 +145,21 @@ def test_tick_reads_the_pictures_option_and_its_variable_as_mail_in_does(tmp_pat
         assert done.code == 0 and "a reminder is queued for them" in done.out, done.out
         [reminder] = queued(game)[before:]
         assert (reminder.get_body(("html",)) is not None) is html, (extra, env)
+
+
+def test_tick_queues_the_views_it_changes_when_no_view_was_ever_mailed(tmp_path):
+    """Issue 28: `tick --referee` on a game by mail whose views were never queued (`mail views`
+    never ran) used to queue nothing after its stand-in move: every player heard nothing."""
+    from clitools import run_inproc
+
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["ana", "bob"], seed="reminders", insecure_seed=True,
+                        addresses=ADDRESSES, deadline=parse_duration("72h"), now=at(0))
+    assert not default_queue(game).exists()
+    done = run_inproc("tick", game, "--now", at(73), "--referee", REFEREE)
+    assert "Turn 1: the referee moved for ana (missed deadline)." in done.out, done.out
+    assert "queued (the views after the referee's moves)" in done.out
+    told = sorted(str(m["To"].addresses[0].addr_spec) for m in queued(game))
+    assert told == ["ana@example.org", "bob@example.org", REFEREE]
+    again = run_inproc("tick", game, "--now", at(74), "--referee", REFEREE)
+    assert len(queued(game)) == 3 and "queued" not in again.out  # nothing changed since

@@ -113,11 +113,19 @@ def queue_stand_in_views(game: str | os.PathLike[str], referee_address: str,
                          queue_dir: Path, *, pictures: bool = True) -> int:
     """After ``tick`` moved for a late player: queue every player's view of the game as it
     now stands (as ``mail in`` does for a move whose messages were never queued); returns how
-    many messages were queued (none when the game has no mail queue yet: not played by mail)."""
-    if not queue_dir.is_dir():
-        return 0
+    many messages were queued. A game whose views were never mailed (no queue yet, or no note
+    of what was queued) gets every registered player's view now: the referee asked for mail
+    (``tick --referee``) and the stand-in moves changed every view. None without addresses."""
     with locked(game):
-        return queue_missing_views(game, referee_address, queue_dir, pictures=pictures)
+        if queue_dir.is_dir() and queued_progress(queue_dir) is not None:
+            return queue_missing_views(game, referee_address, queue_dir, pictures=pictures)
+        record, replay, _ = referee.open_game(game)
+        if not record.addresses:
+            return 0
+        messages = view_messages(record, replay, referee_address,
+                                 players=_told_of_join(record), pictures=pictures)
+        _queue_then_note(queue_dir, messages, record)
+        return len(messages)
 
 
 def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
