@@ -28,7 +28,7 @@ from typing import NamedTuple, TypedDict
 from rebis_pbm.errors import Failed, RebisError, one_line
 from rebis_pbm.files.atomic import PathLike, locked, make_folder, write_atomic
 from rebis_pbm.transports.webhook.payloads import DEADLINE, TURN, Notice, last_line, request
-from rebis_pbm.transports.webhook.settings import Target, read_targets, shown_url
+from rebis_pbm.transports.webhook.settings import Target, notify_path, read_targets, shown_url
 
 QUEUE_SUFFIX = ".notifyq"  # game.yaml -> game.notifyq/
 NOTICED_STATE = "noticed-turn"  # the last turn a turn notice was queued for
@@ -100,7 +100,9 @@ def queue_turn_notice(game: PathLike, *, now: str | None = None, post: bool = Fa
     many notices were queued.
 
     Call it after the move is recorded, outside the record's lock or inside it (it takes the
-    queue's lock only). It never posts unless asked, and a post that fails never raises.
+    queue's lock only). It never posts unless asked, and a post that fails never raises; a
+    caller whose move is recorded reports an error it raises as a note, not as the move's
+    failure.
 
     Raises:
         InputError: the record or the webhooks' file cannot be read, or the file is another
@@ -110,6 +112,8 @@ def queue_turn_notice(game: PathLike, *, now: str | None = None, post: bool = Fa
     from rebis_pbm.app import public_game_state, record_view
     from rebis_pbm.record.deadlines import deadline_of, now_text, reminder_due
 
+    if not os.path.lexists(notify_path(game)):  # no webhooks: not even the record is read
+        return 0
     record, replay = public_game_state(game)
     targets = read_targets(game, record.game)
     if not targets:

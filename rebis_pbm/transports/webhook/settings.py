@@ -96,10 +96,12 @@ def parse_target(text: str, fmt: str = "json") -> Target:
     if fmt not in FORMATS:
         raise UsageError(f"{fmt!r} is not a webhook format: write one of {', '.join(FORMATS)}",
                          "--format")
+    from rebis_pbm.app import name_value
     player: str | None = None
-    name, equals, rest = text.partition("=")
-    if equals and name and ":" not in name and "/" not in name:  # a URL's '=' is after ':'
-        player, text = name, rest
+    before = text.split("=", 1)[0]
+    if "=" in text and ":" not in before and "/" not in before:  # a URL's '=' is after ':'
+        player, text = name_value(text, "TARGET", "NAME=URL (a webhook URL)",
+                                  "ana=https://discord.com/api/webhooks/...")
     prefix, colon, after = text.partition(":")
     if colon and prefix in FORMATS:
         fmt, text = prefix, after
