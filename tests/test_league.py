@@ -247,3 +247,19 @@ def test_shared_wins_split_the_point_and_share_a_rank():
     assert [s.player for s in rank(lines)] == ["cy", "ann", "bo"]  # ann, bo: equal but score
     assert points_text(table["cy"].points) == "1 1/3" and points_text(table["ann"].points) \
         == "5/6"
+
+
+def test_a_fair_deal_waiting_for_joins_is_in_progress_and_says_whose_joins(cli, shard, tmp_path):
+    folder = tmp_path / "shard"
+    shutil.copytree(shard, folder)
+    (folder / "g4").mkdir()
+    referee.create_game(folder / "g4" / "game.yaml", ["ana", "eve"], seed="fair",
+                        insecure_seed=True, game_id="g4", referee_deal=False)
+    data = json.loads(cli("league", folder, "--format", "json").out)
+    joining = next(g for g in data["in_progress"] if g["game"] == "g4")
+    assert (joining["state"], joining["waiting"], joining["to_move"], joining["turn"]) == \
+        ("waiting for joins", ["ana", "eve"], None, 0)
+    eve = next(s for s in data["standings"] if s["player"] == "eve")
+    assert (eve["games"], eve["finished"], eve["points"]) == (1, 0, "0")
+    assert "g4 (" in cli("league", folder).out and "the deal waits for joins by ana, eve" in \
+        cli("league", folder).out
