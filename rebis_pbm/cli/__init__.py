@@ -253,4 +253,6 @@ LAZY_COMMANDS = {
     "open": ".encryption",
     "seal": ".encryption",
     "keygen-referee": ".encryption",
+    "league": ".league",
+    "notify": ".notify",
 }
