@@ -90,10 +90,12 @@ from rebis_pbm.app.views import kept_rendering as kept_rendering
 from rebis_pbm.app.views import kept_view as kept_view
 from rebis_pbm.app.views import picture as picture
 from rebis_pbm.app.views import player_view, write_encrypted_views, write_views
+from rebis_pbm.app.views import public_game_state as public_game_state
 from rebis_pbm.app.views import record_view as record_view
 from rebis_pbm.app.views import registered_view_keys as registered_view_keys
 from rebis_pbm.app.views import rendered_view as rendered_view
 from rebis_pbm.app.views import stand_in_reason as stand_in_reason
+from rebis_pbm.app.views import stand_ins as stand_ins
 from rebis_pbm.record import secret_path
 
 # The public API (docs/api.md). The names imported ``as`` themselves above are reached through

@@ -56,7 +56,7 @@ def standings(paths: Iterable[PathLike], jobs: int = 1) -> Standings:
     Raises:
         InputError: a path that does not exist, or a folder with no record (exit 2).
     """
-    from rebis_pbm.app import record_paths, verify_many
+    from rebis_pbm.app.reading import record_paths, verify_many
 
     records = record_paths(paths)
     lines: list[GameLine] = []
@@ -90,7 +90,7 @@ def game_line(path: PathLike) -> GameLine:
     """
     import os
 
-    from rebis_pbm.app import public_game_state, stand_ins
+    from rebis_pbm.app.views import public_game_state, stand_ins
     from rebis_pbm.record.deadlines import deadline_of, missed_turns
 
     record, replay = public_game_state(path)

@@ -256,3 +256,14 @@ LAZY_COMMANDS = {
     "league": ".league",
     "notify": ".notify",
 }
+
+
+def announce_turn(game: str, now: str | None = None) -> None:
+    """Post the game's chat notices once a command changed it (a move, the deal, a stand-in
+    move) or a deadline nears (:func:`rebis_pbm.transports.announce`); a failure is one line
+    on standard error, never the command's failure (the move stands)."""
+    from rebis_pbm.transports import announce
+
+    note = announce(game, now=now)
+    if note is not None:
+        click.echo(f"rebis-pbm: note: {note}", err=True)

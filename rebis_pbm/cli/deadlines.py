@@ -10,7 +10,14 @@ from pathlib import Path
 import click
 
 from rebis_pbm import app as referee
-from rebis_pbm.cli import EXIT_CODES, cli, pictures_option, queue_option, referee_option
+from rebis_pbm.cli import (
+    EXIT_CODES,
+    announce_turn,
+    cli,
+    pictures_option,
+    queue_option,
+    referee_option,
+)
 from rebis_pbm.record.deadlines import parse_duration
 
 _NOW = click.option("--now", metavar="TIME", help="The time to act at, ISO 8601 (e.g. "
@@ -42,6 +49,7 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
         click.echo(f"Turn {turn}: the referee moved for {player} ({reason}).")
     if not done.moved:
         click.echo("No deadline has passed; nothing was written.")
+    announce_turn(game, now)  # a turn began, or a deadline nears: the chat webhooks hear it
     if referee_address is None:
         if done.remind:
             click.echo(f"Reminder due: {done.remind}'s deadline is near.")
@@ -75,6 +83,7 @@ def move_for(game: str, player: str, strategy: str, now: str | None,
     done = referee.move_for(game, player, bot=strategy, now=now, views_dir=views_dir)
     click.echo(f"Turn {done.move.turn}: the referee moved for {player} (on the player's request, "
                f"{strategy} bot).")
+    announce_turn(game, now)
 
 
 @cli.command(epilog=EXIT_CODES)

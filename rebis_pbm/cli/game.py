@@ -10,7 +10,7 @@ import os
 import click
 
 from rebis_pbm import app as referee
-from rebis_pbm.cli import EXIT_CODES, cli, game_argument
+from rebis_pbm.cli import EXIT_CODES, announce_turn, cli, game_argument
 from rebis_pbm.errors import InputError, Refused, UsageError
 from rebis_pbm.files.atomic import read_input
 from rebis_pbm.present import views as views_mod
@@ -244,12 +244,17 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
         elif not done.duplicate:
             click.echo(f"Every player has joined: the cards are dealt; turn 1: "
                        f"{done.record.players[0]} to move.")
+            if not dry_run:
+                announce_turn(game, now)
         return
     if done.duplicate:
         click.echo(referee.already_applied(done.record, done.move, done.repaired, done.views_dir))
         return
     prefix = "Dry run, nothing written: " if dry_run else ""
     click.echo(f"{prefix}Turn {done.move.turn}: {views_mod.account(done.events)}")
+    if not dry_run:
+        announce_turn(game, now)
     if done.finished and not dry_run:
         click.echo(f"The game is over: {game} now reveals its seed, so anyone can check the whole "
                    f"game with: rebis-pbm verify {game}")
+

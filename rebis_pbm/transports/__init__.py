@@ -17,6 +17,10 @@ Commands that change a game outside a transport's own loop (``tick``'s stand-in 
 reminders, ``git apply``'s pushed turns) tell the players through :func:`outbox_for`, never by
 importing a transport's modules: a new transport implements :class:`Outbox` and is returned by
 :func:`outbox_for`.
+
+- :mod:`.webhook`: nothing comes in; what goes out is a notice to a chat webhook (JSON, Discord,
+  Slack, Matrix) when a turn begins or a deadline nears. Every command that records a move,
+  deals or moves for a late player calls :func:`announce` once the record holds it.
 """
 
 from __future__ import annotations
@@ -70,3 +74,29 @@ def outbox_for(game: str | os.PathLike[str], referee: str, queue: Path | None = 
     from rebis_pbm.transports.mail.outbox import MailOutbox
 
     return MailOutbox(game, referee, queue, pictures=pictures)
+
+
+def announce(game: str | os.PathLike[str], *, now: str | None = None) -> str | None:
+    """Tell the game's chat webhooks (``rebis-pbm notify``, docs/league.md) that a turn began or
+    a deadline nears at ``now`` (ISO 8601, UTC; default the clock): the notices due are queued
+    and posted at once, and what fails stays queued for ``notify send``. Call once the record
+    holds the change. Costs one ``stat`` for a game without webhooks.
+
+    Returns:
+        None, or one sentence for the referee when the notices could not be queued: the move
+        stands either way, so this never raises for a notice.
+    """
+    import os
+
+    from rebis_pbm.transports.webhook.settings import notify_path
+
+    if not os.path.lexists(notify_path(game)):
+        return None
+    from rebis_pbm.errors import RebisError
+    from rebis_pbm.transports.webhook.jobs import queue_turn_notice
+
+    try:
+        queue_turn_notice(game, now=now, post=True)
+    except (RebisError, OSError) as exc:
+        return f"the move stands, but its chat notices were not queued: {exc}"
+    return None

@@ -265,6 +265,61 @@ def test_a_deadline_notice_once_per_turn_when_it_nears(tmp_path, hook):
     assert queue_turn_notice(game, now=at(62)) == 0
 
 
+# --- posted by the commands that change a game ------------------------------------------------
+
+def test_apply_tick_and_mail_in_post_the_notice_of_the_turn_they_begin(cli, tmp_path, hook):
+    """Issue 28, item 5: the commands that record a move post the next turn's notice themselves
+    (no `notify queue` needed): apply and tick's stand-in move (mail in: the test below)."""
+    game = new_game(tmp_path)
+    assert cli("notify", "add", game, f"json:{hook.url('/all')}").code == 0
+    state = referee.open_game(game).replay.state
+    record, chosen = referee.bot_move(game, state.player_to_move, "greedy", seed="w")
+    move_file = tmp_path / "m.yaml"
+    move_file.write_text(json.dumps({"game": record.game, **chosen.as_dict()}))
+    done = cli("apply", game, move_file, "--now", at(2))
+    assert done.code == 0, done.err
+    assert [(b["notice"], b["player"], b["turn"]) for b in hook.bodies()] == [("turn", "bob", 2)]
+    done = cli("tick", game, "--now", at(2 + 73))  # bob is late: the referee moves for him
+    assert done.code == 0 and "the referee moved for bob" in done.out, done.out
+    assert [(b["player"], b["turn"]) for b in hook.bodies()][-1] == ("ana", 3)
+    assert len(hook.bodies()) == 2
+
+
+def test_mail_in_posts_the_notice_of_the_turn_it_begins(cli, tmp_path, hook):
+    from email.message import EmailMessage
+
+    game = tmp_path / "g.yaml"
+    referee.create_game(game, ["ana", "bob"], seed="webhooks", insecure_seed=True, game_id="wh",
+                        addresses={"ana": "ana@example.org", "bob": "bob@example.org"},
+                        now=at(0))
+    assert cli("notify", "add", game, f"bob=json:{hook.url('/bob')}").code == 0
+    state = referee.open_game(game).replay.state
+    record, chosen = referee.bot_move(game, "ana", "greedy", seed="w")
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "ana@example.org", "referee@example.org", "move"
+    msg.add_attachment(json.dumps({"game": record.game, **chosen.as_dict()}).encode(),
+                       maintype="application", subtype="yaml", filename="move.yaml")
+    (tmp_path / "m.eml").write_bytes(msg.as_bytes())
+    done = cli("mail", "in", game, tmp_path / "m.eml", "--referee", "referee@example.org")
+    assert done.code == 0 and "turn 1 applied (ana)" in done.out, done.out + done.err
+    assert state.player_to_move == "ana"
+    assert [(b["notice"], b["player"], b["turn"]) for b in hook.bodies()] == [("turn", "bob", 2)]
+
+
+def test_a_notice_that_cannot_be_queued_is_a_note_and_the_move_stands(cli, tmp_path, hook):
+    game = new_game(tmp_path)
+    assert cli("notify", "add", game, f"json:{hook.url('/all')}").code == 0
+    Path(notify_path(game)).write_text("game: another\ntargets: []\n")  # broken settings
+    state = referee.open_game(game).replay.state
+    record, chosen = referee.bot_move(game, state.player_to_move, "greedy", seed="w")
+    move_file = tmp_path / "m.yaml"
+    move_file.write_text(json.dumps({"game": record.game, **chosen.as_dict()}))
+    done = cli("apply", game, move_file, "--now", at(2))
+    assert done.code == 0, done.err
+    assert "note: the move stands, but its chat notices were not queued" in done.err
+    assert referee.open_game(game).replay.state.turn == 2
+
+
 # --- where the URLs are kept -------------------------------------------------------------------
 
 def test_the_urls_stay_in_the_referees_file_beside_the_record(cli, tmp_path, hook):

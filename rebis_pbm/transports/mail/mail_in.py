@@ -185,8 +185,10 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         from rebis_pbm.files.atomic import os_error_message
         return Handled(f"{label} from {sender}: {what}, but its messages could not be queued "
                        f"({os_error_message(exc)}); the next mail in queues them", True, True)
-    return Handled(f"{label} from {sender}: {what}; {counted(len(messages), 'message')} queued",
-                   applied=True)
+    from rebis_pbm.transports import announce
+    note = announce(game)  # the chat webhooks, if the game has any (docs/league.md)
+    return Handled(f"{label} from {sender}: {what}; {counted(len(messages), 'message')} queued"
+                   + (f"; note: {note}" if note else ""), applied=True)
 
 
 def _clock_for(record: Record) -> str | None:
