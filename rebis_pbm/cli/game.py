@@ -10,13 +10,13 @@ import os
 import click
 
 from rebis_pbm import app as referee
-from rebis_pbm.cli import EXIT_CODES, cli, game_argument
+from rebis_pbm.cli import EXIT_CODES, F, cli, game_argument
 from rebis_pbm.errors import InputError, Refused, UsageError
 from rebis_pbm.files.atomic import read_input
 from rebis_pbm.present import views as views_mod
 
 
-def _views_dir_option(f):  # type: ignore[no-untyped-def]
+def _views_dir_option(f: F) -> F:
     return click.option("--views-dir", type=click.Path(file_okay=False),
                         help="Where to write the views (default: GAME's name with .views, "
                         "beside it).")(f)
