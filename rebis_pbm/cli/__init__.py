@@ -35,8 +35,8 @@ def exit_codes_help(codes: Iterable[ExitCode] = ExitCode, width: int = 72) -> st
     codes = tuple(codes)
     lines = ["\b", "Exit codes:"]
     for code in codes:
-        lines += textwrap.wrap(code.meaning, width, initial_indent=f"  {int(code):<3} ",
-                               subsequent_indent=" " * 6, break_on_hyphens=False)
+        lines += textwrap.wrap(code.meaning, width, initial_indent=f"  {int(code):<2} ",
+                               subsequent_indent=" " * 5, break_on_hyphens=False)
     unchanged = [str(int(code)) for code in codes if code.changes_nothing]
     said = ", ".join(unchanged[:-1]) + " and " + unchanged[-1] if len(unchanged) > 1 else \
         "".join(unchanged)

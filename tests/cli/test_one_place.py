@@ -272,3 +272,38 @@ def test_tick_reads_and_replays_the_record_once(tmp_path, monkeypatch):
     after = referee.open_game(game)
     assert referee.tick(game, now="2025-01-05T00:00:00Z") == ([], None)
     assert after.replay.state.turn == 2 and after.replay.state.player_to_move == "bob"
+
+
+# --- exit codes: declared once, in errors.ExitCode ------------------------------------------------
+
+def test_the_help_and_docs_cli_say_exactly_the_exit_codes_errors_declares():
+    """errors.ExitCode is the one list: the help's EXIT_CODES is generated from it, and
+    docs/cli.md's table names each code once, its meaning starting with the enum's words."""
+    from rebis_pbm.cli import EXIT_CODES, exit_codes_help
+    from rebis_pbm.errors import ExitCode
+
+    assert exit_codes_help() == EXIT_CODES
+    listed = re.findall(r"^  (\d+) +(.*(?:\n {5}.*)*)", EXIT_CODES, flags=re.M)
+    assert [(int(code), " ".join(text.split())) for code, text in listed] == \
+        [(int(code), code.meaning) for code in ExitCode]
+    unchanged = [int(code) for code in ExitCode if code.changes_nothing]
+    assert unchanged == [1, 2, 3, 75]  # the exits that promise nothing was written
+    said = "On 1, 2, 3 and 75 nothing on disk changes"
+    assert EXIT_CODES.endswith(said + ".")
+
+    doc = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = doc.split("## Exit codes", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| (\d+) \| (.*) \|$", table, flags=re.M)
+    assert [int(code) for code, _ in rows] == [int(code) for code in ExitCode]
+    for (code, meaning), declared in zip(rows, ExitCode, strict=True):
+        assert meaning.replace("`", "").startswith(declared.meaning), (code, declared.meaning)
+    assert said in doc
+
+
+def test_exit_codes_are_numbers_in_one_module():
+    """No other module names an exit code by its number: each says ExitCode.NAME."""
+    package = PACKAGE.parent
+    numbered = re.compile(r"(exit_code\s*=|exit\(|Exit\()\s*(\d+)\b")
+    found = sorted(f"{p.relative_to(package)}: {m.group(0)}" for p in package.rglob("*.py")
+                   for m in numbered.finditer(p.read_text(encoding="utf-8")))
+    assert found == []
