@@ -22,6 +22,16 @@ def _views_dir_option(f: F) -> F:
                         "beside it).")(f)
 
 
+def rule_help() -> str:
+    """``--rule``'s help, from the ruleset's declarations
+    (:data:`rebis_pbm.engine.ruleset.PARAMETERS`): each parameter it sets, its values, what it
+    is and its rulings."""
+    from rebis_pbm.engine.ruleset import PARAMETERS
+
+    return "Set a ruleset parameter (repeatable): " + "; ".join(
+        f"{p.name}={p.allowed}, {p.help} ({p.rulings})" for p in PARAMETERS if p.settable) + "."
+
+
 def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str]]:
     """``("alice=alice@example.org", "bob")`` -> ``(("alice", "bob"), {"alice": "alice@..."})``.
 
@@ -65,9 +75,7 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
               help="The language a player's view, mails, template and refusals are written in: "
               "en (the default), fr or pt (docs/views.md, \"Languages\").")
 @click.option("--zero", is_flag=True, help="Play with the Rebis: Zero option (R2).")
-@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
-              help="Set a ruleset parameter (R3, R4): golden_dust, gold, red, shelf_limit, "
-              "hand_size, multiplier.")
+@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE", help=rule_help())
 @click.option("--game-id", help="The game's id (default: random).")
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
 @click.option("--deadline", metavar="DURATION", help="Each turn's time, e.g. 72h or 3d; "
