@@ -16,11 +16,11 @@ from typing import Any, Generic, TypeVar
 V = TypeVar("V", int, bool, str)
 
 
-@dataclass(frozen=True)
 class Parameter(Generic[V]):
     """One parameter of the ruleset, declared once: the ruleset's check, ``new --rule``'s help
     and its check, the record schema's test and the view's words all read it (docs/architecture.md,
-    "A new ruleset parameter").
+    "A new ruleset parameter"). A plain class: a dataclass or named tuple costs more to define at
+    every command's start.
 
     Attributes:
         name: the field of :class:`Ruleset` and of the record's ``ruleset`` (and ``--rule NAME``).
@@ -37,15 +37,24 @@ class Parameter(Generic[V]):
     ('0 or 1', 'additive or doubling', 'true or false')
     """
 
-    name: str
-    default: V
-    rulings: str
-    help: str
-    view: str
-    low: int = 0
-    high: int = 99
-    choices: tuple[str, ...] = ()
-    settable: bool = True
+    __slots__ = ("choices", "default", "help", "high", "low", "name", "rulings", "settable",
+                 "view")
+
+    def __init__(self, name: str, default: V, rulings: str, help: str, view: str, *,
+                 low: int = 0, high: int = 99, choices: tuple[str, ...] = (),
+                 settable: bool = True) -> None:
+        self.name = name
+        self.default: V = default
+        self.rulings = rulings
+        self.help = help
+        self.view = view
+        self.low = low
+        self.high = high
+        self.choices = choices
+        self.settable = settable
+
+    def __repr__(self) -> str:
+        return f"Parameter({self.name!r}, {self.default!r})"
 
     @property
     def allowed(self) -> str:
