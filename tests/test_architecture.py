@@ -337,3 +337,11 @@ def test_a_circle_is_found_lazy_or_not_and_an_import_for_types_makes_none():
     assert cycle_findings(circle) == set()
     three = {"rebis_pbm.a": made("b"), "rebis_pbm.b": made("c"), "rebis_pbm.c": made("a")}
     assert cycle_findings(three) == {"cycle: a -> b -> c -> a"}
+
+
+def test_docs_architecture_lists_the_layers_in_this_order():
+    import re
+
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = doc.split("## The layers", 1)[1].split("\n## ", 1)[0]
+    assert tuple(re.findall(r"^\| (\w+) \| `rebis_pbm/", table, flags=re.M)) == LAYERS
