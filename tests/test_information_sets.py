@@ -269,9 +269,9 @@ def _leak_deck_in_messages(monkeypatch):
     """A rejection names the deck's next card."""
     real = rules_mod.check_move
 
-    def leaky(state, move):
+    def leaky(state, move, **options):
         try:
-            real(state, move)
+            real(state, move, **options)
         except IllegalMove as exc:
             top = state.deck[0] if state.deck else None
             raise IllegalMove(exc.code, f"{exc.message} (the deck's next card is {top})") from None
