@@ -85,6 +85,7 @@ from rebis_pbm.record import (
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
     from rebis_pbm.present.infoset import ViewState
+    from rebis_pbm.present.shapes import View
     from rebis_pbm.present.site import PublicGame
     from rebis_pbm.record.audit import Report
 __all__ = [
@@ -328,7 +329,7 @@ def _no_move_to_make(player: str, state: State) -> Phrase:
 # --- views -----------------------------------------------------------------------------------
 
 def record_view(record: Record, replay: Replay, viewer: str | None,
-                lang: str | None = None) -> dict[str, Any]:
+                lang: str | None = None) -> View:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
     addresses when the game made them public, the deadline when there is one;
     ``views.join_view`` in the join phase. Every view carries the record's witness (docs/audit.md,
@@ -358,7 +359,7 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
         # in it (check --view, moves --view; docs/views.md "Languages").
         items = list(view.items())
         at = [key for key, _ in items].index("viewer") + 1
-        view = dict([*items[:at], ("lang", record.lang(viewer)), *items[at:]])
+        view = cast("View", dict([*items[:at], ("lang", record.lang(viewer)), *items[at:]]))
     if record.referee_recipient:  # public: what players seal their moves to (rebis-pbm/3)
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),
@@ -380,7 +381,7 @@ def stand_in_reason(record: Record, turn: int) -> str | None:
     return stand_ins(record).get(turn)
 
 
-def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
+def player_view(game: PathLike, player: str | None) -> View:
     """The view of ``player`` (None: the spectator view) of the game in ``game``, as a dict
     that :func:`rebis_pbm.present.views.render` turns into text, YAML or JSON (docs/views.md).
 
@@ -583,7 +584,7 @@ def kept_rendering(record: Record, replay: Replay, viewer: str | None, fmt: str)
 
 
 def kept_view(record: Record, replay: Replay, viewer: str | None,
-              lang: str | None = None) -> dict[str, Any]:
+              lang: str | None = None) -> View:
     """:func:`record_view`, kept like :func:`kept_rendering`'s texts: a move's views are built
     once for its view files and its messages. The dict is shared: read it, do not change it."""
     texts = _kept(record, replay)
@@ -591,7 +592,7 @@ def kept_view(record: Record, replay: Replay, viewer: str | None,
     view = texts.get(key)
     if view is None:
         view = texts[key] = record_view(record, replay, viewer, lang)
-    return cast("dict[str, Any]", view)
+    return cast("View", view)
 
 
 def _kept(record: Record, replay: Replay) -> dict[tuple[str | None, str, str], Any]:
@@ -1798,7 +1799,7 @@ def read_view(view_path: PathLike) -> ViewState:
     check_view_format(loaded.data, source)
     validate(loaded, "view")
     _refuse_join_phase(cast("dict[str, Any]", loaded.data), source)
-    return infoset_from_view(cast("dict[str, Any]", loaded.data), source)
+    return infoset_from_view(cast("View", loaded.data), source)
 
 
 def _refuse_join_phase(view: dict[str, Any], source: str) -> None:
