@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from rebis_pbm.engine import burdens, information_set, legal_moves, score_table, winners
 from rebis_pbm.engine.scoring import Burden, PlayerScore
@@ -19,20 +19,24 @@ from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, State
 from rebis_pbm.formats.yaml_reader import dump_yaml
 from rebis_pbm.present.i18n import gettext_for
 from rebis_pbm.present.kept import shelf_view
-from rebis_pbm.present.shapes import (
-    PUBLIC,
-    VIEW_FORMAT,
-    BurdenView,
-    EndView,
-    EndWarning,
-    HistoryEntry,
-    PlayerView,
-    RulesetView,
-    View,
-    You,
-)
 from rebis_pbm.present.wording import JOIN_PLACEHOLDER, account
 from rebis_pbm.record import Replay
+
+if TYPE_CHECKING:  # the view's types: for the type checker only (shapes.py says why)
+    from rebis_pbm.present.shapes import (
+        BurdenView,
+        EndView,
+        EndWarning,
+        HistoryEntry,
+        PlayerView,
+        RulesetView,
+        View,
+        You,
+    )
+
+VIEW_FORMAT = "rebis-pbm/view/2"  # 2: the ruleset in force (a player's tools need it), the
+# record's witness, and the join phase's view
+PUBLIC = "public"  # the spectator view's name; no player may take it
 
 RECENT_MOVES = 4   # moves shown in a view's history: at least one round of a 4-player game
 # The last state whose views were built (held, compared with is), its score table and its

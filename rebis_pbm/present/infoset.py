@@ -12,14 +12,17 @@ they know, so on it they give exactly the referee's answers.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.engine import Ruleset, State
 from rebis_pbm.engine.cards import DEALT, HIDDEN, NEGATIVE, Shelf, ShelfCard
 from rebis_pbm.engine.enums import EndReason, Phase, TokenKind
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, Supply
 from rebis_pbm.errors import InputError
-from rebis_pbm.present.shapes import PUBLIC, VIEW_FORMAT, View
+from rebis_pbm.present.build import PUBLIC, VIEW_FORMAT
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import View
 
 
 class ViewState(NamedTuple):

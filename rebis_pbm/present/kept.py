@@ -10,10 +10,12 @@ viewer may see its shelf.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from rebis_pbm.engine.cards import DEALT, NEGATIVE, POSITIVE, Shelf, ShelfCard
-from rebis_pbm.present.shapes import CardView, ShelfView
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import CardView, ShelfView
 
 
 def card_view(card: ShelfCard, seat: int, viewer_seat: int | None, seats: tuple[str, ...],

@@ -7,10 +7,13 @@ The one dispatch over the formats, above each of them (:mod:`.yaml_view`, :mod:`
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from rebis_pbm.present.shapes import View
 from rebis_pbm.present.text import render_text
 from rebis_pbm.present.yaml_view import view_yaml
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import View
 
 
 def render(view: View, fmt: str, lang: str | None = None) -> str:

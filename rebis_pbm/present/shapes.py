@@ -5,15 +5,15 @@ player's tools (:mod:`.infoset`). These ``TypedDict`` classes name its keys and 
 the type checker; at run time a view is a plain ``dict``, its keys in the order
 :func:`rebis_pbm.present.build.build_view` writes them (the format's order). A key that only
 some views carry (a join-phase view's ``waiting``, a game's ``end``) is not required.
+
+The modules that build and render views import this one for the type checker only
+(``TYPE_CHECKING``): making these classes costs 4 M instructions, which a command that reads a
+view need not pay at every start. ``VIEW_FORMAT`` and ``PUBLIC`` are :mod:`.build`'s.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: as strings, each annotation would be compiled
+# into a ForwardRef when its class is made (twice the cost).
 from typing import TypedDict
-
-VIEW_FORMAT = "rebis-pbm/view/2"  # 2: the ruleset in force (a player's tools need it), the
-# record's witness, and the join phase's view
-PUBLIC = "public"  # the spectator view's name; no player may take it
 
 
 class CardView(TypedDict, total=False):
@@ -162,9 +162,9 @@ class Witness(TypedDict):
 
 
 class _ViewRequired(TypedDict):
-    view: str  # VIEW_FORMAT
+    view: str  # build.VIEW_FORMAT
     game: str
-    viewer: str  # a player's name, or PUBLIC
+    viewer: str  # a player's name, or build.PUBLIC
     phase: str  # join, play, red_token or finished
 
 

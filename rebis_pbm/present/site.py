@@ -22,15 +22,17 @@ import html
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from rebis_pbm.engine import Move, State, apply_move, burdens, score_table, winners
 from rebis_pbm.engine.events import Event
 from rebis_pbm.files.atomic import PathLike, make_folder, write_atomic
 from rebis_pbm.present.build import build_view
-from rebis_pbm.present.shapes import View
 from rebis_pbm.present.wording import account, moment, standing, winners_line
 from rebis_pbm.record import Replay
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import View
 
 PAGE = "index.html"
 NOW = "table.svg"  # the table as it stands, every card shown once the seed is revealed

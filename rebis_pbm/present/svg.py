@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import re
 import textwrap
+from typing import TYPE_CHECKING
 
 from rebis_pbm.present.i18n import gettext_for, ngettext_for
-from rebis_pbm.present.shapes import CardView, PlayerView, ShelfView, View
 from rebis_pbm.present.wording import TOKEN_WORDS, end_line, moment, standing, winners_line
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import CardView, PlayerView, ShelfView, View
 
 
 def escape(text: str, quote: bool = True) -> str:

@@ -7,17 +7,12 @@ the YAML and the picture do. Its words are :mod:`.wording`'s; the lines of a kep
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rebis_pbm.engine.cards import GOLD, GOLDEN_DUST, POSITIVE, RED
+from rebis_pbm.present.build import PUBLIC
 from rebis_pbm.present.i18n import N_, gettext_for, ngettext_for
 from rebis_pbm.present.kept import kept_shelf
-from rebis_pbm.present.shapes import (
-    PUBLIC,
-    BurdenView,
-    CardView,
-    RulesetView,
-    ShelfView,
-    View,
-)
 from rebis_pbm.present.wording import (
     TOKEN_WORDS,
     a_card,
@@ -27,6 +22,9 @@ from rebis_pbm.present.wording import (
     witness_line,
 )
 from rebis_pbm.record.wording import Gettext
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import BurdenView, CardView, RulesetView, ShelfView, View
 
 
 def _card_text(card: CardView) -> str:

@@ -10,12 +10,12 @@ from there.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.cards import GOLD, GOLDEN_DUST, NEGATIVE, RED
 from rebis_pbm.engine.state import FINISHED, RED_TOKEN
 from rebis_pbm.present.i18n import ENGLISH, N_, gettext_for
-from rebis_pbm.present.shapes import View
 from rebis_pbm.record import wording as record_wording
 from rebis_pbm.record.wording import (
     JOIN_PLACEHOLDER,
@@ -24,6 +24,9 @@ from rebis_pbm.record.wording import (
     is_join_placeholder,
     witness_line,
 )
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import View
 
 # why a game ended (R11), for every text that says it: end_words
 _END_WORDS: dict[str, str] = {

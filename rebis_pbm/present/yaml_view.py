@@ -8,12 +8,14 @@ the view is joined from pieces that are, byte for byte, what ``dump_yaml`` write
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from rebis_pbm.formats.yaml_reader import dump_yaml
 from rebis_pbm.present import kept as kept_entries
 from rebis_pbm.present.kept import KeptShelf, kept_shelf
-from rebis_pbm.present.shapes import View
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import View
 
 
 def _items(text: str, at: str, mark: str, count: int) -> list[str] | None:
