@@ -70,11 +70,11 @@ def build_view(game: str, replay: Replay, viewer: str | None, *, revealed: bool 
     ``account`` (the move told as the referee's, :func:`account`; ``text`` stays the events
     told as they are, as views have always had it).
 
-    Returns a dict matching ``schemas/view.schema.json``, the caller's to change. Its shelves are
-    copies of entries kept for the next view of the same shelves (a closed shelf is in every view
-    of every later move): kept apart for each way a viewer may see a shelf, so that no view shows
-    more than its viewer's information set (see ``_shelf_view``). Raises ValueError for an
-    unknown viewer.
+    Returns a dict matching ``schemas/view.schema.json`` (:class:`~rebis_pbm.present.shapes.View`),
+    the caller's to change. Its shelves are copies of entries kept for the next view of the same
+    shelves (a closed shelf is in every view of every later move): kept apart for each way a
+    viewer may see a shelf, so that no view shows more than its viewer's information set (see
+    :func:`rebis_pbm.present.kept.shelf_view`). Raises ValueError for an unknown viewer.
     """
     global _PUBLIC
     addresses = addresses or {}
