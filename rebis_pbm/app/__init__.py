@@ -54,10 +54,22 @@ from rebis_pbm.errors import (
 from rebis_pbm.files.atomic import (
     PathLike,
     explain_os_error,
-    locked,
     make_folder,
     read_input,
     write_atomic,
+)
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import DEFAULT_GAME as DEFAULT_GAME
+from rebis_pbm.files.names import ENCRYPTED as ENCRYPTED
+from rebis_pbm.files.names import (
+    QUEUE_SUFFIX,
+    RECORD_SUFFIX,
+    SECRET_SUFFIX,
+    SIGNATURE,
+    VIEWS_SUFFIX,
+    default_views_dir,
+    move_file_name,
+    secret_path,
 )
 from rebis_pbm.formats.yaml_reader import clip, load_yaml, top_level_text
 from rebis_pbm.present import views as views_mod
@@ -80,7 +92,6 @@ from rebis_pbm.record import (
     parse_record,
     read_game,
     salted,
-    secret_path,
 )
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
@@ -145,13 +156,6 @@ class Game(NamedTuple):
     def state(self) -> State:
         """The state after the record's last move."""
         return self.replay.state
-
-
-def default_views_dir(record_path: PathLike) -> str:
-    """``game.yaml`` -> ``game.views`` beside it."""
-    folder, name = os.path.split(os.fspath(record_path))
-    stem = name[:-5] if name.endswith(".yaml") else name
-    return os.path.join(folder, stem + ".views")
 
 
 def require_record(game: PathLike) -> None:
@@ -1050,12 +1054,6 @@ def check_sender(record: Record, author: str, player: str, source: str) -> None:
                                     {"source": source, "player": player, "who": who}))
 
 
-def move_file_name(turn: int, player: str) -> str:
-    """The name of the file that holds ``player``'s move for ``turn`` in a game played through
-    git (docs/git.md): ``turn-007-alice.yaml``, the turn with at least three digits."""
-    return f"turn-{turn:03d}-{player}.yaml"
-
-
 def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
               author: str | None = None, file_name: str | None = None) -> Move | JoinMove:
     """The move in a move file, checked for everything that needs no seed: the strict loader
@@ -1584,9 +1582,9 @@ def record_paths(paths: Iterable[PathLike]) -> list[str]:
         before = len(found)
         for folder, subfolders, files in os.walk(path):
             subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")
-                                   and not d.endswith((".views", ".mailq")))
+                                   and not d.endswith((VIEWS_SUFFIX, QUEUE_SUFFIX)))
             for name in sorted(files):
-                if not name.endswith(".yaml") or name.endswith(".secret.yaml"):
+                if not name.endswith(RECORD_SUFFIX) or name.endswith(SECRET_SUFFIX):
                     continue
                 file = os.path.join(folder, name)
                 try:
@@ -2080,9 +2078,6 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
 
 # --- encryption to the readers (a game in a public repository, docs/git.md) --------------------
 
-ENCRYPTED = ".age"  # the suffix of a file encrypted with age to its readers
-
-
 def write_encrypted_views(views_dir: PathLike, record: Record, replay: Replay,
                           keys: dict[str, str]) -> int:
     """Each player's view (YAML and text) only encrypted with age to that player's SSH public
@@ -2180,9 +2175,6 @@ def make_referee_identity(out: PathLike) -> str:
     text, recipient = new_identity()
     write_atomic(out, text, mode=0o600)
     return recipient
-
-
-DEFAULT_GAME = "game.yaml"  # the record at a game repository's top folder (docs/git.md)
 
 
 def referee_recipient_of(game: PathLike, move_game: str | None = None) -> str:
@@ -2336,7 +2328,7 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
         if game is not None:
             _check_sealing_key(game, doc, data, done.stdout, ssh_key,
                                None if other_game_ok else move_game)
-        files.append((path + ".sig", done.stdout))
+        files.append((path + SIGNATURE, done.stdout))
     sealed = [(name + ENCRYPTED, encrypt_to(content, to)) for name, content in files]
     written = []
     # The padded move (its mode kept: a closing play's card is a secret) and its signature, in

@@ -146,9 +146,9 @@ def apply(revisions: str | None, game: str, games: str | None, remote: str | Non
                                f"game.mailq/ (rebis-pbm mail out {games.rstrip('/')} sends them)")
 
     def queue_views(outcome) -> None:
+        from rebis_pbm.files.names import default_queue
         from rebis_pbm.present.views import counted
         from rebis_pbm.transports.git.jobs import repository
-        from rebis_pbm.transports.mail.jobs import default_queue
         from rebis_pbm.transports.mail.jobs import queue_views as add
         top = repository(".")
         assert referee_address is not None

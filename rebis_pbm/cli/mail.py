@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from rebis_pbm.cli import cli, pictures_option, queue_option, referee_option
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.present.views import counted
-from rebis_pbm.transports.mail.jobs import default_queue
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
 

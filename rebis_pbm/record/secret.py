@@ -12,18 +12,12 @@ import os
 
 from rebis_pbm.errors import SeedError
 from rebis_pbm.files.atomic import read_input
+from rebis_pbm.files.names import secret_path
 from rebis_pbm.formats.yaml_reader import clip, dump_yaml, load_yaml
 from rebis_pbm.record.digests import commitment, salted, unsalted
 from rebis_pbm.record.model import Record, check_relabelled
 
 SEED_ENV = "REBIS_PBM_SEED"
-
-
-def secret_path(record_path: str | os.PathLike) -> str:
-    """Where ``new`` keeps the seed: ``game.yaml`` -> ``game.secret.yaml``."""
-    folder, name = os.path.split(os.fspath(record_path))
-    stem = name[:-5] if name.endswith(".yaml") else name
-    return os.path.join(folder, stem + ".secret.yaml")
 
 
 def dump_secret(game: str, seed: str, fmt: str = "rebis-pbm/1") -> str:

@@ -38,14 +38,12 @@ from rebis_pbm.errors import (
     UsageError,
     one_line,
 )
+from rebis_pbm.files.names import COMPANION, MOVE_NAME, SECRET_SUFFIX, SIGNATURE, secret_path
 
 ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
 MOVES = "moves/"
-# The characters a move file's name may hold, and its form: turn-NNN-PLAYER.yaml.
+# The characters a move file's name may hold (its form: rebis_pbm.files.names.MOVE_NAME).
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-MOVE_NAME = re.compile(r"turn-([0-9]+)-(.+?)\.yaml(\.age)?")  # .age: a sealed move
-# A sealed move's signature beside it (``rebis-pbm seal --key``): read with its move, not alone.
-COMPANION = re.compile(r"turn-[0-9]+-.+\.yaml\.sig(\.age)?")
 REFUSALS = "refusals/"  # in a public repository: each refusal's reason, encrypted to its mover
 SYMLINK = "120000"  # git's mode of a symbolic link
 PUSH_ATTEMPTS = 10  # rounds of fetch, apply, push before giving up (each refusal = a new tip)
@@ -151,13 +149,10 @@ def _deepen(git: Git, remote: str | None) -> None:
 
 
 def _refuse_secret(git: Git, commit: str, game: str) -> None:
-    secret = (game[:-5] if game.endswith(".yaml") else game) + ".secret.yaml"
+    secret = secret_path(game)
     if git.out("ls-tree", "--name-only", commit, "--", secret):
         raise Failed(f"{secret} is committed: every player can read the seed and so every hand; "
                      f"start a new game and keep the seed in a CI secret only")
-
-
-SECRET_SUFFIX = ".secret.yaml"  # a record's secret file beside it: game.yaml -> game.secret.yaml
 
 
 def _keep_secrets(git: Git, target: str) -> None:
@@ -224,9 +219,6 @@ def _refuse_name(git: Git, path: str, why: str, span: str, moves: str = MOVES) -
                   f"{moves}turn-NNN-PLAYER.yaml after its turn and player (e.g. "
                   f"{moves}turn-007-alice.yaml). Rename or remove it in a new commit; no move "
                   f"{'of this game ' if moves != MOVES else ''}was applied")
-
-
-SIGNATURE = ".sig"  # moves/turn-NNN-PLAYER.yaml.sig: the move's signature (ssh-keygen -Y sign)
 
 
 def _is_signature(path: str, moves: str = MOVES) -> bool:

@@ -28,18 +28,12 @@ from rebis_pbm.errors import (
     UsageError,
     one_line,
 )
-from rebis_pbm.files.atomic import locked, open_regular, write_atomic
+from rebis_pbm.files.atomic import open_regular, write_atomic
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import default_queue as default_queue
 from rebis_pbm.present.i18n import N_, Phrase, gettext_for, refusal
 from rebis_pbm.present.views import counted
 from rebis_pbm.record import Record, Replay
-
-
-def default_queue(record_path: str | os.PathLike[str]) -> Path:
-    """``game.yaml`` -> ``game.mailq/`` beside it: the Maildir of messages waiting to be sent."""
-    record_path = Path(record_path)
-    stem = record_path.name[:-5] if record_path.name.endswith(".yaml") else record_path.name
-    return record_path.with_name(stem + ".mailq")
-
 
 QUEUED_STATE = "queued-turn"  # in the queue folder: the last turn whose messages were queued
 # (``join K`` in a fair deal's join phase: the messages of its K-th join were queued)

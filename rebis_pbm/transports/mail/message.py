@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from rebis_pbm.crypto.signatures import ARMOUR
+from rebis_pbm.files.names import SIGNATURE as SIGNATURE_SUFFIX  # MOVE.yaml.sig
 from rebis_pbm.present.i18n import N_, Named, Phrase, gettext_for
 
 MAIL_MAX_BYTES = 10 * 1024 * 1024  # a message larger than this is refused unread
@@ -192,9 +193,6 @@ class Extracted(NamedTuple):
     data: bytes
     source: str
     signature: bytes | None = None
-
-
-SIGNATURE_SUFFIX = ".sig"  # ssh-keygen -Y sign writes MOVE.yaml.sig
 
 
 def _is_yaml_part(part: EmailMessage) -> bool:
