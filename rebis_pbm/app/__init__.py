@@ -811,7 +811,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         public_addresses: show the addresses in every view.
         seed: the seed to shuffle from (default: 128 random bits). A guessable seed lets anyone
             compute every hand: refused unless ``insecure_seed``
-            (:func:`rebis_pbm.record.trust.check_seed`).
+            (:func:`rebis_pbm.record.seed_strength.check_seed_strength`).
         ruleset: the game's parameters (default: the rulings', R1-R4).
         game_id: the game's id (default: 40 random bits; it tells nothing of the seed).
         referee_deal: deal at once from the seed alone; False: a fair deal, the game waits for
@@ -854,11 +854,11 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     import secrets
 
     from rebis_pbm.crypto.signatures import parse_keys
-    from rebis_pbm.record.trust import check_seed
+    from rebis_pbm.record.seed_strength import check_seed_strength
     if seed is None:
         seed = secrets.token_hex(16)
     else:
-        check_seed(seed, insecure_seed)
+        check_seed_strength(seed, insecure_seed)
     parsed_keys: dict[str, tuple[str, ...]] = {}
     for name, text in (keys or {}).items():
         if name not in players:
@@ -1469,7 +1469,7 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
         record = read_record(game)  # a join needs no seed; anything else raises it again below
     check_player(record, player)
     if record.joining() and record.seed is None and player in record.waiting_for():
-        from rebis_pbm.record.trust import join_listing
+        from rebis_pbm.app.joins import join_listing
         return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256)
     record, state = for_mover(game, player)
     return views_mod.moves_listing(record.game, state, fmt)
@@ -1511,7 +1511,7 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
     file ``seed_file``, ``REBIS_PBM_SEED`` or the secret file beside the record), every move
     replayed and every keyed digest.
 
-    ``witnesses``: saved views or mails (:func:`rebis_pbm.record.trust.read_witness`); the record
+    ``witnesses``: saved views or mails (:func:`rebis_pbm.record.witness.read_witness`); the record
     must still hold each one's chain digest at its move, else the report fails naming it.
 
     Returns:
@@ -1539,7 +1539,7 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
             return read_secret(sidecar, record), sidecar
         return None
 
-    from rebis_pbm.record.trust import read_witness
+    from rebis_pbm.record.witness import read_witness
     seen = [read_witness(os.fspath(w)) for w in witnesses]
     report = run_verify(data, source, find, seen)
     if report.problem is not None and report.problem.code == "schema":

@@ -687,8 +687,8 @@ def is_join_placeholder(text: str) -> bool:
 
 
 def witness_line(game: str, move: int, digest: str) -> str:
-    """The witness as the text view writes it (one line; :func:`rebis_pbm.record.trust.read_witness`
-    reads it back)."""
+    """The witness as the text view writes it (one line;
+    :func:`rebis_pbm.record.witness.read_witness` reads it back)."""
     return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
 
 

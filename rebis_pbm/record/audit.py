@@ -292,8 +292,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         source: its name, for the report.
         find_seed: called with the parsed record; returns ``(seed, where it came from)`` or
             None (a record that reveals its seed needs none). What it raises passes through.
-        witnesses: :class:`rebis_pbm.record.trust.Witness` es, each a chain digest at a move that a
-            saved view or mail saw: the record must still hold it (problem ``witness``).
+        witnesses: :class:`rebis_pbm.record.witness.Witness` es, each a chain digest at a move
+            that a saved view or mail saw: the record must still hold it (problem ``witness``).
 
     Returns:
         a :class:`Report`; ``report.verified`` is False, with ``report.problem`` set, when anything
@@ -398,7 +398,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.checked.append(_RECORD_DIGEST)
     report.problem = result.problem or check_status(record, written["status"], result.replay)
     if report.problem is None:
-        from rebis_pbm.record.trust import check_witness
+        from rebis_pbm.record.witness import check_witness
         for witness in witnesses:
             wrong = check_witness(record, witness)
             if wrong is not None:

@@ -22,7 +22,7 @@ from clitools import run_inproc, run_script
 from rebis_pbm import app as referee
 from rebis_pbm.engine import apply_move, setup
 from rebis_pbm.record import Record, dump_record
-from rebis_pbm.record.trust import seed_bits
+from rebis_pbm.record.seed_strength import seed_bits
 from sshkeys import SSH_KEYGEN, needs_ssh, ssh_key, ssh_sign
 
 RULES = ["shelf_limit=3"]  # short games
