@@ -1909,7 +1909,7 @@ def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
     the referee's with ``reason`` and the bot."""
     from rebis_pbm.bots import make_bot
     from rebis_pbm.engine import information_set
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
     record, replay, _ = opened
     state = replay.state
     # The bot's own randomness is drawn from the turn and player: the same position gives the

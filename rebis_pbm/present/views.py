@@ -18,7 +18,7 @@ from rebis_pbm.engine import burdens, information_set, legal_moves, score_table,
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.cards import DEALT, GOLD, GOLDEN_DUST, NEGATIVE, POSITIVE, RED, Shelf
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, State
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present.i18n import ENGLISH, N_, gettext_for, in_every_language, ngettext_for
 from rebis_pbm.record import Replay
 

@@ -13,7 +13,8 @@ import os
 from rebis_pbm.errors import SeedError
 from rebis_pbm.files.atomic import read_input
 from rebis_pbm.files.names import secret_path
-from rebis_pbm.formats.yaml_reader import clip, dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import clip, load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record.digests import commitment, salted, unsalted
 from rebis_pbm.record.model import Record, check_relabelled
 

@@ -37,7 +37,7 @@ from rebis_pbm.errors import ExitCode
 from rebis_pbm.files import atomic as fileio
 from rebis_pbm.files import lock as record_lock
 from rebis_pbm.files.names import move_file_name
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 
 GAME_ID = "files-game"
 ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.org"}

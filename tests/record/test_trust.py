@@ -437,7 +437,7 @@ def test_a_signed_closing_play_unsealed_tells_nothing_of_its_card(tmp_path):
     the chain recomputed, the seed-holding check compared C with the sealed file before the
     replay: "the signed move file does not hold the move recorded" for every C but the real
     one. While the seed is secret, every C now reads alike."""
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
     from rebis_pbm.record import HEADER
     from rebis_pbm.record.digests import chain_digest
     keys = {p: ssh_key(tmp_path, p) for p in ("alice", "bob")}

@@ -15,7 +15,7 @@ import yaml
 
 from rebis_pbm.app import open_game
 from rebis_pbm.engine import legal_moves
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run, secret_key
 
 SEED = "git-game"

@@ -14,7 +14,8 @@ from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import Move
 from rebis_pbm.formats.schemas import validate
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.transports.mail import message as mail_mod
 from rebis_pbm.transports.mail.message import maildir_new, parse_message, thread_id
 from transport_support import PLAYERS, REFEREE, illegal_card, new_args, pick_move, run

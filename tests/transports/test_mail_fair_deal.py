@@ -18,7 +18,7 @@ import yaml
 from clitools import run_inproc
 from rebis_pbm import app as referee
 from rebis_pbm.files.names import default_queue
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.transports.mail import jobs as mail_jobs
 from rebis_pbm.transports.mail.jobs import QUEUED_STATE
 from rebis_pbm.transports.mail.message import maildir_new, parse_message
