@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
-from typing import Final, Union
+from typing import TYPE_CHECKING, Final, Union
+
+if TYPE_CHECKING:  # imported where used: the commands that only read a game never load pathlib
+    from pathlib import Path
 
 __all__ = [
     "COMPANION",
@@ -66,6 +68,8 @@ def default_views_dir(record_path: PathLike) -> str:
 
 def default_queue(record_path: PathLike) -> Path:
     """``game.yaml`` -> ``game.mailq/`` beside it: the Maildir of messages waiting to be sent."""
+    from pathlib import Path
+
     record = Path(record_path)
     stem = record.name[:-len(RECORD_SUFFIX)] if record.name.endswith(RECORD_SUFFIX) \
         else record.name
