@@ -28,6 +28,8 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from rebis_pbm.formats.yaml_reader import (
     TAG_BOOL,
@@ -36,11 +38,21 @@ from rebis_pbm.formats.yaml_reader import (
     TAG_NULL,
     TAG_STR,
     TAG_TIMESTAMP,
+    FieldPath,
     InputError,
     Loaded,
+    YamlValue,
     clip,
     format_path,
 )
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Resource
+    from referencing.jsonschema import SchemaRegistry
 
 __all__ = [
     "SCHEMA_NAMES",
@@ -55,6 +67,10 @@ __all__ = [
 ]
 
 SCHEMA_NAMES = ("move", "record", "view")
+# A JSON Schema (or a part of one) as parsed: raw JSON, whose shape the meta-schema checks.
+Schema = dict[str, Any]
+# A compiled check: returns on a valid document, raises on any other.
+Check = Callable[[object], object]
 
 
 class SchemaProblem(ValueError):
@@ -62,7 +78,7 @@ class SchemaProblem(ValueError):
     that is not one of the tool's own schemas. A bug or a broken install, not bad input."""
 
 
-def _schema_dir():
+def _schema_dir() -> str | Traversable:
     """The folder holding the schema files, as a path (text): the installed package, else the
     source checkout; else what importlib.resources finds (a Traversable, e.g. in a zip)."""
     here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the rebis_pbm folder
@@ -94,24 +110,26 @@ def schema_text(name: str) -> str:
         if isinstance(folder, (str, os.PathLike)):
             with open(os.path.join(folder, file), encoding="utf-8") as f:
                 return f.read()
-        return folder.joinpath(file).read_text(encoding="utf-8")  # importlib.resources (a zip)
+        text: str = folder.joinpath(file).read_text(encoding="utf-8")  # importlib.resources (zip)
+        return text
     except (FileNotFoundError, NotADirectoryError):
         raise SchemaProblem(f"the schema file {name}.schema.json is missing from the "
                             "installation") from None
 
 
 @functools.cache
-def _parsed(name: str) -> dict:
+def _parsed(name: str) -> Schema:
     """The JSON of ``schemas/<name>.schema.json``, not yet checked against the meta-schema."""
     try:
-        return json.loads(schema_text(name))
+        parsed: Schema = json.loads(schema_text(name))
+        return parsed
     except json.JSONDecodeError as e:
         raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: "
                             f"invalid JSON: {e.msg}") from None
 
 
 @functools.cache
-def load_schema(name: str) -> dict:
+def load_schema(name: str) -> Schema:
     """The parsed schema ``name`` (cached; do not modify the returned dict).
 
     Raises :class:`SchemaProblem` for an unknown name, a missing file, invalid JSON or a
@@ -123,7 +141,7 @@ def load_schema(name: str) -> dict:
 
 
 @functools.cache
-def defined_pattern(schema: str, definition: str) -> re.Pattern:
+def defined_pattern(schema: str, definition: str) -> re.Pattern[str]:
     """The compiled ``pattern`` of ``$defs/<definition>`` in the shipped schema ``schema``, read
     without importing jsonschema (e.g. ``defined_pattern("move", "player")`` for player names).
 
@@ -144,10 +162,11 @@ def _address_rule() -> int | None:
     if set(rule) != {"type", "format", "maxLength"} or rule["type"] != "string" \
             or rule["format"] != "email" or type(rule["maxLength"]) is not int:
         return None
-    return rule["maxLength"]
+    longest: int = rule["maxLength"]
+    return longest
 
 
-def address_accepted(value) -> bool:
+def address_accepted(value: object) -> bool:
     """Does the record schema accept ``value`` as a player's e-mail address, without importing
     jsonschema? True means it does: a text of at most the schema's ``maxLength`` characters
     holding an ``@`` (jsonschema's check of the ``email`` format, draft 2020-12, is exactly
@@ -159,7 +178,7 @@ def address_accepted(value) -> bool:
     return longest is not None and type(value) is str and "@" in value and len(value) <= longest
 
 
-def _check_schema(schema, label: str) -> None:
+def _check_schema(schema: Schema, label: str) -> None:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -170,7 +189,7 @@ def _check_schema(schema, label: str) -> None:
         raise SchemaProblem(f"{label} is not a valid JSON Schema at {where}: {e.message}") from None
 
 
-def _retrieve(uri: str):
+def _retrieve(uri: str) -> Resource[Any]:
     """Registry hook: serve only the tool's own schema files, never the network."""
     from referencing import Resource
     from referencing.jsonschema import DRAFT202012
@@ -183,7 +202,7 @@ def _retrieve(uri: str):
                         "references are never fetched from the network")
 
 
-def _registry(names=SCHEMA_NAMES):
+def _registry(names: tuple[str, ...] = SCHEMA_NAMES) -> SchemaRegistry:
     """A registry holding the tool's own schemas ``names``, already crawled. Without them, a
     validation retrieves and crawls them again for every ``$ref`` it follows (most of a command's
     time on a long record). A schema that cannot be loaded is left out and reported by
@@ -191,7 +210,7 @@ def _registry(names=SCHEMA_NAMES):
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
 
-    own = []
+    own: list[tuple[str, Resource[Any]]] = []
     for name in names:
         try:
             own.append((f"{name}.schema.json",
@@ -199,7 +218,9 @@ def _registry(names=SCHEMA_NAMES):
                                                default_specification=DRAFT202012)))
         except SchemaProblem:
             continue
-    return Registry(retrieve=_retrieve).with_resources(own).crawl()
+    # attrs' ``alias`` of Registry's field: mypy's attrs plugin does not see it.
+    registry: SchemaRegistry = Registry(retrieve=_retrieve)  # type: ignore[call-arg]
+    return registry.with_resources(own).crawl()
 
 
 def _referenced(name: str) -> tuple[str, ...]:
@@ -214,7 +235,8 @@ def _referenced(name: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _validator(schema: dict, names=SCHEMA_NAMES):
+def _validator(schema: Schema,
+               names: tuple[str, ...] = SCHEMA_NAMES) -> Draft202012Validator:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(schema, registry=_registry(names),
@@ -222,11 +244,11 @@ def _validator(schema: dict, names=SCHEMA_NAMES):
 
 
 @functools.cache
-def _named_validator(name: str):
+def _named_validator(name: str) -> Draft202012Validator:
     return _validator(load_schema(name), _referenced(name))
 
 
-def _refs(node):
+def _refs(node: YamlValue) -> Iterator[str]:
     """Every ``$ref`` value in a schema, at any depth."""
     if isinstance(node, dict):
         for key, value in node.items():
@@ -239,7 +261,7 @@ def _refs(node):
             yield from _refs(value)
 
 
-def _compilable(name: str) -> dict | None:
+def _compilable(name: str) -> Schema | None:
     """The shipped schema ``name`` when fastjsonschema can check it alone: None for a schema that
     cannot be read (jsonschema's path reports it) or that refers to another file (fastjsonschema
     would fetch it from the network)."""
@@ -267,7 +289,8 @@ def fast_check_code(name: str) -> str | None:
         return None
     return (f"{_GENERATED}# From schemas/{name}.schema.json; used only while both match.\n"
             f"# ruff: noqa\n# mypy: ignore-errors\nSCHEMA_SHA256 = \"{_schema_sha256(name)}\"\n"
-            + fastjsonschema.compile_to_code(schema, **_FAST_OPTIONS))
+            + fastjsonschema.compile_to_code(schema, use_default=_FAST_OPTIONS["use_default"],
+                                             detailed_exceptions=_FAST_OPTIONS["detailed_exceptions"]))
 
 
 def _schema_sha256(name: str) -> str:
@@ -275,7 +298,7 @@ def _schema_sha256(name: str) -> str:
     return hashlib.sha256(schema_text(name).encode("utf-8")).hexdigest()
 
 
-def _generated_check(name: str):
+def _generated_check(name: str) -> Check | None:
     """The ``validate`` of ``rebis_pbm/formats/_fastchecks/<name>.py`` when it was generated from
     this
     schema text by the installed fastjsonschema; None otherwise (then it is compiled here).
@@ -290,11 +313,12 @@ def _generated_check(name: str):
     if getattr(module, "SCHEMA_SHA256", None) != _schema_sha256(name) or \
             getattr(module, "VERSION", None) != fastjsonschema.VERSION:
         return None
-    return module.validate
+    check: Check = module.validate
+    return check
 
 
 @functools.cache
-def _quick_check(name: str):
+def _quick_check(name: str) -> Check | None:
     """fastjsonschema's compiled check of the shipped schema ``name``: a function that returns
     on a valid document and raises ``fastjsonschema.JsonSchemaException`` otherwise; the module
     generated for it when it is current (:func:`_generated_check`), else compiled now. None for
@@ -309,12 +333,15 @@ def _quick_check(name: str):
     import fastjsonschema
 
     try:
-        return fastjsonschema.compile(schema, **_FAST_OPTIONS)
+        compiled: Check = fastjsonschema.compile(
+            schema, use_default=_FAST_OPTIONS["use_default"],
+            detailed_exceptions=_FAST_OPTIONS["detailed_exceptions"])
+        return compiled
     except Exception:  # e.g. an unknown type or a bad regex: jsonschema's path reports it
         return None
 
 
-def quickly_accepted(data, name: str) -> bool:
+def quickly_accepted(data: object, name: str) -> bool:
     """Does fastjsonschema's compiled check of the shipped schema ``name`` accept ``data``?
     True means valid (jsonschema agrees); False means "not known to be valid": ask jsonschema.
     A schema that refers to another file is never checked here (False)."""
@@ -328,7 +355,7 @@ def quickly_accepted(data, name: str) -> bool:
     return True
 
 
-def validate(loaded: Loaded, schema: str | dict) -> None:
+def validate(loaded: Loaded, schema: str | Schema) -> None:
     """Check ``loaded.data`` against a schema (a name from :data:`SCHEMA_NAMES` or a dict).
 
     Returns None when valid. Raises :class:`~rebis_pbm.formats.yaml_reader.InputError` for the
@@ -345,7 +372,9 @@ def validate(loaded: Loaded, schema: str | dict) -> None:
     if isinstance(schema, str) and quickly_accepted(loaded.data, schema):
         check_integer_spelling(loaded)
         return
-    from jsonschema.exceptions import _RefResolutionError, best_match
+    # _RefResolutionError: jsonschema's own (private) error for a $ref it cannot resolve; its
+    # type stubs leave it out.
+    from jsonschema.exceptions import _RefResolutionError, best_match  # type: ignore[attr-defined]
     from referencing.exceptions import Unresolvable
 
     if isinstance(schema, str):
@@ -376,7 +405,7 @@ _TYPE_WORDS = {
 }
 
 
-def _kind_of(value) -> str:
+def _kind_of(value: YamlValue) -> str:
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, int):
@@ -392,7 +421,7 @@ def _kind_of(value) -> str:
     return "empty" if value is None else type(value).__name__
 
 
-def _show(value) -> str:
+def _show(value: YamlValue) -> str:
     """A value as the player would write it (long text
     :func:`~rebis_pbm.formats.yaml_reader.clip`-ped)."""
     if isinstance(value, bool):
@@ -404,7 +433,7 @@ def _show(value) -> str:
     return clip(str(value))
 
 
-def _shown(loaded: Loaded, path: tuple, value) -> str:
+def _shown(loaded: Loaded, path: FieldPath, value: YamlValue) -> str:
     """The instance as written in the file, quoted, for 'not ...' clauses."""
     scalar = loaded.scalars.get(path)
     if scalar is not None and scalar[0] != "":
@@ -414,7 +443,8 @@ def _shown(loaded: Loaded, path: tuple, value) -> str:
     return f"'{_show(value)}'"
 
 
-def _position(loaded: Loaded, path: tuple, *, key: bool = False) -> tuple[int | None, int | None]:
+def _position(loaded: Loaded, path: FieldPath, *,
+              key: bool = False) -> tuple[int | None, int | None]:
     if key and path in loaded.key_positions:
         return loaded.key_positions[path]
     p = path
@@ -430,7 +460,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _describe(schema, depth: int = 0) -> str:
+def _describe(schema: YamlValue, depth: int = 0) -> str:
     """A short phrase for one alternative of a oneOf/anyOf."""
     if schema is True:
         return "anything"
@@ -443,7 +473,8 @@ def _describe(schema, depth: int = 0) -> str:
     if "enum" in schema:
         return "one of " + ", ".join(_show(v) for v in schema["enum"])
     if "$ref" in schema:
-        return schema["$ref"].rsplit("/", 1)[-1].replace(".schema.json", "")
+        ref: str = schema["$ref"]
+        return ref.rsplit("/", 1)[-1].replace(".schema.json", "")
     if "required" in schema and isinstance(schema["required"], list):
         return "a mapping with " + ", ".join(f"'{k}'" for k in schema["required"])
     types = schema.get("type")
@@ -456,8 +487,9 @@ def _describe(schema, depth: int = 0) -> str:
     return "another form"
 
 
-def _wants_string(error) -> bool:
-    v, vv = error.validator, error.validator_value
+def _wants_string(error: ValidationError) -> bool:
+    v: YamlValue = error.validator
+    vv: YamlValue = error.validator_value
     if v == "type":
         return "string" in ([vv] if isinstance(vv, str) else vv)
     if v == "enum":
@@ -471,7 +503,7 @@ def _wants_string(error) -> bool:
     return v in ("pattern", "minLength", "maxLength", "format")
 
 
-def _hint(loaded: Loaded, path: tuple, error) -> str:
+def _hint(loaded: Loaded, path: FieldPath, error: ValidationError) -> str:
     """A YAML-reading hint for the scalar at ``path``, or ''. "Write it in quotes" is given only
     where the quoted text would be right."""
     scalar = loaded.scalars.get(path)
@@ -502,21 +534,27 @@ def _hint(loaded: Loaded, path: tuple, error) -> str:
     return ""
 
 
-def _valid_as_text(error, text: str) -> bool:
+def _valid_as_text(error: ValidationError, text: str) -> bool:
     """Would ``text``, written in quotes, satisfy the part of the schema that refused the value?"""
     from jsonschema import Draft202012Validator
 
     try:
-        return Draft202012Validator(error.schema).is_valid(text)
+        schema: YamlValue = error.schema
+        return Draft202012Validator(schema).is_valid(text)
     except Exception:  # a part that refers elsewhere: no advice rather than wrong advice
         return False
 
 
-def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
+def _sentence(loaded: Loaded, error: ValidationError) -> tuple[FieldPath, str, bool]:
     """(path to report, message, report at the key position?) for one jsonschema error."""
     import difflib  # here: only a rejected input needs it, and start-up time counts
     path = tuple(error.absolute_path)
-    v, vv, inst, sch = error.validator, error.validator_value, error.instance, error.schema
+    # The refused part of the document and of the schema: raw JSON (never Unset on an error that
+    # a validator gave).
+    v: YamlValue = error.validator
+    vv: YamlValue = error.validator_value
+    inst: YamlValue = error.instance
+    sch: YamlValue = error.schema
     subject = f"field {format_path(path)}: " if path else "the top level: "
     shown = _shown(loaded, path, inst)
 
@@ -575,6 +613,7 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
               "maxProperties": ("at most", "field", len)}
     if v in counts:
         bound, unit, size = counts[v]
+        have: int | str
         try:
             have = size(inst)
         except TypeError:
@@ -615,7 +654,8 @@ def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
     return path, f"{subject}{error.message}", False
 
 
-def _required_alternatives(alternatives, inst) -> list[tuple[str, str]]:
+def _required_alternatives(alternatives: YamlValue,
+                           inst: YamlValue) -> list[tuple[str, str]]:
     """For a oneOf/anyOf whose forms each only require one field that ``inst`` lacks (a move
     needs ``play`` or ``red_token``): (field, description) of each form; otherwise []."""
     found = []
@@ -629,7 +669,7 @@ def _required_alternatives(alternatives, inst) -> list[tuple[str, str]]:
     return found
 
 
-def _to_input_error(loaded: Loaded, error) -> InputError:
+def _to_input_error(loaded: Loaded, error: ValidationError) -> InputError:
     path, message, at_key = _sentence(loaded, error)
     hint = _hint(loaded, tuple(error.absolute_path), error) if not at_key else ""
     line, col = _position(loaded, path, key=at_key)
@@ -649,7 +689,7 @@ def _odd_int(text: str) -> bool:
                 or "_" in text)
 
 
-def _odd_int_advice(text: str, value) -> str:
+def _odd_int_advice(text: str, value: YamlValue) -> str:
     shown = clip(text)
     if ":" in text:
         return (f"YAML reads {shown} as the base-60 number {_show(value)}: write {_show(value)}, "
@@ -675,7 +715,7 @@ def check_integer_spelling(loaded: Loaded) -> None:
                              line=line, column=col, path=path)
 
 
-def _lookup(data, path: tuple):
+def _lookup(data: YamlValue, path: FieldPath) -> YamlValue:
     for part in path:
         data = data[part]
     return data

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -78,12 +78,34 @@ _LINE_BREAKS = rb"\r\n|\r|\n"
 _resolver = Resolver()
 _constructor = SafeConstructor()
 
+# A value of a YAML document as read: dict (text keys), list, str, int, bool, None, float. Any, as
+# the schema (rebis_pbm.formats.schemas) decides its shape and each reader narrows it there.
+YamlValue = Any
+# Where a value sits in a document: its keys (text) and list indexes, () for the top level.
+FieldPath = tuple[str | int, ...]
+Position = tuple[int, int]  # line and column, 1-based
+# A PyYAML event in the reading loops, told apart by ``type(event) is ...`` against local names
+# (the loops run once a node of the file; mypy narrows neither that nor the local names).
+_Event = Any
+# A frame of the reading loops' stack: a list, mutated in place, whose fields are commented
+# where it is made (a list: indexed, the cheapest container in these loops).
+_Frame = list[Any]
+
+
+class _Marked(Protocol):
+    """Where a YAML event starts (PyYAML's Mark, or libyaml's)."""
+
+    line: int
+    column: int
+
 
 @functools.lru_cache(maxsize=4096)
 def _resolve_scalar(value: str, plain: bool, quoted: bool) -> str:
     """The tag YAML 1.1 gives the scalar ``value`` (plain and/or quoted), cached: a record or a
     view repeats the same few texts."""
-    return _resolver.resolve(yaml.ScalarNode, value, (plain, quoted))
+    resolve = _resolver.resolve  # untyped in PyYAML's stubs: gives a tag (text)
+    tag: str = resolve(yaml.ScalarNode, value, (plain, quoted))  # type: ignore[no-untyped-call]
+    return tag
 
 
 class Loaded(NamedTuple):
@@ -106,10 +128,10 @@ class Loaded(NamedTuple):
     """
 
     data: object
-    positions: dict
-    scalars: dict
+    positions: dict[FieldPath, Position]
+    scalars: dict[FieldPath, tuple[str, str]]
     source: str
-    key_positions: dict
+    key_positions: dict[FieldPath, Position]
 
 
 # Text quoted from a file into a message is cut to this many characters: a message is one line,
@@ -125,7 +147,7 @@ def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
     return f"{text[:limit]}... ({len(text)} characters)"
 
 
-def format_path(path: tuple) -> str:
+def format_path(path: FieldPath) -> str:
     """``('play', 'cards', 1)`` -> ``'play.cards[1]'``; ``()`` -> ``''``. Each key is
     :func:`clip`-ped (a path is quoted in messages)."""
     out = ""
@@ -137,11 +159,11 @@ def format_path(path: tuple) -> str:
     return out
 
 
-def _field(path: tuple) -> str:
+def _field(path: FieldPath) -> str:
     return f"field {format_path(path)}: " if path else ""
 
 
-def _pos(mark) -> tuple[int, int]:
+def _pos(mark: _Marked) -> Position:
     return (mark.line + 1, mark.column + 1)
 
 
@@ -225,11 +247,12 @@ def _decode(data: bytes, source: str) -> str:
     return text
 
 
-def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mark):
+def _scalar_value(value: str, tag: str, kind: str, source: str, path: FieldPath,
+                  mark: _Marked) -> YamlValue:
     """Convert one resolved scalar to Python, refusing what cannot be used."""
     line, col = _pos(mark)
 
-    def fail(msg: str):
+    def fail(msg: str) -> NoReturn:
         raise InputError(_field(path) + msg, source=source, line=line, column=col, path=path)
 
     if tag in (TAG_STR, TAG_TIMESTAMP):
@@ -393,9 +416,10 @@ def _digest_text(value: str) -> bool:
 def _simple(text: str) -> object:
     """:func:`simple_data` of decoded text; raises _NotSimple (or a YAMLError) when it is not."""
     # Each frame: [container, the key read and awaiting its value (None: a key comes next)].
-    stack: list[list] = []
-    root = None
+    stack: list[_Frame] = []
+    root: dict[str, YamlValue] | list[YamlValue] | None = None
     documents = 0
+    event: _Event
     scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
     mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
     collection_end = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
@@ -437,7 +461,7 @@ def _simple(text: str) -> object:
         elif etype is mapping_start or etype is sequence_start:
             if event.anchor is not None or event.tag is not None or len(stack) >= MAX_DEPTH:
                 raise _NotSimple
-            made: dict | list = {} if etype is mapping_start else []
+            made: dict[str, YamlValue] | list[YamlValue] = {} if etype is mapping_start else []
             if not stack:
                 if etype is sequence_start:
                     raise _NotSimple
@@ -467,19 +491,20 @@ def _simple(text: str) -> object:
 
 
 def _build(text: str, *, source: str, kind: str) -> Loaded:
-    positions: dict = {}
-    key_positions: dict = {}
-    scalars: dict = {}
-    root = None
+    positions: dict[FieldPath, Position] = {}
+    key_positions: dict[FieldPath, Position] = {}
+    scalars: dict[FieldPath, tuple[str, str]] = {}
+    root: YamlValue = None
     documents = 0
     # Each frame: [container, path, pending_key, key_lines]; pending_key is a (key, mark) or None.
-    stack: list[list] = []
+    stack: list[_Frame] = []
+    event: _Event
 
-    def fail(msg: str, mark, path: tuple = ()):
+    def fail(msg: str, mark: _Marked, path: FieldPath = ()) -> NoReturn:
         line, col = _pos(mark)
         raise InputError(msg, source=source, line=line, column=col, path=path)
 
-    def place(value, mark) -> tuple:
+    def place(value: YamlValue, mark: _Marked) -> FieldPath:
         """Store a value in the innermost collection; return its path."""
         nonlocal root
         if not stack:

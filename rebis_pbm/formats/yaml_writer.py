@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 import yaml
 
@@ -21,6 +22,7 @@ from rebis_pbm.formats.yaml_reader import (
     TAG_NULL,
     TAG_SEQ,
     TAG_STR,
+    YamlValue,
     _digest_text,
     _resolve_scalar,
 )
@@ -28,7 +30,10 @@ from rebis_pbm.formats.yaml_reader import (
 __all__ = ["dump_yaml"]
 
 # The C implementation when libyaml is available; same output, much faster on big records.
-Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+if TYPE_CHECKING:
+    Dumper = yaml.SafeDumper
+else:
+    Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 # YAML 1.2 readers take these as numbers even where PyYAML (YAML 1.1) sees text; quote them.
 _NUMBER_LIKE = (r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?"
                 r"|0o[0-7]+|0x[0-9a-fA-F]+"
@@ -38,25 +43,26 @@ _NUMBER_LIKE = (r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?"
 class _RebisDumper(Dumper):
     """Safe dumper; short lists of plain integers go on one line ([1, 2, 3])."""
 
-    def ignore_aliases(self, data) -> bool:
+    def ignore_aliases(self, data: object) -> bool:
         # Never write anchors or aliases (load_yaml refuses them): a value used twice is
         # written twice. Also spares the per-node bookkeeping of shared objects.
         return True
 
-    def resolve(self, kind, value, implicit):
+    def resolve(self, kind: type[yaml.Node], value: str, implicit: tuple[bool, bool]) -> str:
         # The emitter asks this for every scalar; the answer depends on the text alone, and a
         # view repeats the same few texts (numbers, signs, names) thousands of times.
         if kind is yaml.ScalarNode:
             return _resolve_scalar(value, *implicit)
-        return super().resolve(kind, value, implicit)
+        tag: str = super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+        return tag
 
 
-def _flow(data: list) -> bool:
+def _flow(data: list[YamlValue]) -> bool:
     """Short lists of plain integers go on one line."""
     return len(data) <= 16 and set(map(type, data)) == {int}  # bool is not int here
 
 
-def _represent_list(dumper, data):
+def _represent_list(dumper: yaml.SafeDumper, data: list[YamlValue]) -> yaml.SequenceNode:
     return dumper.represent_sequence(TAG_SEQ, data, flow_style=_flow(data))
 
 
@@ -81,7 +87,7 @@ def _str_style(data: str) -> str | None:
     return None
 
 
-def _represent_str(dumper, data):
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
     # str.__str__ gives a subclass's text as a plain str (an enum member: its word, not its name).
     text = str.__str__(data)
     return dumper.represent_scalar(TAG_STR, text, style=_str_style(text))
@@ -93,7 +99,7 @@ _RebisDumper.add_representer(str, _represent_str)
 _RebisDumper.add_multi_representer(str, _represent_str)
 
 
-def dump_yaml(data) -> str:
+def dump_yaml(data: object) -> str:
     """Render plain data (dict with str keys, list, str, int, bool, None, float) as YAML text.
 
     A subclass of str (the engine's enums, such as ``Phase.PLAY``) is written as its text
@@ -111,19 +117,18 @@ def dump_yaml(data) -> str:
     return text if text is not None else _dump_events(data)
 
 
-_DUMP_OPTIONS = dict(Dumper=_RebisDumper, allow_unicode=True, width=1 << 20)
-
-
-def _dump_events(data) -> str:
+def _dump_events(data: object) -> str:
     """:func:`dump_yaml` by PyYAML's emitter (libyaml's when PyYAML has it): the events of
     :func:`_events`, or PyYAML's representer for what they do not cover (floats)."""
     out: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent()]
     try:
         _events(data, out)
     except _NotPlain:  # floats and the like: PyYAML's representer knows how to write them
-        return yaml.dump(data, sort_keys=False, default_flow_style=False, **_DUMP_OPTIONS)
+        return yaml.dump(data, sort_keys=False, default_flow_style=False, Dumper=_RebisDumper,
+                         allow_unicode=True, width=1 << 20)
     out += [yaml.DocumentEndEvent(), yaml.StreamEndEvent()]
-    return yaml.emit(out, **_DUMP_OPTIONS)
+    text: str = yaml.emit(out, Dumper=_RebisDumper, allow_unicode=True, width=1 << 20)
+    return text
 
 
 # --------------------------------------------------------------- writing YAML as text
@@ -137,7 +142,7 @@ class _NotSure(Exception):
     """A part of the data the text writer leaves to the emitter (the whole document goes there)."""
 
 
-def _text_document(data) -> str | None:
+def _text_document(data: YamlValue) -> str | None:
     """``data`` (a dict or list) as :func:`_dump_events` writes it, or None when a part of it is
     one the text writer is not sure of (floats, keys other than text, texts with line breaks,
     long texts or keys, ...) or ``data`` is not a dict or list (a lone scalar document).
@@ -161,7 +166,7 @@ def _text_document(data) -> str | None:
     return "".join(out)
 
 
-def _text_mapping(data: dict, lead: str, indent: str, out: list[str]) -> None:
+def _text_mapping(data: dict[str, YamlValue], lead: str, indent: str, out: list[str]) -> None:
     """Append the non-empty block mapping ``data``: its first key after ``lead`` (what its line
     already holds: ``'- '`` for a mapping in a list), the others after ``indent``. A value that
     is a non-empty mapping goes on the next lines, 2 spaces deeper; a block list on the next
@@ -185,7 +190,7 @@ def _text_mapping(data: dict, lead: str, indent: str, out: list[str]) -> None:
             out.append(f"{head} {_text_inline(value)}\n")
 
 
-def _text_sequence(data: list, lead: str, indent: str, out: list[str]) -> None:
+def _text_sequence(data: list[YamlValue], lead: str, indent: str, out: list[str]) -> None:
     """Append the non-empty block list ``data``: its first ``'- '`` after ``lead`` (``'- '``
     again for a list in a list: ``- - a``), the others after ``indent``. An item that is a
     non-empty mapping or block list starts on the item's line, its other lines 2 spaces deeper
@@ -202,7 +207,7 @@ def _text_sequence(data: list, lead: str, indent: str, out: list[str]) -> None:
             out.append(f"{head}{_text_inline(item)}\n")
 
 
-def _text_inline(value) -> str:
+def _text_inline(value: YamlValue) -> str:
     """A value written on its line: a scalar, ``{}``, ``[]`` or a short list of ints
     (``[1, 2]``, as :func:`_flow` decides); _NotSure for anything else (a float)."""
     kind = type(value)
@@ -269,7 +274,7 @@ def _emitted(text: str) -> str:
     return written[3:-1]
 
 
-def _key_text(key) -> str:
+def _key_text(key: object) -> str:
     """``key:`` as the emitter writes a mapping's key (and caches it): text (or a str subclass,
     as its text) of at most 128 UTF-8 bytes, written as the same text as a value. _NotSure for
     other keys (longer ones the emitter writes as ``? key``; numbers; None)."""
@@ -289,7 +294,7 @@ class _NotPlain(Exception):
     """A value :func:`_events` leaves to PyYAML's representer."""
 
 
-def _events(data, out: list) -> None:
+def _events(data: YamlValue, out: list[yaml.Event]) -> None:
     """Append to ``out`` the events that PyYAML's representer and serializer (``_RebisDumper``,
     block style, no aliases) make for plain data, built directly: the representer's generic
     machinery, then the serializer asking the resolver twice for every scalar, took most of the
