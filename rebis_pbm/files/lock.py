@@ -121,6 +121,7 @@ def locked(record_path: PathLike, *,
         timeout = lock_timeout()
     # Monotonic clock only measures the wait; nothing depends on the date.
     deadline = None if timeout is None else time.monotonic() + timeout
+    waited = 0.0 if timeout is None else timeout  # what a LockTimeout says it waited
     while True:
         try:
             fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
@@ -136,7 +137,7 @@ def locked(record_path: PathLike, *,
                         break
                     except BlockingIOError:
                         if time.monotonic() >= deadline:
-                            raise LockTimeout(record, lock_file, timeout) from None
+                            raise LockTimeout(record, lock_file, waited) from None
                         time.sleep(_POLL)
             if _same_file(lock_file, fd):
                 break
