@@ -50,7 +50,9 @@ def parse_record(data: bytes, source: str) -> Record:
     if misfiled:
         raise InputError(misfiled, source=source)
     validate(loaded, "record")
+    doc = loaded.data
+    assert isinstance(doc, dict)  # load_yaml reads only mappings
     try:
-        return Record.from_dict(loaded.data)
+        return Record.from_dict(doc)
     except ValueError as exc:
         raise InputError(str(exc), source=source) from None

@@ -9,9 +9,12 @@ trust, and what you need not").
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.errors import InputError
+
+if TYPE_CHECKING:
+    from rebis_pbm.record.model import Record
 
 __all__ = ["WITNESS_LINE", "Witness", "check_witness", "read_witness"]
 
@@ -49,7 +52,7 @@ def read_witness(path: str) -> Witness:
         for part in message.walk():
             if part.get_content_maintype() == "text" or part.get_filename():
                 payload = part.get_payload(decode=True)
-                if payload:
+                if isinstance(payload, bytes) and payload:  # decoded: bytes, or None
                     texts.append(payload)
     for text in texts:
         try:
@@ -67,7 +70,7 @@ def read_witness(path: str) -> Witness:
                      "chain_sha256 ...'", source=source)
 
 
-def check_witness(record, witness: Witness) -> str | None:
+def check_witness(record: Record, witness: Witness) -> str | None:
     """None when ``record`` holds ``witness`` (its digest at its move), else one sentence."""
     if witness.game != record.game:
         return (f"{witness.source} is a witness of game {witness.game}, not of game "
