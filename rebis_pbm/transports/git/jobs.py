@@ -38,7 +38,14 @@ from rebis_pbm.errors import (
     UsageError,
     one_line,
 )
-from rebis_pbm.files.names import COMPANION, MOVE_NAME, SECRET_SUFFIX, SIGNATURE, secret_path
+from rebis_pbm.files.names import (
+    COMPANION,
+    DEFAULT_GAME,
+    MOVE_NAME,
+    SECRET_SUFFIX,
+    SIGNATURE,
+    secret_path,
+)
 
 ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
 MOVES = "moves/"
@@ -71,7 +78,7 @@ class GameFiles:
     ``refusals/``; a shard's game ``NAME`` in ``DIR``: ``DIR/NAME/game.yaml``,
     ``DIR/NAME/moves/``, ``DIR/NAME/refusals/`` (:func:`shard_games`)."""
 
-    record: str = "game.yaml"
+    record: str = DEFAULT_GAME
     moves: str = MOVES
     refusals: str = REFUSALS
 
@@ -422,7 +429,7 @@ def _signature_of(move: MoveFile, identity) -> bytes | None:
     return referee.open_sealed_move(move.signature, move.signature_name, identity)[0]
 
 
-def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game.yaml",
+def check_moves(start: str | os.PathLike[str], revisions: str, game: str = DEFAULT_GAME,
                 say: Say = _print, *, games: str | None = None) -> Outcome:
     """A pull request's check, without the seed: each move file ``revisions`` (``BASE..HEAD``
     or one commit) adds or changes is checked for its name, form, game and author; nothing is
@@ -515,7 +522,7 @@ def _check_game(git: Git, base: str | None, new: str, span: str, files: GameFile
     return checked
 
 
-RECORD = "game.yaml"  # a shard's record in each of its games' folders
+RECORD = DEFAULT_GAME  # a shard's record in each of its games' folders
 
 
 def shard_folder(games: str) -> str:
@@ -662,7 +669,7 @@ class Privacy:
 
 
 def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
-                game: str = "game.yaml", remote: str | None = None, branch: str = "main",
+                game: str = DEFAULT_GAME, remote: str | None = None, branch: str = "main",
                 identity: Identity = Identity(), say: Say = _print,
                 after_push: Callable[[Outcome], None] | None = None,
                 privacy: Privacy = Privacy(), games: str | None = None) -> Outcome:
