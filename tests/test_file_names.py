@@ -35,7 +35,7 @@ def test_move_file_names_and_what_reads_them():
     assert names.move_file_name(7, "alice") == "turn-007-alice.yaml"
     assert names.move_file_name(1234, "bo") == "turn-1234-bo.yaml"
     sealed = names.move_file_name(12, "bo") + names.ENCRYPTED
-    assert names.MOVE_NAME.fullmatch(sealed).groups() == ("12", "bo", ".age")
+    assert names.MOVE_NAME.fullmatch(sealed).groups() == ("012", "bo", ".age")
     assert names.COMPANION.fullmatch(names.move_file_name(3, "ann") + names.SIGNATURE)
     assert names.COMPANION.fullmatch(sealed.replace(".yaml", ".yaml" + names.SIGNATURE))
     assert not names.MOVE_NAME.fullmatch("move-007-alice.yaml")
