@@ -179,7 +179,7 @@ def _new(cli, tmp_path, *extra, deal=("--referee-deal",)):
 def test_new_keeps_each_players_language_in_a_rebis_pbm_3_record(cli, tmp_path):
     game = _new(cli, tmp_path)
     record = yaml.safe_load(game.read_text())
-    assert record["format"] == "rebis-pbm/3"
+    assert record["format"] == "rebis-pbm/4"
     assert record["langs"] == {"ann": "fr", "ben": "pt"}  # cid: English, the default
     assert "étagère active" in (tmp_path / "game.views" / "ann.txt").read_text()
     assert "Partie de Rebis g18" in (tmp_path / "game.views" / "ann.txt").read_text()

@@ -103,7 +103,10 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         public_addresses: show the addresses in every view.
         seed: the seed to shuffle from (default: 128 random bits). A guessable seed lets anyone
             compute every hand: refused unless ``insecure_seed``
-            (:func:`rebis_pbm.record.trust.check_seed`).
+            (:func:`rebis_pbm.record.trust.check_seed`). The secret adds 128 random bits of
+            salt, which a rebis-pbm/4 referee deal shuffles in (docs/shuffle.md); with
+            ``insecure_seed`` the salt is derived from the seed and the deal is the seed's
+            alone (:func:`rebis_pbm.record.digests.insecure_salt`): reproducible.
         ruleset: the game's parameters (default: the rulings', R1-R4).
         game_id: the game's id (default: 40 random bits; it tells nothing of the seed).
         referee_deal: deal at once from the seed alone; False: a fair deal, the game waits for
@@ -147,6 +150,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
 
     from rebis_pbm.crypto.signatures import parse_keys
     from rebis_pbm.record.trust import check_seed
+    given_seed = seed is not None
     if seed is None:
         seed = secrets.token_hex(16)
     else:
@@ -163,6 +167,12 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     encryption = _encryption_settings(players, parsed_keys, referee_deal, encrypt_views,
                                       referee_recipient)
     secret = salted(seed, secrets.token_hex(16))  # the salt: 128 secret random bits
+    if insecure_seed and given_seed:
+        # A guessable seed deals guessable hands anyway: its salt is derived from it, and a
+        # rebis-pbm/4 referee deal is then shuffled from the seed alone, as before (issue 27;
+        # Record.deal_seed), so that tests, the demo and the examples stay reproducible.
+        from rebis_pbm.record.digests import insecure_salt
+        secret = salted(seed, insecure_salt(seed))
     if game_id is None:
         game_id = f"rebis-{secrets.token_hex(5)}"  # random: it tells nothing of the seed
     elif not defined_pattern("move", "game").fullmatch(game_id):
