@@ -28,7 +28,6 @@ from rebis_pbm.files.atomic import PathLike, locked, read_input, write_atomic
 from rebis_pbm.formats.yaml_reader import clip, load_yaml
 from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import BEFORE_V3, FAIR_DEAL, Join, Record, Replay, SealedMove, dump_record
-from rebis_pbm.record.model import BEFORE_V4
 
 
 class Submitted(NamedTuple):
@@ -192,7 +191,7 @@ def check_after(record: Record, move: Move, after: str | None, signed: bool,
     at = len(record.moves)
     expected = record.last_digest()
     if after is None:
-        if signed and record.format not in BEFORE_V4:
+        if signed and record.pins_history:
             raise Refused(phrase=Phrase(N_(
                 "{source}: move rejected: {player} registered a key, so their move must name the "
                 "history it answers: add after: {digest} (the chain_sha256 of your view's witness "
@@ -454,7 +453,7 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
                                        "write your join from this game's template"),
                                     {"source": source, "given": move.header,
                                      "game": record.game, "header": record.header_sha256}))
-    if move.header is None and signed is not None and record.format not in BEFORE_V4:
+    if move.header is None and signed is not None and record.pins_history:
         # rebis-pbm/4: a signed join pins the game's header as a signed move pins its history
         raise Refused(phrase=Phrase(N_("{source}: move rejected: {player} registered a key, so "
                                        "their join must name this game's header: add "

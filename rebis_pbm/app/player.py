@@ -111,8 +111,11 @@ def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml") -> str:
     _viewer_to_move(seen, os.fspath(view_path))
     listing = views_mod.moves_listing(seen.game, seen.state, fmt)
     witness = doc.get("witness")
-    if isinstance(witness, dict) and isinstance(witness.get("chain_sha256"), str):
-        # the history the view saw, which a move made from it answers (rebis-pbm/4)
+    template = doc.get("move_template")
+    if (isinstance(witness, dict) and isinstance(witness.get("chain_sha256"), str)
+            and isinstance(template, str) and "\nafter: " in template):
+        # the history the view saw, which a move made from it answers, in a game whose moves
+        # name it (rebis-pbm/4: the referee's template does)
         from rebis_pbm.app.views import with_after
         listing = with_after(listing, witness["chain_sha256"], fmt)
     return listing

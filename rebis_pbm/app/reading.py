@@ -53,8 +53,8 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
         from rebis_pbm.record.trust import join_listing
         return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256)
     record, state = for_mover(game, player)
-    return with_after(views_mod.moves_listing(record.game, state, fmt), record.last_digest(),
-                      fmt)
+    listing = views_mod.moves_listing(record.game, state, fmt)
+    return with_after(listing, record.last_digest(), fmt) if record.pins_history else listing
 
 
 def score(game: PathLike) -> dict[str, Any]:

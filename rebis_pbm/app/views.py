@@ -58,7 +58,7 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),
                        "chain_sha256": record.last_digest()}
-    if "move_template" in view and not record.joining():
+    if "move_template" in view and not record.joining() and record.pins_history:
         view["move_template"] = with_after(view["move_template"], record.last_digest())
     return view
 

@@ -37,8 +37,8 @@ def bot(game: Path, player: str, strategy: str, seed: str | None) -> None:
     record, move = referee.bot_move(game, player, strategy, seed)
     click.echo(f"# Move chosen by the {strategy} bot for {player} (rebis-pbm bot).")
     # after: the history the move answers (rebis-pbm/4), which a signed move must name
-    click.echo(dump_yaml({"game": record.game, "after": record.last_digest(),
-                          **move.as_dict()}), nl=False)
+    after = {"after": record.last_digest()} if record.pins_history else {}
+    click.echo(dump_yaml({"game": record.game, **after, **move.as_dict()}), nl=False)
 
 
 @cli.command()

@@ -385,6 +385,12 @@ class Record:
         return tuple(p for p in self.players if p not in joined) if self.deal == FAIR_DEAL else ()
 
     @property
+    def pins_history(self) -> bool:
+        """Whether this game's move files name the history they answer (``after``, the chain
+        digest their player's view witnessed): rebis-pbm/4 on (issue 27)."""
+        return self.format not in BEFORE_V4
+
+    @property
     def views_encrypted(self) -> bool:
         """Whether every private view of this game is written only encrypted to its player
         (``new --encrypt-views``, rebis-pbm/3): a game in a public repository."""
