@@ -17,6 +17,7 @@ from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import (
     FAIR_DEAL,
     FORMAT,
+    FORMATS,
     REFEREE_DEAL,
     Record,
     Replay,
@@ -93,7 +94,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 keys: dict[str, str] | None = None, deadline: int | None = None,
                 missed: str = "bot", now: str | None = None,
                 langs: dict[str, str] | None = None, encrypt_views: bool = False,
-                referee_recipient: str | None = None) -> Created:
+                referee_recipient: str | None = None,
+                record_format: str = FORMAT) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -127,6 +129,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             without one must bring one in their join.
         referee_recipient: the referee's age recipient ``age1...`` (``keygen-referee``), which
             players seal their moves to; recorded in the header, public.
+        record_format: the record's format, :data:`~rebis_pbm.record.FORMAT` by default; an
+            older salted one (``rebis-pbm/2``, ``rebis-pbm/3``) for tests and archives of how
+            such games behave (no command line option: a new game takes today's format).
 
     Raises:
         UsageError: bad players, an empty or guessable seed, a malformed game id, a key for no
@@ -191,10 +196,16 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         from rebis_pbm.record.deadlines import now_text
         extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
     extra.update(encryption)
-    record = Record(game_id, ruleset, seats, commitment(FORMAT, secret), addresses=addresses,
-                    public_addresses=public_addresses,
-                    deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
-                    header_extra=extra, langs=chosen)
+    if record_format not in FORMATS[1:]:  # rebis-pbm/1 keeps no salt: not made any more
+        raise UsageError(f"{record_format!r} is not a record format a new game can take "
+                         f"({', '.join(FORMATS[1:])})", "record_format")
+    try:
+        record = Record(game_id, ruleset, seats, commitment(record_format, secret),
+                        addresses=addresses, public_addresses=public_addresses,
+                        deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
+                        header_extra=extra, langs=chosen, format=record_format)
+    except ValueError as exc:  # a setting an older format cannot hold
+        raise UsageError(str(exc), "record_format") from None
     state: State | None = None
     setup_events: tuple[Any, ...] = ()
     try:
@@ -214,7 +225,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         check_views_dir(views_dir, game_id, game, players)
         made = make_views_dir(views_dir)  # before the record: a bad views folder writes nothing
         try:
-            write_atomic(secret_file, dump_secret(game_id, secret, FORMAT), mode=0o600)
+            write_atomic(secret_file, dump_secret(game_id, secret, record_format), mode=0o600)
             write_atomic(game, dump_record(record, state, secret))
             # In the join phase there is no state yet (Replay.state None, record.joining()).
             write_views(views_dir, record, Replay(cast(State, state), setup_events))
