@@ -235,7 +235,7 @@ def test_a_join_chooses_a_language_and_the_referee_can_change_it(tmp_path):
 
 def test_an_older_record_never_carries_languages(tmp_path):
     game = _new(run_inproc, tmp_path)
-    text = game.read_text().replace("format: rebis-pbm/3", "format: rebis-pbm/2")
+    text = game.read_text().replace("format: rebis-pbm/4", "format: rebis-pbm/2")
     game.write_text(text)
     outcome = run_inproc("view", game, "--player", "cid")
     assert outcome.code != 0
