@@ -357,6 +357,13 @@ def check_joins(record: Record) -> Problem | None:
                                "their registered key", player=join.player,
                                expected="a signature by " + ", ".join(k[:24] + "..." for k in keys),
                                found="none" if proof is None else "a signature that does not check")
+            if not _signed_join_is(record, join):
+                # A signature proves only the signed text: any file the player once signed (a
+                # move, another game's join) beside join words of the referee's choosing.
+                return Problem("signature", f"the signed file of {join.player}'s join does not "
+                               "hold the join recorded (its game, player, join text or key)",
+                               player=join.player, expected="the recorded join",
+                               found="another file in the signed text")
             if record.format not in BEFORE_V4 and not join_bound(record, join):
                 # rebis-pbm/4 (issue 27): a signed join names the header it joins, so that it
                 # cannot be carried into a game of another header
@@ -365,13 +372,6 @@ def check_joins(record: Record) -> Problem | None:
                                player=join.player,
                                expected=f"header_sha256 {record.header_sha256}",
                                found="another header digest, or none")
-            if not _signed_join_is(record, join):
-                # A signature proves only the signed text: any file the player once signed (a
-                # move, another game's join) beside join words of the referee's choosing.
-                return Problem("signature", f"the signed file of {join.player}'s join does not "
-                               "hold the join recorded (its game, player, join text or key)",
-                               player=join.player, expected="the recorded join",
-                               found="another file in the signed text")
     return None
 
 

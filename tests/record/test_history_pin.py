@@ -228,3 +228,27 @@ def test_the_salted_deal_vector_of_docs_shuffle_md():
     v3 = Record("g", Ruleset(), ("ann", "ben"), commitment("rebis-pbm/3", secret),
                 format="rebis-pbm/3")
     assert v3.deal_seed(secret) == "example"
+
+
+@needs_ssh
+def test_a_signed_join_must_name_the_header_it_joins(tmp_path):
+    """rebis-pbm/4: a signed join without header_sha256 could be carried into another game of
+    the same id: apply refuses it (exit 1) and writes nothing; with the header it is applied."""
+    key = ssh_key(tmp_path, "alice")
+    game = tmp_path / "game.yaml"
+    made = run_inproc("new", game, "--player", "alice", "--player", "bob", "--game-id", "hj",
+                      "--seed", "join header", "--insecure-seed", "--key", f"alice={key}.pub")
+    assert made.code == 0, made.err
+    header = yaml.safe_load(game.read_text())["header_sha256"]
+    before = game.read_bytes()
+    unbound = tmp_path / "join.yaml"
+    unbound.write_text("game: hj\nplayer: alice\njoin: alice's own words\n")
+    Path(f"{unbound}.sig").write_bytes(ssh_sign(key, unbound.read_bytes()))
+    refused = run_inproc("apply", game, unbound)
+    assert refused.code == 1 and f"add header_sha256: {header}" in refused.err, refused.err
+    assert game.read_bytes() == before
+    bound = tmp_path / "bound.yaml"
+    bound.write_text(f"game: hj\nplayer: alice\nheader_sha256: {header}\n"
+                     f"join: alice's own words\n")
+    Path(f"{bound}.sig").write_bytes(ssh_sign(key, bound.read_bytes()))
+    assert run_inproc("apply", game, bound).code == 0
