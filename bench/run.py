@@ -47,7 +47,7 @@ from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, 
 from rebis_pbm.formats.yaml_reader import load_yaml
 from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import Record, dump_record, dump_secret
-from rebis_pbm.record.digests import commitment, salted
+from rebis_pbm.record.digests import commitment, insecure_salt, salted
 from rebis_pbm.record.model import FORMAT
 
 FLOOR = [sys.executable, "-c", "import yaml, jsonschema, click"]
@@ -159,8 +159,10 @@ def write_game(folder: Path, ruleset: Ruleset, seed: str, moves, game_id: str,
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "game.yaml"
     fmt = fmt or FORMAT
-    # rebis-pbm/2 keys its digests with SALT:SEED (a fixed salt here) and deals from the seed.
-    secret = seed if fmt == "rebis-pbm/1" else salted(seed, "00" * 16)
+    # rebis-pbm/2 keys its digests with SALT:SEED and deals from the seed; the salt here is the
+    # one `new --seed S --insecure-seed` derives from the seed, with which a rebis-pbm/4 referee
+    # deal is the seed's alone too (docs/shuffle.md, section 8): the moves were chosen for it.
+    secret = seed if fmt == "rebis-pbm/1" else salted(seed, insecure_salt(seed))
     state, _ = setup(ruleset, PLAYERS, seed)
     record = Record(game_id, ruleset, PLAYERS, commitment(fmt, secret), addresses=addresses or {},
                     format=fmt)

@@ -18,6 +18,7 @@ from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import (
     FAIR_DEAL,
     FORMAT,
+    FORMATS,
     REFEREE_DEAL,
     Record,
     Replay,
@@ -94,7 +95,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 keys: dict[str, str] | None = None, deadline: int | None = None,
                 missed: str = "bot", now: str | None = None,
                 langs: dict[str, str] | None = None, encrypt_views: bool = False,
-                referee_recipient: str | None = None) -> Created:
+                referee_recipient: str | None = None,
+                record_format: str = FORMAT) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -104,7 +106,10 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         public_addresses: show the addresses in every view.
         seed: the seed to shuffle from (default: 128 random bits). A guessable seed lets anyone
             compute every hand: refused unless ``insecure_seed``
-            (:func:`rebis_pbm.record.seed_strength.check_seed_strength`).
+            (:func:`rebis_pbm.record.seed_strength.check_seed_strength`). The secret adds 128
+            random bits of salt, which a rebis-pbm/4 referee deal shuffles in
+            (docs/shuffle.md); with ``insecure_seed`` the salt is derived from the seed and the
+            deal is the seed's alone (:func:`rebis_pbm.record.digests.insecure_salt`): reproducible.
         ruleset: the game's parameters (default: the rulings', R1-R4).
         game_id: the game's id (default: 40 random bits; it tells nothing of the seed).
         referee_deal: deal at once from the seed alone; False: a fair deal, the game waits for
@@ -125,6 +130,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             without one must bring one in their join.
         referee_recipient: the referee's age recipient ``age1...`` (``keygen-referee``), which
             players seal their moves to; recorded in the header, public.
+        record_format: the record's format, :data:`~rebis_pbm.record.FORMAT` by default; an
+            older salted one (``rebis-pbm/2``, ``rebis-pbm/3``) for tests and archives of how
+            such games behave (no command line option: a new game takes today's format).
 
     Raises:
         UsageError: bad players, an empty or guessable seed, a malformed game id, a key for no
@@ -148,6 +156,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
 
     from rebis_pbm.crypto.signatures import parse_keys
     from rebis_pbm.record.seed_strength import check_seed_strength
+    given_seed = seed is not None
     if seed is None:
         seed = secrets.token_hex(16)
     else:
@@ -164,6 +173,12 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     encryption = _encryption_settings(players, parsed_keys, referee_deal, encrypt_views,
                                       referee_recipient)
     secret = salted(seed, secrets.token_hex(16))  # the salt: 128 secret random bits
+    if insecure_seed and given_seed:
+        # A guessable seed deals guessable hands anyway: its salt is derived from it, and a
+        # rebis-pbm/4 referee deal is then shuffled from the seed alone, as before (issue 27;
+        # Record.deal_seed), so that tests, the demo and the examples stay reproducible.
+        from rebis_pbm.record.digests import insecure_salt
+        secret = salted(seed, insecure_salt(seed))
     if game_id is None:
         game_id = f"rebis-{secrets.token_hex(5)}"  # random: it tells nothing of the seed
     elif not defined_pattern("move", "game").fullmatch(game_id):
@@ -182,10 +197,16 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         from rebis_pbm.record.deadlines import now_text
         extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
     extra.update(encryption)
-    record = Record(game_id, ruleset, seats, commitment(FORMAT, secret), addresses=addresses,
-                    public_addresses=public_addresses,
-                    deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
-                    header_extra=extra, langs=chosen)
+    if record_format not in FORMATS[1:]:  # rebis-pbm/1 keeps no salt: not made any more
+        raise UsageError(f"{record_format!r} is not a record format a new game can take "
+                         f"({', '.join(FORMATS[1:])})", "record_format")
+    try:
+        record = Record(game_id, ruleset, seats, commitment(record_format, secret),
+                        addresses=addresses, public_addresses=public_addresses,
+                        deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
+                        header_extra=extra, langs=chosen, format=record_format)
+    except ValueError as exc:  # a setting an older format cannot hold
+        raise UsageError(str(exc), "record_format") from None
     state: State | None = None
     setup_events: tuple[Any, ...] = ()
     try:
@@ -205,7 +226,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         check_views_dir(views_dir, game_id, game, players)
         made = make_views_dir(views_dir)  # before the record: a bad views folder writes nothing
         try:
-            write_atomic(secret_file, dump_secret(game_id, secret, FORMAT), mode=0o600)
+            write_atomic(secret_file, dump_secret(game_id, secret, record_format), mode=0o600)
             write_atomic(game, dump_record(record, state, secret))
             # In the join phase there is no state yet (Replay.state None, record.joining()).
             write_views(views_dir, record, Replay(cast(State, state), setup_events))

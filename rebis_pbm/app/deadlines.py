@@ -39,7 +39,9 @@ def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
     # same stand-in move (a replay reads the move from the record anyway).
     move = make_bot(bot, f"{record.game}/{state.turn}/{player}").choose(
         information_set(state, state.to_move))
-    data = dump_yaml({"game": record.game, **move.as_dict()}).encode()
+    # after: the history the stand-in move answers, as a player's move names it (rebis-pbm/4)
+    after = {"after": record.last_digest()} if record.pins_history else {}
+    data = dump_yaml({"game": record.game, **after, **move.as_dict()}).encode()
     return submit_locked(game, data, f"the referee's move for {player}", author=None,
                    views_dir=views_dir, dry_run=False, file_name=None, now=now,
                    stand_in={"by": "referee", "reason": reason, "bot": bot}, opened=opened)

@@ -125,7 +125,17 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
             its player, or from an address no player registered (exit 1).
         UsageError: ``author`` is a name that is not a player's.
     """
+    return read_move_after(record, game, data, source, author=author, file_name=file_name)[0]
+
+
+def read_move_after(record: Record, game: PathLike, data: bytes, source: str, *,
+                    author: str | None = None,
+                    file_name: str | None = None) -> tuple[Move | JoinMove, str | None]:
+    """:func:`read_move`, with the move file's ``after`` (the chain digest of the history it
+    answers, rebis-pbm/4: :func:`check_after`), None when it names none. Raises as
+    :func:`read_move`."""
     doc = move_document(data, source)
+    after = None if doc.get("after") is None else str(doc["after"])
     joining = "join" in doc
     if doc["game"] != record.game:
         raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
@@ -149,8 +159,45 @@ def read_move(record: Record, game: PathLike, data: bytes, source: str, *,
                         None if doc.get("key") is None else str(doc["key"]),
                         lang=None if doc.get("lang") is None else str(doc["lang"]).lower(),
                         header=None if doc.get("header_sha256") is None
-                        else str(doc["header_sha256"]))
-    return Move.from_dict(doc)
+                        else str(doc["header_sha256"])), after
+    return Move.from_dict(doc), after
+
+
+def check_after(record: Record, move: Move, after: str | None, signed: bool,
+                source: str) -> None:
+    """The history a move answers (issue 27; docs/formats.md, ``after``): a move file's
+    ``after`` must be the chain digest after this record's last move or join (the header's
+    before any), which the mover's view witnessed; the referee's logged actions are chained
+    apart, so an extension in between does not make a move stale. In a rebis-pbm/4 game a
+    player with a key (``signed``) must name it, so that their signature pins the history;
+    others may leave it out. A move for another turn than the next is left to the rules.
+
+    Raises:
+        Refused: ``after`` names another history, or an older point of this one, or a signed
+            mover of a rebis-pbm/4 game left it out (exit 1: the mover takes their view again).
+    """
+    at = len(record.moves)
+    expected = record.last_digest()
+    if after is None:
+        if signed and record.pins_history:
+            raise Refused(phrase=Phrase(N_(
+                "{source}: move rejected: {player} registered a key, so their move must name the "
+                "history it answers: add after: {digest} (the chain_sha256 of your view's witness "
+                "line, as your move template gives it) and sign the file again"),
+                {"source": source, "player": move.player, "digest": expected}))
+        return
+    if move.turn != at + 1 or after == expected:
+        return
+    earlier = next((k for k in range(at) if record.prev_digest(k) == after), None)
+    if earlier is not None:
+        raise Refused(phrase=Phrase(N_(
+            "{source}: move rejected: this move answers move {seen} of this game (after: "
+            "{after}...), but the game is at move {now}: take your view again"),
+            {"source": source, "seen": earlier, "after": after[:12], "now": at}))
+    raise Refused(phrase=Phrase(N_(
+        "{source}: move rejected: this move answers move {now} of another history (after: "
+        "{after}...); this game's move {now} is {digest}...: take your view again"),
+        {"source": source, "now": at, "after": after[:12], "digest": expected[:12]}))
 
 
 def mover_of(game: PathLike, data: bytes, author: str | None = None) -> tuple[str | None, str]:
@@ -317,7 +364,8 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
             stand_in: dict[str, str] | None = None, opened: Game | None = None) -> Submitted:
     # opened: the game as the caller read it under the same lock (tick), else read here.
     record, replay, seed = opened if opened is not None else open_game(game)
-    move = read_move(record, game, data, source, author=author, file_name=file_name)
+    move, after = read_move_after(record, game, data, source, author=author,
+                                  file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
     check_views_dir(views_dir, record.game, game, record.players)
     signed = check_signature(record, move, data, signature, source)
@@ -339,6 +387,7 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
         raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was abandoned (its "
                                        "seed was revealed with rebis-pbm reveal); no more moves "
                                        "can be played"), {"source": source, "game": record.game}))
+    check_after(record, move, after, signed is not None, source)
     try:
         # A move signed by its player's key comes from them: the hand is told first.
         state, events = apply_move(replay.state, move, hand_first=signed is not None)
@@ -393,6 +442,14 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
                                        "write your join from this game's template"),
                                     {"source": source, "given": move.header,
                                      "game": record.game, "header": record.header_sha256}))
+    if move.header is None and signed is not None and record.pins_history:
+        # rebis-pbm/4: a signed join pins the game's header as a signed move pins its history
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: {player} registered a key, so "
+                                       "their join must name this game's header: add "
+                                       "header_sha256: {header} (as the join template gives it) "
+                                       "and sign the file again"),
+                                    {"source": source, "player": move.player,
+                                     "header": record.header_sha256}))
     if views_mod.is_join_placeholder(move.entropy):
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the join still holds the "
                                        "template's words; replace them with any text of your "
@@ -510,4 +567,9 @@ def check_move_file(game: PathLike, data: bytes, source: str, *, author: str | N
     """
     require_record(game)
     record = read_record(game)
-    return record, read_move(record, game, data, source, author=author, file_name=file_name)
+    move, after = read_move_after(record, game, data, source, author=author,
+                                  file_name=file_name)
+    if isinstance(move, Move):  # the history it answers needs no seed either (rebis-pbm/4)
+        check_after(record, move, after, bool(record.player_keys(move.player))
+                    if move.player in record.players else False, source)
+    return record, move

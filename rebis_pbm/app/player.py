@@ -42,6 +42,12 @@ def read_view(view_path: PathLike) -> ViewState:
             move to list or check before the deal; the sentence says what the viewer is to
             send instead (their join, which the view's ``move_template`` holds).
     """
+    return _read_view(view_path)[0]
+
+
+def _read_view(view_path: PathLike) -> tuple[ViewState, View]:
+    """:func:`read_view`, with the view's document (its witness names the history a move from
+    it answers, rebis-pbm/4)."""
     from rebis_pbm.formats.filekinds import wrong_kind
     from rebis_pbm.formats.schemas import validate
     from rebis_pbm.present.infoset import check_view_format, infoset_from_view
@@ -53,7 +59,8 @@ def read_view(view_path: PathLike) -> ViewState:
     check_view_format(loaded.data, source)
     validate(loaded, "view")
     _refuse_join_phase(cast("dict[str, Any]", loaded.data), source)
-    return infoset_from_view(cast("View", loaded.data), source)
+    doc = cast("View", loaded.data)
+    return infoset_from_view(doc, source), doc
 
 
 def _refuse_join_phase(view: dict[str, Any], source: str) -> None:
@@ -101,9 +108,18 @@ def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml") -> str:
         as :func:`read_view`; Refused (exit 1) when it is not the viewer's move; InputError for
         a spectator view.
     """
-    seen = read_view(view_path)
+    seen, doc = _read_view(view_path)
     _viewer_to_move(seen, os.fspath(view_path))
-    return views_mod.moves_listing(seen.game, seen.state, fmt)
+    listing = views_mod.moves_listing(seen.game, seen.state, fmt)
+    witness = doc.get("witness")
+    template = doc.get("move_template")
+    if (isinstance(witness, dict) and isinstance(witness.get("chain_sha256"), str)
+            and isinstance(template, str) and "\nafter: " in template):
+        # the history the view saw, which a move made from it answers, in a game whose moves
+        # name it (rebis-pbm/4: the referee's template does)
+        from rebis_pbm.app.views import with_after
+        listing = with_after(listing, witness["chain_sha256"], fmt)
+    return listing
 
 
 def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:

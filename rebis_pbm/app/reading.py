@@ -14,6 +14,7 @@ from rebis_pbm.app.views import (
     public_game_state,
     public_state,
     record_view,
+    with_after,
     write_views,
 )
 from rebis_pbm.engine import Move, State, burdens, score_table, winners
@@ -53,7 +54,8 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
         from rebis_pbm.app.joins import join_listing
         return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256)
     record, state = for_mover(game, player)
-    return views_mod.moves_listing(record.game, state, fmt)
+    listing = views_mod.moves_listing(record.game, state, fmt)
+    return with_after(listing, record.last_digest(), fmt) if record.pins_history else listing
 
 
 def score(game: PathLike) -> dict[str, Any]:

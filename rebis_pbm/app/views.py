@@ -61,7 +61,22 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),
                        "chain_sha256": record.last_digest()}
+    if "move_template" in view and not record.joining() and record.pins_history:
+        view["move_template"] = with_after(view["move_template"], record.last_digest())
     return view
+
+
+def with_after(text: str, digest: str, fmt: str = "yaml") -> str:
+    """Move files (a template, or a listing of YAML documents or a JSON list) naming the
+    history they answer: ``after: DIGEST`` (the witness's chain digest) after each ``game``
+    (issue 27; docs/formats.md). A signed move then pins the history its player saw."""
+    if fmt == "json":
+        import json
+
+        docs = [{"game": d["game"], "after": digest, **d} for d in json.loads(text)]
+        return json.dumps(docs, indent=2) + "\n"
+    return "".join(line + (f"after: {digest}\n" if line.startswith("game: ") else "")
+                   for line in text.splitlines(keepends=True))
 
 
 def stand_ins(record: Record) -> dict[int, str]:

@@ -36,7 +36,9 @@ def bot(game: Path, player: str, strategy: str, seed: str | None) -> None:
     from rebis_pbm.formats.yaml_writer import dump_yaml
     record, move = referee.bot_move(game, player, strategy, seed)
     click.echo(f"# Move chosen by the {strategy} bot for {player} (rebis-pbm bot).")
-    click.echo(dump_yaml({"game": record.game, **move.as_dict()}), nl=False)
+    # after: the history the move answers (rebis-pbm/4), which a signed move must name
+    after = {"after": record.last_digest()} if record.pins_history else {}
+    click.echo(dump_yaml({"game": record.game, **after, **move.as_dict()}), nl=False)
 
 
 @cli.command()

@@ -405,7 +405,23 @@ def unsalted(secret: str) -> tuple[str, str]:
 # rebis-pbm/3 record relabelled rebis-pbm/2 (to shed record_hmac, its encryption settings and
 # the rest of what /3 checks) no longer matches its commitment once the seed is known.
 COMMITMENT_DOMAINS = {"rebis-pbm/2": COMMITMENT_DOMAIN,
-                      "rebis-pbm/3": "rebis-pbm/seed-commitment/v3"}
+                      "rebis-pbm/3": "rebis-pbm/seed-commitment/v3",
+                      "rebis-pbm/4": "rebis-pbm/seed-commitment/v4"}  # issue 27's format
+
+INSECURE_SALT_DOMAIN = "rebis-pbm/insecure-salt/v4"
+
+
+def insecure_salt(seed: str) -> str:
+    """The salt of a game created with ``new --seed TEXT --insecure-seed`` (issue 27): the first
+    32 hex digits of SHA-256 of the UTF-8 text ``rebis-pbm/insecure-salt/v4`` LF SEED. Anyone
+    who knows the seed knows it, as they know the deal: a rebis-pbm/4 referee deal whose salt is
+    this one is shuffled from the seed alone (docs/shuffle.md), so that tests, the demo and the
+    examples deal the same cards from the same seed.
+
+    >>> insecure_salt("example")
+    '7b8b90882d2f0ba62f227d66be1478b8'
+    """
+    return sha256_hex(f"{INSECURE_SALT_DOMAIN}\n{seed}".encode())[:SALT_HEX]
 
 
 def salted_commitment(seed: str, salt: str, domain: str = COMMITMENT_DOMAIN) -> str:

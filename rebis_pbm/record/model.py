@@ -24,6 +24,7 @@ from rebis_pbm.record.digests import (
     chain_digest,
     commitment,
     header_digest,
+    insecure_salt,
     record_digest,
     record_document,
     salted,
@@ -38,9 +39,9 @@ from rebis_pbm.record.entries import Proof as Proof
 from rebis_pbm.record.entries import SealedMove as SealedMove
 from rebis_pbm.record.entries import entry_from_dict as entry_from_dict
 
-FORMAT = "rebis-pbm/3"  # the format new games are written in
+FORMAT = "rebis-pbm/4"  # the format new games are written in
 # every format this version reads, verifies and appends to
-FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
+FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4")
 
 REFEREE_DEAL = "referee"  # a rebis-pbm/2 deal from the referee's seed alone (new --referee-deal)
 FAIR_DEAL = "players"  # from the referee's seed and every player's join entropy (docs/shuffle.md)
@@ -74,6 +75,11 @@ ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
 # rebis-pbm/3 also adds ``record_hmac``: the keyed record digest (digests.record_digest), which
 # binds the header, the chains' heads and the fields no digest covered (addresses, langs,
 # public_addresses) to the seed; every write recomputes it, every read with the seed checks it.
+# rebis-pbm/4 (issue 27) adds, for the history a move answers: each move file's ``after`` (the
+# chain digest its player's view witnessed), required of a player with a key and checked by
+# ``verify`` in the signed file, so a signature cannot be carried into another history; and a
+# referee deal shuffled from the whole ``SALT:SEED`` secret (:meth:`Record.deal_seed`).
+BEFORE_V4 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
 
 
 def check_seed(record: Record, seed: str) -> None:
@@ -272,6 +278,12 @@ class Record:
         return tuple(p for p in self.players if p not in joined) if self.deal == FAIR_DEAL else ()
 
     @property
+    def pins_history(self) -> bool:
+        """Whether this game's move files name the history they answer (``after``, the chain
+        digest their player's view witnessed): rebis-pbm/4 on (issue 27)."""
+        return self.format not in BEFORE_V4
+
+    @property
     def views_encrypted(self) -> bool:
         """Whether every private view of this game is written only encrypted to its player
         (``new --encrypt-views``, rebis-pbm/3): a game in a public repository."""
@@ -313,8 +325,10 @@ class Record:
 
     def deal_seed(self, secret: str) -> str:
         """The text the deck is shuffled from (docs/shuffle.md): the seed for rebis-pbm/1; the
-        seed part of ``SALT:SEED`` for a rebis-pbm/2 referee deal; the fair deal's combination of
-        the whole ``SALT:SEED`` and every player's entropy in seat order
+        seed part of ``SALT:SEED`` for a rebis-pbm/2 and /3 referee deal; for a rebis-pbm/4
+        referee deal the whole ``SALT:SEED`` (the seed alone when the salt is the seed's
+        :func:`~rebis_pbm.record.digests.insecure_salt`: ``new --insecure-seed``); the fair
+        deal's combination of the whole ``SALT:SEED`` and every player's entropy in seat order
         (:func:`fair_deal_seed`) otherwise: with the random salt in it, a player cannot test
         guesses of a weak seed against their own hand.
 
@@ -324,9 +338,13 @@ class Record:
         """
         if self.format == V1:
             return secret
-        seed, _ = unsalted(secret)
+        seed, salt = unsalted(secret)
         if self.deal != FAIR_DEAL:
-            return seed
+            # rebis-pbm/4 (issue 27): the salt is shuffled in, so a seed guessed is not a deal
+            # guessed; a game of --insecure-seed (its salt derived from the seed) deals as before.
+            if self.format in BEFORE_V4 or salt == insecure_salt(seed):
+                return seed
+            return secret
         entropy = {j.player: j.entropy for j in self.joins}
         if set(entropy) != set(self.players):
             raise ValueError("the deal waits for " + ", ".join(self.waiting_for()))

@@ -25,6 +25,7 @@ from rebis_pbm.record.codec import parse_record
 from rebis_pbm.record.digests import chain_digest, commitment, state_digest
 from rebis_pbm.record.model import (
     BEFORE_V3,
+    BEFORE_V4,
     FAIR_DEAL,
     Document,
     Join,
@@ -394,6 +395,14 @@ def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
                                "hold the join recorded (its game, player, join text or key)",
                                player=join.player, expected="the recorded join",
                                found="another file in the signed text")
+            if record.format not in BEFORE_V4 and not join_bound(record, join):
+                # rebis-pbm/4 (issue 27): a signed join names the header it joins, so that it
+                # cannot be carried into a game of another header
+                return Problem("signature", f"the signed file of {join.player}'s join does not "
+                               "name this game's header digest: it was signed for another game",
+                               player=join.player,
+                               expected=f"header_sha256 {record.header_sha256}",
+                               found="another header digest, or none")
     return None
 
 
@@ -489,7 +498,26 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
             return _state_differs(record, index, at)
         return Problem("signature", "the signed move file does not hold the move recorded",
                        expected="the recorded move", found="another move in the signed file", **at)
-    return None
+    return _signed_history(record, index, doc, at)
+
+
+def _signed_history(record: Record, index: int, doc: object, at: _At) -> Problem | None:
+    """rebis-pbm/4 (issue 27): the signed file of move ``index`` names as ``after`` the chain
+    digest of the entry before it (the header's for the first move), so the player's signature
+    holds only in this history: replayed into a record of another header, or after other moves,
+    it answers a history this record does not hold."""
+    if record.format in BEFORE_V4:
+        return None
+    expected = record.prev_digest(index)
+    after = doc.get("after") if isinstance(doc, dict) else None
+    if after == expected:
+        return None
+    return Problem("signature", f"the signed move file answers another history than this "
+                   f"record's (its after: names the chain digest its player saw, and this "
+                   f"record's move {index} is another): the signature was carried from another "
+                   f"game or history, so the record was forged",
+                   expected=f"after {expected}",
+                   found="no after" if after is None else f"after {after}", **at)
 
 
 # ------------------------------------------------------------------------------- the status

@@ -96,7 +96,7 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
                   "--insecure-seed", "--referee-deal", "--seed", "a seed for the test")
     assert outcome.code == 0, outcome.err
     record = yaml.safe_load(game.read_text())
-    assert record["format"] == "rebis-pbm/3"
+    assert record["format"] == "rebis-pbm/4"
     assert re.fullmatch(r"rebis-[0-9a-f]{10}", record["game"])  # default id: random (issue 12)
     assert record["players"] == ["alice", "bob", "carol"]       # seat order as given (R5)
     assert record["seed_sha256"] != sha256_hex("a seed for the test")  # salted
@@ -301,7 +301,8 @@ def test_full_game_from_moves_output_in_process(tmp_path):
     assert all(record.holds(Move.from_dict(doc)) for doc in played)
     # R12: the red token was placed by a player with the highest burden, as the last move.
     last = played[-1]
-    assert set(last) == {"game", "turn", "player", "red_token"}
+    # after: the history the move answers (rebis-pbm/4, issue 27)
+    assert set(last) == {"game", "after", "turn", "player", "red_token"}
     assert max(b.total for b in burdens(state)) == \
         next(b.total for b in burdens(state) if b.player == last["player"])
     score = json.loads(run_inproc("score", game, "--format", "json").out)
@@ -434,7 +435,8 @@ def test_every_listed_move_is_accepted_as_is(tmp_path, where):
     if where == "gold due":
         assert any("gold_token" in d for d in docs)
     if where == "red token":
-        assert all(set(d) == {"game", "turn", "player", "red_token"} for d in docs)
+        # the example is a rebis-pbm/4 game: each move names the history it answers (after)
+        assert all(set(d) == {"game", "after", "turn", "player", "red_token"} for d in docs)
     before = snapshot(folder)
     for n, doc in enumerate(docs):
         path = write_move(tmp_path / f"m{n}.yaml", doc)

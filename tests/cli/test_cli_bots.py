@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from rebis_pbm import bots as bots_mod
+from rebis_pbm.app import open_game
 from rebis_pbm.bots.simulate import game_specs, play_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import Ruleset, information_set, replay, score_table, setup
@@ -75,7 +76,9 @@ def test_bot_chooses_what_the_bot_chooses_from_the_players_information_set(game:
         result = invoke("bot", str(game), "--player", "ann", "--strategy", strategy, "--seed", "s")
         assert result.exit_code == 0
         body = result.output.split("\n", 1)[1]  # after the comment line
-        assert body == dump_yaml({"game": "bots", **expected.as_dict()})
+        # after: the history the move answers (rebis-pbm/4, issue 27)
+        after = open_game(game).record.last_digest()
+        assert body == dump_yaml({"game": "bots", "after": after, **expected.as_dict()})
 
 
 def test_bot_same_seed_same_move(game: Path):

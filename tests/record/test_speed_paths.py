@@ -47,8 +47,8 @@ def test_every_address_new_accepts_is_accepted_by_the_fast_check():
 
 
 def game_text(addresses: dict, moves: int = 3) -> str:
-    state, _ = setup(Ruleset(), ("ann", "bo"), SEED)
     record = Record("speed", Ruleset(), ("ann", "bo"), commitment(FORMAT, KEY), addresses=addresses)
+    state, _ = setup(Ruleset(), ("ann", "bo"), record.deal_seed(KEY))  # rebis-pbm/4: salted
     for _ in range(moves):
         move = legal_moves(state)[0]
         from rebis_pbm.engine import apply_move
@@ -87,10 +87,10 @@ def _imports_after(tmp_path: Path, argv: list[str]) -> tuple[subprocess.Complete
 def _write_game(folder: Path, game_id: str, seed: str, move_file: Path) -> Move:
     """A 2-player referee-deal game with addresses in ``folder`` (record and secret), and its
     first legal move written to ``move_file``; returns that move."""
-    state, _ = setup(Ruleset(), ("ann", "bo"), seed)
     key = salted(seed, SALT)
     record = Record(game_id, Ruleset(), ("ann", "bo"), commitment(FORMAT, key),
                     addresses=ADDRESSES)
+    state, _ = setup(Ruleset(), ("ann", "bo"), record.deal_seed(key))  # rebis-pbm/4: salted
     (folder / "game.yaml").write_text(dump_record(record, state, key))
     (folder / "game.secret.yaml").write_text(f"game: {game_id}\nseed: {seed}\nsalt: {SALT}\n")
     move = legal_moves(state)[0]

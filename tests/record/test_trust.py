@@ -29,8 +29,12 @@ from sshkeys import SSH_KEYGEN, needs_ssh, ssh_key, ssh_sign
 RULES = ["shelf_limit=3"]  # short games
 
 
-def move_bytes(game_id: str, move) -> bytes:
-    return (json.dumps({"game": game_id, **move.as_dict()}, indent=1) + "\n").encode()
+def move_bytes(record: Record, move) -> bytes:
+    """``move`` as a JSON move file of ``record``'s game, naming the history it answers
+    (``after``) in a game whose format has it (rebis-pbm/4)."""
+    after = {"after": record.last_digest()} if record.pins_history else {}
+    return (json.dumps({"game": record.game, **after, **move.as_dict()}, indent=1)
+            + "\n").encode()
 
 
 def play(game: Path, keys: dict[str, Path] | None, folder: Path, upto: int | None = None):
@@ -45,7 +49,7 @@ def play(game: Path, keys: dict[str, Path] | None, folder: Path, upto: int | Non
             return saved
         player = state.player_to_move
         _, move = referee.bot_move(game, player, "random", seed=f"bot {n}")
-        data = move_bytes(record.game, move)
+        data = move_bytes(record, move)
         sig = ssh_sign(keys[player], data) if keys else None
         referee.submit_move(game, data, f"move {n + 1}", signature=sig)
         n += 1
@@ -147,7 +151,7 @@ def test_a_move_with_a_forged_author_and_no_valid_signature_is_refused(tmp_path,
     record, _, _ = referee.open_game(game)
     _, move = referee.bot_move(game, "ann", "random", seed="x")
     move_file = tmp_path / "turn-001-ann.yaml"
-    move_file.write_bytes(move_bytes(record.game, move))
+    move_file.write_bytes(move_bytes(record, move))
     before = game.read_bytes()
     # Forged sender, no signature.
     out = run_script(console_script, "apply", game, move_file, "--as", "ann@example.org")
@@ -325,7 +329,7 @@ def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
     assert out.code == 0, out.err
     record, _, _ = referee.open_game(game)
     _, move = referee.bot_move(game, "alice", "random", seed="after")
-    data = move_bytes(record.game, move)
+    data = move_bytes(record, move)
     before = game.read_bytes()
     with pytest.raises(Refused, match="does not check"):
         referee.submit_move(game, data, "old key", signature=ssh_sign(old, data))
@@ -375,7 +379,8 @@ def test_verify_shows_each_players_key_fingerprint_as_ssh_keygen_prints_it(tmp_p
     assert "not dealt yet" in run_inproc("verify", game).out
     # ann joins in ben's name with her own key: the seat's key is then ann's.
     for name, holder in (("ann", "ann"), ("ben", "ann")):
-        data = (f"game: {gid}\nplayer: {name}\njoin: e {name}\nkey: "
+        data = (f"game: {gid}\nplayer: {name}\nheader_sha256: {created.record.header_sha256}\n"
+                f"join: e {name}\nkey: "
                 f"{Path(f'{keys[holder]}.pub').read_text().split(' ann')[0].strip()}\n").encode()
         referee.submit_move(game, data, f"join-{name}.yaml",
                             signature=ssh_sign(keys[holder], data))

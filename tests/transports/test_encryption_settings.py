@@ -53,7 +53,7 @@ def test_new_records_the_settings_and_writes_no_plain_private_view(cli, tmp_path
                identity[1])
     assert made.code == 0, made.err
     doc = yaml.safe_load(game.read_text())
-    assert doc["format"] == "rebis-pbm/3"
+    assert doc["format"] == "rebis-pbm/4"
     assert doc["encrypt_views"] is True and doc["referee_recipient"] == identity[1]
     names = sorted(os.listdir(tmp_path / "game.views"))
     assert names == sorted(["public.yaml", "public.txt",
@@ -126,8 +126,10 @@ def test_a_fair_deal_with_encrypted_views_takes_only_joins_that_bring_a_key(tmp_
                            r"encrypted to their SSH key .* and bob has none"):
             referee.submit_move(game, unkeyed.encode(), "bob-join.yaml")
         assert game.read_bytes() == before
+        header = yaml.safe_load(game.read_text())["header_sha256"]
         for p in PLAYERS:
-            doc = {"game": "fair", "player": p, "join": f"{p}'s entropy"}
+            # a signed join names the game's header (rebis-pbm/4)
+            doc = {"game": "fair", "player": p, "header_sha256": header, "join": f"{p}'s entropy"}
             if p != "alice":
                 doc["key"] = pub(keys[p])
             data = dump_yaml(doc).encode()

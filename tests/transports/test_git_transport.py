@@ -16,6 +16,7 @@ import yaml
 from rebis_pbm.app import open_game
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.formats.yaml_writer import dump_yaml
+from rebis_pbm.record import parse_record
 from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run, secret_key
 
 SEED = "git-game"
@@ -82,11 +83,16 @@ def tracked(repo: Path, commit="HEAD") -> set[str]:
     return set(git(repo, "ls-tree", "-r", "--name-only", commit).split())
 
 
-def commit_move(repo: Path, player: str, move, message: str, *, as_player: str | None = None):
-    """``as_player`` commits it (default: the move's own player)."""
+def commit_move(repo: Path, player: str, move, message: str, *, as_player: str | None = None,
+                after: bool = False):
+    """``as_player`` commits it (default: the move's own player); ``after``: the move names the
+    history it answers, the record's last chain digest (rebis-pbm/4, required of a signed
+    player)."""
     sender = as_player or player
     path = repo / "moves" / f"turn-{move.turn:03d}-{player}.yaml"
-    path.write_text(dump_yaml({"game": "gitgame", **move.as_dict()}))
+    named = ({"after": parse_record((repo / "game.yaml").read_bytes(), "game.yaml").last_digest()}
+             if after else {})
+    path.write_text(dump_yaml({"game": "gitgame", **named, **move.as_dict()}))
     git(repo, "add", str(path.relative_to(repo)))
     git(repo, "commit", "--quiet", "-m", message, author=(sender, PLAYERS[sender]))
 
@@ -566,7 +572,7 @@ def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_wi
     finally:
         del os.environ["REBIS_PBM_SEED"]
     # carol commits a move for alice with alice's name and address as the author: git takes it
-    commit_move(repo, "alice", pick_move(state), "turn 1")
+    commit_move(repo, "alice", pick_move(state), "turn 1", after=True)
     before = (repo / "game.yaml").read_bytes()
     forged = job(repo, "HEAD")
     assert forged.returncode == 1

@@ -37,9 +37,12 @@ def signed_game(tmp_path) -> tuple[Path, Path]:
 
 
 def alice_move(game: Path) -> bytes:
-    state = open_game(game)[1].state
+    record, replay, _ = open_game(game)
+    state = replay.state
     assert state.player_to_move == "alice"
-    return dump_yaml({"game": "signed", **pick_move(state).as_dict()}).encode()
+    # after: the history the move answers, which a signed move names (rebis-pbm/4)
+    return dump_yaml({"game": "signed", "after": record.last_digest(),
+                      **pick_move(state).as_dict()}).encode()
 
 
 def message(sender: str, body: str, attachments=()) -> bytes:

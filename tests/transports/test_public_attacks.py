@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from test_git_job import bare_env, git
-from test_public_game import GAME_ID, Table, job, my_view, send, set_up, status
+from test_public_game import GAME_ID, Table, job, my_view, send, set_up, status, witnessed
 
 from rebis_pbm import app as referee
 from rebis_pbm.bots import GreedyBot
@@ -44,6 +44,13 @@ pytestmark = pytest.mark.skipif(not (shutil.which("git") and shutil.which("ssh-k
 @pytest.fixture(scope="module")
 def table(tmp_path_factory) -> Table:
     return set_up(tmp_path_factory.mktemp("public-attacks"))
+
+
+@pytest.fixture(scope="module")
+def table_v3(tmp_path_factory) -> Table:
+    """The same game in record format rebis-pbm/3, whose moves need not name the history they
+    answer: a signed move of rebis-pbm/4 cannot be written before the move it answers."""
+    return set_up(tmp_path_factory.mktemp("public-attacks-v3"), "rebis-pbm/3")
 
 
 def mover(table: Table) -> tuple[str, int]:
@@ -90,7 +97,9 @@ def state_now(table: Table):
 
 
 def greedy(table: Table, name: str) -> dict:
-    return {"game": GAME_ID, **GreedyBot().choose(my_view(table, name).state).as_dict()}
+    # after: the history the move answers, as the player's view witnessed it (rebis-pbm/4)
+    return {"game": GAME_ID, "after": witnessed(table, name),
+            **GreedyBot().choose(my_view(table, name).state).as_dict()}
 
 
 def tree(table: Table) -> set[str]:
@@ -188,9 +197,12 @@ def test_bad_files_are_judged_once_and_jam_nothing(table):
     assert f"Turn {turn}: " in applied.stdout and "waits for turn 99" in applied.stdout
 
 
-def test_an_early_move_waits_for_its_turn_and_is_then_applied(table):
+def test_an_early_move_waits_for_its_turn_and_is_then_applied(table_v3):
     """Finding 3d: a move for the next turn, sent before this turn is played, is neither
-    refused nor applied: it waits; once this turn is played, the same job applies it."""
+    refused nor applied: it waits; once this turn is played, the same job applies it. (In a
+    rebis-pbm/4 game a signed move names the history it answers, which nobody knows before
+    this turn is applied: the game here is rebis-pbm/3.)"""
+    table = table_v3
     name, turn = mover(table)
     state = state_now(table)
     chosen = GreedyBot().choose(my_view(table, name).state)

@@ -73,9 +73,10 @@ def referee_git(cwd: Path, *args: str) -> str:
     return git(cwd, *args, env=env)
 
 
-def set_up(root: Path) -> Table:
+def set_up(root: Path, record_format: str | None = None) -> Table:
     """The referee's set-up: keys, identity, `new --encrypt-views --referee-recipient --key`,
-    the first (encrypted) views committed and pushed; the seed kept out of the repository."""
+    the first (encrypted) views committed and pushed; the seed kept out of the repository.
+    ``record_format``: an older format, the game made by the library as `new` made it then."""
     keys_dir = root / "keys"
     keys_dir.mkdir()
     keys = {p: ssh_key(keys_dir, p) for p in PLAYERS}
@@ -88,12 +89,20 @@ def set_up(root: Path) -> Table:
     setup_dir = root / "setup"
     shutil.copytree(REPO / "examples" / "git", setup_dir)
     referee_git(setup_dir, "init", "--quiet", "--initial-branch=main")
-    created = run("new", setup_dir / "game.yaml", "--insecure-seed", "--referee-deal", "--seed",
-                  SEED, "--game-id", GAME_ID, *SMALL_RULES, "--encrypt-views",
-                  "--referee-recipient", recipient,
-                  *(a for p, address in PLAYERS.items()
-                    for a in ("--player", f"{p}={address}", "--key", f"{p}={keys[p]}.pub")))
-    assert created.returncode == 0, created.stderr
+    if record_format is not None:
+        referee.create_game(setup_dir / "game.yaml", list(PLAYERS), addresses=dict(PLAYERS),
+                            seed=SEED, insecure_seed=True, referee_deal=True, game_id=GAME_ID,
+                            ruleset=referee.ruleset_from(False, SMALL_RULES[1::2]),
+                            encrypt_views=True, referee_recipient=recipient,
+                            keys={p: Path(f"{keys[p]}.pub").read_text() for p in PLAYERS},
+                            record_format=record_format)
+    else:
+        created = run("new", setup_dir / "game.yaml", "--insecure-seed", "--referee-deal",
+                      "--seed", SEED, "--game-id", GAME_ID, *SMALL_RULES, "--encrypt-views",
+                      "--referee-recipient", recipient,
+                      *(a for p, address in PLAYERS.items()
+                        for a in ("--player", f"{p}={address}", "--key", f"{p}={keys[p]}.pub")))
+        assert created.returncode == 0, created.stderr
     secret = root / "referee-only.secret.yaml"
     shutil.move(setup_dir / "game.secret.yaml", secret)
     referee_git(setup_dir, "add", "--all")
@@ -141,6 +150,16 @@ def my_view(table: Table, name: str):
     return referee.read_view(path)
 
 
+def witnessed(table: Table, name: str) -> str:
+    """The chain digest ``name``'s own view witnessed (after a pull): the history their next
+    move answers (``after``, rebis-pbm/4)."""
+    status(table, name)
+    sealed = table.clone(name) / "game.views" / f"{name}.yaml.age"
+    view = load_yaml(encryption.decrypt(sealed.read_bytes(), table.keys[name]),
+                     source="view", kind="view").data
+    return str(view["witness"]["chain_sha256"])
+
+
 def send(table: Table, name: str, doc: dict, signer: str | None = None,
          to: str | None = None) -> str:
     """``name`` seals ``doc`` (signed by ``signer``'s key, their own by default) to the
@@ -148,6 +167,11 @@ def send(table: Table, name: str, doc: dict, signer: str | None = None,
     the sealed files."""
     clone = table.clone(name)
     file = f"turn-{doc['turn']:03d}-{name}.yaml"
+    if "after" not in doc and parse_record((clone / "game.yaml").read_bytes(),
+                                           "game.yaml").pins_history:
+        # rebis-pbm/4: the move names the history it answers, as the player's view witnessed it
+        doc = {"game": doc["game"], "after": witnessed(table, name),
+               **{k: v for k, v in doc.items() if k != "game"}}
     plain = table.private(name) / file
     plain.write_text(dump_yaml(doc))
     game: Path | None = clone / "game.yaml"

@@ -18,6 +18,7 @@ from test_git_job import key as secret_in  # the game's SALT:SEED, as the CI sec
 from rebis_pbm import app as referee
 from rebis_pbm.crypto import age as encryption
 from rebis_pbm.formats.yaml_writer import dump_yaml
+from rebis_pbm.record import parse_record
 from sshkeys import ssh_key
 from transport_support import PLAYERS, illegal_card, pick_move, run
 
@@ -56,7 +57,9 @@ def push_sealed_first_move(tmp_path: Path, origin: Path, player: Path, recipient
     ``rebis-pbm seal``, commits only the sealed files under moves/ and pushes; returns a clone
     checked out at that push, as the CI job would run in."""
     plain = player / "turn-001-alice.yaml"
-    plain.write_text(dump_yaml({"game": "gitjob", **pick_move(state_of(player)).as_dict()}))
+    after = parse_record((player / "game.yaml").read_bytes(), "game.yaml").last_digest()
+    plain.write_text(dump_yaml({"game": "gitjob", "after": after,  # rebis-pbm/4
+                                **pick_move(state_of(player)).as_dict()}))
     sealed = run("seal", plain, "--to", recipient, "--key", alice_key)
     assert sealed.returncode == 0, sealed.stderr
     (player / "moves").mkdir(exist_ok=True)

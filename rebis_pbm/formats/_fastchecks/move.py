@@ -2,7 +2,7 @@
 # From schemas/move.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "468f7240a449cf230e16130a322046397aac47a12f5b3cca93ff871792968fff"
+SCHEMA_SHA256 = "6428c6b733e6ff75883afbc3482930353aa526d888600c1a22cb6e4e956105c3"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re
@@ -10,6 +10,7 @@ from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException
 
 
 REGEX_PATTERNS = {
+    '^[0-9a-f]{64}$(?!\\n)': re.compile('^[0-9a-f]{64}\\Z(?!\\n)'),
     '^[A-Za-z][A-Za-z0-9_-]{0,31}$(?!\\n)': re.compile('^[A-Za-z][A-Za-z0-9_-]{0,31}\\Z(?!\\n)'),
     '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$(?!\\n)': re.compile('^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\\Z(?!\\n)')
 }
@@ -64,6 +65,14 @@ def validate(data, custom_formats={}, name_prefix=None):
             data_keys.remove("player")
             data__player = data["player"]
             validate____defs_player(data__player, custom_formats, (name_prefix or "data") + ".player")
+        if "after" in data_keys:
+            data_keys.remove("after")
+            data__after = data["after"]
+            if not isinstance(data__after, (str)):
+                raise JsonSchemaValueException("" + (name_prefix or "data") + ".after must be string")
+            if isinstance(data__after, str):
+                if not REGEX_PATTERNS['^[0-9a-f]{64}$(?!\\n)'].search(data__after):
+                    raise JsonSchemaValueException("" + (name_prefix or "data") + ".after must match pattern ^[0-9a-f]{64}$(?!\\n)")
         if "golden_dust" in data_keys:
             data_keys.remove("golden_dust")
             data__goldendust = data["golden_dust"]
