@@ -1,0 +1,236 @@
+"""A shard: a folder of games in one repository (``--games DIR``), listed once, each game
+checked against being taken for another, and only games with a waiting move opened.
+
+A shard's job costs what its waiting moves cost: one ``git ls-tree -r`` lists every game's
+files, one ``git cat-file --batch`` reads every record's first lines and its count of moves
+(:func:`recorded_moves`, without building the record), and only a game that holds a move file
+for its next turn or later, a file the push changed, a file that is no move's, or a committed
+seed is opened and replayed (docs/git.md, "A shard of games in one repository").
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+from rebis_pbm.errors import Failed, RebisError, Refused, UsageError, one_line
+from rebis_pbm.transports.git.game import Changes, Outcome, apply_round
+from rebis_pbm.transports.git.movefiles import (
+    KEEP,
+    MOVE_NAME,
+    SAFE_NAME,
+    GameFiles,
+    Say,
+    name_fault,
+)
+from rebis_pbm.transports.git.privacy import Privacy
+from rebis_pbm.transports.git.repository import REGULAR, Git, Listing, secret_of
+
+RECORD = "game.yaml"  # a shard's record in each of its games' folders
+
+
+def shard_folder(games: str) -> str:
+    """The folder of a shard's games as ``--games`` gives it, relative to the repository's top
+    (``games`` or ``games/``), as the job uses it: ``games/``.
+
+    Raises:
+        UsageError: an absolute path, one going up (``..``), or a name with a space or another
+            character outside letters, digits, ``.``, ``_`` and ``-`` (option ``--games``).
+    """
+    parts = games.replace(os.sep, "/").strip("/").split("/")
+    if os.path.isabs(games) or not games.strip("/") or any(
+            p in ("", ".", "..") or not SAFE_NAME.fullmatch(p) for p in parts):
+        raise UsageError(f"{games!r}: give the folder of the shard's games relative to the "
+                         f"repository's top, e.g. games (each game in games/NAME/game.yaml), "
+                         f"its names of letters, digits, '.', '_' and '-' only", "--games")
+    return "/".join(parts) + "/"
+
+
+def shard_games(tree: Listing, commit: str, games: str) -> list[GameFiles]:
+    """The games of the shard in the folder ``games`` at ``commit`` (``tree``: its files,
+    :meth:`Git.listing`), in the order of their names: every ``games/NAME/`` holding
+    ``game.yaml``, its move files in ``games/NAME/moves/`` and its refusals in
+    ``games/NAME/refusals/`` (docs/git.md, "A shard of games in one repository").
+
+    Raises:
+        UsageError: ``games`` is not a folder name (:func:`shard_folder`), or it holds no game
+            at ``commit`` (option ``--games``).
+    """
+    folder = shard_folder(games)
+    found = [path[:-len(RECORD)] for path in tree
+             if path.startswith(folder) and path.endswith("/" + RECORD)
+             and path.count("/") == folder.count("/") + 1]
+    if not found:
+        raise UsageError(f"{folder} holds no game at commit {commit[:12]}: a shard's games are "
+                         f"{folder}NAME/{RECORD}, each with its move files in "
+                         f"{folder}NAME/moves/", "--games")
+    return [GameFiles(f"{top}{RECORD}", f"{top}moves/", f"{top}refusals/")
+            for top in sorted(found)]
+
+
+def folder_of(files: GameFiles) -> str:
+    """A shard's game as messages name it: its folder, ``games/NAME/``."""
+    return files.record.rpartition("/")[0] + "/"
+
+
+class RecordHead(NamedTuple):
+    """What the job knows of a shard's record before opening it: its ``mode`` (as ``git
+    ls-tree`` gives it), its game id (None when not read as one) and how many moves it records
+    (None when not counted: the game is then opened)."""
+
+    mode: str
+    game_id: str | None
+    moves: int | None
+
+
+def recorded_moves(data: bytes) -> int | None:
+    """How many moves the record ``data`` holds, counted without building it: the items of its
+    top-level ``moves:`` list, which the record's writer puts at the line's start (``- turn:
+    N``), every line inside an item indented. None when the text is not laid out so (a record
+    written by hand): the caller then opens the game."""
+    at = data.find(b"\nmoves:")
+    if at < 0 or data.find(b"\nmoves:", at + 1) >= 0:
+        return None
+    end = data.find(b"\n", at + 1)
+    rest = data[at + 7:end if end >= 0 else len(data)].strip()
+    if rest == b"[]":
+        return 0
+    if rest or end < 0:
+        return None
+    count = 0
+    for line in data[end + 1:].split(b"\n"):
+        if line.startswith(b"- "):
+            count += 1
+        elif line and not line.startswith(b" "):
+            break
+    return count
+
+
+def shard_records(git: Git, tree: Listing, shard: list[GameFiles]) -> dict[str, RecordHead]:
+    """Each game's record in ``tree``, by its path (:class:`RecordHead`): read by the job's one
+    ``git cat-file --batch``, the id from each regular file's first lines only
+    (:func:`rebis_pbm.formats.yaml_reader.top_level_text`)."""
+    from rebis_pbm.formats.yaml_reader import top_level_text
+    records: dict[str, RecordHead] = {}
+    for files in shard:
+        entry = tree.get(files.record)
+        mode = entry.mode if entry is not None else ""
+        game_id = moves = None
+        if entry is not None and mode in REGULAR:
+            blob = git.blob(entry.oid) or b""
+            game_id = top_level_text(blob, "game")
+            moves = recorded_moves(blob)
+        records[files.record] = RecordHead(mode, game_id, moves)
+    return records
+
+
+def check_shard_game(files: GameFiles, records: dict[str, RecordHead]) -> None:
+    """Refuses a shard's game that could be taken for another: a folder name git could read as
+    a pattern (:func:`check_folder`), a record committed as a symbolic link (it would be read,
+    and written, through the link: another game's record), or a game id another folder's
+    record holds too (a move could be applied to either copy: the game would fork).
+    ``records``: :func:`shard_records` of the shard.
+
+    Raises:
+        Failed: one of those (exit 2); the game's moves are not judged.
+    """
+    check_folder(files)
+    mode, game_id, _ = records[files.record]
+    if mode not in REGULAR:
+        raise Failed(f"{files.record} is committed as a symbolic link or another thing than a "
+                     f"file; a game's record is a file of its own: commit it in a new commit; "
+                     f"no move of this game was judged")
+    twins = [folder_of(GameFiles(r)) for r, head in records.items()
+             if head.game_id is not None and head.game_id == game_id and r != files.record]
+    if twins:
+        raise Failed(f"{folder_of(files)} holds game {one_line(str(game_id))}, as "
+                     f"{', '.join(twins)} does: a move could be applied to either copy; keep "
+                     f"one folder per game id; no move of this game was judged")
+
+
+def check_folder(files: GameFiles) -> None:
+    """Refuses a shard's game whose folder's name git could read as a pattern (``*``...).
+
+    Raises:
+        Failed: the name holds another character than letters, digits, ``.``, ``_``, ``-``.
+    """
+    if not SAFE_NAME.fullmatch(folder_of(files).rstrip("/").rpartition("/")[2]):
+        raise Failed(f"{folder_of(files)}: a game's folder name holds a space or another "
+                     f"character outside letters, digits, '.', '_' and '-'; rename it in a new "
+                     f"commit; no move of this game was judged")
+
+
+def strays(paths: list[str], folder: str, shard: list[GameFiles]) -> list[str]:
+    """The files of ``paths`` (what a push added or changed) in a ``moves/`` folder under the
+    shard's ``folder`` that is no game's (a misspelt game name, a game whose record is gone)."""
+    games = tuple(files.moves for files in shard)
+    return [p for p in paths if p.startswith(folder) and "/moves/" in p[len(folder):]
+            and not p.startswith(games)]
+
+
+def has_work(files: GameFiles, tree: Listing, head: RecordHead, changed: list[str]) -> bool:
+    """Does the game ``files`` need opening: a committed seed file, a file in its moves/ that
+    is no move file's name (either stops it), a move file or signature the push changed
+    (``changed``), or one whose turn is the record's next or later (``head``)? A game whose
+    moves are not counted is opened."""
+    moves = files.moves
+    if secret_of(files.record) in tree or head.moves is None:
+        return True
+    if any(p.startswith(moves) and p != moves + KEEP for p in changed):
+        return True
+    for path in tree:
+        if not path.startswith(moves) or path == moves + KEEP:
+            continue
+        name = path[len(moves):]
+        if name_fault(name, moves) is not None:
+            return True
+        match = MOVE_NAME.fullmatch(name)
+        # (a signature's turn, too: a plain one in a game of sealed moves is removed unread)
+        turn = int(name[5:name.index("-", 5)]) if match is None else int(match.group(1))
+        if turn > head.moves:
+            return True
+    return False
+
+
+def shard_stop(stopped: list[tuple[GameFiles, RebisError]], rest: str) -> RebisError:
+    """The error a shard's job ends with when some of its games ended with a refusal or an
+    error, each said above: one sentence naming them and what was done for the others
+    (``rest``); its exit code is the first one's (1: a move refused by the rules)."""
+    names = ", ".join(folder_of(f) for f, _ in stopped)
+    return Refused(f"{len(stopped)} game(s) of the shard ended with a refusal or an error, each "
+                   f"said above: {names}; {rest}", stopped[0][1].exit_code)
+
+
+def apply_shard(git: Git, tip: str, tree: Listing, changes: Changes | None,
+                shard: list[GameFiles], say: Say, privacy: Privacy, pushed: bool
+                ) -> tuple[Outcome, RebisError | None]:
+    """One round of every game of a shard on ``tip`` (:func:`apply_round` for each game that
+    has work, :func:`has_work`): (what was applied in all, the error naming the games that
+    stopped, or None). ``tree``: the shard's files at ``tip``; ``changes``: what the push's
+    range changed. A game's refusal or error is said as it comes and stops that game only."""
+    applied: list[int] = []
+    repeated = refusals = 0
+    stopped: list[tuple[GameFiles, RebisError]] = []
+    games: list[str] = []
+    records = shard_records(git, tree, shard)
+    changed = changes.paths if changes is not None else []
+    for files in shard:
+        try:
+            check_shard_game(files, records)
+            if not has_work(files, tree, records[files.record], changed):
+                continue
+            done, stop = apply_round(git, tip, tree, changes, files, say, privacy)
+        except RebisError as exc:  # this game only: its commits so far stay (none, mostly)
+            done, stop = Outcome(), exc
+            git.run("reset", "--quiet")  # nothing of it staged for the next game's commit
+        applied += done.applied
+        games += [files.record] if done.applied else []
+        repeated += done.repeated
+        refusals += done.refusals
+        if stop is not None:
+            stopped.append((files, stop))
+            say(one_line(f"rebis-pbm git: {folder_of(files)}: {stop}"), True)
+    rest = "every other game's moves were applied" + (" and pushed" if pushed else "")
+    return (Outcome(tuple(applied), repeated, refusals=refusals,
+                    stopped=tuple(folder_of(f) for f, _ in stopped), games=tuple(games)),
+            shard_stop(stopped, rest) if stopped else None)
