@@ -144,7 +144,8 @@ def _rounds(git: Git, revisions: str | None, game: str, remote: str | None, bran
         if shard is None:
             outcome, stop = apply_round(git, tip, tree, changes, GameFiles(game), say, privacy)
         else:
-            outcome, stop = apply_shard(git, tip, tree, changes, shard, say, privacy,
+            assert folder is not None
+            outcome, stop = apply_shard(git, tip, tree, changes, folder, shard, say, privacy,
                                         pushed=remote is not None)
         # (a shard's game that stopped on a git error may leave commits its outcome lacks)
         if remote is None or git.out("rev-parse", "HEAD") == tip:

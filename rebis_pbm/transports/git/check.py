@@ -37,6 +37,7 @@ from rebis_pbm.transports.git.shard import (
     RECORD,
     check_shard_game,
     folder_of,
+    same_ids,
     shard_folder,
     shard_games,
     shard_records,
@@ -86,9 +87,10 @@ def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game
         checked = 0
         stopped: list[tuple[GameFiles, RebisError]] = []
         records = shard_records(git, tree, shard)
+        ids = same_ids(records)
         for files in shard:
             try:
-                check_shard_game(files, records)
+                check_shard_game(files, records, ids)
                 checked += _check_game(git, new, tree, paths, where, files, say,
                                        changed_only=True)
             except RebisError as exc:

@@ -227,8 +227,7 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
                                              for p in done.record.players
                                              if (privacy.keys or {}).get(p)
                                              for suffix in (".yaml", ".txt")))
-        git.run("commit", "--quiet", "--no-verify", "-m",
-                f"Apply {path} from {move.shown_author}", "-m", said)
+        git.commit(f"Apply {path} from {move.shown_author}", said)
         applied.append(move.turn)
     stop: RebisError | None = None
     if refused:  # each said above once; the job still fails, for the mover's push

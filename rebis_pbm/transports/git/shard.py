@@ -11,17 +11,16 @@ seed is opened and replayed (docs/git.md, "A shard of games in one repository").
 from __future__ import annotations
 
 import os
+import re
 from typing import NamedTuple
 
 from rebis_pbm.errors import Failed, RebisError, Refused, UsageError, one_line
 from rebis_pbm.transports.git.game import Changes, Outcome, apply_round
 from rebis_pbm.transports.git.movefiles import (
     KEEP,
-    MOVE_NAME,
     SAFE_NAME,
     GameFiles,
     Say,
-    name_fault,
 )
 from rebis_pbm.transports.git.privacy import Privacy
 from rebis_pbm.transports.git.repository import REGULAR, Git, Listing, secret_of
@@ -97,13 +96,19 @@ def recorded_moves(data: bytes) -> int | None:
         return 0
     if rest or end < 0:
         return None
-    count = 0
-    for line in data[end + 1:].split(b"\n"):
-        if line.startswith(b"- "):
-            count += 1
-        elif line and not line.startswith(b" "):
-            break
-    return count
+    after = _TOP_LEVEL.search(data, end + 1)  # the next top-level line: the list's end
+    stop = after.start() if after else len(data)
+    return data.count(b"\n- ", end, stop)
+
+
+_TOP_LEVEL = re.compile(rb"\n(?![ \n-]|$)")  # a line starting with anything but an item's text
+
+
+# A record as its writer begins it: comment lines, `format: ...`, then `game: ID` with a plain
+# ID that YAML reads as text (what top_level_text would give, without parsing: a fast path).
+_PLAIN_ID = re.compile(rb"(?:#[ -~]*\n)*format: [A-Za-z0-9/._-]+\n"
+                       rb"game: ([A-Za-z_][A-Za-z0-9_-]*)\n")
+_NOT_TEXT = {b"yes", b"no", b"true", b"false", b"on", b"off", b"null"}  # YAML 1.1 words
 
 
 def shard_records(git: Git, tree: Listing, shard: list[GameFiles]) -> dict[str, RecordHead]:
@@ -111,25 +116,39 @@ def shard_records(git: Git, tree: Listing, shard: list[GameFiles]) -> dict[str, 
     ``git cat-file --batch``, the id from each regular file's first lines only
     (:func:`rebis_pbm.formats.yaml_reader.top_level_text`)."""
     from rebis_pbm.formats.yaml_reader import top_level_text
+    entries = {files.record: tree.get(files.record) for files in shard}
+    regular = {r: entry.oid for r, entry in entries.items()
+               if entry is not None and entry.mode in REGULAR}
+    blobs = dict(zip(regular, git.blobs(list(regular.values())), strict=True))
     records: dict[str, RecordHead] = {}
-    for files in shard:
-        entry = tree.get(files.record)
-        mode = entry.mode if entry is not None else ""
-        game_id = moves = None
-        if entry is not None and mode in REGULAR:
-            blob = git.blob(entry.oid) or b""
-            game_id = top_level_text(blob, "game")
-            moves = recorded_moves(blob)
-        records[files.record] = RecordHead(mode, game_id, moves)
+    for record, entry in entries.items():
+        blob = blobs.get(record)
+        if entry is None or blob is None:
+            records[record] = RecordHead(entry.mode if entry is not None else "", None, None)
+            continue
+        match = _PLAIN_ID.match(blob)
+        game_id = match.group(1).decode() if match and match.group(1).lower() not in \
+            _NOT_TEXT else top_level_text(blob, "game")
+        records[record] = RecordHead(entry.mode, game_id, recorded_moves(blob))
     return records
 
 
-def check_shard_game(files: GameFiles, records: dict[str, RecordHead]) -> None:
+def same_ids(records: dict[str, RecordHead]) -> dict[str, list[str]]:
+    """The records of :func:`shard_records` by their game id (those read as one)."""
+    found: dict[str, list[str]] = {}
+    for record, head in records.items():
+        if head.game_id is not None:
+            found.setdefault(head.game_id, []).append(record)
+    return found
+
+
+def check_shard_game(files: GameFiles, records: dict[str, RecordHead],
+                     ids: dict[str, list[str]]) -> None:
     """Refuses a shard's game that could be taken for another: a folder name git could read as
     a pattern (:func:`check_folder`), a record committed as a symbolic link (it would be read,
     and written, through the link: another game's record), or a game id another folder's
     record holds too (a move could be applied to either copy: the game would fork).
-    ``records``: :func:`shard_records` of the shard.
+    ``records``: :func:`shard_records` of the shard; ``ids``: :func:`same_ids` of them.
 
     Raises:
         Failed: one of those (exit 2); the game's moves are not judged.
@@ -140,8 +159,8 @@ def check_shard_game(files: GameFiles, records: dict[str, RecordHead]) -> None:
         raise Failed(f"{files.record} is committed as a symbolic link or another thing than a "
                      f"file; a game's record is a file of its own: commit it in a new commit; "
                      f"no move of this game was judged")
-    twins = [folder_of(GameFiles(r)) for r, head in records.items()
-             if head.game_id is not None and head.game_id == game_id and r != files.record]
+    twins = [folder_of(GameFiles(r)) for r in ids.get(game_id or "", [])
+             if game_id is not None and r != files.record]
     if twins:
         raise Failed(f"{folder_of(files)} holds game {one_line(str(game_id))}, as "
                      f"{', '.join(twins)} does: a move could be applied to either copy; keep "
@@ -168,28 +187,41 @@ def strays(paths: list[str], folder: str, shard: list[GameFiles]) -> list[str]:
             and not p.startswith(games)]
 
 
-def has_work(files: GameFiles, tree: Listing, head: RecordHead, changed: list[str]) -> bool:
+def by_game(tree: Listing, folder: str) -> dict[str, list[str]]:
+    """The paths of ``tree`` under the shard's ``folder``, by the game folder holding them
+    (``games/NAME/``): one pass over the listing."""
+    found: dict[str, list[str]] = {}
+    for path in tree:
+        name, slash, _ = path[len(folder):].partition("/")
+        if slash and path.startswith(folder):
+            found.setdefault(f"{folder}{name}/", []).append(path)
+    return found
+
+
+def has_work(files: GameFiles, paths: list[str], head: RecordHead, changed: list[str]) -> bool:
     """Does the game ``files`` need opening: a committed seed file, a file in its moves/ that
     is no move file's name (either stops it), a move file or signature the push changed
-    (``changed``), or one whose turn is the record's next or later (``head``)? A game whose
-    moves are not counted is opened."""
+    (``changed``), or one whose turn is the record's next or later (``head``)? ``paths``: the
+    game's files (:func:`by_game`). A game whose moves are not counted is opened."""
     moves = files.moves
-    if secret_of(files.record) in tree or head.moves is None:
+    if head.moves is None or secret_of(files.record) in paths:
         return True
     if any(p.startswith(moves) and p != moves + KEEP for p in changed):
         return True
-    for path in tree:
+    for path in paths:
         if not path.startswith(moves) or path == moves + KEEP:
             continue
-        name = path[len(moves):]
-        if name_fault(name, moves) is not None:
+        match = _MOVE_OR_SIGNATURE.fullmatch(path, len(moves))
+        if match is None:  # (a name that stops the game: name_fault says why, when opened)
             return True
-        match = MOVE_NAME.fullmatch(name)
         # (a signature's turn, too: a plain one in a game of sealed moves is removed unread)
-        turn = int(name[5:name.index("-", 5)]) if match is None else int(match.group(1))
-        if turn > head.moves:
+        if int(match.group(1)) > head.moves:
             return True
     return False
+
+
+# A move file's or signature's name (MOVE_NAME or COMPANION, of SAFE_NAME's characters only).
+_MOVE_OR_SIGNATURE = re.compile(r"turn-([0-9]+)-[A-Za-z0-9_.-]+\.yaml(?:\.sig)?(?:\.age)?")
 
 
 def shard_stop(stopped: list[tuple[GameFiles, RebisError]], rest: str) -> RebisError:
@@ -201,23 +233,28 @@ def shard_stop(stopped: list[tuple[GameFiles, RebisError]], rest: str) -> RebisE
                    f"said above: {names}; {rest}", stopped[0][1].exit_code)
 
 
-def apply_shard(git: Git, tip: str, tree: Listing, changes: Changes | None,
+def apply_shard(git: Git, tip: str, tree: Listing, changes: Changes | None, folder: str,
                 shard: list[GameFiles], say: Say, privacy: Privacy, pushed: bool
                 ) -> tuple[Outcome, RebisError | None]:
     """One round of every game of a shard on ``tip`` (:func:`apply_round` for each game that
     has work, :func:`has_work`): (what was applied in all, the error naming the games that
-    stopped, or None). ``tree``: the shard's files at ``tip``; ``changes``: what the push's
-    range changed. A game's refusal or error is said as it comes and stops that game only."""
+    stopped, or None). ``tree``: the files at ``tip`` of the shard's ``folder``
+    (:func:`shard_folder`); ``changes``: what the push's range changed. A game's refusal or
+    error is said as it comes and stops that game only."""
     applied: list[int] = []
     repeated = refusals = 0
     stopped: list[tuple[GameFiles, RebisError]] = []
     games: list[str] = []
     records = shard_records(git, tree, shard)
+    ids = same_ids(records)
     changed = changes.paths if changes is not None else []
+    games_files = by_game(tree, folder)
     for files in shard:
         try:
-            check_shard_game(files, records)
-            if not has_work(files, tree, records[files.record], changed):
+            check_shard_game(files, records, ids)
+            mine = games_files.get(folder_of(files), [])
+            if not has_work(files, mine, records[files.record],
+                            [p for p in changed if p.startswith(files.moves)]):
                 continue
             done, stop = apply_round(git, tip, tree, changes, files, say, privacy)
         except RebisError as exc:  # this game only: its commits so far stay (none, mostly)
