@@ -14,11 +14,14 @@ from rebis_pbm.errors import ExitCode, Failed, InputError, RebisError, Refused, 
 from rebis_pbm.transports.git.movefiles import (
     KEEP,
     GameFiles,
+    Last,
     Say,
     file_turn,
+    last_commits,
     players_version,
     precheck,
     restore,
+    signature_name,
     turn_of,
 )
 from rebis_pbm.transports.git.privacy import (
@@ -73,10 +76,13 @@ def move_at_fault(exc: RebisError, path: str) -> bool:
 
 
 def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, files: GameFiles,
-                say: Say, privacy: Privacy = NO_PRIVACY) -> tuple[Outcome, RebisError | None]:
+                say: Say, privacy: Privacy = NO_PRIVACY, known: Last | None = None
+                ) -> tuple[Outcome, RebisError | None]:
     """One round of one game (``files``) on ``tip``: (what was applied, the error that stopped
     it or None). ``tree``: the files ``tip`` holds (:meth:`Git.listing`), the game's among
-    them; ``changes``: what the push's range added or changed, or None.
+    them; ``changes``: what the push's range added or changed, or None; ``known``: the last
+    commits of the files judged (:func:`rebis_pbm.transports.git.movefiles.last_commits`; by
+    default found here, for this game's files, in one walk).
 
     A move file whose turn is after the record's next turn waits (it is neither judged nor
     refused until its turn comes). In a public repository (``privacy.public_repo``) a refused
@@ -139,6 +145,9 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
         remove_plain(git, sorted(plains), say, moves)
         commits += 1
         refused.append(Refused(plain_in_public(min(plains), moves), ExitCode.INPUT))
+    if known is None:
+        due = [p for p in chosen if chosen[p] == next_turn]
+        known = last_commits(git, tip, [*due, *(signature_name(p) for p in due)])
     views_dir = Path(referee.default_views_dir(record_path))
     rel_views = (Path(game).parent / views_dir.name).as_posix()
     langs = record.langs
@@ -147,7 +156,7 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
             say(f"{path}: waits for turn {chosen[path]} (the record's next turn is {next_turn}); "
                 f"it is judged once turn {chosen[path] - 1} is played", False)
             continue
-        move = players_version(git, tip, tree, path, chosen[path], record, moves)
+        move = players_version(git, tip, tree, path, chosen[path], record, moves, known)
         if move.overwritten:
             say(one_line(f"rebis-pbm git: {path}: {move.overwritten} changed {move.player}'s "
                          f"move file or its signature; that change is not taken: the file is "

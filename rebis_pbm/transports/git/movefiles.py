@@ -8,6 +8,7 @@ game's job (docs/git.md). The author of a move is the author address of the file
 from __future__ import annotations
 
 import re
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -180,6 +181,40 @@ def history(git: Git, span: str, path: str, last_only: bool = False) -> History:
     return found
 
 
+Last = dict[str, tuple[str, str, str]]  # path -> its last commit: (commit, author, abbreviated)
+
+
+def last_commits(git: Git, tip: str, paths: list[str]) -> Last:
+    """The last commit of ``tip``'s history that changed each of ``paths`` (those of
+    :data:`SAFE_NAME`'s characters; the others are left to :func:`history`), found by one walk
+    of the history for them all (``git log``, stopped once every path is found), where a
+    ``git log -1`` a file walks the history once for each file."""
+    wanted = {p for p in paths if all(SAFE_NAME.fullmatch(part) for part in p.split("/"))}
+    found: Last = {}
+    if not wanted:
+        return found
+    walk = subprocess.Popen(["git", "--literal-pathspecs", "log", "--format=@%H%x00%ae%x00%h",
+                             "--name-only", tip, "--", *sorted(wanted)], cwd=git.top,
+                            env=git.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert walk.stdout is not None
+    try:
+        commit: tuple[str, str, str] | None = None
+        for raw in walk.stdout:
+            line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+            if line.startswith("@"):
+                parts = (line[1:].split("\0") + ["", ""])[:3]
+                commit = (parts[0], parts[1], parts[2])
+            elif line in wanted and commit is not None and line not in found:
+                found[line] = commit
+                if len(found) == len(wanted):
+                    break
+    finally:
+        walk.kill()
+        walk.stdout.close()
+        walk.wait()
+    return found
+
+
 def move_file(git: Git, tree: Listing, path: str, turn: int, span: str,
               moves: str = MOVES, commits: History | None = None) -> MoveFile:
     """The move file ``path`` of the listed commit (``tree``), with its signature beside it and
@@ -204,28 +239,33 @@ def move_file(git: Git, tree: Listing, path: str, turn: int, span: str,
 
 
 def players_version(git: Git, tip: str, tree: Listing, path: str, turn: int,
-                    record: Record, moves: str = MOVES) -> MoveFile:
+                    record: Record, moves: str = MOVES, known: Last | None = None) -> MoveFile:
     """The move file ``path`` at ``tip``, as its player last committed it when a later commit
     by another author changed it or its signature (another player overwriting a pending move):
     the commits since the file was last added are searched, newest first, for one by an
     address registered for the player its name is for; that version is judged, and the job
     restores it (:func:`restore`). Without such a commit, the file as it is (a move committed
-    by another author is then refused as not theirs).
+    by another author is then refused as not theirs). ``known``: the last commits of files,
+    found before (:func:`last_commits`).
 
     Raises:
         Failed: ``path`` is not a file (exit 2).
     """
-    commits = history(git, tip, path)
-    move = move_file(git, tree, path, turn, tip, moves, commits)
+    last = _last(git, tip, path, known)
+    move = move_file(git, tree, path, turn, tip, moves, last)
     if move.player not in record.players:
         return move
+    # (the common case, the player's own last commit, needs no walk of the file's history)
+    commits = last if _by(record, last, move.player) else history(git, tip, path)
     own = _own_version(git, commits, path, move.player, record)
     if own is None:
         return move
     data, author, short, by = own
     signature, overwritten = move.signature, by
     if move.signature_name:
-        sig = _own_version(git, history(git, tip, move.signature_name), move.signature_name,
+        last = _last(git, tip, move.signature_name, known)
+        sig = _own_version(git, last if _by(record, last, move.player) else
+                           history(git, tip, move.signature_name), move.signature_name,
                            move.player, record)
         if sig is not None:
             signature, overwritten = sig[0], overwritten or sig[3]
@@ -233,6 +273,18 @@ def players_version(git: Git, tip: str, tree: Listing, path: str, turn: int,
         return move
     return replace(move, author=author, short=short, data=data, signature=signature,
                    overwritten=overwritten)
+
+
+def _last(git: Git, tip: str, path: str, known: Last | None) -> History:
+    """The last commit that changed ``path`` (:func:`history`, one entry), from ``known``."""
+    if known is not None and path in known:
+        return History([(*known[path], "")])
+    return history(git, tip, path, last_only=True)
+
+
+def _by(record: Record, commits: History, player: str) -> bool:
+    """Is the newest of ``commits`` by an address registered for ``player``?"""
+    return bool(commits) and record.player_at(commits[0][1]) == player
 
 
 def _own_version(git: Git, commits: History, path: str, player: str, record: Record

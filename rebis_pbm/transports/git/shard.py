@@ -21,6 +21,7 @@ from rebis_pbm.transports.git.movefiles import (
     SAFE_NAME,
     GameFiles,
     Say,
+    last_commits,
 )
 from rebis_pbm.transports.git.privacy import Privacy
 from rebis_pbm.transports.git.repository import REGULAR, Git, Listing, secret_of
@@ -220,6 +221,12 @@ def has_work(files: GameFiles, paths: list[str], head: RecordHead, changed: list
     return False
 
 
+def _due(path: str, moves: str, recorded: int | None) -> bool:
+    """Is ``path`` a move file or signature in ``moves`` for the turn after ``recorded``?"""
+    match = _MOVE_OR_SIGNATURE.fullmatch(path, len(moves)) if path.startswith(moves) else None
+    return match is not None and recorded is not None and int(match.group(1)) == recorded + 1
+
+
 # A move file's or signature's name (MOVE_NAME or COMPANION, of SAFE_NAME's characters only).
 _MOVE_OR_SIGNATURE = re.compile(r"turn-([0-9]+)-[A-Za-z0-9_.-]+\.yaml(?:\.sig)?(?:\.age)?")
 
@@ -249,14 +256,29 @@ def apply_shard(git: Git, tip: str, tree: Listing, changes: Changes | None, fold
     ids = same_ids(records)
     changed = changes.paths if changes is not None else []
     games_files = by_game(tree, folder)
+    ready: dict[str, RebisError | None] = {}  # the games to open: None, or what stops them
+    due: list[str] = []  # their files for the next turn, whose last commits are found at once
     for files in shard:
         try:
             check_shard_game(files, records, ids)
-            mine = games_files.get(folder_of(files), [])
-            if not has_work(files, mine, records[files.record],
-                            [p for p in changed if p.startswith(files.moves)]):
-                continue
-            done, stop = apply_round(git, tip, tree, changes, files, say, privacy)
+        except RebisError as exc:
+            ready[files.record] = exc
+            continue
+        mine = games_files.get(folder_of(files), [])
+        head = records[files.record]
+        theirs = [p for p in changed if p.startswith(files.moves)]
+        if has_work(files, mine, head, theirs):
+            ready[files.record] = None
+            due += theirs + [p for p in mine if _due(p, files.moves, head.moves)]
+    known = last_commits(git, tip, due)
+    for files in shard:
+        if files.record not in ready:
+            continue
+        try:
+            failed = ready[files.record]
+            if failed is not None:
+                raise failed
+            done, stop = apply_round(git, tip, tree, changes, files, say, privacy, known)
         except RebisError as exc:  # this game only: its commits so far stay (none, mostly)
             done, stop = Outcome(), exc
             git.run("reset", "--quiet")  # nothing of it staged for the next game's commit
