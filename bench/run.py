@@ -455,7 +455,8 @@ SHARD_RECORDED = 10  # moves each shard game holds before its waiting one (their
 class GitBench:
     """The repositories of the git shard figures: games of ``SHARD_RECORDED`` moves, each with
     the files of its recorded moves in its moves/ folder (as a game played through git keeps
-    them), a move waiting in some, committed by its player."""
+    them), a move waiting in some, committed by its player; objects packed, as a runner's clone
+    has them."""
 
     def __init__(self, exe: list[str], git: str):
         self.exe, self.git = exe, git
@@ -499,6 +500,10 @@ class GitBench:
                          author=addresses(i)[move.player])
         return self.run_git(repo, "rev-parse", "HEAD")
 
+    def pack(self, repo: Path) -> None:
+        """Pack the repository's objects, as a clone (a CI runner's checkout) has them."""
+        self.run_git(repo, "repack", "-adq")
+
     def commit_all(self, repo: Path, message: str) -> None:
         self.run_git(repo, "add", "-A")
         self.run_git(repo, "commit", "-qm", message)
@@ -524,6 +529,7 @@ class GitBench:
             waiting = self.game(repo, i)
             self.commit_all(repo, "the game")
             made.append((repo, self.commit_moves(repo, [(i, waiting)])))
+            self.pack(repo)
         return made
 
     def shard(self, repo: Path, count: int) -> tuple[str, list]:
@@ -556,6 +562,7 @@ def git_shard_figures(exe: list[str], root: Path, rounds: int, count: int = SHAR
     shard = root / "git-shard"
     _, games = bench.shard(shard, count)
     shard_head = bench.commit_moves(shard, games)
+    bench.pack(shard)
     alone, together = [], []
     for _ in range(rounds):
         alone.append(sum(bench.timed(repo, head, 1) for repo, head in singles[:count]))
@@ -572,6 +579,7 @@ def git_shard_figures(exe: list[str], root: Path, rounds: int, count: int = SHAR
     one_head = bench.commit_moves(large, big_games[:1])
     subprocess.run([git, "reset", "-q", "--hard", big_base], cwd=large, check=True)
     all_head = bench.commit_moves(large, big_games)
+    bench.pack(large)
     one_alone, one_shard, many_alone, many_shard = [], [], [], []
     for _ in range(rounds):
         repo, head = singles[0]
