@@ -10,8 +10,10 @@
 5. with ``--many N``: N moves to N games through ``referee.submit_move`` in one process and
    through one ``mail in`` of the folder of games (with the pictures and without), against N
    ``apply`` commands; N records in one ``verify`` against N ``verify`` commands (issue 16's
-   figures, each a ratio measured in the same run); and 20 moves to a git shard of 20 games by
-   one ``git apply --games`` against one ``git apply`` in each game's own repository;
+   figures, each a ratio measured in the same run); 20 moves to a git shard of 20 games by
+   one ``git apply --games`` against one ``git apply`` in each game's own repository; and in a
+   git shard of N games, one waiting move against a one-game repository's job and N waiting
+   moves against N one-game jobs (issue 31's targets: <= 1.3 x and <= 0.30 x);
 6. engine speed: turns per second of games whose every move is drawn uniformly from the legal
    moves, on one core, and the same through ``rebis-pbm simulate``.
 
@@ -450,85 +452,155 @@ def git_job_figures(exe: list[str], root: Path, moves, floor: dict, repeat: int)
 SHARD_GAMES = 20  # games of the git shard figure (each single-game run is a process of its own)
 IGNORED = ("*.secret.yaml\n**/*.views/*\n!**/*.views/public.yaml\n!**/*.views/public.txt\n"
            "*.mailq/\n")  # as examples/git/.gitignore keeps private files out
+SHARD_RECORDED = 10  # moves each shard game holds before its waiting one (their files kept)
 
 
-def git_shard_figures(exe: list[str], root: Path, rounds: int, count: int = SHARD_GAMES) -> None:
-    """``count`` moves, one waiting in each of ``count`` games: one `git apply --games games`
-    over a shard of the games in one repository, against one `git apply` in each game's own
-    repository (the CPU of each process with the git commands it ran), without a remote."""
+class GitBench:
+    """The repositories of the git shard figures: games of ``SHARD_RECORDED`` moves, each with
+    the files of its recorded moves in its moves/ folder (as a game played through git keeps
+    them), a move waiting in some, committed by its player; objects packed, as a runner's clone
+    has them."""
+
+    def __init__(self, exe: list[str], git: str):
+        self.exe, self.git = exe, git
+        self.job = [*exe, "git", "apply", "--email", REFEREE]
+
+    def run_git(self, repo: Path, *args: str, author: str = REFEREE) -> str:
+        env = dict(os.environ, GIT_AUTHOR_NAME=author, GIT_AUTHOR_EMAIL=author,
+                   GIT_COMMITTER_NAME=author, GIT_COMMITTER_EMAIL=author)
+        return subprocess.run([self.git, *args], cwd=repo, env=env, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    def init(self, repo: Path) -> None:
+        repo.mkdir(parents=True)
+        self.run_git(repo, "init", "-q", "-b", "main")
+        (repo / ".gitignore").write_text(IGNORED)
+
+    def game(self, folder: Path, i: int) -> tuple:
+        """A game ``shard{i}`` in ``folder`` with its recorded moves' files; (its waiting move,
+        that move's file)."""
+        moves = bot_game(Ruleset(), f"shard{i}", stop=SHARD_RECORDED + 1)
+        path = write_game(folder, Ruleset(), f"shard{i}", moves[:-1], f"shard{i}", addresses(i))
+        write_views(path)
+        (folder / "moves").mkdir(exist_ok=True)
+        for move in moves[:-1]:
+            self.write_move(folder, i, move)
+        last = moves[-1]
+        return last, folder / "moves" / f"turn-{last.turn:03d}-{last.player}.yaml"
+
+    @staticmethod
+    def write_move(folder: Path, i: int, move) -> Path:
+        path = folder / "moves" / f"turn-{move.turn:03d}-{move.player}.yaml"
+        path.write_text(dump_yaml({"game": f"shard{i}", **move.as_dict()}))
+        return path
+
+    def commit_moves(self, repo: Path, waiting: list) -> str:
+        """Each waiting move (``(i, (move, path))``) committed by its player; the tip."""
+        for i, (move, path) in waiting:
+            path.write_text(dump_yaml({"game": f"shard{i}", **move.as_dict()}))
+            self.run_git(repo, "add", "-A")
+            self.run_git(repo, "commit", "-qm", f"turn {move.turn}",
+                         author=addresses(i)[move.player])
+        return self.run_git(repo, "rev-parse", "HEAD")
+
+    def pack(self, repo: Path) -> None:
+        """Pack the repository's objects, as a clone (a CI runner's checkout) has them."""
+        self.run_git(repo, "repack", "-adq")
+
+    def commit_all(self, repo: Path, message: str) -> None:
+        self.run_git(repo, "add", "-A")
+        self.run_git(repo, "commit", "-qm", message)
+
+    def timed(self, repo: Path, head: str, expected: int, extra: tuple[str, ...] = ()) -> float:
+        """The CPU of one job in ``repo`` from ``head`` (git's own commands included), which
+        must commit ``expected`` moves (else it measured nothing)."""
+        subprocess.run([self.git, "reset", "-q", "--hard", head], cwd=repo, check=True)
+        _, cpu, _, code = run_once([*self.job, *extra], repo)
+        if code != 0:
+            sys.exit(f"git apply {' '.join(extra)} failed in {repo} (exit {code})")
+        made = self.run_git(repo, "rev-list", "--count", f"{head}..HEAD")
+        if int(made) != expected:
+            sys.exit(f"git apply in {repo} committed {made} moves, not {expected}")
+        return cpu
+
+    def singles(self, root: Path, count: int) -> list[tuple[Path, str]]:
+        """``count`` one-game repositories, a move waiting in each: (repository, its tip)."""
+        made = []
+        for i in range(count):
+            repo = root / f"g{i:04d}"
+            self.init(repo)
+            waiting = self.game(repo, i)
+            self.commit_all(repo, "the game")
+            made.append((repo, self.commit_moves(repo, [(i, waiting)])))
+            self.pack(repo)
+        return made
+
+    def shard(self, repo: Path, count: int) -> tuple[str, list]:
+        """A shard of ``count`` games in ``repo``/games, committed: (its tip, each game's
+        ``(i, (waiting move, its file))``)."""
+        self.init(repo)
+        games = [(i, self.game(repo / "games" / f"g{i:04d}", i)) for i in range(count)]
+        self.commit_all(repo, "the games")
+        return self.run_git(repo, "rev-parse", "HEAD"), games
+
+
+def git_shard_figures(exe: list[str], root: Path, rounds: int, count: int = SHARD_GAMES,
+                      big: int = 200) -> None:
+    """The git shard's figures, each a ratio of CPU measured in the same run (each process with
+    the git commands it ran), without a remote:
+
+    1. ``count`` moves, one waiting in each of ``count`` games: one `git apply --games games`
+       over a shard of the games in one repository, against one `git apply` in each game's own
+       repository;
+    2. (issue 31) one waiting move in a shard of ``big`` games against a one-game repository's
+       job (target <= 1.3 x), and ``big`` waiting moves, one in each game of that shard,
+       against ``big`` one-game jobs (target <= 0.30 x)."""
     git = shutil.which("git")
     shown = subprocess.run([*exe, "git", "apply", "--help"], capture_output=True, text=True)
     if git is None or "--games" not in shown.stdout:
         print("\ngit shard: git is not installed, or this version has no git apply --games")
         return
-
-    def commit(repo: Path, message: str, author: str) -> None:
-        env = dict(os.environ, GIT_AUTHOR_NAME=author, GIT_AUTHOR_EMAIL=author,
-                   GIT_COMMITTER_NAME=author, GIT_COMMITTER_EMAIL=author)
-        for cmd in (["add", "-A"], ["commit", "-qm", message]):
-            subprocess.run([git, *cmd], cwd=repo, env=env, check=True, capture_output=True)
-
-    def game(folder: Path, i: int) -> tuple:
-        moves = bot_game(Ruleset(), f"shard{i}", stop=11)
-        path = write_game(folder, Ruleset(), f"shard{i}", moves[:-1], f"shard{i}", addresses(i))
-        write_views(path)
-        return moves[-1], folder / "moves" / f"turn-{moves[-1].turn:03d}-{moves[-1].player}.yaml"
-
-    def prepare(repo: Path, games: list) -> str:
-        """Commit the games, then each waiting move by its player; the commit to start from."""
-        (repo / ".gitignore").write_text(IGNORED)
-        commit(repo, "the games", REFEREE)
-        for i, (move, path) in games:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(dump_yaml({"game": f"shard{i}", **move.as_dict()}))
-            commit(repo, f"turn {move.turn}", addresses(i)[move.player])
-        return subprocess.run([git, "rev-parse", "HEAD"], cwd=repo, check=True,
-                              capture_output=True, text=True).stdout.strip()
-
-    def reset(repo: Path, head: str) -> None:
-        subprocess.run([git, "reset", "-q", "--hard", head], cwd=repo, check=True)
-
-    def applied(repo: Path, head: str, expected: int) -> None:
-        """The job committed ``expected`` moves since ``head`` (else it measured nothing)."""
-        made = subprocess.run([git, "rev-list", "--count", f"{head}..HEAD"], cwd=repo,
-                              check=True, capture_output=True, text=True).stdout.strip()
-        if int(made) != expected:
-            sys.exit(f"git apply in {repo} committed {made} moves, not {expected}")
-
-    job = [*exe, "git", "apply", "--email", REFEREE]
-    singles = []
-    for i in range(count):
-        repo = root / "git-singles" / f"g{i:02d}"
-        repo.mkdir(parents=True)
-        subprocess.run([git, "init", "-q", "-b", "main"], cwd=repo, check=True)
-        singles.append((repo, prepare(repo, [(i, game(repo, i))])))
+    bench = GitBench(exe, git)
+    singles = bench.singles(root / "git-singles", max(count, big))
     shard = root / "git-shard"
-    shard.mkdir()
-    subprocess.run([git, "init", "-q", "-b", "main"], cwd=shard, check=True)
-    shard_head = prepare(shard, [(i, game(shard / "games" / f"g{i:02d}", i))
-                                 for i in range(count)])
+    _, games = bench.shard(shard, count)
+    shard_head = bench.commit_moves(shard, games)
+    bench.pack(shard)
     alone, together = [], []
     for _ in range(rounds):
-        total = 0.0
-        for repo, head in singles:
-            reset(repo, head)
-            _, cpu, _, code = run_once(job, repo)
-            if code != 0:
-                sys.exit(f"git apply failed in {repo} (exit {code})")
-            applied(repo, head, 1)
-            total += cpu
-        alone.append(total)
-        reset(shard, shard_head)
-        _, cpu, _, code = run_once([*job, "--games", "games"], shard)
-        if code != 0:
-            sys.exit(f"git apply --games failed in {shard} (exit {code})")
-        applied(shard, shard_head, count)
-        together.append(cpu)
+        alone.append(sum(bench.timed(repo, head, 1) for repo, head in singles[:count]))
+        together.append(bench.timed(shard, shard_head, count, ("--games", "games")))
     alone_cpu, shard_cpu = statistics.median(alone), statistics.median(together)
     print(f"\nA git shard ({count} games, a move waiting in each, no remote; CPU with git's own "
           f"commands, median of {rounds} rounds):")
     print(f"  {count} single-game `git apply` runs: {alone_cpu:6.2f} s; one `git apply --games` "
           f"over the shard: {shard_cpu:6.2f} s  x{shard_cpu / alone_cpu:.3f}")
+    if big <= 0:
+        return
+    large = root / "git-shard-big"
+    big_base, big_games = bench.shard(large, big)
+    one_head = bench.commit_moves(large, big_games[:1])
+    subprocess.run([git, "reset", "-q", "--hard", big_base], cwd=large, check=True)
+    all_head = bench.commit_moves(large, big_games)
+    bench.pack(large)
+    one_alone, one_shard, many_alone, many_shard = [], [], [], []
+    for _ in range(rounds):
+        repo, head = singles[0]
+        one_alone.append(statistics.median([bench.timed(repo, head, 1) for _ in range(5)]))
+        one_shard.append(bench.timed(large, one_head, 1, ("--games", "games")))
+        many_alone.append(sum(bench.timed(repo, head, 1) for repo, head in singles[:big]))
+        many_shard.append(bench.timed(large, all_head, big, ("--games", "games")))
+    one = statistics.median(one_shard) / statistics.median(one_alone)
+    many = statistics.median(many_shard) / statistics.median(many_alone)
+    print(f"\nA git shard of {big} games of {SHARD_RECORDED} recorded moves each (issue 31; "
+          f"CPU with git's own commands, median of {rounds} rounds):")
+    print(f"  one waiting move: `git apply --games` {statistics.median(one_shard) * 1000:7.1f} ms"
+          f" / a one-game repository's `git apply` {statistics.median(one_alone) * 1000:6.1f} ms"
+          f"  x{one:.3f} (target <= 1.3: {'met' if one <= 1.3 else 'NOT met'})")
+    print(f"  {big} waiting moves, one a game: `git apply --games` "
+          f"{statistics.median(many_shard):6.2f} s / {big} one-game `git apply` runs "
+          f"{statistics.median(many_alone):6.2f} s  x{many:.3f} "
+          f"(target <= 0.30: {'met' if many <= 0.30 else 'NOT met'})")
 
 
 def engine_turns_per_second(games: int, players: int, seed: int = 1) -> tuple[float, float]:
@@ -617,7 +689,7 @@ def main() -> None:
         view_check_figures(exe, root, args.repeat)
         if args.many:
             many_games_figures(exe, root, args.many, args.rounds)
-            git_shard_figures(exe, root, args.rounds)
+            git_shard_figures(exe, root, args.rounds, big=args.many)
 
     if args.no_engine:
         return

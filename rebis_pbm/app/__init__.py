@@ -53,6 +53,7 @@ from rebis_pbm.app.moves import (
     read_move,
     submit_move,
 )
+from rebis_pbm.app.moves import check_signature as check_signature
 from rebis_pbm.app.moves import swapped_arguments as swapped_arguments
 from rebis_pbm.app.options import name_value as name_value
 from rebis_pbm.app.options import ruleset_from

@@ -1,16 +1,23 @@
 """``rebis-pbm git``: the referee's CI job for a game played through a git repository
-(docs/git.md). A thin shell: the use cases are :mod:`rebis_pbm.transports.git.jobs`, which
-enter each move through :func:`rebis_pbm.app.submit_move`.
+(docs/git.md). A thin shell: the use cases are :mod:`rebis_pbm.transports.git.apply` and
+:mod:`rebis_pbm.transports.git.check`, which enter each move through
+:func:`rebis_pbm.app.submit_move`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from rebis_pbm.cli import EXIT_CODES, REFEREE_ENV, cli, pictures_option, referee_option
+from rebis_pbm.cli import EXIT_CODES, REFEREE_ENV, F, cli, pictures_option, referee_option
 from rebis_pbm.files.names import DEFAULT_GAME
+
+if TYPE_CHECKING:
+    from rebis_pbm.transports.git.game import Outcome
+
+_referee = referee_option()
+_pictures = pictures_option
 
 GIT_EXIT = EXIT_CODES + """
 \b
@@ -29,7 +36,7 @@ def _say(line: str, notice: bool = False) -> None:
     click.echo(line, err=notice)
 
 
-def _game_option(f):
+def _game_option(f: F) -> F:
     f = click.option("--games", metavar="DIR", help="A shard: every DIR/NAME/game.yaml is a "
                      "game, with its move files in DIR/NAME/moves/ (and refusals in "
                      "DIR/NAME/refusals/), all handled in one run; DIR is relative to the "
@@ -73,7 +80,7 @@ def check(revisions: str, game: str, games: str | None) -> None:
     referee job checks them once merged). Refuses to run if REBIS_PBM_SEED is set. Writes
     nothing. With --games, each game of the shard whose move files changed is checked.
     """
-    from rebis_pbm.transports.git.jobs import check_moves
+    from rebis_pbm.transports.git.check import check_moves
     _one_layout(games)
     done = check_moves(".", revisions, game, say=_say, games=games)
     click.echo(f"rebis-pbm git: {done.checked} move file(s) checked (name, form, game and "
@@ -101,8 +108,8 @@ def check(revisions: str, game: str, games: str | None) -> None:
               "applied. Without DIR: the game's own queue beside its record (game.mailq/); with "
               "--games, --queue alone queues each game's views in its own DIR/NAME/game.mailq/, "
               "which `rebis-pbm mail out DIR` sends.")
-@referee_option()
-@pictures_option
+@_referee
+@_pictures
 @click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
               envvar="REBIS_PBM_AGE_IDENTITY", show_envvar=True,
               help="The referee's age identity (`rebis-pbm keygen-referee`), which opens sealed "
@@ -136,7 +143,9 @@ def apply(revisions: str | None, game: str, games: str | None, remote: str | Non
     (DIR/NAME/game.secret.yaml, never committed): REBIS_PBM_SEED is refused. A game that stops
     (a bad file name, a refused move, its set-up) stops only itself.
     """
-    from rebis_pbm.transports.git.jobs import Identity, Privacy, apply_moves
+    from rebis_pbm.transports.git.apply import apply_moves
+    from rebis_pbm.transports.git.privacy import Privacy
+    from rebis_pbm.transports.git.repository import Identity
     _one_layout(games)
     if queue is not None and referee_address is None:
         raise click.UsageError(f"--queue needs --referee ADDRESS (or {REFEREE_ENV})")
@@ -146,25 +155,12 @@ def apply(revisions: str | None, game: str, games: str | None, remote: str | Non
                                f"which queues each game's views in {games.rstrip('/')}/NAME/"
                                f"game.mailq/ (rebis-pbm mail out {games.rstrip('/')} sends them)")
 
-    def queue_views(outcome) -> None:
-        from rebis_pbm.present.views import counted
-        from rebis_pbm.transports import outbox_for
-        from rebis_pbm.transports.git.jobs import repository
-        top = repository(".")
+    def queue_views(outcome: Outcome) -> None:
+        from rebis_pbm.transports.git.notify import queue_turns
+        from rebis_pbm.transports.git.repository import repository
         assert referee_address is not None
-        if games is None:
-            # (DIR as given, relative to the working folder, as ever)
-            where = Path(queue) if queue else None
-            count = outbox_for(top / game, referee_address, where,
-                               pictures=pictures).queue_views()
-            shown = outbox_for(game, referee_address, where).where
-            click.echo(f"rebis-pbm git: {counted(count, 'message')} queued in {shown}/ for mail "
-                       f"out.")
-            return
-        for record in outcome.games:  # a queue notes its game's last turn: one for each game
-            count = outbox_for(top / record, referee_address, pictures=pictures).queue_views()
-            click.echo(f"rebis-pbm git: {counted(count, 'message')} of {record} queued in "
-                       f"{outbox_for(record, referee_address).where}/ for mail out.")
+        queue_turns(repository("."), outcome, referee_address, click.echo, game=game,
+                    games=games, queue=queue, pictures=pictures)
 
     privacy = Privacy(age_identity=identity, public_repo=public_repo,
                       keys=public_keys(keys) if keys else None, encrypt_views=encrypt_views)
@@ -189,7 +185,7 @@ def public_keys(items: tuple[str, ...]) -> dict[str, str]:
     from rebis_pbm.crypto.signatures import parse_keys
     from rebis_pbm.errors import UsageError
     from rebis_pbm.files.atomic import read_input
-    keys = {}
+    keys: dict[str, str] = {}
     for item in items:
         name, file = name_value(item, "--key", "NAME=FILE", "ann=ann.pub")
         text = read_input(file, kind="key")[0].decode("utf-8", "replace")

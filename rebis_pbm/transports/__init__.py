@@ -58,6 +58,12 @@ class Outbox(Protocol):
         through this transport)."""
         ...
 
+    def queue_missed_views(self) -> int:
+        """The views of a turn recorded but never queued (a job killed between its push and its
+        queue, as ``mail in`` finds one); returns how many messages were queued (0: nothing was
+        missing, or the game has no queue yet)."""
+        ...
+
     def queue_reminder(self, now: str) -> str | None:
         """A reminder to the player to move when their deadline is near at ``now`` (ISO 8601,
         UTC), once a turn; returns the player reminded, or None (none due, no address, or

@@ -197,6 +197,67 @@ def test_a_shallow_clone_is_deepened_and_each_move_keeps_its_author(tmp_path, or
         [PLAYERS[moves[1].player], PLAYERS[moves[0].player]]
 
 
+def push_next_move(tmp_path: Path) -> None:
+    """The next player (in merge_moves's clone) merges the next move into main."""
+    from rebis_pbm.record.secret import SEED_ENV
+
+    player = tmp_path / "player"
+    git(player, "pull", "--quiet", "--ff-only", "origin", "main")
+    os.environ[SEED_ENV] = key(tmp_path)
+    try:
+        state = open_game(player / "game.yaml")[1].state
+    finally:
+        del os.environ[SEED_ENV]
+    move, mover = pick_move(state), state.player_to_move
+    path = player / "moves" / f"turn-{move.turn:03d}-{mover}.yaml"
+    path.write_text(dump_yaml({"game": "gitjob", **move.as_dict()}))
+    git(player, "add", "moves")
+    git(player, "commit", "--quiet", "-m", f"turn {move.turn}", author=mover)
+    git(player, "push", "--quiet", "origin", "main")
+
+
+def killed_after_push(tmp_path: Path) -> dict:
+    """An environment whose git kills the job (SIGKILL) as soon as its push is taken: the
+    machine's own git, behind a wrapper first on PATH."""
+    wrapper = tmp_path / "killing-git"
+    wrapper.mkdir()
+    real = shutil.which("git")
+    (wrapper / "git").write_text(f'#!/bin/sh\n"{real}" "$@"; rc=$?\n'
+                                 f'if [ "$1" = push ] && [ $rc = 0 ]; then kill -9 $PPID; fi\n'
+                                 f'exit $rc\n')
+    (wrapper / "git").chmod(0o755)
+    return {"PATH": f"{wrapper}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def test_a_job_killed_between_its_push_and_the_queue_is_repaired_by_the_next(tmp_path, origin):
+    """Issue 28: a job killed after its push and before queueing the views left the players
+    unnotified, and the next job, finding nothing to apply, queued nothing. The next job now
+    queues the views of the pushed turn that were never queued (as `mail in` does), once."""
+    pushes = merge_moves(tmp_path, origin, 1)
+    clone = job_clone(tmp_path, origin, pushes[0][1], "job")
+    queue = tmp_path / "mailq"
+    extra = ["--queue", str(queue), "--referee", REFEREE]
+    done = run_job(clone, *pushes[0], extra)
+    assert done.returncode == 0 and "4 messages queued" in done.stdout, done.stderr
+    push_next_move(tmp_path)
+    env = {**bare_env(clone.parent / "home"), "REBIS_PBM_SEED": key(clone.parent)}
+    killed = subprocess.run([*job_args(*pushes[0]), *extra], cwd=clone,
+                            env={**env, **killed_after_push(tmp_path)}, capture_output=True,
+                            text=True, timeout=180)
+    assert killed.returncode == -9, killed.stdout + killed.stderr
+    moves, _ = origin_record(tmp_path, origin)
+    assert len(moves) == 2  # turn 2 is pushed ...
+    assert len(list((queue / "new").iterdir())) == 4  # ... and its views were never queued
+    again = run_job(clone, *pushes[0], extra)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "0 move(s) applied" in again.stdout
+    assert "4 messages queued" in again.stdout and "never queued" in again.stdout
+    assert len(list((queue / "new").iterdir())) == 8
+    once_more = run_job(clone, *pushes[0], extra)
+    assert once_more.returncode == 0 and "queued" not in once_more.stdout
+    assert len(list((queue / "new").iterdir())) == 8
+
+
 def test_views_are_queued_only_when_a_move_was_applied(tmp_path, origin):
     pushes = merge_moves(tmp_path, origin, 1)
     clone = job_clone(tmp_path, origin, pushes[0][1], "job")

@@ -487,3 +487,32 @@ def test_a_move_in_a_folder_of_no_game_fails_the_check(tmp_path, shard, monkeypa
     assert got.exit_code == 2, got.stdout + got.stderr
     assert (f"games/aa/moves/turn-001-{move.player}.yaml: no game of the shard has this moves/ "
             "folder") in got.stderr
+
+
+def test_a_shard_job_killed_after_its_push_has_its_views_queued_by_the_next(tmp_path, shard):
+    """Issue 28, in a shard: a job killed (SIGKILL) once its push was taken queued no view of
+    the turns it pushed; the next job, with nothing to apply, queues them in each game's own
+    queue, once, and leaves the games with no queue (never mailed) alone."""
+    from test_git_job import killed_after_push
+
+    merge_moves(tmp_path, shard, {"a": 1, "b": 1})
+    clone = runner_clone(tmp_path, shard)
+    first = shard_job(clone, "--queue", "--referee", REFEREE)
+    assert first.returncode == 0, first.stdout + first.stderr
+    merge_moves(tmp_path, shard, {"a": 1, "b": 1, "c": 1})
+    killed = shard_job(clone, "--queue", "--referee", REFEREE, env=killed_after_push(tmp_path))
+    assert killed.returncode == -9, killed.stdout + killed.stderr
+    final = at_origin(tmp_path, shard)
+    assert [len(played(tmp_path, final, n)) for n in GAMES] == [2, 2, 1]
+    queues = [clone / "games" / n / "game.mailq" / "new" for n in ("a", "b")]
+    assert [len(list(q.iterdir())) for q in queues] == [4, 4]
+    again = shard_job(clone, "--queue", "--referee", REFEREE)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "0 move(s) applied" in again.stdout
+    for name in ("a", "b"):
+        assert (f"4 messages of games/{name}/game.yaml queued in games/{name}/game.mailq/ for "
+                f"mail out (a turn pushed earlier whose views were never queued)") in again.stdout
+    assert "games/c/" not in again.stdout and not (clone / "games/c/game.mailq").exists()
+    assert [len(list(q.iterdir())) for q in queues] == [8, 8]
+    once_more = shard_job(clone, "--queue", "--referee", REFEREE)
+    assert once_more.returncode == 0 and "queued" not in once_more.stdout

@@ -550,9 +550,9 @@ def test_the_gitlab_example_serialises_the_referee_and_keeps_the_seed_from_merge
 
 # --- signed moves: the signature committed beside the move (docs/git.md) ----------------------
 
-def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_without(tmp_path):
-    """alice registered a key: a commit in her name without her signature (carol forging the
-    author) is refused; her move with moves/turn-001-alice.yaml.sig is applied."""
+def signed_game(tmp_path: Path) -> tuple[Path, Path, str, object]:
+    """A game through git where alice registered a key: (the repository, her private key
+    file, ssh-keygen, the state before turn 1)."""
     keygen = shutil.which("ssh-keygen")
     if keygen is None:
         pytest.skip("ssh-keygen (openssh-client) is not installed; .ci/run installs it")
@@ -571,6 +571,13 @@ def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_wi
         state = open_game(repo / "game.yaml")[1].state
     finally:
         del os.environ["REBIS_PBM_SEED"]
+    return repo, key_file, keygen, state
+
+
+def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_without(tmp_path):
+    """alice registered a key: a commit in her name without her signature (carol forging the
+    author) is refused; her move with moves/turn-001-alice.yaml.sig is applied."""
+    repo, key_file, keygen, state = signed_game(tmp_path)
     # carol commits a move for alice with alice's name and address as the author: git takes it
     commit_move(repo, "alice", pick_move(state), "turn 1", after=True)
     before = (repo / "game.yaml").read_bytes()
@@ -587,6 +594,34 @@ def test_a_move_is_applied_with_its_signature_committed_beside_it_and_refused_wi
     assert signed.returncode == 0, signed.stderr
     assert "1 move(s) applied" in signed.stdout
     assert run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": ""}).returncode == 0
+
+
+def test_the_check_refuses_an_unsigned_move_of_a_player_who_registered_a_key(tmp_path):
+    """Issue 27: `git check` passed alice's move without her signature, which the job then
+    refused: the check refuses it as apply does, and one signed by another key; her own
+    signature passes."""
+    repo, key_file, keygen, state = signed_game(tmp_path)
+    before = git(repo, "rev-parse", "HEAD").strip()
+    commit_move(repo, "alice", pick_move(state), "turn 1")
+    unsigned = job(repo, "--check", f"{before}..HEAD", seed=False)
+    assert unsigned.returncode == 1, unsigned.stdout + unsigned.stderr
+    assert "alice registered a key, so their moves must be signed" in unsigned.stderr
+    assert "moves/turn-001-alice.yaml (commit " in unsigned.stderr
+    assert "would be refused" in unsigned.stderr
+    move_path = repo / "moves" / "turn-001-alice.yaml"
+    other_key = tmp_path / "carol_key"
+    subprocess.run([keygen, "-q", "-t", "ed25519", "-N", "", "-f", str(other_key)], check=True)
+    for signer, code in ((other_key, 1), (key_file, 0)):
+        Path(f"{move_path}.sig").unlink(missing_ok=True)
+        subprocess.run([keygen, "-q", "-Y", "sign", "-f", str(signer), "-n", "rebis-pbm",
+                        str(move_path)], check=True, capture_output=True)
+        git(repo, "add", "moves")
+        git(repo, "commit", "--quiet", "-m", "turn 1, signed", author=("alice", PLAYERS["alice"]))
+        checked = job(repo, "--check", f"{before}..HEAD", seed=False)
+        assert checked.returncode == code, checked.stdout + checked.stderr
+        assert ("its signature does not check against alice's key" in checked.stderr) \
+            == (signer == other_key)
+    assert "1 move file(s) checked" in checked.stdout
 
 
 def test_a_refused_move_skips_neither_the_mail_step_nor_the_game_page():

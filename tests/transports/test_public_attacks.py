@@ -308,3 +308,55 @@ def test_the_referees_set_up_is_not_reported_as_a_refused_move(table):
     assert done.returncode == 0 and f"Turn {turn}: " in done.stdout, done.stderr
     # No job's output, in any phase, showed a path of the runner's.
     assert not any(str(table.root) in out for out in table.outputs)
+
+
+def test_a_forged_file_under_a_players_name_never_replaces_their_refusal(table):
+    """Issue 27: a player's move is refused, its reason in refusals/turn-NNN-NAME.txt.age for
+    them; another player then commits a forged turn-NNN-NAME.yaml.age. The forgery is refused,
+    and its reason goes to the forger's own refusal file (named by the referee after who
+    committed it), never over the player's: the player still reads their own reason."""
+    name, turn = mover(table)
+    forger = others(name)[0]
+    t = f"{turn:03d}"
+    # name's own move of a later turn, sealed under this turn's name: refused, for name.
+    plain = table.private(name) / "early.yaml"
+    plain.write_text(dump_yaml({"game": GAME_ID, "turn": turn + 3, "player": name,
+                                "play": {"cards": 1, "shelf": name, "sign": "positive"}}))
+    referee.seal_move(plain, [], table.keys[name], game=table.clone(name) / "game.yaml")
+    commit_files(table, name, {f"moves/turn-{t}-{name}.yaml.age":
+                               Path(f"{plain}.age").read_bytes(),
+                               f"moves/turn-{t}-{name}.yaml.sig.age":
+                               Path(f"{plain}.sig.age").read_bytes()})
+    done = job(table)
+    assert done.returncode != 0
+    rel = f"refusals/turn-{t}-{name}.txt.age"
+    assert f"turn {turn} by {name} was refused; the reason is in {rel}" in done.stderr
+    status(table, name)
+    own = (table.clone(name) / rel).read_bytes()
+    reason = encryption.decrypt(own, table.keys[name]).decode()
+    assert f"so it must be named turn-{turn + 3:03d}-{name}.yaml.age" in reason
+    # The forger seals a move in name's name (signed with the forger's key) and commits it.
+    forged = table.private(forger) / "forged.yaml"
+    forged.write_text(dump_yaml({"game": GAME_ID, "turn": turn, "player": name,
+                                 "play": {"cards": 1, "shelf": name, "sign": "positive"}}))
+    recipient = referee.referee_recipient_of(table.clone(forger) / "game.yaml")
+    referee.seal_move(forged, [recipient], table.keys[forger], game=None)
+    commit_files(table, forger, {f"moves/turn-{t}-{name}.yaml.age":
+                                 Path(f"{forged}.age").read_bytes(),
+                                 f"moves/turn-{t}-{name}.yaml.sig.age":
+                                 Path(f"{forged}.sig.age").read_bytes()})
+    again = job(table)
+    assert again.returncode != 0
+    theirs = f"refusals/turn-{t}-{forger}.txt.age"
+    assert f"turn {turn} by {name} was refused; the reason is in {theirs}" in again.stderr
+    status(table, name)
+    assert (table.clone(name) / rel).read_bytes() == own  # name's refusal, untouched
+    note = (table.clone(name) / theirs).read_bytes()
+    told = encryption.decrypt(note, table.keys[forger]).decode()
+    assert f"this move is for {name}, but it comes from" in told
+    assert not [p for p in tree(table) if p.startswith(f"moves/turn-{t}-")]
+    # The player's own move is then applied as ever.
+    send(table, name, greedy(table, name))
+    applied = job(table)
+    assert applied.returncode == 0, applied.stderr
+    assert f"Turn {turn}: " in applied.stdout

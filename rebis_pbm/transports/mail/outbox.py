@@ -281,6 +281,15 @@ class MailOutbox:
         return queue_stand_in_views(self.game, self.referee, self._where,
                                     pictures=self.pictures)
 
+    def queue_missed_views(self) -> int:
+        """:func:`queue_missing_views` into this queue, when it exists (0 otherwise: a game whose
+        views were never queued is not repaired)."""
+        if not self._where.is_dir() or queued_progress(self._where) is None:
+            return 0
+        with locked(self.game):
+            return queue_missing_views(self.game, self.referee, self._where,
+                                       pictures=self.pictures)
+
     def queue_reminder(self, now: str) -> str | None:
         """:func:`queue_reminder` into this queue."""
         return queue_reminder(self.game, self.referee, self._where, now, pictures=self.pictures)

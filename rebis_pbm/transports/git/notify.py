@@ -1,0 +1,65 @@
+"""Telling the players of the turns the job pushed (``git apply --queue``), through the
+transports' one interface (:func:`rebis_pbm.transports.outbox_for`), never a transport's modules.
+
+Once the job's work is pushed, each game where a move was applied has every player's view
+queued; a game whose queue notes an earlier turn than its record (a job killed between its push
+and queueing, as ``mail in`` finds a turn it never queued) has its views queued now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rebis_pbm.files.names import DEFAULT_GAME, default_queue
+from rebis_pbm.transports.git.game import Outcome
+from rebis_pbm.transports.git.shard import RECORD
+
+Echo = Callable[[str], None]  # a line for the referee's log (standard output)
+
+
+def queue_turns(top: Path, outcome: Outcome, referee_address: str, echo: Echo, *,
+                game: str = DEFAULT_GAME, games: str | None = None,
+                queue: str | None = None, pictures: bool = True) -> None:
+    """Queue the views of the turns the job pushed, and of any turn pushed earlier whose views
+    were never queued. ``top``: the repository's top; one game (``game``, its queue ``queue``,
+    default its own ``game.mailq/`` beside it), or a shard's games (``games``, the folder
+    relative to ``top``), each game's own queue beside its record. A game never queued for (no
+    queue folder yet) is not repaired: its views are queued once a move is applied.
+
+    Raises:
+        UsageError, Failed: as :meth:`rebis_pbm.transports.Outbox.queue_views` (no player
+            with an address).
+    """
+    from rebis_pbm.present.views import counted
+    from rebis_pbm.transports import outbox_for
+
+    if games is None:
+        # (DIR as given, relative to the working folder, as ever)
+        outbox = outbox_for(top / game, referee_address, Path(queue) if queue else None,
+                            pictures=pictures)
+        shown = Path(queue) if queue else default_queue(game)
+        if outcome.applied:
+            count = outbox.queue_views()
+            echo(f"rebis-pbm git: {counted(count, 'message')} queued in {shown}/ for mail out.")
+            return
+        count = outbox.queue_missed_views()
+        if count:
+            echo(f"rebis-pbm git: {counted(count, 'message')} queued in {shown}/ for mail out "
+                 f"(a turn pushed earlier whose views were never queued).")
+        return
+    for record in outcome.games:  # a queue notes its game's last turn: one for each game
+        count = outbox_for(top / record, referee_address, pictures=pictures).queue_views()
+        echo(f"rebis-pbm git: {counted(count, 'message')} of {record} queued in "
+             f"{default_queue(record)}/ for mail out.")
+    folder = top / games
+    for queued in sorted(folder.glob(f"*/{default_queue(RECORD).name}")):
+        record = queued.with_name(RECORD).relative_to(top).as_posix()
+        if record in outcome.games:
+            continue
+        count = outbox_for(top / record, referee_address,
+                           pictures=pictures).queue_missed_views()
+        if count:
+            echo(f"rebis-pbm git: {counted(count, 'message')} of {record} queued in "
+                 f"{default_queue(record)}/ for mail out (a turn pushed earlier whose views "
+                 f"were never queued).")
