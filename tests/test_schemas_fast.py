@@ -244,3 +244,114 @@ def test_apply_of_a_valid_move_does_not_import_jsonschema(tmp_path):
                          timeout=120)
     assert out.stdout.startswith("Turn 1: ann "), out.stdout + out.stderr
     assert out.stderr.strip().splitlines() == ["exit 0", "False True"]
+
+
+# --- views: a player's own tools (issue 31) ------------------------------------------------------
+
+def view_jsonschema_accepts(doc) -> bool:
+    from rebis_pbm.formats.schemas import _named_validator
+
+    return next(_named_validator("view").iter_errors(doc), None) is None
+
+
+def bench_views() -> list[dict]:
+    """Every viewer's view of a 3-player game at its deal, mid-game and at its end (the seed
+    revealed), in English and French: what `moves --view` and `check --view` read."""
+    from rebis_pbm.bots import make_bot
+    from rebis_pbm.engine import Ruleset, apply_move, information_set, setup
+    from rebis_pbm.present import views
+    from rebis_pbm.record import Replay
+
+    state, setup_events = setup(Ruleset(), ("ann", "bob", "cid"), "view quick check")
+    history, found = [], []
+    bot = make_bot("random", "v")
+    while True:
+        replay = Replay(state, setup_events, tuple(history))
+        if len(history) % 7 == 0 or state.finished:
+            for viewer in (*state.players, None):
+                for lang in ("en", "fr"):
+                    view = views.build_view("g", replay, viewer, lang=lang,
+                                            revealed=state.finished)
+                    found.append(json.loads(views.render(view, "json")))
+        if state.finished:
+            return found
+        move = bot.choose(information_set(state, state.to_move))
+        state, events = apply_move(state, move)
+        history.append((move, events))
+
+
+def test_every_view_is_quickly_accepted_and_jsonschema_agrees():
+    """The views a game gives (deal, play, end; every viewer) pass fastjsonschema's compiled
+    check of view.schema.json, whose references to the move and record schemas are inlined."""
+    found = bench_views()
+    assert len(found) > 40
+    for view in found:
+        assert quickly_accepted(view, "view"), view["viewer"]
+        assert view_jsonschema_accepts(view)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.data())
+def test_the_view_quick_check_accepts_nothing_that_jsonschema_refuses(data):
+    """Mutations of real views (a field dropped, a value replaced by another type or text):
+    whatever the quick check accepts, jsonschema accepts."""
+    views_found = bench_views_once()
+    view = json.loads(json.dumps(data.draw(st.sampled_from(views_found))))
+    paths = list(_leaves(view))
+    path = data.draw(st.sampled_from(paths))
+    parent = view
+    for step in path[:-1]:
+        parent = parent[step]
+    if data.draw(st.booleans()) and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = data.draw(st.one_of(st.integers(-3, 99), st.text(max_size=8),
+                                               st.none(), st.booleans(), st.just([])))
+    if quickly_accepted(view, "view"):
+        assert view_jsonschema_accepts(view), (path, view)
+
+
+_VIEWS: list[dict] = []
+
+
+def bench_views_once() -> list[dict]:
+    if not _VIEWS:
+        _VIEWS.extend(bench_views())
+    return _VIEWS
+
+
+def _leaves(node, path=()):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield (*path, key)
+            yield from _leaves(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield (*path, index)
+            yield from _leaves(value, (*path, index))
+
+
+def test_a_players_check_against_their_view_imports_no_jsonschema(tmp_path):
+    """`check MOVE --view` and `moves --view` judge a valid view with the compiled check: no
+    jsonschema, no meta-schema check (issue 31: a player's check costs what `moves --view`
+    costs)."""
+    import subprocess
+    import sys
+
+    from rebis_pbm import app
+
+    app.create_game(tmp_path / "g.yaml", ["ann", "bob"], seed="own check", insecure_seed=True,
+                    game_id="own")
+    view = tmp_path / "g.views" / "ann.yaml"
+    listing = app.legal_moves_from_view(view)
+    (tmp_path / "m.yaml").write_text(listing.split("---\n")[1])
+    code = ("import sys\nfrom rebis_pbm.start import main\n"
+            "for args in (['moves', '--view', sys.argv[1]], "
+            "['check', sys.argv[2], '--view', sys.argv[1]]):\n"
+            "    sys.argv = ['rebis-pbm', *args]\n"
+            "    try:\n        main()\n    except SystemExit as e:\n        assert not e.code, e\n"
+            "print('jsonschema' in sys.modules, 'referencing' in sys.modules, file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(view), str(tmp_path / "m.yaml")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "False False", done.stderr
