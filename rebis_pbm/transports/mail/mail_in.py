@@ -210,7 +210,8 @@ def _play_resigned(game: str | os.PathLike[str], referee_address: str, queue_dir
         return ""
     count = queue_stand_in_views(game, referee_address, queue_dir, pictures=pictures)
     turns = ", ".join(f"turn {turn} ({player})" for turn, player in moved)
-    return (f"; the bot moved for a player who resigned: {turns}; {counted(count, 'message')} queued")
+    return (f"; the bot moved for a player who resigned: {turns}; "
+            f"{counted(count, 'message')} queued")
 
 
 def _command(game: str | os.PathLike[str], record: Record, msg: EmailMessage,
