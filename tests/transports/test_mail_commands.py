@@ -350,3 +350,15 @@ def test_tick_plays_a_resigned_seat_at_once_when_a_move_came_by_another_way(tmp_
     record, replay, _ = open_game(game)
     assert replay.state.player_to_move == "alice"
     assert record.stamps[-1]["reason"] == "resigned by mail"
+
+
+def test_a_word_above_a_move_in_the_text_is_not_taken_for_a_command(tmp_path):
+    """A move written in the text without '---', below a word of greeting: read as a move (and
+    refused as one, for the greeting is not YAML), not answered with the list of commands."""
+    game = make_game(tmp_path)
+    post = Post(game)
+    move = dump_yaml({"game": "cmd", **pick_move(open_game(game)[1].state).as_dict()})
+    post.deliver(message(PLAYERS["alice"], "my move", f"Hello\n{move}"))
+    result = post.mail_in()
+    assert "refused (" in result.output and "command" not in result.output
+    assert "your move was not applied" in only_to(post.new(), PLAYERS["alice"])["Subject"]

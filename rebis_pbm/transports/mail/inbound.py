@@ -297,7 +297,8 @@ def find_command(msg: EmailMessage) -> FoundCommand | None:
     non-empty line of the text (quoted lines, a quoted message, the signature from ``-- ``
     and a pasted signature block left out) is a command when it reads as one
     (:func:`rebis_pbm.app.commands.parse_command`; a word no command has is answered with the
-    help). The signature: a ``*.sig`` attachment, else the armoured block in the text.
+    help, unless a line below it has a ``:``, as a move written in the text does). The
+    signature: a ``*.sig`` attachment, else the armoured block in the text.
     """
     from rebis_pbm.app.commands import COMMANDS, parse_command
     if any(_is_yaml_part(part) for part in msg.walk() if not part.is_multipart()):
@@ -330,6 +331,9 @@ def find_command(msg: EmailMessage) -> FoundCommand | None:
     command = parse_command(subject) if subject else None
     if command is not None and command.name in COMMANDS:
         return FoundCommand(command, signature)
-    first = next((line for line in lines if line.strip()), None)
-    command = None if first is None else parse_command(first)
-    return None if command is None else FoundCommand(command, signature)
+    filled = [line for line in lines if line.strip()]
+    command = parse_command(filled[0]) if filled else None
+    if command is None or (command.name not in COMMANDS
+                           and any(":" in line for line in filled[1:])):
+        return None  # no word of a command's over what reads as a move: read as a move
+    return FoundCommand(command, signature)
