@@ -80,7 +80,7 @@ def help_text(lang: str | None) -> str:
         lines += ["", _("Not available in this game: {commands}.").format(
             commands=", ".join(off))]
     lines += ["", _("A player who registered a key signs the command line, which then names the "
-                    "game (\"view GAME\"): ssh-keygen -Y sign -f KEY -n rebis-pbm FILE, with "
+                    "game (\"history GAME\"): ssh-keygen -Y sign -f KEY -n rebis-pbm FILE, with "
                     "FILE holding that line; attach FILE.sig, or paste the signature below "
                     "the line.")]
     return "\n".join(lines)
@@ -131,7 +131,7 @@ def _history(game: PathLike, player: str, lang: str | None,
     record, replay, _seed = open_game(game)
     lines = history_lines(record, replay, lang)
     text = "\n".join(lines) if lines else _(
-        "No move has been played yet: the deal waits for joins by {players}.").format(
+        "No move has been made yet: the deal waits for joins by {players}.").format(
             players=", ".join(record.waiting_for()))
     return Answer(_("the moves so far"), text)
 
@@ -140,8 +140,9 @@ def _resign(game: PathLike, player: str, lang: str | None,
             now: str | None = None) -> Answer:
     _ = _gettext(lang)
     moved = resign(game, player, now=now)
-    text = _("You have left the game: the bot plays your seat from now on, to the end of the "
-             "game, and the record says so (the referee's action replace-player, \"{reason}\"). "
+    text = _("You have left the game: from now on the bot moves for you, to the end of the "
+             "game, and the record says so (the referee's action `replace-player`, "
+             "\"{reason}\"). "
              "You still receive your view after each move.").format(reason=RESIGNED)
     return Answer(_("you resigned"), text, moved=moved)
 
@@ -222,7 +223,7 @@ COMMANDS: dict[str, Spec] = {
     "view": Spec(N_("your view of the game, sent again"), _view),
     "moves": Spec(N_("your legal moves, each a move file ready to send"), _moves),
     "history": Spec(N_("every move so far, as anyone may know it"), _history),
-    "resign": Spec(N_("leave the game: the bot plays your seat to the end"), _resign),
+    "resign": Spec(N_("leave the game: the bot makes your moves to the end"), _resign),
     "away": Spec(N_("away from a date to a date"), None),
     "back": Spec(N_("back before the end of an absence"), None),
 }

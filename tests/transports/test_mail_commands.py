@@ -43,9 +43,9 @@ ANSWERS = {
     "hello": {"en": ("the commands", '"hello" is not a command.'),
               "fr": ("les commandes", "« hello » n'est pas une commande."),
               "pt": ("os comandos", "«hello» não é um comando.")},
-    "resign": {"en": ("you resigned", "You have left the game: the bot plays your seat"),
-               "fr": ("tu as abandonné", "Tu as quitté la partie : le bot joue à ta place"),
-               "pt": ("desististe", "Saíste do jogo: a partir de agora o bot joga")},
+    "resign": {"en": ("you resigned", "You have left the game: from now on the bot moves for you"),
+               "fr": ("tu as abandonné", "Tu as quitté la partie : désormais le bot joue à ta place"),
+               "pt": ("desististe", "Saíste do jogo: a partir de agora o bot joga no teu lugar")},
 }
 # The subject of alice's view at turn 1, by language (the answer to "view").
 VIEW_SUBJECT = {"en": "turn 1: your move", "fr": "tour 1 : à toi de jouer",
@@ -362,3 +362,17 @@ def test_a_word_above_a_move_in_the_text_is_not_taken_for_a_command(tmp_path):
     result = post.mail_in()
     assert "refused (" in result.output and "command" not in result.output
     assert "your move was not applied" in only_to(post.new(), PLAYERS["alice"])["Subject"]
+
+
+@needs_ssh
+def test_a_signed_player_cannot_resign_by_mail_for_the_bot_cannot_sign_for_them(tmp_path):
+    key = ssh_key(tmp_path, "bob_key")
+    game = make_game(tmp_path, "en", TWO, "--key", f"bob={key}.pub")
+    post = Post(game)
+    before = game.read_bytes()
+    post.deliver(message(PLAYERS["bob"], "resign cmd", "",
+                         [("c.txt.sig", ssh_sign(key, b"resign cmd\n"))]))
+    assert "command resign refused" in post.mail_in().output
+    reply = only_to(post.new(), PLAYERS["bob"])
+    assert "bob registered a key, and the bot cannot sign moves for them" in text_of(reply)
+    assert game.read_bytes() == before

@@ -191,7 +191,11 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         return Handled(f"{label} from {sender}: {what}, but its messages could not be queued "
                        f"({os_error_message(exc)}); the next mail in queues them", True, True)
     what += f"; {counted(len(messages), 'message')} queued"
-    what += _play_resigned(game, referee_address, queue_dir, views_dir, stamp, pictures)
+    state = done.replay.state
+    if state is not None and not state.finished and state.player_to_move is not None:
+        from rebis_pbm.record.deadlines import resigned
+        if resigned(done.record, state.player_to_move):  # read again only then
+            what += _play_resigned(game, referee_address, queue_dir, views_dir, stamp, pictures)
     from rebis_pbm.transports import announce
     note = announce(game)  # the chat webhooks, if the game has any (docs/league.md)
     return Handled(f"{label} from {sender}: {what}" + (f"; note: {note}" if note else ""),
