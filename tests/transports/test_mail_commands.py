@@ -43,9 +43,12 @@ ANSWERS = {
     "hello": {"en": ("the commands", '"hello" is not a command.'),
               "fr": ("les commandes", "« hello » n'est pas une commande."),
               "pt": ("os comandos", "«hello» não é um comando.")},
-    "resign": {"en": ("you resigned", "You have left the game: from now on the bot moves for you"),
-               "fr": ("tu as abandonné", "Tu as quitté la partie : désormais le bot joue à ta place"),
-               "pt": ("desististe", "Saíste do jogo: a partir de agora o bot joga no teu lugar")},
+    "resign": {"en": ("you resigned",
+                      "You have left the game: from now on the bot moves for you"),
+               "fr": ("tu as abandonné",
+                      "Tu as quitté la partie : désormais le bot joue à ta place"),
+               "pt": ("desististe",
+                      "Saíste do jogo: a partir de agora o bot joga no teu lugar")},
 }
 # The subject of alice's view at turn 1, by language (the answer to "view").
 VIEW_SUBJECT = {"en": "turn 1: your move", "fr": "tour 1 : à toi de jouer",
