@@ -83,11 +83,13 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
     from rebis_pbm.record.deadlines import (
         MISSED,
         REPLACED,
+        RESIGNED,
         deadline_of,
         missed_turns,
         now_text,
         parse_time,
         reminder_due,
+        resigned,
     )
 
     require_record(game)
@@ -112,7 +114,9 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
             assert player is not None  # a game in play has a player to move
             policy = record.header_extra.get("missed", "bot")
             bot = "random" if policy == "random" else "greedy"
-            if policy.isdigit() and missed_turns(record, player) >= int(policy):
+            if resigned(record, player):  # the resign command (docs/mail.md): for good
+                reason = RESIGNED
+            elif policy.isdigit() and missed_turns(record, player) >= int(policy):
                 reason = REPLACED
             elif parse_time(now) > parse_time(deadline_of(record) or now):
                 reason = MISSED

@@ -179,11 +179,12 @@ def _stand_in_event(event: ev.Event, viewer: str | None, _: Gettext) -> str | No
 
 
 # The reasons the record gives for a move the referee made (deadlines.MISSED, ON_REQUEST,
-# REPLACED), as a player reads them.
+# REPLACED, RESIGNED), as a player reads them.
 _STAND_IN_REASONS = {"missed deadline": N_("missed deadline"),
                      "on the player's request": N_("on the player's request"),
                      "replaced by the bot after missed deadlines":
-                         N_("replaced by the bot after missed deadlines")}
+                         N_("replaced by the bot after missed deadlines"),
+                     "resigned by mail": N_("resigned by mail")}
 
 
 def account(events: Sequence[ev.Event], viewer: str | None = None, lang: str | None = None,

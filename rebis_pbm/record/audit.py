@@ -467,6 +467,8 @@ def referee_lines(record: Record) -> list[str]:
                                                 ("lang", "language")) if field in action]
             words = (f"the referee replaced {action.get('player')}'s "
                      f"{' and '.join(changed) or 'address'}")
+            if not changed and action.get("reason") == "resigned by mail":  # deadlines.RESIGNED
+                words = f"the referee gave {action.get('player')}'s seat to the bot for good"
         else:
             kind = str(action.get("action"))
             words = _ACTION_WORDS.get(kind, kind)

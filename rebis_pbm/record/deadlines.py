@@ -138,6 +138,19 @@ def missed_turns(record: Record, player: str) -> int:
 MISSED = "missed deadline"
 ON_REQUEST = "on the player's request"
 REPLACED = "replaced by the bot after missed deadlines"
+RESIGNED = "resigned by mail"  # the player left the game (the resign command, docs/mail.md)
+
+
+def resigned(record, player: str) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``player`` resigned: the last ``replace_player`` action logged for them has the
+    reason :data:`RESIGNED` and gives no new address, key or language (one that does, logged
+    since, brought a player back to the seat). The bot then moves for them for good."""
+    found = False
+    for action in record.actions:
+        if action.get("action") == "replace_player" and action.get("player") == player:
+            found = action.get("reason") == RESIGNED and not (
+                {"address", "key", "lang"} & set(action))
+    return found
 
 
 def reminder_due(record: Record, now: str) -> bool:

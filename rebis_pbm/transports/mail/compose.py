@@ -1,4 +1,4 @@
-"""Composing the messages a game sends: views, reminders, replies to a refused move.
+"""Composing the messages a game sends: views, reminders, replies to a refused move, answers.
 
 Secrecy: a message to a player carries that player's own view (``views.build_view`` for them),
 the account of the last move as told to them, and, if they are to move, their move template;
@@ -256,10 +256,11 @@ def html_body(view: View, text: str, title: str | None = None, lang: str | None 
 
 def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, to: str,
                   headline: str, reason: str | None, status: str,
-                  lang: str | None = None) -> EmailMessage:
+                  lang: str | None = None, footer: str | None = None) -> EmailMessage:
     """A reply to ``original``'s sender alone: ``headline``, the ``reason`` quoted, ``status``.
 
-    Used for a refused move (and a move sent twice). Its subject carries the game and the turn
+    Used for a refused move (and a move sent twice), and a refused command (with ``footer``,
+    the last paragraph, instead of how moves are read). Its subject carries the game and the turn
     awaited (``turn`` 0: the join phase of a fair deal, ``the deal: ...``); ``In-Reply-To`` and
     ``References`` point at ``original``. Only public facts and a reason meant for this sender go
     in. ``lang``: the sender's language, which ``headline``,
@@ -277,10 +278,22 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
         about=about, game=game, headline=headline)]
     if reason:
         lines += ["", "    " + reason.replace("\n", "\n    ")]
-    lines += ["", status, "", _("Moves are read from a YAML attachment (*.yaml), or from the "
-                                "message's text between a line '---' and a line '...'; quoted "
-                                "lines and your signature are ignored.")]
+    lines += ["", status, "", footer or _("Moves are read from a YAML attachment (*.yaml), or "
+                                          "from the message's text between a line '---' and a "
+                                          "line '...'; quoted lines and your signature are "
+                                          "ignored.")]
     msg.set_content("\n".join(lines) + "\n")
+    return msg
+
+
+def command_message(*, game: str, original: EmailMessage, sender: str, to: str, title: str,
+                    text: str, lang: str | None = None) -> EmailMessage:
+    """The answer to a player's command (docs/mail.md, "Commands"), to ``original``'s sender
+    alone, as a reply to it: subject ``[Rebis GAME] TITLE``, ``text`` as its text; both given in
+    ``lang``, the sender's, which the From's display name is in too."""
+    msg = _message(sender, to, "", f"[Rebis {game}] {title}", auto="auto-replied", lang=lang)
+    _thread(msg, game, sender, original)
+    msg.set_content(text.rstrip("\n") + "\n")
     return msg
 
 

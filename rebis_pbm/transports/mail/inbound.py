@@ -1,16 +1,19 @@
-"""Taking a move (and its signature) out of a message, by the rule of docs/mail.md."""
+"""Taking a move or a command (and its signature) out of a message, by the rule of docs/mail.md."""
 
 from __future__ import annotations
 
 import re
 from email.errors import MessageError
 from email.message import EmailMessage
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.crypto.signatures import ARMOUR
 from rebis_pbm.files.names import SIGNATURE as SIGNATURE_SUFFIX
 from rebis_pbm.present.i18n import N_, Named, Phrase
 from rebis_pbm.transports.mail.policy import MailError
+
+if TYPE_CHECKING:
+    from rebis_pbm.app.commands import Command
 
 YAML_TYPES = frozenset({"application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"})
 YAML_SUFFIXES = (".yaml", ".yml", ".yaml.txt", ".yml.txt")  # .txt: added by some mail clients
@@ -267,3 +270,70 @@ def _move_text(text: str) -> str:
                                   "write it in the text between a line '---' and a line '...'")))
     return "\n".join(lines) + "\n"
 
+
+
+# What a reply's subject starts with before the words of its sender: "Re:", "Fwd:" (and their
+# forms in other languages' mail clients) and our "[Rebis GAME]" tag.
+SUBJECT_PREFIX = re.compile(r"(?:[ \t]*(?:re|fwd?|aw|wg|tr|res|enc|sv|vs)[ \t]*:|"
+                            r"[ \t]*\[Rebis [^\]]*\])*[ \t]*", re.IGNORECASE)
+
+
+class FoundCommand(NamedTuple):
+    """A command taken out of a message (:func:`find_command`): the ``command`` line read, and
+    the armoured signature that came with it (a ``*.sig`` attachment or a block in the text),
+    or None."""
+
+    command: Command
+    signature: bytes | None
+
+
+def find_command(msg: EmailMessage) -> FoundCommand | None:
+    """The command a message carries instead of a move (docs/mail.md, "Commands"), or None
+    (the message is then read for a move, :func:`extract_move`).
+
+    A message with a YAML attachment, or whose text has a line ``---``, carries a move. Else
+    the subject, less its ``Re:``/``Fwd:`` and ``[Rebis GAME]``, is a command when it is one of
+    :data:`rebis_pbm.app.commands.COMMANDS` (with the game id after it, or not); else the first
+    non-empty line of the text (quoted lines, a quoted message, the signature from ``-- ``
+    and a pasted signature block left out) is a command when it reads as one
+    (:func:`rebis_pbm.app.commands.parse_command`; a word no command has is answered with the
+    help, unless a line below it has a ``:``, as a move written in the text does). The
+    signature: a ``*.sig`` attachment, else the armoured block in the text.
+    """
+    from rebis_pbm.app.commands import COMMANDS, parse_command
+    if any(_is_yaml_part(part) for part in msg.walk() if not part.is_multipart()):
+        return None
+    body = msg.get_body(preferencelist=("plain",))
+    try:
+        text = "" if body is None else body.get_content()
+        signature = _signature_attachment(msg)
+    except (LookupError, ValueError, MessageError, MailError):
+        return None
+    text = text if isinstance(text, str) else ""
+    armour = ARMOUR.search(text)
+    if armour is not None:
+        signature = signature or armour.group(0).encode("ascii", "replace") + b"\n"
+        text = text[:armour.start()] + text[armour.end():]
+    lines = text.replace("\u00a0", " ").splitlines()
+    for index, line in enumerate(lines):
+        if SIGNATURE.fullmatch(line):
+            lines = lines[:index]
+            break
+    start = quoted_view_start(lines)
+    lines = lines[:start] if start is not None else lines
+    dropped = {i + k for i in range(len(lines)) for k in range(_attribution(lines, i))}
+    lines = [line for i, line in enumerate(lines) if not QUOTED.match(line) and i not in dropped]
+    if any(START.fullmatch(line) for line in lines):
+        return None
+    subject = " ".join(str(msg.get("Subject", "")).split())
+    prefix = SUBJECT_PREFIX.match(subject)
+    subject = subject[prefix.end():] if prefix is not None else subject
+    command = parse_command(subject) if subject else None
+    if command is not None and command.name in COMMANDS:
+        return FoundCommand(command, signature)
+    filled = [line for line in lines if line.strip()]
+    command = parse_command(filled[0]) if filled else None
+    if command is None or (command.name not in COMMANDS
+                           and any(":" in line for line in filled[1:])):
+        return None  # no word of a command's over what reads as a move: read as a move
+    return FoundCommand(command, signature)

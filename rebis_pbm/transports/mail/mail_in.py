@@ -30,14 +30,15 @@ from rebis_pbm.present.i18n import N_, Phrase, gettext_for, refusal
 from rebis_pbm.present.views import counted
 from rebis_pbm.record import Record, Replay
 from rebis_pbm.transports.mail import policy
-from rebis_pbm.transports.mail.compose import no_game_message, reply_message
-from rebis_pbm.transports.mail.inbound import extract_move
+from rebis_pbm.transports.mail.compose import command_message, no_game_message, reply_message
+from rebis_pbm.transports.mail.inbound import FoundCommand, extract_move, find_command
 from rebis_pbm.transports.mail.maildir import maildir_unseen, mark_seen, queue
 from rebis_pbm.transports.mail.outbox import (
     _progress,
     _queue_then_note,
     _told_of_join,
     queue_missing_views,
+    queue_stand_in_views,
     queued_progress,
     view_messages,
 )
@@ -131,6 +132,10 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
                        f"player of game {record.game} (a player writing from another address "
                        f"must use the registered one)", True)
     stamp = _clock_for(record)
+    found = None if too_big else find_command(msg)
+    if found is not None:
+        return _command(game, record, msg, found, sender, label, referee_address, queue_dir,
+                        stamp, pictures)
     try:
         if too_big:
             raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
@@ -186,10 +191,84 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         from rebis_pbm.files.atomic import os_error_message
         return Handled(f"{label} from {sender}: {what}, but its messages could not be queued "
                        f"({os_error_message(exc)}); the next mail in queues them", True, True)
+    what += f"; {counted(len(messages), 'message')} queued"
+    state = done.replay.state
+    if state is not None and not state.finished and state.player_to_move is not None:
+        from rebis_pbm.record.deadlines import resigned
+        if resigned(done.record, state.player_to_move):  # read again only then
+            what += _play_resigned(game, referee_address, queue_dir, views_dir, stamp, pictures)
     from rebis_pbm.transports import announce
     note = announce(game)  # the chat webhooks, if the game has any (docs/league.md)
-    return Handled(f"{label} from {sender}: {what}; {counted(len(messages), 'message')} queued"
-                   + (f"; note: {note}" if note else ""), applied=True)
+    return Handled(f"{label} from {sender}: {what}" + (f"; note: {note}" if note else ""),
+                   applied=True)
+
+
+def _play_resigned(game: str | os.PathLike[str], referee_address: str, queue_dir: Path,
+                   views_dir: str | os.PathLike[str] | None, stamp: str | None,
+                   pictures: bool) -> str:
+    """After a move: the bot moves for the players to move who resigned (docs/mail.md,
+    "Commands"), and every player's view after it is queued; what to add to ``mail in``'s
+    line ("" when no one resigned is to move)."""
+    from rebis_pbm.app.commands import play_resigned
+    moved = play_resigned(game, now=stamp, views_dir=views_dir)
+    if not moved:
+        return ""
+    count = queue_stand_in_views(game, referee_address, queue_dir, pictures=pictures)
+    turns = ", ".join(f"turn {turn} ({player})" for turn, player in moved)
+    return (f"; the bot moved for a player who resigned: {turns}; "
+            f"{counted(count, 'message')} queued")
+
+
+def _command(game: str | os.PathLike[str], record: Record, msg: EmailMessage,
+             found: FoundCommand, sender: str, label: str, referee_address: str,
+             queue_dir: Path, stamp: str | None, pictures: bool) -> Handled:
+    """A registered player's command (docs/mail.md, "Commands"): carried out by
+    :func:`rebis_pbm.app.commands.carry_out` once its signature checks (a player with a key),
+    and answered to its sender alone, in their language; a refused one is answered with the
+    reason, and nothing changes. ``resign`` alone changes the record: the bot's moves it makes
+    at once are told to every player, as ``tick``'s are."""
+    from rebis_pbm.app import commands
+    player = record.player_at(sender)
+    assert player is not None  # the caller answers registered addresses only
+    lang = record.lang(player)
+    tr = gettext_for(lang)
+    name = found.command.name
+    try:
+        commands.command_signature(record, player, found.command, found.signature)
+        answer = commands.carry_out(game, player, found.command, lang, now=stamp)
+    except Refused as exc:
+        record, replay, _ = referee.open_game(game)
+        queue(queue_dir, [reply_message(
+            game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
+            to=sender, headline=tr(N_("your command was not carried out")),
+            reason=one_line(refusal(exc, lang)),
+            status=tr(N_("Nothing in the game changed.")) + " " + _status(record, replay, lang),
+            lang=lang, footer=tr(N_("Send help (as the subject, or the first line of the text) "
+                                    "for the list of commands.")))])
+        return Handled(f"{label} from {sender}: command {name} refused "
+                       f"({one_line(str(exc))}); reply queued")
+    record, replay, _ = referee.open_game(game)
+    if answer.view:  # the messages mail views --player NAME queues
+        messages = view_messages(record, replay, referee_address, players=(player,),
+                                 pictures=pictures)
+    else:
+        status = _status(record, replay, lang)
+        messages = [command_message(game=record.game, original=msg, sender=referee_address,
+                                    to=sender, title=answer.title,
+                                    text=f"{answer.text}\n\n{status}", lang=lang)]
+    queue(queue_dir, messages)
+    line = f"{label} from {sender}: command {name} ({player}); answer queued"
+    if name == "resign":
+        line = f"{label} from {sender}: {player} resigned; the bot plays their seat; answer queued"
+    if answer.moved:
+        count = queue_stand_in_views(game, referee_address, queue_dir, pictures=pictures)
+        line += (f"; the bot moved for {player} ({counted(answer.moved, 'move')}); "
+                 f"{counted(count, 'message')} queued")
+    if name == "resign":
+        from rebis_pbm.transports import announce
+        note = announce(game)
+        line += f"; note: {note}" if note else ""
+    return Handled(line, applied=name == "resign")
 
 
 def _clock_for(record: Record) -> str | None:
@@ -359,8 +438,8 @@ SUBJECT_GAME = re.compile(r"\[Rebis ([^\]\s]+)\]")  # the game id in our message
 
 def game_named(msg: EmailMessage) -> list[str]:
     """The game ids a message names, most trusted first: the ``game`` field of the move in it
-    (an attachment or the text, docs/mail.md), then the ``[Rebis GAME]`` of its subject (which
-    a reply to a view keeps)."""
+    (an attachment or the text, docs/mail.md) or the game its command names, then the
+    ``[Rebis GAME]`` of its subject (which a reply to a view keeps)."""
     from rebis_pbm.formats.yaml_reader import load_yaml
     named = []
     try:  # the strict reader of every move: the message may come from anyone
@@ -370,6 +449,9 @@ def game_named(msg: EmailMessage) -> list[str]:
         doc = None
     if isinstance(doc, dict) and isinstance(doc.get("game"), (str, int)):
         named.append(str(doc["game"]))
+    command = find_command(msg) if doc is None else None
+    if command is not None and command.command.game is not None:  # "view GAME" (docs/mail.md)
+        named.append(command.command.game)
     found = SUBJECT_GAME.search(str(msg.get("Subject", "")))
     if found:
         named.append(found.group(1))

@@ -1,0 +1,305 @@
+"""A player's commands (help, view, moves, history, resign): what each does, for every transport.
+
+A command is one line, ``NAME [GAME]`` (docs/mail.md, "Commands"): the transports find the line
+(a mail's subject or first line of text) and answer with what :func:`carry_out` returns, to the
+player alone. Only ``resign`` changes the record: it is logged as the referee's
+``replace_player`` action with the reason ``resigned by mail`` and no new address, key or
+language (the record's format has no action of its own for it:
+:func:`rebis_pbm.record.deadlines.resigned` reads it), and from then on the bot moves for that
+player whenever they are to move (:func:`play_resigned`), each move recorded as the referee's
+with the same reason, as ``tick`` records a missed deadline's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import NamedTuple
+
+from rebis_pbm.app.deadlines import _move_for, _require_v2
+from rebis_pbm.app.games import Game, open_game
+from rebis_pbm.app.reading import legal_moves_listing
+from rebis_pbm.app.views import stand_ins
+from rebis_pbm.engine.phrases import N_, Phrase
+from rebis_pbm.errors import Failed, Refused
+from rebis_pbm.files.atomic import PathLike
+from rebis_pbm.files.lock import locked
+from rebis_pbm.record import Record, Replay
+from rebis_pbm.record.deadlines import RESIGNED, resigned
+
+LINE = re.compile(r"[ \t]*([A-Za-z][A-Za-z-]*)((?:[ \t]+[^\s:]+)*)[ \t]*")  # NAME [WORDS]
+
+
+class Command(NamedTuple):
+    """A command line read (:func:`parse_command`): its ``name`` (lower case, possibly no
+    command's), the game it names (``game``, or None) and the ``line`` as written (what a
+    player with a key signs)."""
+
+    name: str
+    game: str | None
+    line: str
+
+
+class Answer(NamedTuple):
+    """What a command gives its player: ``title`` (a subject's words after ``[Rebis GAME]``)
+    and ``text`` (the message's text), both in the player's language; ``view``: the player's
+    view is to be sent as ``mail views --player`` sends it (``view``), with no text of its own;
+    ``moved``: the bot moved for the player (``resign``), so every player's view changed."""
+
+    title: str
+    text: str
+    view: bool = False
+    moved: int = 0
+
+
+Handler = Callable[[PathLike, str, str | None, str | None], Answer]  # game, player, lang, now
+
+
+class Spec(NamedTuple):
+    """One command of the table: ``summary`` (a line of the help, translatable), and
+    ``handler(game, player, lang, now)`` (None: not available in this game)."""
+
+    summary: str
+    handler: Handler | None
+
+
+def _gettext(lang: str | None) -> Callable[[str], str]:
+    from rebis_pbm.present.i18n import gettext_for
+    return gettext_for(lang)
+
+
+def help_text(lang: str | None) -> str:
+    """The commands, one a line, and how to send one, in ``lang``."""
+    _ = _gettext(lang)
+    rows = [f"{name:<9} {_(spec.summary)}" for name, spec in COMMANDS.items()
+            if spec.handler is not None]
+    off = [name for name, spec in COMMANDS.items() if spec.handler is None]
+    lines = [_("Commands: write one of these words as the subject of a message to the referee, "
+               "or as the first line of its text (the game's id may follow it, e.g. "
+               "\"history GAME\"):"), "", *rows]
+    if off:
+        lines += ["", _("Not available in this game: {commands}.").format(
+            commands=", ".join(off))]
+    lines += ["", _("A player who registered a key signs the command line, which then names the "
+                    "game (\"history GAME\"): ssh-keygen -Y sign -f KEY -n rebis-pbm FILE, with "
+                    "FILE holding that line; attach FILE.sig, or paste the signature below "
+                    "the line.")]
+    return "\n".join(lines)
+
+
+def _help(game: PathLike, player: str, lang: str | None,
+          now: str | None = None) -> Answer:
+    return Answer(_gettext(lang)(N_("the commands")), help_text(lang))
+
+
+def _view(game: PathLike, player: str, lang: str | None,
+          now: str | None = None) -> Answer:
+    return Answer(_gettext(lang)(N_("your view")), "", view=True)
+
+
+def _moves(game: PathLike, player: str, lang: str | None,
+           now: str | None = None) -> Answer:
+    _ = _gettext(lang)
+    listing = legal_moves_listing(game, player, "yaml")  # Refused when not their turn
+    moves = [doc for doc in listing.split("---\n") if doc.strip()]
+    blocks = [f"# {number}\n---\n{doc}..." for number, doc in enumerate(moves, 1)]
+    head = _("Your legal moves: {count}. Each block below, from its line '---' to its line "
+             "'...', is a move file ready to send: reply with the one you choose in your "
+             "text (or saved as a file and attached).").format(count=len(moves))
+    return Answer(_("your legal moves"), head + "\n\n" + "\n\n".join(blocks))
+
+
+def history_lines(record: Record, replay: Replay, lang: str | None) -> list[str]:
+    """Every move so far as the public view tells it (no hidden card), one line each, in
+    ``lang``: the deal, then ``Turn N (player): ...``; a move the referee made for its player
+    says so. Empty in the join phase of a fair deal (nothing is played before the deal)."""
+    from rebis_pbm.present.views import account
+    if replay.state is None:
+        return []
+    _ = _gettext(lang)
+    reasons = stand_ins(record)
+    lines = [_("The deal: {account}").format(account=account(replay.setup_events, None, lang))]
+    for move, events in replay.history:
+        lines.append(_("Turn {turn} ({player}): {account}").format(
+            turn=move.turn, player=move.player,
+            account=account(events, None, lang, stand_in=reasons.get(move.turn))))
+    return lines
+
+
+def _history(game: PathLike, player: str, lang: str | None,
+             now: str | None = None) -> Answer:
+    _ = _gettext(lang)
+    record, replay, _seed = open_game(game)
+    lines = history_lines(record, replay, lang)
+    text = "\n".join(lines) if lines else _(
+        "No move has been made yet: the deal waits for joins by {players}.").format(
+            players=", ".join(record.waiting_for()))
+    return Answer(_("the moves so far"), text)
+
+
+def _resign(game: PathLike, player: str, lang: str | None,
+            now: str | None = None) -> Answer:
+    _ = _gettext(lang)
+    moved = resign(game, player, now=now)
+    text = _("You have left the game: from now on the bot moves for you, to the end of the "
+             "game, and the record says so (the referee's action `replace-player`, "
+             "\"{reason}\"). "
+             "You still receive your view after each move.").format(reason=RESIGNED)
+    return Answer(_("you resigned"), text, moved=moved)
+
+
+def resign(game: PathLike, player: str, *, now: str | None = None) -> int:
+    """``player`` leaves the game for good (the ``resign`` command): logged as the referee's
+    ``replace_player`` action (reason ``resigned by mail``, nothing replaced), then the bot
+    moves for them at once if they are to move (:func:`play_resigned`). Returns how many
+    moves the bot made.
+
+    Raises:
+        Refused: the game is over or abandoned, in its join phase (the bot cannot join for
+            them), the player resigned already, or registered a key (a stand-in move would
+            need their signature); a rebis-pbm/1 record, which logs no action. Nothing written.
+        as :func:`rebis_pbm.app.deadlines.log_action` for the referee's side.
+    """
+    from rebis_pbm.app.deadlines import log_action
+    record, replay, _seed = open_game(game)
+    _refuse_resign(record, replay, player, game)
+    log_action(game, "replace_player", now=now, player=player, reason=RESIGNED)
+    return len(play_resigned(game, now=now))
+
+
+def _refuse_resign(record: Record, replay: Replay, player: str, game: PathLike) -> None:
+    state = replay.state
+    if state is None:
+        raise Refused(phrase=Phrase(N_("{player} cannot resign before the deal: the bot cannot "
+                                       "join for them; send your join, or ask the referee"),
+                                    {"player": player}))
+    if state.finished or record.abandoned(state):
+        raise Refused(phrase=Phrase(N_("game {game} is over; nothing changed"),
+                                    {"game": record.game}))
+    if resigned(record, player):
+        raise Refused(phrase=Phrase(N_("{player} has resigned already; nothing changed"),
+                                    {"player": player}))
+    if record.player_keys(player):
+        raise Refused(phrase=Phrase(N_("{player} registered a key, and the bot cannot sign "
+                                       "moves for them: ask the referee to end your part"),
+                                    {"player": player}))
+    try:
+        _require_v2(record, game)
+    except Failed as exc:  # a rebis-pbm/1 record logs no action
+        raise Refused(str(exc)) from None
+
+
+def play_resigned(game: PathLike, *, now: str | None = None,
+                  views_dir: PathLike | None = None) -> list[tuple[int, str]]:
+    """While the player to move has resigned (:func:`rebis_pbm.record.deadlines.resigned`),
+    the bot (greedy) moves for them, recorded as the referee's with the reason ``resigned by
+    mail``, under the record's lock (a player with a key is left alone: the bot cannot sign).
+    Returns ``(turn, player)`` of each move made (none: nothing written).
+
+    Raises:
+        as :func:`rebis_pbm.app.moves.submit_move` for the referee's side.
+    """
+    moved: list[tuple[int, str]] = []
+    with locked(game):
+        opened = open_game(game)
+        while True:
+            record, replay, seed = opened
+            state = replay.state
+            if (state is None or state.finished or record.abandoned(state)
+                    or state.player_to_move is None
+                    or not resigned(record, state.player_to_move)):
+                return moved
+            player = state.player_to_move
+            if record.player_keys(player):  # the bot cannot sign for them
+                return moved
+            done = _move_for(game, opened, player, "greedy", RESIGNED, now, views_dir)
+            moved.append((done.move.turn, player))
+            opened = Game(done.record, done.replay, seed)
+
+
+# The commands, in the order the help lists them. A command not yet available in this game has
+# no handler: it is answered "not available in this game" (away and back: absences, to come).
+COMMANDS: dict[str, Spec] = {
+    "help": Spec(N_("this list"), _help),
+    "view": Spec(N_("your view of the game, sent again"), _view),
+    "moves": Spec(N_("your legal moves, each a move file ready to send"), _moves),
+    "history": Spec(N_("every move so far, as anyone may know it"), _history),
+    "resign": Spec(N_("leave the game: the bot makes your moves to the end"), _resign),
+    "away": Spec(N_("away from a date to a date"), None),
+    "back": Spec(N_("back before the end of an absence"), None),
+}
+
+
+def parse_command(line: str) -> Command | None:
+    """The command in one line of text, or None when the line is not one: a word (letters and
+    ``-``) with at most one more word (the game id) and no ``:`` (a move file's first line
+    always has one, or starts with ``#``, ``---`` or ``{``). The name may be no command's
+    (:func:`carry_out` answers it with the help)."""
+    found = LINE.fullmatch(line)
+    if found is None:
+        return None
+    words = found.group(2).split()
+    if len(words) > 1:
+        return None
+    return Command(found.group(1).lower(), words[0] if words else None, line.strip())
+
+
+def command_signature(record: Record, player: str, command: Command,
+                      signature: bytes | None) -> None:
+    """A command of a player who registered a key must be signed as their moves are: the
+    armoured SSH signature (namespace ``rebis-pbm``) over the command line followed by a line
+    feed, a line that names the game (so that a signed command cannot be sent again to another
+    game). Nothing to check for a player without a key.
+
+    Raises:
+        Refused: no signature, one that does not check, or a line that names no game.
+    """
+    from rebis_pbm.crypto.signatures import signed_by
+    keys = record.player_keys(player)
+    if not keys:
+        return
+    if signature is None:
+        raise Refused(phrase=Phrase(N_(
+            "{player} registered a key, so their commands must be signed (ssh-keygen -Y sign -f "
+            "KEY -n rebis-pbm FILE, with FILE holding the command line); no signature came "
+            "with it"), {"player": player}))
+    if command.game is None:
+        raise Refused(phrase=Phrase(N_(
+            "a signed command names the game, so that it cannot be sent again to another game: "
+            "write \"{name} {game}\", and sign that line"),
+            {"name": command.name, "game": record.game}))
+    if not signed_by((command.line + "\n").encode("utf-8"),
+                     signature.decode("ascii", "replace"), keys):
+        raise Refused(phrase=Phrase(N_(
+            "the command's signature does not check against {player}'s key over the line "
+            "\"{line}\" (sign a file holding exactly that line, with ssh-keygen -Y sign -n "
+            "rebis-pbm)"), {"player": player, "line": command.line}))
+
+
+def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *,
+              now: str | None = None) -> Answer:
+    """What ``command`` from ``player`` (registered, and its signature checked:
+    :func:`command_signature`) gives them, in ``lang``: an unknown command the help; a command
+    not available in this game a sentence saying so, then the help. ``now``: the time a change
+    is logged at (``resign``; default the clock).
+
+    Raises:
+        Refused: the command names another game, or cannot be carried out now (``moves`` when
+            it is not the player's turn, ``resign`` as :func:`resign` refuses); nothing
+            changed. The referee's side raises as :func:`open_game`.
+    """
+    _ = _gettext(lang)
+    record = open_game(game).record
+    if command.game is not None and command.game != record.game:
+        raise Refused(phrase=Phrase(N_("this command is for game {named}, but this is game "
+                                       "{game}; nothing changed"),
+                                    {"named": command.game, "game": record.game}))
+    spec = COMMANDS.get(command.name)
+    if spec is None:
+        return Answer(_("the commands"), _("\"{name}\" is not a command.").format(
+            name=command.name) + "\n\n" + help_text(lang))
+    if spec.handler is None:
+        return Answer(_("{name}: not available").format(name=command.name),
+                      _("The command {name} is not available in this game.").format(
+                          name=command.name) + "\n\n" + help_text(lang))
+    return spec.handler(game, player, lang, now)
