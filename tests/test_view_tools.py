@@ -190,8 +190,9 @@ def test_a_signed_move_of_a_card_not_held_is_told_so_first(tmp_path):
                                   keys={p: k.with_suffix(".pub").read_text()
                                         for p, k in keys.items()})
     missing = next(c for c in range(1, 10) if c not in created.state.hands[0])
-    data = MOVE.format(game=created.record.game, card=missing).replace("positive",
-                                                                        "negative").encode()
+    data = MOVE.format(game=created.record.game, card=missing).replace("positive", "negative")
+    # rebis-pbm/4: a signed move names the history it answers (its view's witness)
+    data = data.replace("turn: 1", f"after: {created.record.last_digest()}\nturn: 1").encode()
     with pytest.raises(IllegalMove) as public:  # unsigned, the engine answers R7 first
         check_move(created.state, referee.read_move(created.record, tmp_path / "g.yaml", data,
                                                     "m.yaml"))

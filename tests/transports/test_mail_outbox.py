@@ -17,12 +17,21 @@ from transport_support import REPO, new_args
 
 
 def test_tick_and_git_apply_queue_mail_through_the_outbox_interface():
-    for name in ("deadlines.py", "git.py"):
-        tree = ast.parse((REPO / "rebis_pbm" / "cli" / name).read_text())
+    """tick (cli/deadlines.py) and the git job (transports/git/notify.py, the one module of the
+    git transport that tells players) obtain an outbox through outbox_for; no module of the git
+    transport imports the mail transport's."""
+    package = REPO / "rebis_pbm"
+    for path in (package / "cli" / "deadlines.py", package / "transports" / "git" / "notify.py"):
+        tree = ast.parse(path.read_text())
         imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-        assert "rebis_pbm.transports" in imported, name
+        assert "rebis_pbm.transports" in imported, path.name
         mail = {m for m in imported if m and m.startswith("rebis_pbm.transports.mail")}
-        assert mail <= {"rebis_pbm.transports.mail.policy"}, name  # an address's form only
+        assert mail <= {"rebis_pbm.transports.mail.policy"}, path.name  # an address's form only
+    for path in (package / "transports" / "git").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not {m for m in imported if m and m.startswith("rebis_pbm.transports.mail")}, \
+            path.name
 
 
 def test_the_mail_outbox_queues_beside_the_record(tmp_path: Path):
