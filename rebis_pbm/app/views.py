@@ -19,7 +19,7 @@ from rebis_pbm.errors import ExitCode, Failed, UsageError
 from rebis_pbm.files.atomic import PathLike, explain_os_error, make_folder, read_input, write_atomic
 from rebis_pbm.formats.yaml_reader import top_level_text
 from rebis_pbm.present import views as views_mod
-from rebis_pbm.record import CorruptRecord, Record, Replay, secret_path
+from rebis_pbm.record import BEFORE_V4, CorruptRecord, Record, Replay, secret_path
 
 
 def record_view(record: Record, replay: Replay, viewer: str | None,
@@ -48,6 +48,9 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
             deadline = deadline_of(record)
             if deadline is not None:
                 view["deadline"] = deadline  # docs/deadlines.md
+    if record.format not in BEFORE_V4:  # rebis-pbm/4 (absences): who is away, the reader's zone
+        from rebis_pbm.record.deadlines import view_times
+        view.update(view_times(record, viewer))
     if viewer is not None and record.lang(viewer) != "en":
         # The viewer's language, in their own view only, after their name: their tools answer
         # in it (check --view, moves --view; docs/views.md "Languages").

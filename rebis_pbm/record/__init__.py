@@ -23,6 +23,7 @@ from rebis_pbm.record.digests import (
 )
 from rebis_pbm.record.model import (
     BEFORE_V3,
+    BEFORE_V4,
     FAIR_DEAL,
     FORMAT,
     FORMATS,
@@ -55,6 +56,7 @@ from rebis_pbm.record.verify import (
 
 __all__ = [
     "BEFORE_V3",
+    "BEFORE_V4",
     "CODES",
     "FAIR_DEAL",
     "FORMAT",

@@ -437,7 +437,9 @@ _RECORD_DIGEST = ("the keyed record digest record_hmac (the players' keys, addre
 
 _ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
                  "extend_deadline": "the referee extended the deadline by {seconds} s",
-                 "end_game": "the referee ended the game"}
+                 "end_game": "the referee ended the game",
+                 "away": "{player} is away from {start} to {end}",  # rebis-pbm/4 (absences)
+                 "back": "{player} is back"}
 
 
 def referee_lines(record: Record) -> list[str]:
@@ -457,7 +459,8 @@ def referee_lines(record: Record) -> list[str]:
                      f"{' and '.join(changed) or 'address'}")
         else:
             words = _ACTION_WORDS.get(action.get("action"), str(action.get("action")))
-            words = words.format(player=action.get("player"), seconds=action.get("seconds"))
+            words = words.format(player=action.get("player"), seconds=action.get("seconds"),
+                                 start=action.get("start"), end=action.get("end"))
         # one line whoever wrote the record: a reason must not pass for a line of the verdict
         why = f" ({one_line(str(action['reason']))})" if action.get("reason") else ""
         lines.append(f"  after turn {action.get('after')}, at {action.get('at')}: {words}{why}")

@@ -189,16 +189,21 @@ RECORD_DOMAIN = "rebis-pbm/record-digest/v1"
 
 
 def record_document(header_sha256: str, chain_sha256: str, actions_sha256: str | None,
-                    addresses: dict, public_addresses: bool, langs: dict) -> dict:
+                    addresses: dict, public_addresses: bool, langs: dict,
+                    time_zones: dict | None = None) -> dict:
     """What ``record_hmac`` covers (docs/audit.md, "The keyed record digest"):
     ``{"domain": "rebis-pbm/record-digest/v1", "header_sha256": ..., "chain_sha256": the last
     chain digest of the joins and moves (the header's when there is none), "actions_sha256":
     the last logged action's chain digest (null when none), "addresses": {player: address},
-    "public_addresses": true|false, "langs": {player: code}}``."""
-    return {"domain": RECORD_DOMAIN, "header_sha256": header_sha256,
-            "chain_sha256": chain_sha256, "actions_sha256": actions_sha256,
-            "addresses": dict(addresses), "public_addresses": bool(public_addresses),
-            "langs": dict(langs)}
+    "public_addresses": true|false, "langs": {player: code}}``, and ``"time_zones": {player:
+    zone}`` when a rebis-pbm/4 record has any (an older record's document is unchanged)."""
+    document = {"domain": RECORD_DOMAIN, "header_sha256": header_sha256,
+                "chain_sha256": chain_sha256, "actions_sha256": actions_sha256,
+                "addresses": dict(addresses), "public_addresses": bool(public_addresses),
+                "langs": dict(langs)}
+    if time_zones:  # rebis-pbm/4 (absences)
+        document["time_zones"] = dict(time_zones)
+    return document
 
 
 def record_digest(seed: str, document: dict) -> str:
@@ -399,7 +404,8 @@ def unsalted(secret: str) -> tuple[str, str]:
 # rebis-pbm/3 record relabelled rebis-pbm/2 (to shed record_hmac, its encryption settings and
 # the rest of what /3 checks) no longer matches its commitment once the seed is known.
 COMMITMENT_DOMAINS = {"rebis-pbm/2": COMMITMENT_DOMAIN,
-                      "rebis-pbm/3": "rebis-pbm/seed-commitment/v3"}
+                      "rebis-pbm/3": "rebis-pbm/seed-commitment/v3",
+                      "rebis-pbm/4": "rebis-pbm/seed-commitment/v4"}  # issue 27's format
 
 
 def salted_commitment(seed: str, salt: str, domain: str = COMMITMENT_DOMAIN) -> str:

@@ -32,9 +32,9 @@ from rebis_pbm.record.digests import (
     unsalted,
 )
 
-FORMAT = "rebis-pbm/3"  # the format new games are written in
+FORMAT = "rebis-pbm/4"  # the format new games are written in
 # every format this version reads, verifies and appends to
-FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
+FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4")
 
 REFEREE_DEAL = "referee"  # a rebis-pbm/2 deal from the referee's seed alone (new --referee-deal)
 FAIR_DEAL = "players"  # from the referee's seed and every player's join entropy (docs/shuffle.md)
@@ -68,6 +68,13 @@ ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
 # rebis-pbm/3 also adds ``record_hmac``: the keyed record digest (digests.record_digest), which
 # binds the header, the chains' heads and the fields no digest covered (addresses, langs,
 # public_addresses) to the seed; every write recomputes it, every read with the seed checks it.
+BEFORE_V4 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
+# rebis-pbm/4 (absences): the header's ``absence`` ({seconds, slots}: each player's yearly
+# allowance, new --absence) and ``grace`` (seconds after a deadline before the missed-move
+# policy, new --grace), covered by the header digest; ``time_zones`` (player -> IANA zone, for
+# display only, like langs: covered by record_hmac); the actions ``away`` and ``back``
+# (record.deadlines.absences), chained like every action.
+ABSENCE_FIELDS = ("absence", "grace")
 
 
 def check_seed(record: Record, seed: str) -> None:
@@ -278,6 +285,7 @@ class Record:
     actions: tuple[dict, ...] = ()
     langs: dict[str, str] = field(default_factory=dict, hash=False)
     record_hmac: str | None = field(default=None, compare=False, hash=False)
+    time_zones: dict[str, str] = field(default_factory=dict, hash=False)  # rebis-pbm/4 (absences)
 
     def __repr__(self) -> str:
         """Which game and how far: ``Record(game='g-1', format='rebis-pbm/3', players=('ann',
@@ -305,6 +313,12 @@ class Record:
         if self.langs and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no langs: the players' languages came "
                              f"with rebis-pbm/3")
+        if self.format in BEFORE_V4 and (  # rebis-pbm/4 (absences)
+                self.time_zones or any(f in self.header_extra for f in ABSENCE_FIELDS)
+                or any(a.get("action") in ("away", "back") for a in self.actions)):
+            raise ValueError(f"a {self.format} record has no absences, grace period or time "
+                             f"zones: they came with rebis-pbm/4, so this record is damaged "
+                             f"(edited by hand)")
         if self.record_hmac is not None and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no record_hmac: the keyed record "
                              f"digest came with rebis-pbm/3")
@@ -330,7 +344,8 @@ class Record:
         return record_digest(seed, record_document(
             str(self.header_sha256), self.last_digest(),
             str(self.actions[-1].get("chain_sha256")) if self.actions else None,
-            shown.get("addresses", {}), self.public_addresses, shown.get("langs", {})))
+            shown.get("addresses", {}), self.public_addresses, shown.get("langs", {}),
+            shown.get("time_zones")))
 
     def keyed(self, seed: str) -> Record:
         """The record with its ``record_hmac`` computed with ``seed`` (rebis-pbm/3; an older
@@ -605,7 +620,15 @@ class Record:
             fields["public_addresses"] = True
         if self.langs:
             fields["langs"] = {p: self.langs[p] for p in self.players if p in self.langs}
+        if self.time_zones:  # rebis-pbm/4 (absences)
+            fields["time_zones"] = {p: self.time_zones[p] for p in self.players
+                                    if p in self.time_zones}
         return fields
+
+    def time_zone(self, player: str | None) -> str | None:
+        """The time zone ``player`` reads times in (rebis-pbm/4 ``time_zones``), or None (UTC;
+        the spectator's)."""
+        return self.time_zones.get(player) if player is not None else None
 
     @classmethod
     def from_dict(cls, data: dict) -> Record:
@@ -624,9 +647,10 @@ class Record:
             raise ValueError(f"addresses: {', '.join(strangers)} is not a player of this game "
                              f"(players: {', '.join(data['players'])})")
         langs = {str(p): str(code) for p, code in data.get("langs", {}).items()}
-        strangers = [name for name in langs if name not in data["players"]]
+        zones = {str(p): str(z) for p, z in data.get("time_zones", {}).items()}
+        strangers = [name for name in [*langs, *zones] if name not in data["players"]]
         if strangers:
-            raise ValueError(f"langs: {', '.join(strangers)} is not a player of this game "
+            raise ValueError(f"langs, time_zones: {', '.join(strangers)} is not a player of this game "
                              f"(players: {', '.join(data['players'])})")
         return cls(
             game=str(data["game"]),
@@ -650,11 +674,13 @@ class Record:
                              Proof.from_entry(j), str(j["chain_sha256"]))
                         for j in data.get("joins", ())),
             proofs=tuple(Proof.from_entry(m) for m in data["moves"]),
-            header_extra={k: data[k] for k in HEADER_EXTRA + ENCRYPTION_FIELDS if k in data},
+            header_extra={k: data[k] for k in HEADER_EXTRA + ENCRYPTION_FIELDS + ABSENCE_FIELDS
+                          if k in data},
             stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
             actions=tuple(dict(a) for a in data.get("actions", ())),
             langs=langs,
             record_hmac=None if data.get("record_hmac") is None else str(data["record_hmac"]),
+            time_zones=zones,
         )
 
 

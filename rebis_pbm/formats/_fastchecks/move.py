@@ -2,7 +2,7 @@
 # From schemas/move.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "468f7240a449cf230e16130a322046397aac47a12f5b3cca93ff871792968fff"
+SCHEMA_SHA256 = "dca9c23d1f2b34fd5ae96bf7e725ea54ed002cc59619cc29c3ce2d8f65774594"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re
