@@ -65,8 +65,8 @@ def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
         Failed: an older record or a game without an allowance.
     """
     from rebis_pbm.record.deadlines import (
+        absences,
         allowance_used,
-        away_now,
         format_time,
         now_text,
         parse_time,
@@ -84,10 +84,11 @@ def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
         if ends <= begins:
             raise UsageError(f"{format_time(ends)} is not after {format_time(begins)}: an "
                              f"absence ends after it begins", "--to")
-        current = away_now(record, player, at)
-        if current is not None and parse_time(current.start) < ends:
-            raise Refused(f"{player} is already away from {current.start} to {current.end}; "
-                          f"{player} may come back first (back), nothing was written")
+        for other in absences(record):  # the player's own absences may not overlap
+            if other.player == player and other.end != other.start \
+                    and parse_time(other.start) < ends and parse_time(other.end) > begins:
+                raise Refused(f"{player} is already away from {other.start} to {other.end}; "
+                              f"nothing was written")
         used, count = allowance_used(record, player, begins.year)
         length = int((ends - begins).total_seconds())
         if count + 1 > slots:

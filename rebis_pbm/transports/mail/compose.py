@@ -256,11 +256,11 @@ def late_messages(*, game: str, view: View, view_text: str, view_yaml: str, send
     msg["Subject"] = f"[Rebis {game}] " + _("turn {turn}: you are late").format(turn=turn)
     out = [msg]
     for name, address, their_lang, their_zone in others:
-        _o = gettext_for(their_lang)
-        line = _o("{player} is late for turn {turn}: the referee will move for them after "
+        _ = gettext_for(their_lang)  # each reader's own language
+        line = _("{player} is late for turn {turn}: the referee will move for them after "
                   "{grace_end} unless their move comes first.").format(
             player=late, turn=turn, grace_end=shown_time(grace_end, their_zone))
-        note = _message(sender, address, name, f"[Rebis {game}] " + _o(
+        note = _message(sender, address, name, f"[Rebis {game}] " + _(
             "turn {turn}: {player} is late").format(turn=turn, player=late),
             auto="auto-generated", lang=their_lang)
         _thread(note, game, sender, None)
