@@ -650,7 +650,7 @@ class Record:
         zones = {str(p): str(z) for p, z in data.get("time_zones", {}).items()}
         strangers = [name for name in [*langs, *zones] if name not in data["players"]]
         if strangers:
-            raise ValueError(f"langs, time_zones: {', '.join(strangers)} is not a player of this game "
+            raise ValueError(f"langs: {', '.join(strangers)} is not a player of this game "
                              f"(players: {', '.join(data['players'])})")
         return cls(
             game=str(data["game"]),

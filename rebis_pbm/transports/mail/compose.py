@@ -17,6 +17,7 @@ from email.contentmanager import ContentManager, raw_data_manager
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
+from collections.abc import Sequence
 from typing import Any
 
 from rebis_pbm.present.i18n import N_, gettext_for
@@ -235,7 +236,8 @@ def reminder_message(*, game: str, view: View, view_text: str, view_yaml: str, s
 
 
 def late_messages(*, game: str, view: View, view_text: str, view_yaml: str, sender: str,
-                  to: str, grace_end: str, others: list[tuple[str, str, str | None, str | None]],
+                  to: str, grace_end: str,
+                  others: Sequence[tuple[str, str, str | None, str | None]],
                   lang: str | None = None, picture: View | None = None) -> list[EmailMessage]:
     """The late notices of one turn (docs/deadlines.md, "Grace period"): to the late player
     (``view`` is theirs, with its ``deadline``; ``to`` their address), their view told as late,
