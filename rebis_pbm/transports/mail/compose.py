@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from email.contentmanager import ContentManager, raw_data_manager
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
-from collections.abc import Sequence
 from typing import Any
 
 from rebis_pbm.present.i18n import N_, gettext_for
