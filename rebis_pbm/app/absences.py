@@ -1,5 +1,7 @@
-"""Absences (rebis-pbm/4, docs/deadlines.md): a player away stops the game's clock, within a
-yearly allowance; the referee's ``away`` and ``back`` commands and the mail commands call these.
+"""Absences (rebis-pbm/4): a player away stops the game's clock, within a yearly allowance.
+
+The referee's ``away`` and ``back`` commands and the players' mail commands call these
+(docs/deadlines.md, "Absences").
 """
 
 from __future__ import annotations

@@ -23,14 +23,24 @@ from rebis_pbm.files.atomic import PathLike, locked, write_atomic
 from rebis_pbm.record import BEFORE_V3, Record, dump_record
 
 
-class Ticked(NamedTuple):
-    """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), the
-    player a reminder is due for (None: none), and the player to move past their deadline but
-    within the grace period (rebis-pbm/4 ``grace``: a late notice is due; None: none)."""
-
+class _Ticked(NamedTuple):
     moved: list[tuple[int, str, str]]
     remind: str | None
-    late: str | None = None
+
+
+class Ticked(_Ticked):
+    """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), the
+    player a reminder is due for (None: none), and :attr:`late`, the player to move past their
+    deadline but within the grace period (rebis-pbm/4 ``grace``: a late notice is due; None:
+    none). It is the pair ``(moved, remind)`` as before, ``late`` an attribute beside it."""
+
+    late: str | None
+
+    def __new__(cls, moved: list[tuple[int, str, str]], remind: str | None,
+                late: str | None = None) -> Ticked:
+        made = super().__new__(cls, moved, remind)
+        made.late = late
+        return made
 
 
 def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
