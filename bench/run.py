@@ -608,6 +608,10 @@ def main() -> None:
         addresses_figures(exe, root, moves, floor, args.repeat)
         growth_figures(exe, root, floor, args.repeat)
         git_job_figures(exe, root, moves, floor, args.repeat)
+        from daily import signed_figures, view_check_figures
+
+        signed_figures(exe, root, args.repeat)
+        view_check_figures(exe, root, args.repeat)
         if args.many:
             many_games_figures(exe, root, args.many, args.rounds)
             git_shard_figures(exe, root, args.rounds)

@@ -23,17 +23,34 @@ from rebis_pbm.engine.phrases import Phrase
 
 
 class ExitCode(IntEnum):
-    """How a command ends (docs/cli.md). On 1, 2, 3 and 75 nothing on disk changes."""
+    """How a command ends (docs/cli.md): each code with its ``meaning`` (the command line's help
+    and docs/cli.md's table say it in these words) and whether it ``changes_nothing`` on disk.
 
-    OK = 0
-    REJECTED = 1     # a move refused by the rules (illegal, out of turn, stale, game over)
-    INPUT = 2        # unreadable or schema-invalid input, or bad usage
-    VERIFY = 3       # the record fails verification
-    BUG = 4          # an internal error, or a move recorded whose views could not be written
+    >>> ExitCode.BUSY.meaning.startswith("busy"), ExitCode.BUSY.changes_nothing
+    (True, True)
+    """
+
+    meaning: str
+    changes_nothing: bool
+
+    def __new__(cls, value: int, meaning: str, changes_nothing: bool = False) -> ExitCode:
+        code = int.__new__(cls, value)
+        code._value_ = value
+        code.meaning = meaning
+        code.changes_nothing = changes_nothing
+        return code
+
+    OK = 0, "done"
+    REJECTED = 1, "move rejected by the rules (illegal, out of turn, stale, game over)", True
+    INPUT = 2, "unreadable or schema-invalid input, or bad usage", True
+    VERIFY = 3, "the game record fails verification", True
+    BUG = 4, ("internal error (a bug; please report it), or a move recorded whose views could "
+              "not be written (the message says how to repair)")
     # EX_TEMPFAIL of sysexits.h, "try again later": a mail system piping a message into
     # `mail in -` keeps it and delivers it again; not 1, which would blame the move's player.
-    BUSY = 75
-    INTERRUPTED = 130  # the shell's convention for Ctrl-C
+    BUSY = 75, ("busy: another command held the record's lock for 30 s "
+                "(REBIS_PBM_LOCK_TIMEOUT); try again later"), True
+    INTERRUPTED = 130, "interrupted (Ctrl-C): run the same command again"  # the shell's Ctrl-C
 
 
 class RebisError(Exception):

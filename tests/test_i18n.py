@@ -88,6 +88,21 @@ def test_the_template_holds_every_message_marked_in_the_source():
                              f"{sorted(found - in_pot)}, stale {sorted(in_pot - found)}")
 
 
+def test_the_record_knows_the_join_placeholder_in_every_language_it_is_written_in():
+    """verify (record/audit.py, below the catalogs) recognises a join that kept the template's
+    words by the record's own list of them (record/wording.py): each language's translation of
+    the placeholder must be on it, else a blank join in that language would count in the deal."""
+    from rebis_pbm.record import wording
+
+    written = i18n.in_every_language(wording.JOIN_PLACEHOLDER)
+    assert set(written) <= set(wording.JOIN_PLACEHOLDER_WORDS), (
+        f"add {sorted(set(written) - set(wording.JOIN_PLACEHOLDER_WORDS))} to "
+        "rebis_pbm/record/wording.py's JOIN_PLACEHOLDER_WORDS")
+    for words in written:
+        assert wording.is_join_placeholder(f"  {words.lower()}\n")
+    assert not wording.is_join_placeholder(written[1] + " mais pas tout à fait")
+
+
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_compiled_catalogs_are_those_of_the_po_files_and_ship_in_the_package(lang):
     with open(LOCALE / lang / "LC_MESSAGES" / "rebis_pbm.mo", "rb") as f:

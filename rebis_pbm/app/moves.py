@@ -21,7 +21,7 @@ from rebis_pbm.app.games import (
 )
 from rebis_pbm.app.sealing import ENCRYPTED
 from rebis_pbm.app.views import check_views_dir, check_writable, make_views_dir, views_after_record
-from rebis_pbm.engine import IllegalMove, Move, State, apply_move
+from rebis_pbm.engine import Event, IllegalMove, Move, State, apply_move
 from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import ExitCode, InputError, RebisError, Refused, UsageError, one_line
 from rebis_pbm.files.atomic import PathLike, locked, read_input, write_atomic
@@ -46,7 +46,7 @@ class Submitted(NamedTuple):
     record: Record
     replay: Replay
     move: Move | JoinMove
-    events: tuple[object, ...]
+    events: tuple[Event, ...]
     duplicate: bool
     repaired: int = 0
     views_dir: str = ""

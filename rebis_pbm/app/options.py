@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from rebis_pbm.engine import Ruleset
+from rebis_pbm.engine.ruleset import SETTABLE as SETTABLE_RULES  # the declarations
 from rebis_pbm.errors import UsageError
 from rebis_pbm.formats.yaml_reader import clip
 
@@ -26,8 +27,6 @@ def name_value(item: str, option: str, form: str, example: str) -> tuple[str, st
         raise UsageError(f"{clip(item)!r}: write {form}, e.g. {example}", option)
     return name, value
 
-
-SETTABLE_RULES = ("golden_dust", "gold", "red", "shelf_limit", "hand_size", "multiplier")
 
 
 def ruleset_from(zero: bool = False, rules: Iterable[str] = ()) -> Ruleset:

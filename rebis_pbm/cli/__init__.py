@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import IO, Any, TypeVar
 
 import click
 
@@ -23,18 +24,26 @@ from rebis_pbm.errors import ExitCode, RebisError, UsageError, exit_code_of, one
 from rebis_pbm.files.atomic import os_error_message
 
 DEBUG_ENV = "REBIS_PBM_DEBUG"  # set: an internal error shows its traceback (for the referee)
-EXIT_CODES = """\b
-Exit codes:
-  0  done
-  1  move rejected by the rules (illegal, out of turn, stale, game over)
-  2  unreadable or schema-invalid input, or bad usage
-  3  the game record fails verification
-  4  internal error (a bug; please report it), or a move recorded
-     whose views could not be written (the message says how to repair)
-  75 busy: another command held the record's lock for 30 s
-     ($REBIS_PBM_LOCK_TIMEOUT); try again later
-  130 interrupted (Ctrl-C): run the same command again
-On 1, 2, 3 and 75 nothing on disk changes."""
+
+
+def exit_codes_help(codes: Iterable[ExitCode] = ExitCode, width: int = 72) -> str:
+    """The help's list of exit codes, from :class:`~rebis_pbm.errors.ExitCode` (their one
+    declaration): a code a line (longer meanings wrapped under it), then which change nothing.
+    ``\\b`` keeps click from re-wrapping it."""
+    import textwrap
+
+    codes = tuple(codes)
+    lines = ["\b", "Exit codes:"]
+    for code in codes:
+        lines += textwrap.wrap(code.meaning, width, initial_indent=f"  {int(code):<2} ",
+                               subsequent_indent=" " * 5, break_on_hyphens=False)
+    unchanged = [str(int(code)) for code in codes if code.changes_nothing]
+    said = ", ".join(unchanged[:-1]) + " and " + unchanged[-1] if len(unchanged) > 1 else \
+        "".join(unchanged)
+    return "\n".join([*lines, f"On {said} nothing on disk changes."])
+
+
+EXIT_CODES = exit_codes_help()
 
 
 class Failure(click.ClickException):
@@ -46,9 +55,10 @@ class Failure(click.ClickException):
 
     def __init__(self, message: str, exit_code: int):
         super().__init__(one_line(message))
-        self.exit_code = exit_code
+        # click types exit_code as a class variable; a Failure carries its own, as click's Exit.
+        self.exit_code = exit_code  # type: ignore[misc]
 
-    def show(self, file: Any = None) -> None:
+    def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"rebis-pbm: {self.format_message()}", err=True)
 
 
@@ -167,7 +177,10 @@ def main() -> None:
         sys.exit(ExitCode.INTERRUPTED)
 
 
-def game_argument(f):  # type: ignore[no-untyped-def]
+F = TypeVar("F", bound=Callable[..., Any])  # a command's function, as click's decorators take it
+
+
+def game_argument(f: F) -> F:
     """The GAME argument of the commands that take a record."""
     return click.argument("game", type=click.Path(dir_okay=False, readable=False))(f)
 
@@ -175,7 +188,7 @@ def game_argument(f):  # type: ignore[no-untyped-def]
 PICTURES_ENV = "REBIS_PBM_MAIL_PICTURES"  # =0: no picture in mail, e.g. on a cron line
 
 
-def pictures_option(f):  # type: ignore[no-untyped-def]
+def pictures_option(f: F) -> F:
     """``--pictures/--no-pictures`` (or REBIS_PBM_MAIL_PICTURES=0): whether the views' messages a
     command queues carry their picture (the default, docs/mail.md). The one definition of the
     option, its help and its environment variable, for every command that queues views (``mail
@@ -189,7 +202,7 @@ def pictures_option(f):  # type: ignore[no-untyped-def]
                         f"(or {PICTURES_ENV}=0) leaves it out for speed.")(f)
 
 
-def queue_option(f):  # type: ignore[no-untyped-def]
+def queue_option(f: F) -> F:
     """``--queue DIR`` (a ``Path``, or None for the default beside the record): the Maildir a
     command queues its messages in. The one definition for the commands that queue beside a
     game (``mail in``, ``mail views``, ``mail out``, ``tick``); ``git apply --queue`` is another
@@ -204,12 +217,12 @@ def queue_option(f):  # type: ignore[no-untyped-def]
 REFEREE_ENV = "REBIS_PBM_REFEREE"  # the referee's address, e.g. exported once for cron lines
 
 
-def referee_option(required: bool = False):  # type: ignore[no-untyped-def]
+def referee_option(required: bool = False) -> Callable[[F], F]:
     """``--referee ADDRESS`` (or REBIS_PBM_REFEREE), passed as ``referee_address``: the From of
     the messages a command queues, checked as an address when given. The one definition of the
     option, its help and its environment variable, for every command that queues messages
     (``mail in``, ``mail views``: ``required``; ``tick``, ``git apply``: only to queue them)."""
-    def add(f):  # type: ignore[no-untyped-def]
+    def add(f: F) -> F:
         return click.option("--referee", "referee_address", metavar="ADDRESS",
                             envvar=REFEREE_ENV, show_envvar=True, required=required,
                             callback=_checked_referee,

@@ -9,12 +9,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from rebis_pbm import app as referee
 from rebis_pbm.cli import cli
 from rebis_pbm.errors import ExitCode, UsageError, one_line
+
+if TYPE_CHECKING:
+    from rebis_pbm.record.audit import Report
 
 
 @cli.command()
@@ -93,7 +97,7 @@ def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, 
         ctx.exit(ExitCode.VERIFY)
 
 
-def many_line(report) -> str:
+def many_line(report: Report) -> str:
     """One record's line in a verify of many: ``verified  FILE: game ID, N moves`` (``verified
     without the seed`` when it could not be checked completely) or ``FAILED  FILE: where:
     what``."""

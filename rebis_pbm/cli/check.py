@@ -52,13 +52,14 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
         lang = None if lang is None else check_language(lang)
         data, source = read_input(game, kind="move")
         try:
-            move = referee.check_against_view(view_file, data, source)
+            legal = referee.check_against_view(view_file, data, source)
         except Refused as exc:
             if lang is None:
                 lang = referee.view_language(view_file)
             raise in_language(exc, lang) from None
-        click.echo(f"{source}: a legal move of turn {move.turn} by {move.player} in {view_file}'s "
-                   f"position; the referee will accept it if nothing has changed since.")
+        click.echo(f"{source}: a legal move of turn {legal.turn} by {legal.player} in "
+                   f"{view_file}'s position; the referee will accept it if nothing has changed "
+                   f"since.")
         return
     if game is None or move_file is None:
         raise click.UsageError("give GAME and MOVE.yaml, or MOVE.yaml --view VIEW.yaml")

@@ -102,8 +102,10 @@ def move_for(game: str, player: str, strategy: str, now: str | None,
 @_NOW
 def extend(game: str, by: str, reason: str | None, now: str | None) -> None:
     """Extend the current turn's deadline; logged in the record."""
+    # app.log_action's **fields says str, yet records `seconds` as the int it is given.
     record = referee.log_action(game, "extend_deadline", now=now,
-                                seconds=parse_duration(by, "--by"), reason=reason)
+                                seconds=parse_duration(by, "--by"),  # type: ignore[arg-type]
+                                reason=reason)
     from rebis_pbm.record.deadlines import deadline_of
     click.echo(f"The deadline of turn {len(record.moves) + 1} is now {deadline_of(record)}.")
 

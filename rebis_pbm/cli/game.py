@@ -10,16 +10,26 @@ import os
 import click
 
 from rebis_pbm import app as referee
-from rebis_pbm.cli import EXIT_CODES, announce_turn, cli, game_argument
+from rebis_pbm.cli import EXIT_CODES, F, announce_turn, cli, game_argument
 from rebis_pbm.errors import InputError, Refused, UsageError
 from rebis_pbm.files.atomic import read_input
 from rebis_pbm.present import views as views_mod
 
 
-def _views_dir_option(f):  # type: ignore[no-untyped-def]
+def _views_dir_option(f: F) -> F:
     return click.option("--views-dir", type=click.Path(file_okay=False),
                         help="Where to write the views (default: GAME's name with .views, "
                         "beside it).")(f)
+
+
+def rule_help() -> str:
+    """``--rule``'s help, from the ruleset's declarations
+    (:data:`rebis_pbm.engine.ruleset.PARAMETERS`): each parameter it sets, its values, what it
+    is and its rulings."""
+    from rebis_pbm.engine.ruleset import PARAMETERS
+
+    return "Set a ruleset parameter (repeatable): " + "; ".join(
+        f"{p.name}={p.allowed}, {p.help} ({p.rulings})" for p in PARAMETERS if p.settable) + "."
 
 
 def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict[str, str]]:
@@ -65,9 +75,7 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
               help="The language a player's view, mails, template and refusals are written in: "
               "en (the default), fr or pt (docs/views.md, \"Languages\").")
 @click.option("--zero", is_flag=True, help="Play with the Rebis: Zero option (R2).")
-@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE",
-              help="Set a ruleset parameter (R3, R4): golden_dust, gold, red, shelf_limit, "
-              "hand_size, multiplier.")
+@click.option("--rule", "rules", multiple=True, metavar="NAME=VALUE", help=rule_help())
 @click.option("--game-id", help="The game's id (default: random).")
 @click.option("--random-seats", is_flag=True, help="Draw the seat order from the seed (R5).")
 @click.option("--deadline", metavar="DURATION", help="Each turn's time, e.g. 72h or 3d; "

@@ -1,32 +1,122 @@
-"""The ruleset: every number the rulings make a parameter (R1-R4), with the rulings' defaults.
+"""The ruleset: every number the rulings make a parameter (R1-R4), each declared once.
 
 A game is played under one resolved ruleset, written in full into its record, so that a game started
-with other numbers replays with them.
+with other numbers replays with them. Each parameter is one :class:`Parameter` in
+:data:`PARAMETERS` (name, default, bounds, rulings, help, the view's words, whether ``new --rule``
+sets it): :class:`Ruleset` checks its fields by them, the command line's help and the record
+schema's test read them (docs/architecture.md, "A new ruleset parameter").
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-MULTIPLIERS = ("additive", "doubling")
+V = TypeVar("V", int, bool, str)
+
+
+class Parameter(Generic[V]):
+    """One parameter of the ruleset, declared once: the ruleset's check, ``new --rule``'s help
+    and its check, the record schema's test and the view's words all read it (docs/architecture.md,
+    "A new ruleset parameter"). A plain class: a dataclass or named tuple costs more to define at
+    every command's start.
+
+    Attributes:
+        name: the field of :class:`Ruleset` and of the record's ``ruleset`` (and ``--rule NAME``).
+        default: the rulings' value.
+        rulings: the rulings that make it a parameter, e.g. ``"R3"``.
+        help: what it is, one phrase in English (``new --rule``'s help).
+        view: its words in a view's ruleset line (English), ``{value}`` its value; a flag's words
+            are shown when it is true.
+        low, high: a whole number's bounds, inclusive (not for a flag or a choice).
+        choices: the words it may be (a choice), else ``()``.
+        settable: whether ``new --rule NAME=VALUE`` sets it (a flag has its own option).
+
+    >>> PARAMETER["red"].allowed, PARAMETER["multiplier"].allowed, PARAMETER["zero"].allowed
+    ('0 or 1', 'additive or doubling', 'true or false')
+    """
+
+    __slots__ = ("choices", "default", "help", "high", "low", "name", "rulings", "settable",
+                 "view")
+
+    def __init__(self, name: str, default: V, rulings: str, help: str, view: str, *,
+                 low: int = 0, high: int = 99, choices: tuple[str, ...] = (),
+                 settable: bool = True) -> None:
+        self.name = name
+        self.default: V = default
+        self.rulings = rulings
+        self.help = help
+        self.view = view
+        self.low = low
+        self.high = high
+        self.choices = choices
+        self.settable = settable
+
+    def __repr__(self) -> str:
+        return f"Parameter({self.name!r}, {self.default!r})"
+
+    @property
+    def allowed(self) -> str:
+        """The values it may take, in words: ``0-99``, ``0 or 1``, ``additive or doubling``."""
+        if self.choices:
+            return " or ".join(self.choices)
+        if isinstance(self.default, bool):
+            return "true or false"
+        return f"{self.low} or {self.high}" if self.high == self.low + 1 else \
+            f"{self.low}-{self.high}"
+
+    def check(self, value: object) -> None:
+        """Raise ValueError, a sentence naming the field, unless ``value`` is one it may take:
+        the same type as the default (a whole number within bounds, a bool, a choice)."""
+        if self.choices:
+            if value not in self.choices:
+                raise ValueError(f"ruleset field '{self.name}' must be "
+                                 + " or ".join(f"'{c}'" for c in self.choices))
+        elif isinstance(self.default, bool):
+            if type(value) is not bool:
+                raise ValueError(f"ruleset field '{self.name}' must be true or false")
+        elif type(value) is not int or not self.low <= value <= self.high:
+            raise ValueError(f"ruleset field '{self.name}' must be a whole number from "
+                             f"{self.low} to {self.high}")
+
+
 ZERO_CARDS = 9  # R2: the Rebis: Zero option adds nine cards numbered 0.
 DEFAULT_DECK: tuple[tuple[int, int], ...] = tuple((number, 9) for number in range(1, 10))  # R1
+DECK_LIMIT = 99  # the deck (a table, not a Parameter): card numbers and counts 0-99
+
+# The parameters after the deck, in the record's order. A new one: docs/architecture.md.
+ZERO = Parameter("zero", False, "R2", f"the Rebis: Zero option, {ZERO_CARDS} more cards "
+                 "numbered 0", f"{ZERO_CARDS} x 0 (Rebis: Zero)", settable=False)
+GOLDEN_DUST = Parameter("golden_dust", 9, "R3", "golden dust tokens in the supply at setup",
+                        "{value} golden dust")
+GOLD = Parameter("gold", 3, "R3", "gold tokens in the supply at setup", "{value} gold")
+RED = Parameter("red", 1, "R3", "red tokens in the supply at setup", "{value} red", high=1)
+SHELF_LIMIT = Parameter("shelf_limit", 13, "R4, R7, R8.1", "the most an active shelf may weigh",
+                        "shelf limit {value}", low=1, high=999)
+HAND_SIZE = Parameter("hand_size", 5, "R4, R5", "cards dealt to each hand at setup",
+                      "hand {value}")
+MULTIPLIER = Parameter("multiplier", "additive", "R4, R13", "what a shelf's tokens multiply its "
+                       "value by: additive x(1 + tokens), doubling x2 per token",
+                       "multiplier {value}", choices=("additive", "doubling"))
+
+PARAMETERS: tuple[Parameter[bool] | Parameter[int] | Parameter[str], ...] = (
+    ZERO, GOLDEN_DUST, GOLD, RED, SHELF_LIMIT, HAND_SIZE, MULTIPLIER)
+PARAMETER = {p.name: p for p in PARAMETERS}
+SETTABLE = tuple(p.name for p in PARAMETERS if p.settable)  # what `new --rule NAME=VALUE` sets
+MULTIPLIERS = MULTIPLIER.choices
 
 
 @dataclass(frozen=True)
 class Ruleset:
-    """The parameters of one game (R1-R4).
+    """The parameters of one game (R1-R4): the deck, then one field per :data:`PARAMETERS`
+    (declared there: default, bounds, rulings, meaning).
 
     Attributes:
         deck: ``(number, count)`` pairs sorted by number, the Library deck before the Zero option
-            (R1; default nine cards of each number 1-9).
-        zero: the Rebis: Zero option, nine more cards numbered 0 (R2).
-        golden_dust, gold, red: mixing tokens in the supply at setup (R3).
-        shelf_limit: the most an active shelf may weigh (R4, R7, R8.1).
-        hand_size: cards dealt to each hand at setup (R4, R5).
-        multiplier: ``"additive"`` (x(1 + tokens)) or ``"doubling"`` (x2 per token) (R4, R13).
+            (R1; default nine cards of each number 1-9; numbers and counts 0-99).
+        zero, golden_dust, gold, red, shelf_limit, hand_size, multiplier: as :data:`PARAMETERS`
+            says.
 
     Raises:
         ValueError: on a parameter outside its range, with a sentence naming it.
@@ -38,13 +128,13 @@ class Ruleset:
     """
 
     deck: tuple[tuple[int, int], ...] = DEFAULT_DECK
-    zero: bool = False
-    golden_dust: int = 9
-    gold: int = 3
-    red: int = 1
-    shelf_limit: int = 13
-    hand_size: int = 5
-    multiplier: str = "additive"
+    zero: bool = ZERO.default
+    golden_dust: int = GOLDEN_DUST.default
+    gold: int = GOLD.default
+    red: int = RED.default
+    shelf_limit: int = SHELF_LIMIT.default
+    hand_size: int = HAND_SIZE.default
+    multiplier: str = MULTIPLIER.default
     _cards: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -52,24 +142,14 @@ class Ruleset:
         if len(deck) != len(self.deck):
             raise ValueError("ruleset field 'deck' names a card number twice")
         for number, count in deck:
-            if not 0 <= number <= 99 or not 0 <= count <= 99:
+            if not 0 <= number <= DECK_LIMIT or not 0 <= count <= DECK_LIMIT:
                 raise ValueError(
                     f"ruleset field 'deck': card {number} x{count} is out of range "
-                    "(numbers 0-99, counts 0-99)"
+                    f"(numbers 0-{DECK_LIMIT}, counts 0-{DECK_LIMIT})"
                 )
         object.__setattr__(self, "deck", deck)
-        for name, low, high in (
-            ("golden_dust", 0, 99), ("gold", 0, 99), ("red", 0, 1),
-            ("shelf_limit", 1, 999), ("hand_size", 0, 99),
-        ):
-            value = getattr(self, name)
-            if type(value) is not int or not low <= value <= high:
-                raise ValueError(f"ruleset field '{name}' must be a whole number from {low} to "
-                                 f"{high}")
-        if type(self.zero) is not bool:
-            raise ValueError("ruleset field 'zero' must be true or false")
-        if self.multiplier not in MULTIPLIERS:
-            raise ValueError("ruleset field 'multiplier' must be 'additive' or 'doubling'")
+        for parameter in PARAMETERS:
+            parameter.check(getattr(self, parameter.name))
         cards: list[int] = []
         counts = dict(deck)
         if self.zero:
@@ -102,16 +182,8 @@ class Ruleset:
         """The resolved ruleset as the record stores it: every field above, in that order, with
         ``deck`` as a mapping of number to count whose keys are strings (JSON has no integer
         keys)."""
-        return {
-            "deck": {str(number): count for number, count in self.deck},
-            "zero": self.zero,
-            "golden_dust": self.golden_dust,
-            "gold": self.gold,
-            "red": self.red,
-            "shelf_limit": self.shelf_limit,
-            "hand_size": self.hand_size,
-            "multiplier": self.multiplier,
-        }
+        return {"deck": {str(number): count for number, count in self.deck},
+                **{p.name: getattr(self, p.name) for p in PARAMETERS}}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Ruleset:
@@ -123,9 +195,7 @@ class Ruleset:
         Raises:
             ValueError: on an unknown field or a value out of range.
         """
-        known = {"deck", "zero", "golden_dust", "gold", "red", "shelf_limit", "hand_size",
-                 "multiplier"}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - {"deck", *PARAMETER})
         if unknown:
             raise ValueError(f"ruleset has unknown field '{unknown[0]}'")
         kwargs = dict(data)

@@ -3,13 +3,16 @@ players away, in the reader's time zone when they chose one (the view's data sta
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rebis_pbm.present.i18n import gettext_for
 from rebis_pbm.record.deadlines import shown_time
 
+if TYPE_CHECKING:  # the view's shape, for the type checker only
+    from rebis_pbm.present.shapes import View
 
-def time_lines(view: dict[str, Any], lang: str | None = None) -> list[str]:
+
+def time_lines(view: View, lang: str | None = None) -> list[str]:
     """The text view's lines of times, in ``lang``: the current turn's deadline (``deadline``)
     and each absence the view lists (``away``), each time in the viewer's ``time_zone`` with its
     offset (``2026-07-01T19:00:00+01:00 (Europe/Lisbon)``), or in UTC."""

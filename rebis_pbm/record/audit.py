@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from rebis_pbm.engine.state import FINISHED, RED_TOKEN
 from rebis_pbm.errors import InputError, one_line
 from rebis_pbm.formats.yaml_reader import load_yaml, simple_data
-from rebis_pbm.present.views import counted, is_join_placeholder, winners_line
 from rebis_pbm.record.model import BEFORE_V3, FAIR_DEAL, Record
 from rebis_pbm.record.verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
+from rebis_pbm.record.wording import counted, is_join_placeholder, winners_line
 
 # ------------------------------------------------------------------------------- the report
 

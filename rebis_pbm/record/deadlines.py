@@ -274,18 +274,9 @@ def reminder_due(record, now: str) -> bool:
     return 0 < left <= window
 
 
-def view_times(record, viewer: str | None) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """What a view of a rebis-pbm/4 record adds about time (docs/views.md): ``time_zone``, the
-    zone ``viewer`` reads times in (their own view only), and ``away``, the absences not over
-    at the latest time the record holds (``[{player, from, until}]``, UTC): a view is written
-    from the record alone, never from the clock."""
-    fields: dict[str, object] = {}
-    zone = record.time_zone(viewer)
-    if zone:
-        fields["time_zone"] = zone
+def absences_shown(record) -> list[Absence]:  # type: ignore[no-untyped-def]
+    """The absences a view of ``record`` shows (docs/views.md): those not over at the latest time
+    the record holds (a view is written from the record alone, never from the clock)."""
     latest = latest_time(record)
-    away = [{"player": a.player, "from": a.start, "until": a.end} for a in absences(record)
-            if a.end != a.start and (latest is None or parse_time(a.end) > parse_time(latest))]
-    if away:
-        fields["away"] = away
-    return fields
+    return [a for a in absences(record) if a.end != a.start
+            and (latest is None or parse_time(a.end) > parse_time(latest))]

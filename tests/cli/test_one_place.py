@@ -281,3 +281,159 @@ def test_tick_reads_and_replays_the_record_once(tmp_path, monkeypatch):
     after = referee.open_game(game)
     assert referee.tick(game, now="2025-01-05T00:00:00Z") == ([], None)
     assert after.replay.state.turn == 2 and after.replay.state.player_to_move == "bob"
+
+
+# --- exit codes: declared once, in errors.ExitCode ------------------------------------------------
+
+def test_the_help_and_docs_cli_say_exactly_the_exit_codes_errors_declares():
+    """errors.ExitCode is the one list: the help's EXIT_CODES is generated from it, and
+    docs/cli.md's table names each code once, its meaning starting with the enum's words."""
+    from rebis_pbm.cli import EXIT_CODES, exit_codes_help
+    from rebis_pbm.errors import ExitCode
+
+    assert exit_codes_help() == EXIT_CODES
+    listed = re.findall(r"^  (\d+) +(.*(?:\n {5}.*)*)", EXIT_CODES, flags=re.M)
+    assert [(int(code), " ".join(text.split())) for code, text in listed] == \
+        [(int(code), code.meaning) for code in ExitCode]
+    unchanged = [int(code) for code in ExitCode if code.changes_nothing]
+    assert unchanged == [1, 2, 3, 75]  # the exits that promise nothing was written
+    said = "On 1, 2, 3 and 75 nothing on disk changes"
+    assert EXIT_CODES.endswith(said + ".")
+
+    doc = (Path(__file__).parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = doc.split("## Exit codes", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| (\d+) \| (.*) \|$", table, flags=re.M)
+    assert [int(code) for code, _ in rows] == [int(code) for code in ExitCode]
+    for (code, meaning), declared in zip(rows, ExitCode, strict=True):
+        assert meaning.replace("`", "").startswith(declared.meaning), (code, declared.meaning)
+    assert said in doc
+
+
+def test_exit_codes_are_numbers_in_one_module():
+    """No other module names an exit code by its number: each says ExitCode.NAME."""
+    package = PACKAGE.parent
+    numbered = re.compile(r"(exit_code\s*=|exit\(|Exit\()\s*(\d+)\b")
+    found = sorted(f"{p.relative_to(package)}: {m.group(0)}" for p in package.rglob("*.py")
+                   for m in numbered.finditer(p.read_text(encoding="utf-8")))
+    assert found == []
+
+
+# --- ruleset parameters: one declaration each (engine.ruleset.PARAMETERS) -------------------------
+
+REPO = Path(__file__).parents[2]
+
+
+def schema_ruleset() -> tuple[dict, dict]:
+    """The record schema's ruleset definition, and the schema (to resolve its $refs)."""
+    import json
+
+    record = json.loads((REPO / "schemas" / "record.schema.json").read_text(encoding="utf-8"))
+    return record["$defs"]["ruleset"], record
+
+
+def resolved(node: dict, schema: dict) -> dict:
+    while "$ref" in node:
+        assert node["$ref"].startswith("#/$defs/"), node
+        node = schema["$defs"][node["$ref"].removeprefix("#/$defs/")]
+    return node
+
+
+def test_ruleset_fields_defaults_and_record_order_come_from_the_declarations():
+    import dataclasses
+
+    from rebis_pbm.engine.ruleset import PARAMETERS, SETTABLE, Ruleset
+
+    fields = [f for f in dataclasses.fields(Ruleset) if f.init]
+    assert [f.name for f in fields] == ["deck", *(p.name for p in PARAMETERS)]
+    assert [f.default for f in fields[1:]] == [p.default for p in PARAMETERS]
+    assert list(Ruleset().as_dict()) == ["deck", *(p.name for p in PARAMETERS)]
+    assert tuple(p.name for p in PARAMETERS if p.settable) == SETTABLE
+    assert "zero" not in SETTABLE  # it has its own option, --zero
+
+
+def test_ruleset_checks_each_parameter_by_its_declaration():
+    from rebis_pbm.engine.ruleset import PARAMETERS, Ruleset
+
+    for p in PARAMETERS:
+        if p.choices:
+            good, bad = list(p.choices), ["", p.choices[0].upper()]
+        elif isinstance(p.default, bool):
+            good, bad = [True, False], [0, 1, "true"]
+        else:
+            good, bad = [p.low, p.high], [p.low - 1, p.high + 1, str(p.low), float(p.low), True]
+        for value in good:
+            assert getattr(Ruleset(**{p.name: value}), p.name) == value
+            assert Ruleset.from_dict({p.name: value}) == Ruleset(**{p.name: value})
+        for value in bad:
+            with pytest.raises(ValueError, match=f"^ruleset field '{p.name}' must be "):
+                Ruleset(**{p.name: value})
+
+
+def test_the_record_and_view_schemas_agree_with_the_declarations():
+    """schemas/record.schema.json's ruleset (the view's is a $ref to it) holds exactly the
+    declared parameters, each with the declared type, bounds or words; all are required."""
+    import json
+
+    from rebis_pbm.engine.ruleset import DECK_LIMIT, PARAMETERS
+
+    ruleset, record = schema_ruleset()
+    names = ["deck", *(p.name for p in PARAMETERS)]
+    assert list(ruleset["properties"]) == names
+    assert ruleset["required"] == names and ruleset["additionalProperties"] is False
+    for p in PARAMETERS:
+        got = resolved(ruleset["properties"][p.name], record)
+        if p.choices:
+            assert got == {"enum": list(p.choices)}, p.name
+        elif isinstance(p.default, bool):
+            assert got == {"type": "boolean"}, p.name
+        else:
+            assert (got["type"], got["minimum"], got["maximum"]) == ("integer", p.low, p.high), \
+                p.name
+    deck = ruleset["properties"]["deck"]
+    count = resolved(deck["additionalProperties"], record)
+    assert (count["minimum"], count["maximum"]) == (0, DECK_LIMIT)
+    number = re.compile(deck["propertyNames"]["pattern"])
+    assert all(number.search(str(n)) for n in range(DECK_LIMIT + 1))
+    assert not any(number.search(t) for t in (str(DECK_LIMIT + 1), "-1", "01", "1\n"))
+    view = json.loads((REPO / "schemas" / "view.schema.json").read_text(encoding="utf-8"))
+    assert view["properties"]["ruleset"]["$ref"] == "record.schema.json#/$defs/ruleset"
+
+
+def test_rule_is_set_and_told_from_the_declarations():
+    """`new --rule NAME=VALUE` takes exactly the settable parameters (the application layer's
+    list is the engine's), its help names each with its values, and docs/cli.md names them."""
+    from rebis_pbm import app
+    from rebis_pbm.app.options import SETTABLE_RULES
+    from rebis_pbm.cli.game import rule_help
+    from rebis_pbm.engine.ruleset import PARAMETERS, SETTABLE
+    from rebis_pbm.errors import UsageError
+
+    assert tuple(SETTABLE_RULES) == SETTABLE
+    for p in PARAMETERS:
+        value = p.choices[-1] if p.choices else p.high
+        if p.settable:
+            assert getattr(app.ruleset_from(False, [f"{p.name}={value}"]), p.name) == value
+            assert f"{p.name}={p.allowed}, {p.help} ({p.rulings})" in rule_help()
+        else:
+            with pytest.raises(UsageError, match="NAME one of " + ", ".join(SETTABLE)):
+                app.ruleset_from(False, [f"{p.name}={value}"])
+            assert f"{p.name}=" not in rule_help()
+    [row] = [line for line in (REPO / "docs" / "cli.md").read_text(encoding="utf-8").splitlines()
+             if line.startswith("| `--rule NAME=VALUE` |")]
+    named = [n for n in re.findall(r"`(\w+)`", row) if n in {p.name for p in PARAMETERS}]
+    assert named == list(SETTABLE)
+
+
+def test_the_views_ruleset_line_says_each_parameter_in_its_declared_words():
+    from rebis_pbm.engine.ruleset import PARAMETERS, Ruleset
+    from rebis_pbm.present.views import ruleset_text
+
+    for ruleset in (Ruleset(), Ruleset(zero=True, golden_dust=7, gold=0, red=0, shelf_limit=21,
+                                       hand_size=6, multiplier="doubling")):
+        line = ruleset_text(ruleset.as_dict())
+        for p in PARAMETERS:
+            value = getattr(ruleset, p.name)
+            if isinstance(p.default, bool):
+                assert (p.view in line) == value, (p.name, line)
+            else:
+                assert p.view.format(value=value) in line, (p.name, line)

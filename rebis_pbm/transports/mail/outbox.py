@@ -12,19 +12,18 @@ from __future__ import annotations
 import os
 from email.message import EmailMessage
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rebis_pbm import app as referee
 from rebis_pbm.errors import Failed, RebisError, UsageError
 from rebis_pbm.files.atomic import locked, write_atomic
 from rebis_pbm.present.i18n import N_, gettext_for
 from rebis_pbm.record import Record, Replay
-from rebis_pbm.transports.mail.compose import (
-    View,
-    late_messages,
-    reminder_message,
-    view_message,
-)
+from rebis_pbm.transports.mail.compose import late_messages, reminder_message, view_message
 from rebis_pbm.transports.mail.maildir import queue as add_to_queue
+
+if TYPE_CHECKING:  # the view's shape, for the type checker only
+    from rebis_pbm.present.shapes import View
 
 
 def default_queue(record_path: str | os.PathLike[str]) -> Path:
