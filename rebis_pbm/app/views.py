@@ -52,8 +52,8 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
             if deadline is not None:
                 view["deadline"] = deadline  # docs/deadlines.md
     if record.format not in BEFORE_V4:  # rebis-pbm/4 (absences): who is away, the reader's zone
-        from rebis_pbm.record.deadlines import absences_shown
-        zone = record.time_zone(viewer)  # the viewer's own view only (None: the spectator)
+        from rebis_pbm.record.deadlines import absences_shown, time_zone_of
+        zone = time_zone_of(record, viewer)  # the viewer's own view only (None: the spectator)
         if zone:
             view["time_zone"] = zone
         away = absences_shown(record)

@@ -13,8 +13,10 @@ One module per concern:
 
 from rebis_pbm.errors import CorruptRecord, SeedError
 from rebis_pbm.record.codec import HEADER, dump_record, parse_record
+from rebis_pbm.record.deadlines import BEFORE_V4
 from rebis_pbm.record.digests import (
     SEAL_DOMAIN,
+    closes_shelf,
     commitment,
     salted,
     seal_card,
@@ -23,7 +25,6 @@ from rebis_pbm.record.digests import (
 )
 from rebis_pbm.record.model import (
     BEFORE_V3,
-    BEFORE_V4,
     FAIR_DEAL,
     FORMAT,
     FORMATS,
@@ -36,7 +37,6 @@ from rebis_pbm.record.model import (
     SealedMove,
     ascii_lower,
     check_seed,
-    closes_shelf,
     entry_from_dict,
     status,
 )

@@ -434,6 +434,13 @@ def commitment(fmt: str, secret: str) -> str:
         return ""
 
 
+def closes_shelf(events) -> bool:  # type: ignore[no-untyped-def]
+    """Whether a move's events include closing a shelf (R8.1): its card is then sealed
+    (:func:`seal_card`)."""
+    from rebis_pbm.engine import events as ev
+    return any(isinstance(e, ev.Closed) for e in events)
+
+
 SEAL_DOMAIN = "rebis-pbm/sealed-card/v1"
 
 

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from rebis_pbm.engine import POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners
-from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord, SeedError
+from rebis_pbm.record.deadlines import ABSENCE_FIELDS, check_absence_fields
 from rebis_pbm.record.digests import (
     chain_digest,
+    closes_shelf,
     commitment,
     header_digest,
     record_digest,
@@ -68,13 +69,6 @@ ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
 # rebis-pbm/3 also adds ``record_hmac``: the keyed record digest (digests.record_digest), which
 # binds the header, the chains' heads and the fields no digest covered (addresses, langs,
 # public_addresses) to the seed; every write recomputes it, every read with the seed checks it.
-BEFORE_V4 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
-# rebis-pbm/4 (absences): the header's ``absence`` ({seconds, slots}: each player's yearly
-# allowance, new --absence) and ``grace`` (seconds after a deadline before the missed-move
-# policy, new --grace), covered by the header digest; ``time_zones`` (player -> IANA zone, for
-# display only, like langs: covered by record_hmac); the actions ``away`` and ``back``
-# (record.deadlines.absences), chained like every action.
-ABSENCE_FIELDS = ("absence", "grace")
 
 
 def check_seed(record: Record, seed: str) -> None:
@@ -313,12 +307,7 @@ class Record:
         if self.langs and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no langs: the players' languages came "
                              f"with rebis-pbm/3")
-        if self.format in BEFORE_V4 and (  # rebis-pbm/4 (absences)
-                self.time_zones or any(f in self.header_extra for f in ABSENCE_FIELDS)
-                or any(a.get("action") in ("away", "back") for a in self.actions)):
-            raise ValueError(f"a {self.format} record has no absences, grace period or time "
-                             f"zones: they came with rebis-pbm/4, so this record is damaged "
-                             f"(edited by hand)")
+        check_absence_fields(self)  # rebis-pbm/4 (absences)
         if self.record_hmac is not None and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no record_hmac: the keyed record "
                              f"digest came with rebis-pbm/3")
@@ -620,15 +609,8 @@ class Record:
             fields["public_addresses"] = True
         if self.langs:
             fields["langs"] = {p: self.langs[p] for p in self.players if p in self.langs}
-        if self.time_zones:  # rebis-pbm/4 (absences)
-            fields["time_zones"] = {p: self.time_zones[p] for p in self.players
-                                    if p in self.time_zones}
+        fields.update({"time_zones": dict(self.time_zones)} if self.time_zones else {})  # v4
         return fields
-
-    def time_zone(self, player: str | None) -> str | None:
-        """The time zone ``player`` reads times in (rebis-pbm/4 ``time_zones``), or None (UTC;
-        the spectator's)."""
-        return self.time_zones.get(player) if player is not None else None
 
     @classmethod
     def from_dict(cls, data: dict) -> Record:
@@ -647,8 +629,7 @@ class Record:
             raise ValueError(f"addresses: {', '.join(strangers)} is not a player of this game "
                              f"(players: {', '.join(data['players'])})")
         langs = {str(p): str(code) for p, code in data.get("langs", {}).items()}
-        zones = {str(p): str(z) for p, z in data.get("time_zones", {}).items()}
-        strangers = [name for name in [*langs, *zones] if name not in data["players"]]
+        strangers = [name for name in langs if name not in data["players"]]
         if strangers:
             raise ValueError(f"langs: {', '.join(strangers)} is not a player of this game "
                              f"(players: {', '.join(data['players'])})")
@@ -680,7 +661,7 @@ class Record:
             actions=tuple(dict(a) for a in data.get("actions", ())),
             langs=langs,
             record_hmac=None if data.get("record_hmac") is None else str(data["record_hmac"]),
-            time_zones=zones,
+            time_zones={str(p): str(z) for p, z in data.get("time_zones", {}).items()},
         )
 
 
@@ -716,8 +697,3 @@ class Replay(NamedTuple):
     state: State
     setup_events: tuple
     history: tuple[tuple[Move, tuple], ...] = ()
-
-
-def closes_shelf(events) -> bool:
-    """Whether a move's events include closing a shelf (R8.1)."""
-    return any(isinstance(e, ev.Closed) for e in events)

@@ -20,7 +20,7 @@ from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord
 from rebis_pbm.formats.yaml_reader import load_yaml, simple_data
 from rebis_pbm.record.codec import parse_record
-from rebis_pbm.record.digests import chain_digest, commitment, state_digest
+from rebis_pbm.record.digests import chain_digest, closes_shelf, commitment, state_digest
 from rebis_pbm.record.model import (
     BEFORE_V3,
     FAIR_DEAL,
@@ -28,7 +28,6 @@ from rebis_pbm.record.model import (
     Replay,
     SealedMove,
     check_seed,
-    closes_shelf,
     join_status,
 )
 

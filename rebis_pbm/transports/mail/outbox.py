@@ -130,7 +130,7 @@ def queue_late_notice(game: str | os.PathLike[str], referee_address: str, queue_
         as :func:`rebis_pbm.app.open_game`; Busy when the record stays locked.
     """
     from rebis_pbm.present import views
-    from rebis_pbm.record.deadlines import deadline_of, parse_time
+    from rebis_pbm.record.deadlines import deadline_of, parse_time, time_zone_of
     with locked(game):
         record, replay, _ = referee.open_game(game)
         state = replay.state
@@ -144,7 +144,7 @@ def queue_late_notice(game: str | os.PathLike[str], referee_address: str, queue_
         if player not in record.addresses or _turn_noted(queue_dir, LATE_STATE) == state.turn:
             return 0
         view, text_view, lang = _reader_views(record, replay, player)
-        others = [(name, record.addresses[name], record.lang(name), record.time_zone(name))
+        others = [(name, record.addresses[name], record.lang(name), time_zone_of(record, name))
                   for name in record.players if name != player and name in record.addresses]
         messages = late_messages(
             game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
