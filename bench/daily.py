@@ -24,7 +24,7 @@ from run import FLOOR, PLAYERS, run_once
 from rebis_pbm import app
 from rebis_pbm.bots import make_bot
 from rebis_pbm.engine import information_set
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 
 SIGNED_AT = (4, 30)  # recorded moves of the signed and unsigned records compared
 ADDED_TARGET = 0.03  # issue 31: signed apply's extra cost at 30 no more than at 4 + this

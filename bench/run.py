@@ -44,7 +44,8 @@ from pathlib import Path
 
 from rebis_pbm.bots import make_bot
 from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, setup
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import Record, dump_record, dump_secret
 from rebis_pbm.record.digests import commitment, salted
 from rebis_pbm.record.model import FORMAT

@@ -25,8 +25,8 @@ from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli as rebis_cli
 from rebis_pbm.engine import IllegalMove, Move, Play, Ruleset, apply_move, legal_moves, setup
 from rebis_pbm.engine.phrases import Phrase
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.present import i18n
-from rebis_pbm.transports.mail.outbox import default_queue
 from sshkeys import ssh_key, ssh_sign
 
 babel = pytest.importorskip("babel", reason="Babel (the test extra) reads and extracts catalogs")

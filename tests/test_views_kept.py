@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from rebis_pbm.engine import Ruleset
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present import build, views, yaml_view
 from rebis_pbm.present import kept as kept_mod
 

@@ -12,11 +12,11 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from rebis_pbm.app.games import check_player, default_views_dir, open_game, record_of
-from rebis_pbm.app.sealing import ENCRYPTED
+from rebis_pbm.app.games import check_player, open_game, record_of
 from rebis_pbm.engine import IllegalMove, State
 from rebis_pbm.errors import ExitCode, Failed, UsageError
 from rebis_pbm.files.atomic import PathLike, explain_os_error, make_folder, read_input, write_atomic
+from rebis_pbm.files.names import ENCRYPTED, default_views_dir
 from rebis_pbm.formats.yaml_reader import top_level_text
 from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import BEFORE_V4, CorruptRecord, Record, Replay, secret_path

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 from rebis_pbm.engine import burdens, information_set, legal_moves, score_table, winners
 from rebis_pbm.engine.scoring import Burden, PlayerScore
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, State
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present.i18n import gettext_for
 from rebis_pbm.present.kept import shelf_view
 from rebis_pbm.present.wording import JOIN_PLACEHOLDER, account

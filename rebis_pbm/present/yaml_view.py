@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, cast
 
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present import kept as kept_entries
 from rebis_pbm.present.kept import KeptShelf, kept_shelf
 

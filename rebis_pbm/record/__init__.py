@@ -12,11 +12,11 @@ One module per concern:
 """
 
 from rebis_pbm.errors import CorruptRecord, SeedError
+from rebis_pbm.files.names import secret_path
 from rebis_pbm.record.codec import HEADER, dump_record, parse_record
 from rebis_pbm.record.deadlines import BEFORE_V4
 from rebis_pbm.record.digests import (
     SEAL_DOMAIN,
-    closes_shelf,
     commitment,
     salted,
     seal_card,
@@ -37,10 +37,11 @@ from rebis_pbm.record.model import (
     SealedMove,
     ascii_lower,
     check_seed,
+    closes_shelf,
     entry_from_dict,
     status,
 )
-from rebis_pbm.record.secret import SEED_ENV, dump_secret, find_seed, read_secret, secret_path
+from rebis_pbm.record.secret import SEED_ENV, dump_secret, find_seed, read_secret
 from rebis_pbm.record.verify import (
     CODES,
     Problem,

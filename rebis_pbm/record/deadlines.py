@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.errors import UsageError
+
+if TYPE_CHECKING:
+    from rebis_pbm.record.model import Record
 
 # rebis-pbm/4 (absences): the header's ``absence`` ({seconds, slots}: each player's yearly
 # allowance, new --absence) and ``grace`` (seconds after a deadline before the missed-move
@@ -30,7 +33,7 @@ POLICIES = ("bot", "random")  # or a number of missed turns (1-99)
 REMIND_BEFORE = 24 * 3600  # a reminder is due within 24 h of the deadline (or a quarter of it)
 
 
-def check_absence_fields(record) -> None:  # type: ignore[no-untyped-def]
+def check_absence_fields(record: Record) -> None:
     """Raises ValueError when ``record`` (a :class:`~rebis_pbm.record.model.Record` being made)
     is damaged as to rebis-pbm/4's fields: an older record carrying one, or a time zone for a
     name that is no player's."""
@@ -46,7 +49,7 @@ def check_absence_fields(record) -> None:  # type: ignore[no-untyped-def]
                          f"(players: {', '.join(record.players)})")
 
 
-def time_zone_of(record, player: str | None) -> str | None:  # type: ignore[no-untyped-def]
+def time_zone_of(record: Record, player: str | None) -> str | None:
     """The time zone ``player`` reads times in (rebis-pbm/4 ``time_zones``), or None (UTC; the
     spectator's)."""
     return None if player is None else record.time_zones.get(player)
@@ -111,16 +114,16 @@ def now_text(now: str | None = None) -> str:
     return format_time(parse_time(now) if now else datetime.now(timezone.utc))
 
 
-def latest_time(record) -> str | None:  # type: ignore[no-untyped-def]
+def latest_time(record: Record) -> str | None:
     """The latest time the record holds (its creation, a move's ``at``, an action's ``at``), or
     None when it holds none."""
-    times = [t for t in (record.header_extra.get("created"),
+    times: list[str] = [t for t in (record.header_extra.get("created"),
                          *(s.get("at") for s in record.stamps),
                          *(a.get("at") for a in record.actions)) if t]
     return max(times, key=parse_time) if times else None
 
 
-def check_forward(record, now: str) -> None:  # type: ignore[no-untyped-def]
+def check_forward(record: Record, now: str) -> None:
     """Times in a record only go forward: refuse ``now`` (as :func:`now_text` wrote it) when it
     is before the latest time the record holds, whatever clock or ``--now`` gave it.
 
@@ -133,16 +136,18 @@ def check_forward(record, now: str) -> None:  # type: ignore[no-untyped-def]
                          f"times in a record only go forward (check the clock, or --now)", "--now")
 
 
-def turn_began(record) -> str | None:
+def turn_began(record: Record) -> str | None:
     """When the current turn began: the last move's ``at``, else ``created``; None when the
     record has no times (no deadline)."""
     for stamp in reversed(record.stamps):
         if "at" in stamp:
-            return stamp["at"]
-    return record.header_extra.get("created")
+            at: str = stamp["at"]
+            return at
+    created: str | None = record.header_extra.get("created")
+    return created
 
 
-def deadline_of(record, *, grace: bool = False) -> str | None:  # type: ignore[no-untyped-def]
+def deadline_of(record: Record, *, grace: bool = False) -> str | None:
     """The current turn's deadline (UTC, ISO 8601), or None for a game without deadlines: the
     turn's start plus ``deadline`` and every ``extend_deadline`` logged during the turn, the
     clock standing still while any player is away (:func:`absences`). ``grace``: the end of the
@@ -159,7 +164,7 @@ def deadline_of(record, *, grace: bool = False) -> str | None:  # type: ignore[n
     return _clock_end(record, began, seconds + extra)
 
 
-def _clock_end(record, began: str, seconds: int) -> str:  # type: ignore[no-untyped-def]
+def _clock_end(record: Record, began: str, seconds: int) -> str:
     """When the game's clock, started at ``began``, has run ``seconds``: it stands still while
     any player is away (the union of every absence's span)."""
     at, left = parse_time(began), timedelta(seconds=seconds)
@@ -192,7 +197,7 @@ class Absence(NamedTuple):
     end: str
 
 
-def absences(record) -> list[Absence]:  # type: ignore[no-untyped-def]
+def absences(record: Record) -> list[Absence]:
     """Every absence logged in ``record`` (rebis-pbm/4 ``away`` and ``back`` actions), in the
     order logged; [] for an older record."""
     found: list[Absence] = []
@@ -208,7 +213,7 @@ def absences(record) -> list[Absence]:  # type: ignore[no-untyped-def]
     return found
 
 
-def away_now(record, player: str, now: str) -> Absence | None:  # type: ignore[no-untyped-def]
+def away_now(record: Record, player: str, now: str) -> Absence | None:
     """``player``'s absence that has not ended at ``now`` (in force or still to come), or
     None."""
     at = parse_time(now)
@@ -219,7 +224,7 @@ def away_now(record, player: str, now: str) -> Absence | None:  # type: ignore[n
     return None
 
 
-def allowance_used(record, player: str, year: int) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def allowance_used(record: Record, player: str, year: int) -> tuple[int, int]:
     """``(seconds, absences)`` of ``player``'s allowance used in calendar ``year`` (UTC): the
     length and number of their absences that begin in it (a whole absence counts in the year
     it begins; one cut short by ``back`` counts as long as it was; one that never began, not
@@ -279,7 +284,7 @@ def shown_time(utc: str, zone: str | None = None) -> str:
     return f"{utc} (UTC)"
 
 
-def missed_turns(record, player: str) -> int:
+def missed_turns(record: Record, player: str) -> int:
     """How many of ``player``'s turns the referee played for them because they missed the
     deadline."""
     return sum(1 for move, stamp in zip(record.moves, record.stamps, strict=False)
@@ -292,7 +297,7 @@ ON_REQUEST = "on the player's request"
 REPLACED = "replaced by the bot after missed deadlines"
 
 
-def reminder_due(record, now: str) -> bool:
+def reminder_due(record: Record, now: str) -> bool:
     """Whether the current turn's deadline is near enough for a reminder: within 24 h, or a
     quarter of the deadline when that is shorter, and not yet past."""
     deadline = deadline_of(record)
@@ -300,10 +305,10 @@ def reminder_due(record, now: str) -> bool:
         return False
     left = (parse_time(deadline) - parse_time(now)).total_seconds()
     window = min(REMIND_BEFORE, record.header_extra["deadline"] / 4)
-    return 0 < left <= window
+    return bool(0 < left <= window)
 
 
-def absences_shown(record) -> list[Absence]:  # type: ignore[no-untyped-def]
+def absences_shown(record: Record) -> list[Absence]:
     """The absences a view of ``record`` shows (docs/views.md): those not over at the latest time
     the record holds (a view is written from the record alone, never from the clock)."""
     latest = latest_time(record)

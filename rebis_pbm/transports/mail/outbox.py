@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from rebis_pbm import app as referee
 from rebis_pbm.errors import Failed, RebisError, UsageError
-from rebis_pbm.files.atomic import locked, write_atomic
+from rebis_pbm.files.atomic import write_atomic
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.present.i18n import N_, gettext_for
 from rebis_pbm.record import Record, Replay
 from rebis_pbm.transports.mail.compose import late_messages, reminder_message, view_message
@@ -24,13 +26,6 @@ from rebis_pbm.transports.mail.maildir import queue as add_to_queue
 
 if TYPE_CHECKING:  # the view's shape, for the type checker only
     from rebis_pbm.present.shapes import View
-
-
-def default_queue(record_path: str | os.PathLike[str]) -> Path:
-    """``game.yaml`` -> ``game.mailq/`` beside it: the Maildir of messages waiting to be sent."""
-    record_path = Path(record_path)
-    stem = record_path.name[:-5] if record_path.name.endswith(".yaml") else record_path.name
-    return record_path.with_name(stem + ".mailq")
 
 
 QUEUED_STATE = "queued-turn"  # in the queue folder: the last turn whose messages were queued
