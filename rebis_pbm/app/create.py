@@ -95,7 +95,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 keys: dict[str, str] | None = None, deadline: int | None = None,
                 missed: str = "bot", now: str | None = None,
                 langs: dict[str, str] | None = None, encrypt_views: bool = False,
-                referee_recipient: str | None = None,
+                referee_recipient: str | None = None, absence: tuple[int, int] | None = None,
+                grace: int | None = None, time_zones: dict[str, str] | None = None,
                 record_format: str = FORMAT) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
@@ -197,6 +198,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         from rebis_pbm.record.deadlines import now_text
         extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
     extra.update(encryption)
+    extra.update(_absence_settings(deadline, absence, grace))  # rebis-pbm/4 (absences)
+    zones = _time_zones(players, time_zones or {})
     if record_format not in FORMATS[1:]:  # rebis-pbm/1 keeps no salt: not made any more
         raise UsageError(f"{record_format!r} is not a record format a new game can take "
                          f"({', '.join(FORMATS[1:])})", "record_format")
@@ -204,7 +207,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         record = Record(game_id, ruleset, seats, commitment(record_format, secret),
                         addresses=addresses, public_addresses=public_addresses,
                         deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
-                        header_extra=extra, langs=chosen, format=record_format)
+                        header_extra=extra, langs=chosen, time_zones=zones, format=record_format)
     except ValueError as exc:  # a setting an older format cannot hold
         raise UsageError(str(exc), "record_format") from None
     state: State | None = None
@@ -240,6 +243,41 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 shutil.rmtree(views_dir, ignore_errors=True)  # made by this call just now
             raise
     return Created(record, state, game, secret_file, views_dir)
+
+
+def _absence_settings(deadline: int | None, absence: tuple[int, int] | None,
+                      grace: int | None) -> dict[str, Any]:
+    """The header fields ``absence`` and ``grace`` (rebis-pbm/4, docs/deadlines.md): both go
+    with a deadline.
+
+    Raises:
+        UsageError: either without ``--deadline``.
+    """
+    fields: dict[str, Any] = {}
+    for value, option in ((absence, "--absence"), (grace, "--grace")):
+        if value is not None and deadline is None:
+            raise UsageError(f"{option} goes with --deadline DURATION (e.g. --deadline 72h): "
+                             f"without a deadline nobody is late", option)
+    if absence is not None:
+        fields["absence"] = {"seconds": absence[0], "slots": absence[1]}
+    if grace is not None:
+        fields["grace"] = grace
+    return fields
+
+
+def _time_zones(players: Sequence[str], zones: dict[str, str]) -> dict[str, str]:
+    """``new --tz NAME=ZONE``: player -> IANA zone (rebis-pbm/4; display only).
+
+    Raises:
+        UsageError: a name that is no player's, a zone this system does not know.
+    """
+    from rebis_pbm.record.deadlines import check_zone
+    for name, zone in zones.items():
+        if name not in players:
+            raise UsageError(f"--tz {clip(name)}={clip(zone)}: {clip(name)} is not a player "
+                             f"(players: {', '.join(players)})", "--tz")
+        check_zone(zone)
+    return {p: zones[p] for p in players if p in zones}
 
 
 def _encryption_settings(players: Sequence[str], keys: dict[str, tuple[str, ...]],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace as dc_replace
 from typing import NamedTuple
 
@@ -17,12 +18,24 @@ from rebis_pbm.files.names import default_views_dir
 from rebis_pbm.record import BEFORE_V3, Record, dump_record
 
 
-class Ticked(NamedTuple):
-    """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), and
-    the player a reminder is due for (None: none)."""
-
+class _Ticked(NamedTuple):
     moved: list[tuple[int, str, str]]
     remind: str | None
+
+
+class Ticked(_Ticked):
+    """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), the
+    player a reminder is due for (None: none), and :attr:`late`, the player to move past their
+    deadline but within the grace period (rebis-pbm/4 ``grace``: a late notice is due; None:
+    none). It is the pair ``(moved, remind)`` as before, ``late`` an attribute beside it."""
+
+    late: str | None
+
+    def __new__(cls, moved: list[tuple[int, str, str]], remind: str | None,
+                late: str | None = None) -> Ticked:
+        made = super().__new__(cls, moved, remind)
+        made.late = late
+        return made
 
 
 def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
@@ -74,8 +87,11 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
     """Apply the game's missed-move policy (docs/deadlines.md): while the player to move is
     past their deadline (``now``, ISO 8601, default the clock), or has missed as many turns as
     the policy ``N`` allows, the bot moves for them (greedy; random with policy ``random``),
-    recorded as the referee's move. Then says whether a reminder is due for the player to move
-    (within 24 h or a quarter of the deadline).
+    recorded as the referee's move. A game with a grace period (rebis-pbm/4 ``grace``) waits
+    for it to end after the deadline first: meanwhile the player is said late
+    (:attr:`Ticked.late`). The game's clock stands still while any player is away
+    (:func:`rebis_pbm.record.deadlines.deadline_of`). Then says whether a reminder is due for
+    the player to move (within 24 h or a quarter of the deadline).
 
     Raises:
         as :func:`open_game`; Failed when the game has no deadline.
@@ -118,8 +134,10 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
                 reason = RESIGNED
             elif policy.isdigit() and missed_turns(record, player) >= int(policy):
                 reason = REPLACED
-            elif parse_time(now) > parse_time(deadline_of(record) or now):
+            elif parse_time(now) > parse_time(deadline_of(record, grace=True) or now):
                 reason = MISSED
+            elif parse_time(now) > parse_time(deadline_of(record) or now):
+                return Ticked(moved, None, player)  # within the grace period: late
             else:
                 return Ticked(moved, player if reminder_due(record, now) else None)
             done = _move_for(game, opened, player, bot, reason, now, views_dir)
@@ -149,12 +167,17 @@ def check_reason(reason: str) -> str:
 
 
 def log_action(game: PathLike, action: str, *, now: str | None = None,
-               views_dir: PathLike | None = None, **fields: str | None) -> Record:
+               views_dir: PathLike | None = None,
+               check: Callable[[Record, str], None] | None = None,
+               **fields: str | None) -> Record:
     """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
     ``verify`` catches an edit: ``replace_player`` (``player``, a new ``address`` and/or a new
     public ``key``, one OpenSSH line: that player's later moves must be signed with it,
     :meth:`Record.player_keys`), ``extend_deadline`` (``seconds`` added to the current turn),
-    ``end_game`` (then the seed is revealed: :func:`reveal`). ``reason`` may go with any.
+    ``end_game`` (then the seed is revealed: :func:`reveal`), ``away`` and ``back``
+    (rebis-pbm/4: :mod:`rebis_pbm.app.absences`). ``reason`` may go with any. ``check``: called
+    with the record as read under the lock and the action's time, before anything is written
+    (it raises to refuse).
 
     Raises:
         as :func:`open_game`; UsageError for a player not in the game, a language rebis-pbm
@@ -187,6 +210,8 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         from rebis_pbm.record.deadlines import check_forward
         at = now_text(now)
         check_forward(record, at)
+        if check is not None:
+            check(record, at)
         new_record = record.with_action({"action": action, "at": at, **given})
         if action == "replace_player" and "address" in given:
             addresses = {**new_record.addresses, given["player"]: given["address"]}

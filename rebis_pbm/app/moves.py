@@ -159,7 +159,8 @@ def read_move_after(record: Record, game: PathLike, data: bytes, source: str, *,
                         None if doc.get("key") is None else str(doc["key"]),
                         lang=None if doc.get("lang") is None else str(doc["lang"]).lower(),
                         header=None if doc.get("header_sha256") is None
-                        else str(doc["header_sha256"])), after
+                        else str(doc["header_sha256"]),
+                        tz=None if doc.get("tz") is None else str(doc["tz"])), after
     return Move.from_dict(doc), after
 
 
@@ -233,6 +234,24 @@ def mover_of(game: PathLike, data: bytes, author: str | None = None) -> tuple[st
     return player, record.lang(player)
 
 
+def _check_join_zone(record: Record, zone: str, source: str) -> None:
+    """A join's ``tz:`` (rebis-pbm/4): refused in an older record, or naming no time zone this
+    system knows."""
+    from rebis_pbm.record import BEFORE_V4
+    from rebis_pbm.record.deadlines import check_zone
+    if record.format in BEFORE_V4:
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} is a {format} "
+                                       "record, which keeps no time zone; remove tz:"),
+                                    {"source": source, "game": record.game,
+                                     "format": record.format}))
+    try:
+        check_zone(zone)
+    except UsageError:
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: tz: {zone} is not a time zone; "
+                                       "write an IANA name such as Europe/Lisbon or UTC"),
+                                    {"source": source, "zone": zone})) from None
+
+
 class JoinMove(NamedTuple):
     """A join move as sent (rebis-pbm/2 fair deal, docs/shuffle.md): ``player``, their
     ``entropy`` and, optionally, the text of their SSH public ``key``, the ``lang`` they are
@@ -246,6 +265,7 @@ class JoinMove(NamedTuple):
     turn: int = 0
     lang: str | None = None
     header: str | None = None
+    tz: str | None = None  # rebis-pbm/4 (absences): the time zone the player reads times in
 
 
 def check_signature(record: Record, move: Move | JoinMove, data: bytes, signature: bytes | None,
@@ -461,6 +481,8 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
                                        "record, which keeps no language; remove lang:"),
                                     {"source": source, "game": record.game,
                                      "format": record.format}))
+    if move.tz is not None:  # rebis-pbm/4 (absences)
+        _check_join_zone(record, move.tz, source)
     if record.views_encrypted:
         _join_brings_a_key(record, move, source)
     proof = None if signed is None else Proof(signed[1], signed[0].decode("utf-8"))
@@ -468,6 +490,9 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
     if move.lang is not None:
         new_record = dc_replace(new_record, langs=with_lang(new_record.langs, move.player,
                                                             move.lang))
+    if move.tz is not None:
+        new_record = dc_replace(new_record, time_zones={**new_record.time_zones,
+                                                        move.player: move.tz})
     new_replay = Replay(cast(State, None), ())  # the join phase: no state until the deal
     if not new_record.joining():
         state, setup_events = setup(record.ruleset, record.players, new_record.deal_seed(seed))

@@ -19,7 +19,7 @@ from rebis_pbm.files.atomic import PathLike, explain_os_error, make_folder, read
 from rebis_pbm.files.names import ENCRYPTED, default_views_dir
 from rebis_pbm.formats.yaml_reader import top_level_text
 from rebis_pbm.present import views as views_mod
-from rebis_pbm.record import CorruptRecord, Record, Replay, secret_path
+from rebis_pbm.record import BEFORE_V4, CorruptRecord, Record, Replay, secret_path
 
 if TYPE_CHECKING:  # the view's shape, for the type checker only
     from rebis_pbm.present.shapes import View
@@ -51,6 +51,14 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
             deadline = deadline_of(record)
             if deadline is not None:
                 view["deadline"] = deadline  # docs/deadlines.md
+    if record.format not in BEFORE_V4:  # rebis-pbm/4 (absences): who is away, the reader's zone
+        from rebis_pbm.record.deadlines import absences_shown, time_zone_of
+        zone = time_zone_of(record, viewer)  # the viewer's own view only (None: the spectator)
+        if zone:
+            view["time_zone"] = zone
+        away = absences_shown(record)
+        if away:
+            view["away"] = [{"player": a.player, "from": a.start, "until": a.end} for a in away]
     if viewer is not None and record.lang(viewer) != "en":
         # The viewer's language, in their own view only, after their name: their tools answer
         # in it (check --view, moves --view; docs/views.md "Languages").

@@ -263,6 +263,8 @@ LAZY_COMMANDS = {
     "extend": ".deadlines",
     "replace-player": ".deadlines",
     "end-game": ".deadlines",
+    "away": ".deadlines",
+    "back": ".deadlines",
     "open": ".encryption",
     "seal": ".encryption",
     "keygen-referee": ".encryption",

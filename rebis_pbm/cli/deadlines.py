@@ -1,5 +1,5 @@
 """Deadlines and the referee's logged actions: ``tick``, ``move-for``, ``extend``,
-``replace-player``, ``end-game`` (docs/deadlines.md). Each calls one use case of
+``replace-player``, ``end-game``, ``away``, ``back`` (docs/deadlines.md). Each calls one use case of
 :mod:`rebis_pbm.app` and prints.
 """
 
@@ -47,7 +47,10 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
     done = referee.tick(game, now=now, views_dir=views_dir)
     for turn, player, reason in done.moved:
         click.echo(f"Turn {turn}: the referee moved for {player} ({reason}).")
-    if not done.moved:
+    if done.late:
+        click.echo(f"{done.late} is late: their deadline has passed, and the grace period "
+                   f"runs; nothing was written.")
+    elif not done.moved:
         click.echo("No deadline has passed; nothing was written.")
     announce_turn(game, now)  # a turn began, or a deadline nears: the chat webhooks hear it
     if referee_address is None:
@@ -62,6 +65,11 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
         if count:
             click.echo(f"{counted(count, 'message')} queued (the views after the referee's "
                        f"moves).")
+    if done.late:
+        count = outbox.queue_late_notice(now)
+        click.echo(f"Late notices: {count} message(s) queued." if count else
+                   "Late notices: none queued (already sent this turn, or no address "
+                   "registered).")
     if done.remind:
         reminded = outbox.queue_reminder(now)
         why = "a reminder is queued for them" if reminded else \
@@ -157,3 +165,41 @@ def end_game(game: str, reason: str | None, yes: bool, now: str | None) -> None:
         raise click.UsageError("this ends the game for good and reveals its seed; add --yes")
     referee.log_action(game, "end_game", now=now, reason=reason)
     click.echo(f"Game ended: {game} now reveals its seed.")
+
+
+@cli.command(epilog=EXIT_CODES)
+@_GAME
+@click.option("--player", required=True, metavar="NAME", help="The player who is away.")
+@click.option("--from", "start", metavar="TIME", help="When the absence begins, ISO 8601 "
+              "(default: now).")
+@click.option("--to", "end", required=True, metavar="TIME", help="When it ends, ISO 8601 "
+              "(e.g. 2026-12-20T00:00:00Z).")
+@click.option("--reason", help="Why (shown by verify).")
+@_NOW
+@_VIEWS
+def away(game: str, player: str, start: str | None, end: str, reason: str | None,
+         now: str | None, views_dir: str | None) -> None:
+    """Log a player's absence: the game's clock stops while they are away, within the
+    allowance of new --absence (per calendar year); logged in the record, shown in every
+    view."""
+    from rebis_pbm.app.absences import take_absence
+    done = take_absence(game, player, start, end, now=now, reason=reason, views_dir=views_dir)
+    click.echo(f"{player} is away from {done.start} to {done.end} (UTC); the game's clock stops "
+               f"meanwhile. Left in {done.start[:4]}: {done.seconds_left // 86400} day(s) "
+               f"{done.seconds_left % 86400 // 3600} h, {done.absences_left} absence(s).")
+
+
+@cli.command(epilog=EXIT_CODES)
+@_GAME
+@click.option("--player", required=True, metavar="NAME", help="The player who is back.")
+@_NOW
+@_VIEWS
+def back(game: str, player: str, now: str | None, views_dir: str | None) -> None:
+    """A player is back: their absence ends now (one still to come is called off); logged in
+    the record."""
+    from rebis_pbm.app.absences import end_absence
+    from rebis_pbm.record.deadlines import deadline_of
+    record = end_absence(game, player, now=now, views_dir=views_dir)
+    deadline = deadline_of(record)
+    click.echo(f"{player} is back." + (f" The deadline of turn {len(record.moves) + 1} is "
+                                       f"{deadline}." if deadline else ""))

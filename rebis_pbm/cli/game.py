@@ -84,6 +84,13 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
 @click.option("--missed", metavar="bot|random|N",
               help="With --deadline: the greedy bot (the default) or a random move for a late "
               "player, or N missed turns after which the bot plays for them for good.")
+@click.option("--absence", metavar="DURATION/N", help="With --deadline: each player's yearly "
+              "absence allowance, e.g. 14d/3 (at most 14 days a calendar year, in at most 3 "
+              "absences); while a player is away the game's clock stops (rebis-pbm away).")
+@click.option("--grace", metavar="DURATION", help="With --deadline: time after a deadline "
+              "before --missed applies, e.g. 24h; tick sends late notices meanwhile.")
+@click.option("--tz", "zones", multiple=True, metavar="NAME=ZONE", help="The time zone a "
+              "player reads times in, e.g. ann=Europe/Lisbon (the record stays UTC).")
 @click.option("--now", metavar="TIME", help="The creation time, ISO 8601 (default: the clock).")
 @click.option("--encrypt-views", is_flag=True, help="Write every player's view only encrypted "
               "with age to their SSH key (NAME.yaml.age, NAME.txt.age), never in plain text, for "
@@ -97,7 +104,8 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         insecure_seed: bool, referee_deal: bool, keys: tuple[str, ...], langs: tuple[str, ...],
         zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
         deadline: str | None, missed: str | None, now: str | None, encrypt_views: bool,
-        referee_recipient: str | None, views_dir: str | None) -> None:
+        referee_recipient: str | None, views_dir: str | None, absence: str | None = None,
+        grace: str | None = None, zones: tuple[str, ...] = ()) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
     from rebis_pbm.record.deadlines import parse_duration, parse_policy, parse_time
     if missed is not None and deadline is None:
@@ -119,6 +127,9 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         lang_of[name] = code
     if now is not None:
         parse_time(now)
+    from rebis_pbm.record.deadlines import parse_allowance  # rebis-pbm/4 (absences)
+    zone_of = dict(referee.name_value(item, "--tz", "NAME=ZONE", "ann=Europe/Lisbon")
+                   for item in zones)
     created = referee.create_game(
         game, names, addresses=addresses, public_addresses=public_addresses, seed=seed,
         ruleset=referee.ruleset_from(zero, rules), game_id=game_id, random_seats=random_seats,
@@ -126,7 +137,9 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         keys=key_texts, deadline=None if deadline is None else parse_duration(deadline),
         missed=parse_policy(missed or "bot"), now=now, langs=lang_of,
         encrypt_views=encrypt_views, referee_recipient=None if referee_recipient is None else
-        recipient_given(referee_recipient))
+        recipient_given(referee_recipient),
+        absence=None if absence is None else parse_allowance(absence),
+        grace=None if grace is None else parse_duration(grace, "--grace"), time_zones=zone_of)
     seats = created.record.players
     click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {created.secret_path} (keep it from the players until the "

@@ -161,6 +161,10 @@ class Witness(TypedDict):
     chain_sha256: str
 
 
+Away = TypedDict("Away", {"player": str, "from": str, "until": str})
+"""A player away (rebis-pbm/4): from and until when (UTC, ISO 8601)."""
+
+
 class _ViewRequired(TypedDict):
     view: str  # build.VIEW_FORMAT
     game: str
@@ -190,5 +194,7 @@ class View(_ViewRequired, total=False):
     end: EndView
     move_template: str
     deadline: str
+    time_zone: str  # rebis-pbm/4 (absences): the viewer's zone, their own view only
+    away: list[Away]  # rebis-pbm/4 (absences)
     referee_recipient: str
     witness: Witness

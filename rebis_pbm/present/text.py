@@ -147,10 +147,9 @@ def render_text(view: View, lang: str | None = None) -> str:
     lines.append(_("Rebis game {game} - {who}").format(game=view["game"], who=who))
     lines.append(standing(view["phase"], view["turn"], view.get("to_move"),
                           view.get("abandoned", False), lang))
-    if "deadline" in view:
-        lines.append(_("Deadline for {player}'s move: {deadline} (UTC); after it the referee may "
-                       "move for them.").format(player=view["to_move"],
-                                                deadline=view["deadline"]))
+    if "deadline" in view or "away" in view:  # in the reader's time zone (rebis-pbm/4)
+        from rebis_pbm.present.times import time_lines
+        lines += time_lines(view, lang)
     for warning in view.get("warnings", ()):
         lines.append(warning["text"])
     supply = view["supply"]

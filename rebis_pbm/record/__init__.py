@@ -14,6 +14,7 @@ One module per concern:
 from rebis_pbm.errors import CorruptRecord, SeedError
 from rebis_pbm.files.names import secret_path
 from rebis_pbm.record.codec import HEADER, dump_record, parse_record
+from rebis_pbm.record.deadlines import BEFORE_V4
 from rebis_pbm.record.digests import (
     SEAL_DOMAIN,
     commitment,
@@ -56,6 +57,7 @@ from rebis_pbm.record.verify import (
 
 __all__ = [
     "BEFORE_V3",
+    "BEFORE_V4",
     "CODES",
     "FAIR_DEAL",
     "FORMAT",

@@ -449,7 +449,9 @@ _RECORD_DIGEST = ("the keyed record digest record_hmac (the players' keys, addre
 
 _ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
                  "extend_deadline": "the referee extended the deadline by {seconds} s",
-                 "end_game": "the referee ended the game"}
+                 "end_game": "the referee ended the game",
+                 "away": "{player} is away from {start} to {end}",  # rebis-pbm/4 (absences)
+                 "back": "{player} is back"}
 
 
 def referee_lines(record: Record) -> list[str]:
@@ -472,7 +474,8 @@ def referee_lines(record: Record) -> list[str]:
         else:
             kind = str(action.get("action"))
             words = _ACTION_WORDS.get(kind, kind)
-            words = words.format(player=action.get("player"), seconds=action.get("seconds"))
+            words = words.format(player=action.get("player"), seconds=action.get("seconds"),
+                                 start=action.get("start"), end=action.get("end"))
         # one line whoever wrote the record: a reason must not pass for a line of the verdict
         why = f" ({one_line(str(action['reason']))})" if action.get("reason") else ""
         lines.append(f"  after turn {action.get('after')}, at {action.get('at')}: {words}{why}")

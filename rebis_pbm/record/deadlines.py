@@ -4,24 +4,55 @@ Times are data: the record's ``created`` (when turn 1 began), each move entry's 
 referee applied it) and each logged action's ``at``, all UTC to the second, ISO 8601
 (``2025-01-31T18:00:00Z``). A turn begins when the move before it was applied; its deadline is
 that time plus the game's ``deadline`` (seconds) plus every ``extend_deadline`` the referee
-logged during the turn. Nothing here is read by a replay: time never changes a game.
+logged during the turn, plus the time the game's clock stood still while a player was away
+(rebis-pbm/4: :func:`absences`). Nothing here is read by a replay: time never changes a game.
+A player's time zone (rebis-pbm/4) changes only how a time is shown (:func:`shown_time`).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.errors import UsageError
 
 if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
+# rebis-pbm/4 (absences): the header's ``absence`` ({seconds, slots}: each player's yearly
+# allowance, new --absence) and ``grace`` (seconds after a deadline before the missed-move
+# policy, new --grace), covered by the header digest; ``time_zones`` (player -> IANA zone, for
+# display only, like langs: covered by record_hmac); the actions ``away`` and ``back``
+# (:func:`absences`), chained like every action.
+ABSENCE_FIELDS = ("absence", "grace")
+BEFORE_V4 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
 _UNITS = {"d": 86400, "h": 3600, "m": 60}
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")
 POLICIES = ("bot", "random")  # or a number of missed turns (1-99)
 REMIND_BEFORE = 24 * 3600  # a reminder is due within 24 h of the deadline (or a quarter of it)
+
+
+def check_absence_fields(record: Record) -> None:
+    """Raises ValueError when ``record`` (a :class:`~rebis_pbm.record.model.Record` being made)
+    is damaged as to rebis-pbm/4's fields: an older record carrying one, or a time zone for a
+    name that is no player's."""
+    if record.format in BEFORE_V4 and (
+            record.time_zones or any(f in record.header_extra for f in ABSENCE_FIELDS)
+            or any(a.get("action") in (AWAY, BACK) for a in record.actions)):
+        raise ValueError(f"a {record.format} record has no absences, grace period or time "
+                         f"zones: they came with rebis-pbm/4, so this record is damaged "
+                         f"(edited by hand)")
+    strangers = [name for name in record.time_zones if name not in record.players]
+    if strangers:
+        raise ValueError(f"time_zones: {', '.join(strangers)} is not a player of this game "
+                         f"(players: {', '.join(record.players)})")
+
+
+def time_zone_of(record: Record, player: str | None) -> str | None:
+    """The time zone ``player`` reads times in (rebis-pbm/4 ``time_zones``), or None (UTC; the
+    spectator's)."""
+    return None if player is None else record.time_zones.get(player)
 
 
 def parse_duration(text: str, option: str = "--deadline") -> int:
@@ -116,15 +147,141 @@ def turn_began(record: Record) -> str | None:
     return created
 
 
-def deadline_of(record: Record) -> str | None:
-    """The current turn's deadline (UTC, ISO 8601), or None for a game without deadlines."""
+def deadline_of(record: Record, *, grace: bool = False) -> str | None:
+    """The current turn's deadline (UTC, ISO 8601), or None for a game without deadlines: the
+    turn's start plus ``deadline`` and every ``extend_deadline`` logged during the turn, the
+    clock standing still while any player is away (:func:`absences`). ``grace``: the end of the
+    grace period after it instead (rebis-pbm/4 ``grace``; the deadline itself without one).
+    """
     seconds = record.header_extra.get("deadline")
     began = turn_began(record)
     if seconds is None or began is None:
         return None
     extra = sum(a.get("seconds", 0) for a in record.actions
                 if a["action"] == "extend_deadline" and a["after"] == len(record.moves))
-    return format_time(parse_time(began) + timedelta(seconds=seconds + extra))
+    if grace:
+        extra += record.header_extra.get("grace", 0)
+    return _clock_end(record, began, seconds + extra)
+
+
+def _clock_end(record: Record, began: str, seconds: int) -> str:
+    """When the game's clock, started at ``began``, has run ``seconds``: it stands still while
+    any player is away (the union of every absence's span)."""
+    at, left = parse_time(began), timedelta(seconds=seconds)
+    spans = sorted((parse_time(a.start), parse_time(a.end)) for a in absences(record)
+                   if a.end != a.start)
+    for start, end in spans:
+        if end <= at:
+            continue
+        if start > at:
+            if start - at >= left:
+                break
+            left -= start - at
+        at = max(at, end)
+    return format_time(at + left)
+
+
+# rebis-pbm/4 (absences): the referee's logged actions ``away`` (``player``, ``start``, ``end``)
+# and ``back`` (``player``: every absence of theirs logged before it ends at its ``at``).
+AWAY = "away"
+BACK = "back"
+
+
+class Absence(NamedTuple):
+    """One absence as the record's actions make it: ``player`` away from ``start`` to ``end``
+    (UTC, ISO 8601); ``end`` is the earlier of the one logged and a later ``back`` (an absence
+    that had not begun when its player came back has ``end == start``: none)."""
+
+    player: str
+    start: str
+    end: str
+
+
+def absences(record: Record) -> list[Absence]:
+    """Every absence logged in ``record`` (rebis-pbm/4 ``away`` and ``back`` actions), in the
+    order logged; [] for an older record."""
+    found: list[Absence] = []
+    for action in record.actions:
+        if action["action"] == AWAY:
+            found.append(Absence(str(action["player"]), str(action["start"]),
+                                 str(action["end"])))
+        elif action["action"] == BACK:
+            back = parse_time(action["at"])
+            found = [a._replace(end=format_time(min(parse_time(a.end),
+                                                    max(parse_time(a.start), back))))
+                     if a.player == action["player"] else a for a in found]
+    return found
+
+
+def away_now(record: Record, player: str, now: str) -> Absence | None:
+    """``player``'s absence that has not ended at ``now`` (in force or still to come), or
+    None."""
+    at = parse_time(now)
+    for absence in absences(record):
+        if absence.player == player and parse_time(absence.end) > at \
+                and absence.end != absence.start:
+            return absence
+    return None
+
+
+def allowance_used(record: Record, player: str, year: int) -> tuple[int, int]:
+    """``(seconds, absences)`` of ``player``'s allowance used in calendar ``year`` (UTC): the
+    length and number of their absences that begin in it (a whole absence counts in the year
+    it begins; one cut short by ``back`` counts as long as it was; one that never began, not
+    at all)."""
+    spans = [parse_time(a.end) - parse_time(a.start) for a in absences(record)
+             if a.player == player and a.end != a.start and parse_time(a.start).year == year]
+    return int(sum(span.total_seconds() for span in spans)), len(spans)
+
+
+def parse_allowance(text: str) -> tuple[int, int]:
+    """``14d/3`` -> ``(1209600, 3)``: at most 14 days a year away, in at most 3 absences
+    (``new --absence``).
+
+    >>> parse_allowance("14d/3"), parse_allowance("36h/1")
+    ((1209600, 3), (129600, 1))
+
+    Raises:
+        UsageError: any other text (``--absence``).
+    """
+    days, slash, slots = (text or "").partition("/")
+    if not slash or not re.fullmatch(r"[1-9][0-9]?", slots.strip()):
+        raise UsageError(f"{text!r} is not an allowance: write DURATION/ABSENCES, e.g. 14d/3 "
+                         f"(at most 14 days a year, in at most 3 absences)", "--absence")
+    return parse_duration(days, "--absence"), int(slots)
+
+
+def check_zone(name: str, option: str = "--tz") -> str:
+    """``name`` if it is an IANA time zone this system knows (``Europe/Lisbon``, ``UTC``).
+
+    Raises:
+        UsageError: any other text.
+    """
+    import zoneinfo
+    if re.fullmatch(r"[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2}", name or "") \
+            and len(name) <= 64:
+        try:
+            zoneinfo.ZoneInfo(name)
+            return name
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            pass
+    raise UsageError(f"{name!r} is not a time zone: write an IANA name such as Europe/Lisbon, "
+                     f"America/Sao_Paulo or UTC", option)
+
+
+def shown_time(utc: str, zone: str | None = None) -> str:
+    """A record's time (UTC) as a reader in ``zone`` reads it: ``2026-12-20T00:00:00Z (UTC)``
+    without a zone, ``2026-07-01T19:00:00+01:00 (Europe/Lisbon)`` with one (the offset in
+    force then). Display only: the record keeps UTC. A zone this system does not know shows
+    UTC."""
+    if zone and zone != "UTC":
+        import zoneinfo
+        try:
+            local = parse_time(utc).astimezone(zoneinfo.ZoneInfo(zone))
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            return f"{utc} (UTC)"
+        return f"{local.replace(microsecond=0).isoformat()} ({zone})"
+    return f"{utc} (UTC)"
 
 
 def missed_turns(record: Record, player: str) -> int:
@@ -162,3 +319,11 @@ def reminder_due(record: Record, now: str) -> bool:
     left = (parse_time(deadline) - parse_time(now)).total_seconds()
     window = min(REMIND_BEFORE, record.header_extra["deadline"] / 4)
     return bool(0 < left <= window)
+
+
+def absences_shown(record: Record) -> list[Absence]:
+    """The absences a view of ``record`` shows (docs/views.md): those not over at the latest time
+    the record holds (a view is written from the record alone, never from the clock)."""
+    latest = latest_time(record)
+    return [a for a in absences(record) if a.end != a.start
+            and (latest is None or parse_time(a.end) > parse_time(latest))]

@@ -195,16 +195,21 @@ RECORD_DOMAIN = "rebis-pbm/record-digest/v1"
 
 def record_document(header_sha256: str, chain_sha256: str, actions_sha256: str | None,
                     addresses: Mapping[str, str], public_addresses: bool,
-                    langs: Mapping[str, str]) -> dict[str, object]:
+                    langs: Mapping[str, str],
+                    time_zones: Mapping[str, str] | None = None) -> dict[str, object]:
     """What ``record_hmac`` covers (docs/audit.md, "The keyed record digest"):
     ``{"domain": "rebis-pbm/record-digest/v1", "header_sha256": ..., "chain_sha256": the last
     chain digest of the joins and moves (the header's when there is none), "actions_sha256":
     the last logged action's chain digest (null when none), "addresses": {player: address},
-    "public_addresses": true|false, "langs": {player: code}}``."""
-    return {"domain": RECORD_DOMAIN, "header_sha256": header_sha256,
-            "chain_sha256": chain_sha256, "actions_sha256": actions_sha256,
-            "addresses": dict(addresses), "public_addresses": bool(public_addresses),
-            "langs": dict(langs)}
+    "public_addresses": true|false, "langs": {player: code}}``, and ``"time_zones": {player:
+    zone}`` when a rebis-pbm/4 record has any (an older record's document is unchanged)."""
+    document: dict[str, object] = {
+        "domain": RECORD_DOMAIN, "header_sha256": header_sha256, "chain_sha256": chain_sha256,
+        "actions_sha256": actions_sha256, "addresses": dict(addresses),
+        "public_addresses": bool(public_addresses), "langs": dict(langs)}
+    if time_zones:  # rebis-pbm/4 (absences)
+        document["time_zones"] = dict(time_zones)
+    return document
 
 
 def record_digest(seed: str, document: Mapping[str, object]) -> str:

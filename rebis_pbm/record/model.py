@@ -20,6 +20,7 @@ from rebis_pbm.engine import Move, Ruleset, State, score_table, winners
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord, SeedError
+from rebis_pbm.record.deadlines import ABSENCE_FIELDS, BEFORE_V4, check_absence_fields
 from rebis_pbm.record.digests import (
     chain_digest,
     commitment,
@@ -79,7 +80,7 @@ ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
 # chain digest its player's view witnessed), required of a player with a key and checked by
 # ``verify`` in the signed file, so a signature cannot be carried into another history; and a
 # referee deal shuffled from the whole ``SALT:SEED`` secret (:meth:`Record.deal_seed`).
-BEFORE_V4 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
+# BEFORE_V4 (every format before rebis-pbm/4) is defined once, in record/deadlines.py
 
 
 def check_seed(record: Record, seed: str) -> None:
@@ -172,6 +173,7 @@ class Record:
     actions: tuple[Document, ...] = ()
     langs: dict[str, str] = field(default_factory=dict, hash=False)
     record_hmac: str | None = field(default=None, compare=False, hash=False)
+    time_zones: dict[str, str] = field(default_factory=dict, hash=False)  # rebis-pbm/4 (absences)
 
     def __repr__(self) -> str:
         """Which game and how far: ``Record(game='g-1', format='rebis-pbm/3', players=('ann',
@@ -199,6 +201,7 @@ class Record:
         if self.langs and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no langs: the players' languages came "
                              f"with rebis-pbm/3")
+        check_absence_fields(self)  # rebis-pbm/4 (absences)
         if self.record_hmac is not None and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no record_hmac: the keyed record "
                              f"digest came with rebis-pbm/3")
@@ -224,7 +227,8 @@ class Record:
         return record_digest(seed, record_document(
             str(self.header_sha256), self.last_digest(),
             str(self.actions[-1].get("chain_sha256")) if self.actions else None,
-            shown.get("addresses", {}), self.public_addresses, shown.get("langs", {})))
+            shown.get("addresses", {}), self.public_addresses, shown.get("langs", {}),
+            shown.get("time_zones")))
 
     def keyed(self, seed: str) -> Record:
         """The record with its ``record_hmac`` computed with ``seed`` (rebis-pbm/3; an older
@@ -519,6 +523,7 @@ class Record:
             fields["public_addresses"] = True
         if self.langs:
             fields["langs"] = {p: self.langs[p] for p in self.players if p in self.langs}
+        fields.update({"time_zones": dict(self.time_zones)} if self.time_zones else {})  # v4
         return fields
 
     @classmethod
@@ -564,11 +569,13 @@ class Record:
                              Proof.from_entry(j), str(j["chain_sha256"]))
                         for j in data.get("joins", ())),
             proofs=tuple(Proof.from_entry(m) for m in data["moves"]),
-            header_extra={k: data[k] for k in HEADER_EXTRA + ENCRYPTION_FIELDS if k in data},
+            header_extra={k: data[k] for k in HEADER_EXTRA + ENCRYPTION_FIELDS + ABSENCE_FIELDS
+                          if k in data},
             stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
             actions=tuple(dict(a) for a in data.get("actions", ())),
             langs=langs,
             record_hmac=None if data.get("record_hmac") is None else str(data["record_hmac"]),
+            time_zones={str(p): str(z) for p, z in data.get("time_zones", {}).items()},
         )
 
 

@@ -22,10 +22,10 @@ from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord
 from rebis_pbm.formats.yaml_reader import Loaded, YamlValue, load_yaml, simple_data
 from rebis_pbm.record.codec import parse_record
+from rebis_pbm.record.deadlines import BEFORE_V4
 from rebis_pbm.record.digests import chain_digest, commitment, state_digest
 from rebis_pbm.record.model import (
     BEFORE_V3,
-    BEFORE_V4,
     FAIR_DEAL,
     Document,
     Join,

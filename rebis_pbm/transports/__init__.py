@@ -70,6 +70,13 @@ class Outbox(Protocol):
         reminded already this turn)."""
         ...
 
+    def queue_late_notice(self, now: str) -> int:
+        """When the player to move is past their deadline at ``now`` (ISO 8601, UTC) but within
+        the grace period (rebis-pbm/4 ``grace``): a notice to them and one line to every other
+        player, once a turn; returns how many messages were queued (0: none due, no address,
+        or told already this turn)."""
+        ...
+
 
 def outbox_for(game: str | os.PathLike[str], referee: str, queue: Path | None = None, *,
                pictures: bool = True) -> Outbox:

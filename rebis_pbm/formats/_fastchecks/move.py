@@ -2,7 +2,7 @@
 # From schemas/move.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "6428c6b733e6ff75883afbc3482930353aa526d888600c1a22cb6e4e956105c3"
+SCHEMA_SHA256 = "f74f53089b2637ca2b997d8c2d2b4510fd41e79d01e87ab8385cafed00cf7967"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from email.contentmanager import ContentManager, raw_data_manager
 from email.headerregistry import Address
@@ -212,20 +213,64 @@ def reminder_message(*, game: str, view: View, view_text: str, view_yaml: str, s
     """A reminder to the player to move that their deadline is near (docs/deadlines.md): their
     view by mail (:func:`view_message`, so the same view, picture, attachments and thread), told
     as a reminder in its subject and first paragraph. ``view`` must be that player's view in a
-    game with a deadline (``view["deadline"]``, UTC). ``lang``, ``picture``: as for
-    :func:`view_message`.
+    game with a deadline (``view["deadline"]``, UTC), shown in the view's ``time_zone`` when it
+    has one. ``lang``, ``picture``: as for :func:`view_message`.
     """
+    from rebis_pbm.record.deadlines import shown_time
     _ = gettext_for(lang)
-    deadline, turn = view["deadline"], view["turn"]
-    news = _("Reminder: your move for turn {turn} is due by {deadline} (UTC). After that the "
-             "referee may move for you.").format(turn=turn, deadline=deadline)
+    deadline, turn, zone = view["deadline"], view["turn"], view.get("time_zone")
+    if zone:  # the reader's zone (rebis-pbm/4): the time says its own offset and zone
+        news = _("Reminder: your move for turn {turn} is due by {deadline}. After that the "
+                 "referee may move for you.").format(turn=turn,
+                                                    deadline=shown_time(deadline, zone))
+        title = _("turn {turn}: reminder, your move is due by {deadline}").format(
+            turn=turn, deadline=shown_time(deadline, zone))
+    else:
+        news = _("Reminder: your move for turn {turn} is due by {deadline} (UTC). After that "
+                 "the referee may move for you.").format(turn=turn, deadline=deadline)
+        title = _("turn {turn}: reminder, your move is due by {deadline} UTC").format(
+            turn=turn, deadline=deadline)
     msg = view_message(game=game, view=view, view_text=view_text, view_yaml=view_yaml,
                        news=news, sender=sender, to=to, lang=lang, picture=picture)
     del msg["Subject"]
-    msg["Subject"] = f"[Rebis {game}] " + _("turn {turn}: reminder, your move is due by "
-                                             "{deadline} UTC").format(turn=turn,
-                                                                      deadline=deadline)
+    msg["Subject"] = f"[Rebis {game}] " + title
     return msg
+
+
+def late_messages(*, game: str, view: View, view_text: str, view_yaml: str, sender: str,
+                  to: str, grace_end: str,
+                  others: Sequence[tuple[str, str, str | None, str | None]],
+                  lang: str | None = None, picture: View | None = None) -> list[EmailMessage]:
+    """The late notices of one turn (docs/deadlines.md, "Grace period"): to the late player
+    (``view`` is theirs, with its ``deadline``; ``to`` their address), their view told as late,
+    the end of the grace period ``grace_end`` (UTC) first; to each of ``others`` (``(name,
+    address, lang, time zone)``), one line saying who is late and until when the game waits.
+    Every time is shown in its reader's zone (the view's ``time_zone``, the others' own).
+    """
+    from rebis_pbm.record.deadlines import shown_time
+    _ = gettext_for(lang)
+    deadline, turn, zone = view["deadline"], view["turn"], view.get("time_zone")
+    late = view["viewer"]
+    news = _("You are late: your move for turn {turn} was due by {deadline}. The referee will "
+             "move for you after {grace_end} unless your move comes first.").format(
+        turn=turn, deadline=shown_time(deadline, zone), grace_end=shown_time(grace_end, zone))
+    msg = view_message(game=game, view=view, view_text=view_text, view_yaml=view_yaml,
+                       news=news, sender=sender, to=to, lang=lang, picture=picture)
+    del msg["Subject"]
+    msg["Subject"] = f"[Rebis {game}] " + _("turn {turn}: you are late").format(turn=turn)
+    out = [msg]
+    for name, address, their_lang, their_zone in others:
+        _ = gettext_for(their_lang)  # each reader's own language
+        line = _("{player} is late for turn {turn}: the referee will move for them after "
+                  "{grace_end} unless their move comes first.").format(
+            player=late, turn=turn, grace_end=shown_time(grace_end, their_zone))
+        note = _message(sender, address, name, f"[Rebis {game}] " + _(
+            "turn {turn}: {player} is late").format(turn=turn, player=late),
+            auto="auto-generated", lang=their_lang)
+        _thread(note, game, sender, None)
+        note.set_content(line + "\n")
+        out.append(note)
+    return out
 
 
 def html_body(view: View, text: str, title: str | None = None, lang: str | None = None,

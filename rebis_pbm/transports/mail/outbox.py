@@ -2,8 +2,9 @@
 (``mail views``, ``tick``'s stand-in moves and reminders, a crash's recovery), and
 :class:`MailOutbox`, the mail transport's :class:`rebis_pbm.transports.Outbox`.
 
-The queue is a Maildir beside the record (``game.mailq/``) with two sidecar files: the last
-turn whose messages were queued and the last turn a reminder was queued for.
+The queue is a Maildir beside the record (``game.mailq/``) with three sidecar files: the last
+turn whose messages were queued, the last turn a reminder was queued for, and the last turn
+whose late notices were queued.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from rebis_pbm.files.lock import locked
 from rebis_pbm.files.names import default_queue
 from rebis_pbm.present.i18n import N_, gettext_for
 from rebis_pbm.record import Record, Replay
-from rebis_pbm.transports.mail.compose import reminder_message, view_message
+from rebis_pbm.transports.mail.compose import late_messages, reminder_message, view_message
 from rebis_pbm.transports.mail.maildir import queue as add_to_queue
 
 if TYPE_CHECKING:  # the view's shape, for the type checker only
@@ -106,6 +107,56 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
             to=record.addresses[player], lang=lang, picture=view if pictures else None)])
         write_atomic(queue_dir / REMINDED_STATE, f"{state.turn}\n", mode=0o600)
     return player
+
+
+LATE_STATE = "late-turn"  # in the queue folder: the last turn late notices were queued for
+
+
+def queue_late_notice(game: str | os.PathLike[str], referee_address: str, queue_dir: Path,
+                      now: str, *, pictures: bool = True) -> int:
+    """Queue the late notices (:func:`rebis_pbm.transports.mail.compose.late_messages`) when
+    the player to move is past their deadline at ``now`` (ISO 8601) but within the grace period
+    (rebis-pbm/4 ``grace``): their view told as late to them, one line to every other player
+    with an address; once per turn (the sidecar ``late-turn``, written after the messages are
+    queued). Returns how many messages were queued: 0 when none is due, the late player has no
+    address, or the turn's notices were queued already.
+
+    Raises:
+        as :func:`rebis_pbm.app.open_game`; Busy when the record stays locked.
+    """
+    from rebis_pbm.present import views
+    from rebis_pbm.record.deadlines import deadline_of, parse_time, time_zone_of
+    with locked(game):
+        record, replay, _ = referee.open_game(game)
+        state = replay.state
+        if state is None or state.finished or record.abandoned(state):
+            return 0
+        deadline, grace_end = deadline_of(record), deadline_of(record, grace=True)
+        if deadline is None or grace_end is None \
+                or not parse_time(deadline) < parse_time(now) <= parse_time(grace_end):
+            return 0
+        player = state.player_to_move
+        if player not in record.addresses or _turn_noted(queue_dir, LATE_STATE) == state.turn:
+            return 0
+        view, text_view, lang = _reader_views(record, replay, player)
+        others = [(name, record.addresses[name], record.lang(name), time_zone_of(record, name))
+                  for name in record.players if name != player and name in record.addresses]
+        messages = late_messages(
+            game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
+            view_yaml=views.render(view, "yaml"), sender=referee_address,
+            to=record.addresses[player], grace_end=grace_end, others=others, lang=lang,
+            picture=view if pictures else None)
+        add_to_queue(queue_dir, messages)
+        write_atomic(queue_dir / LATE_STATE, f"{state.turn}\n", mode=0o600)
+    return len(messages)
+
+
+def _turn_noted(queue_dir: Path, name: str) -> int | None:
+    """The turn a sidecar beside the queue's messages notes, or None."""
+    try:
+        return int((queue_dir / name).read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
 
 
 def queue_stand_in_views(game: str | os.PathLike[str], referee_address: str,
@@ -293,3 +344,8 @@ class MailOutbox:
     def queue_reminder(self, now: str) -> str | None:
         """:func:`queue_reminder` into this queue."""
         return queue_reminder(self.game, self.referee, self._where, now, pictures=self.pictures)
+
+    def queue_late_notice(self, now: str) -> int:
+        """:func:`queue_late_notice` into this queue."""
+        return queue_late_notice(self.game, self.referee, self._where, now,
+                                 pictures=self.pictures)

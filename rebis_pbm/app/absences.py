@@ -1,0 +1,129 @@
+"""Absences (rebis-pbm/4): a player away stops the game's clock, within a yearly allowance.
+
+The referee's ``away`` and ``back`` commands and the players' mail commands call these
+(docs/deadlines.md, "Absences").
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from rebis_pbm.app.deadlines import log_action
+from rebis_pbm.errors import Failed, Refused, UsageError
+from rebis_pbm.files.atomic import PathLike
+from rebis_pbm.record import BEFORE_V4, Record
+
+
+class Away(NamedTuple):
+    """An absence as logged: ``player`` away from ``start`` to ``end`` (UTC, ISO 8601), and
+    what is left of their allowance in the calendar year it began in: ``seconds_left``,
+    ``absences_left``."""
+
+    player: str
+    start: str
+    end: str
+    seconds_left: int
+    absences_left: int
+
+
+def _allowance(record: Record) -> tuple[int, int]:
+    """The game's allowance ``(seconds, absences)`` a year.
+
+    Raises:
+        Failed: an older record, or a game created without ``--absence``.
+    """
+    if record.format in BEFORE_V4:
+        raise Failed(f"game {record.game} is a {record.format} record, which keeps no absences "
+                     f"(they came with rebis-pbm/4); nothing was written")
+    allowance = record.header_extra.get("absence")
+    if not allowance or "deadline" not in record.header_extra:
+        raise Failed(f"game {record.game} has no absence allowance (new --deadline 72h "
+                     f"--absence 14d/3 gives one); nothing was written")
+    return int(allowance["seconds"]), int(allowance["slots"])
+
+
+def _days(seconds: int) -> str:
+    days, rest = divmod(seconds, 86400)
+    return f"{days}d{rest // 3600}h" if rest >= 3600 else f"{days}d"
+
+
+def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
+                 now: str | None = None, reason: str | None = None,
+                 views_dir: PathLike | None = None) -> Away:
+    """Log ``player``'s absence from ``start`` (ISO 8601; None: ``now``) to ``end``: the game's
+    clock stops meanwhile (:func:`rebis_pbm.record.deadlines.deadline_of`). ``now``: the time it
+    is logged at (ISO 8601; default the clock). Logged as the referee's ``away`` action (with
+    ``reason``, one line) and shown in every view.
+
+    Ruling: the allowance is per calendar year (UTC) of the absence's start; an absence that
+    would pass it (its length, or one absence too many) is refused, never cut: the referee may
+    still ``extend`` a deadline.
+
+    Raises:
+        UsageError: a time that is not ISO 8601 with a zone, a start before ``now``, an end not
+            after the start; as :func:`log_action` (a player not in the game, a bad reason).
+        Refused: the player is already away (or to be) then; the allowance would be passed;
+            the game is over.
+        Failed: an older record or a game without an allowance.
+    """
+    from rebis_pbm.record.deadlines import (
+        absences,
+        allowance_used,
+        format_time,
+        now_text,
+        parse_time,
+    )
+    at_text = now_text(now)
+    begins = parse_time(start, "--from") if start is not None else parse_time(at_text)
+    ends = parse_time(end, "--to")
+    left: list[tuple[int, int]] = []
+
+    def check(record: Record, at: str) -> None:
+        seconds, slots = _allowance(record)
+        if begins < parse_time(at):
+            raise UsageError(f"{format_time(begins)} is before now ({at}): an absence cannot "
+                             f"begin in the past", "--from")
+        if ends <= begins:
+            raise UsageError(f"{format_time(ends)} is not after {format_time(begins)}: an "
+                             f"absence ends after it begins", "--to")
+        for other in absences(record):  # the player's own absences may not overlap
+            if other.player == player and other.end != other.start \
+                    and parse_time(other.start) < ends and parse_time(other.end) > begins:
+                raise Refused(f"{player} is already away from {other.start} to {other.end}; "
+                              f"nothing was written")
+        used, count = allowance_used(record, player, begins.year)
+        length = int((ends - begins).total_seconds())
+        if count + 1 > slots:
+            raise Refused(f"{player} has had {count} absences in {begins.year}, all the "
+                          f"allowance gives ({slots} a year); nothing was written")
+        if used + length > seconds:
+            raise Refused(f"{player} has {_days(seconds - used)} of absence left in "
+                          f"{begins.year} (the allowance is {_days(seconds)} a year), less than "
+                          f"the {_days(length)} asked; nothing was written")
+        left.append((seconds - used - length, slots - count - 1))
+
+    log_action(game, "away", now=at_text, views_dir=views_dir, check=check, player=player,
+               start=format_time(begins), end=format_time(ends), reason=reason)
+    return Away(player, format_time(begins), format_time(ends), *left[0])
+
+
+def end_absence(game: PathLike, player: str, *, now: str | None = None,
+                views_dir: PathLike | None = None) -> Record:
+    """``player`` is back at ``now`` (ISO 8601; default the clock): their absence in force ends
+    then, one still to come is called off (its allowance is given back). Logged as the
+    referee's ``back`` action; returns the record as written.
+
+    Raises:
+        Refused: the player is neither away nor to be away; the game is over.
+        Failed: an older record or a game without an allowance.
+        as :func:`log_action`.
+    """
+    from rebis_pbm.record.deadlines import away_now
+
+    def check(record: Record, at: str) -> None:
+        _allowance(record)
+        if away_now(record, player, at) is None:  # log_action checked the name first
+            raise Refused(f"{player} is not away and has no absence to come; nothing was "
+                          f"written")
+
+    return log_action(game, "back", now=now, views_dir=views_dir, check=check, player=player)
