@@ -93,7 +93,8 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 keys: dict[str, str] | None = None, deadline: int | None = None,
                 missed: str = "bot", now: str | None = None,
                 langs: dict[str, str] | None = None, encrypt_views: bool = False,
-                referee_recipient: str | None = None) -> Created:
+                referee_recipient: str | None = None,
+                referee_key: PathLike | None = None) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -124,6 +125,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
             without one must bring one in their join.
         referee_recipient: the referee's age recipient ``age1...`` (``keygen-referee``), which
             players seal their moves to; recorded in the header, public.
+        referee_key: the referee's OpenSSH private key file (``new --referee-key``): its public
+            key is recorded in the header (rebis-pbm/4), and it signs every witness and act of
+            the referee's from the first views on (:mod:`rebis_pbm.app.signing`).
 
     Raises:
         UsageError: bad players, an empty or guessable seed, a malformed game id, a key for no
@@ -181,6 +185,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         from rebis_pbm.record.deadlines import now_text
         extra = {"created": now_text(now), "deadline": deadline, "missed": missed}
     extra.update(encryption)
+    if referee_key is not None:  # rebis-pbm/4: the referee signs what it says
+        from rebis_pbm.app.signing import public_key_of
+        extra["referee_key"] = public_key_of(referee_key)
     record = Record(game_id, ruleset, seats, commitment(FORMAT, secret), addresses=addresses,
                     public_addresses=public_addresses,
                     deal=REFEREE_DEAL if referee_deal else FAIR_DEAL, keys=parsed_keys,
@@ -193,6 +200,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         raise Failed(str(exc)) from None
     if not referee_deal:
         state, setup_events = None, ()
+    if referee_key is not None:
+        from rebis_pbm.app.signing import signed_record
+        record = signed_record(record, referee_key)  # the first witness, before anything is written
     views_dir = os.fspath(views_dir or default_views_dir(game))
     # Under the record's lock, so that two `new` for the same file name cannot both write; a
     # failed `new` removes what it wrote.

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from rebis_pbm import app as referee
-from rebis_pbm.cli import cli
+from rebis_pbm.cli import cli, referee_key_option
 from rebis_pbm.errors import ExitCode, UsageError, one_line
 
 
@@ -109,7 +109,8 @@ def many_line(report) -> str:
 @click.option("--yes", is_flag=True, help="Confirm: reveal the seed, ending the game for good.")
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the views are (default: GAME's name with .views, beside it).")
-def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
+@referee_key_option
+def reveal(game: Path, yes: bool, views_dir: Path | None, referee_key: str | None) -> None:
     """Write the seed of an abandoned game into GAME, so that anyone can verify it.
 
     \b
@@ -122,7 +123,7 @@ def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
     The record is verified first (exit 3 if it fails), and the seed must match the
     commitment made at `new`.
     """
-    done = referee.reveal(game, confirm=yes, views_dir=views_dir)
+    done = referee.reveal(game, confirm=yes, views_dir=views_dir, referee_key=referee_key)
     if done.already:
         click.echo(f"{game} already reveals the seed of game {done.record.game}; nothing changed.")
         return

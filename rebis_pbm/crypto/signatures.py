@@ -12,6 +12,9 @@ import base64
 import re
 
 NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n rebis-pbm
+# The referee's own (rebis-pbm/4, docs/audit.md): a player's signed move never passes for the
+# referee's word, nor the other way round.
+REFEREE_NAMESPACE = "rebis-pbm-referee"
 SIGNED_DOMAIN = b"rebis-pbm/signed-move/v2"
 
 # An armoured SSH signature block, as a mail's text may carry one (transports/mail.py).
@@ -56,14 +59,15 @@ def parse_keys(text: str, source: str, *, skip_others: bool = False) -> tuple[st
     return tuple(keys)
 
 
-def signed_by(data: bytes, signature: str | bytes, keys) -> bool:
-    """Whether ``signature`` (armoured SSHSIG) is a valid signature over ``data`` in namespace
-    ``rebis-pbm`` by one of ``keys`` (``TYPE BASE64`` lines). Never raises."""
+def signed_by(data: bytes, signature: str | bytes, keys, namespace: str = NAMESPACE) -> bool:
+    """Whether ``signature`` (armoured SSHSIG) is a valid signature over ``data`` in
+    ``namespace`` (a player's ``rebis-pbm``, or :data:`REFEREE_NAMESPACE`) by one of ``keys``
+    (``TYPE BASE64`` lines). Never raises."""
     from sshsig import InvalidSignature, PublicKey, verify
 
     try:
         allowed = [PublicKey.from_openssh_str(k) for k in keys]
-        verify(data, signature, allowed, namespace=NAMESPACE)
+        verify(data, signature, allowed, namespace=namespace)
     except (InvalidSignature, ValueError, NotImplementedError, TypeError):
         return False
     except Exception:  # a damaged signature block must read as "not signed", not a traceback

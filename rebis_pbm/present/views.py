@@ -700,7 +700,11 @@ def _recipient_text(view: dict, _: Callable[[str], str]) -> list[str]:
 
 def _witness_text(view: dict) -> list[str]:
     w = view.get("witness")
-    return [witness_line(w["game"], w["move"], w["chain_sha256"])] if w else []
+    if not w:
+        return []
+    # The referee's signature of the line, right under it (rebis-pbm/4; docs/views.md).
+    signed = view.get("witness_signature", "").strip().splitlines()
+    return [witness_line(w["game"], w["move"], w["chain_sha256"]), *signed]
 
 
 def ruleset_text(ruleset: dict, lang: str | None = None) -> str:

@@ -399,7 +399,8 @@ def unsalted(secret: str) -> tuple[str, str]:
 # rebis-pbm/3 record relabelled rebis-pbm/2 (to shed record_hmac, its encryption settings and
 # the rest of what /3 checks) no longer matches its commitment once the seed is known.
 COMMITMENT_DOMAINS = {"rebis-pbm/2": COMMITMENT_DOMAIN,
-                      "rebis-pbm/3": "rebis-pbm/seed-commitment/v3"}
+                      "rebis-pbm/3": "rebis-pbm/seed-commitment/v3",
+                      "rebis-pbm/4": "rebis-pbm/seed-commitment/v4"}
 
 
 def salted_commitment(seed: str, salt: str, domain: str = COMMITMENT_DOMAIN) -> str:

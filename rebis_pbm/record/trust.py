@@ -92,12 +92,15 @@ def join_listing(game: str, player: str, fmt: str = "yaml", lang: str | None = N
 
 class Witness(NamedTuple):
     """What a saved view or mail witnessed: game ``game`` had ``move`` moves recorded and its
-    chain digest after the last entry was ``chain_sha256``; ``source`` names the file."""
+    chain digest after the last entry was ``chain_sha256``; ``source`` names the file;
+    ``signature``: the referee's armoured signature of the witness line that came with it
+    (rebis-pbm/4, :func:`check_witness_signature`), or None."""
 
     game: str
     move: int
     chain_sha256: str
     source: str
+    signature: str | None = None
 
 
 WITNESS_LINE = re.compile(
@@ -130,15 +133,57 @@ def read_witness(path: str) -> Witness:
             doc = load_yaml(text, source=source, kind="view").data
             w = doc.get("witness") if isinstance(doc, dict) else None
             if isinstance(w, dict) and {"game", "move", "chain_sha256"} <= set(w):
-                return Witness(str(w["game"]), int(w["move"]), str(w["chain_sha256"]), source)
+                signed = doc.get("witness_signature")
+                return Witness(str(w["game"]), int(w["move"]), str(w["chain_sha256"]), source,
+                               signed if isinstance(signed, str) else None)
         except Exception:
             pass
-        found = WITNESS_LINE.search(text.decode("utf-8", "replace"))
+        decoded = text.decode("utf-8", "replace")
+        found = WITNESS_LINE.search(decoded)
         if found:
-            return Witness(found["game"], int(found["move"]), found["digest"], source)
+            return Witness(found["game"], int(found["move"]), found["digest"], source,
+                           _signature_after(decoded[found.end():]))
     raise InputError("holds no witness: give a view saved from rebis-pbm (YAML or text) or a "
                      "mail from the referee, which carry a line 'Witness: game ..., move ..., "
                      "chain_sha256 ...'", source=source)
+
+
+def _signature_after(text: str) -> str | None:
+    """The armoured signature block right under a text view's witness line (blank space
+    between them only; rebis-pbm/4), or None."""
+    from rebis_pbm.crypto.signatures import ARMOUR
+    block = ARMOUR.search(text)
+    if block is None or text[:block.start()].strip():
+        return None
+    return "\n".join(line.strip() for line in block.group(0).splitlines()) + "\n"
+
+
+def check_witness_signature(record, witness: Witness) -> None:
+    """In a game with a referee key (rebis-pbm/4 ``new --referee-key``), refuse a witness its
+    referee did not sign (over :func:`~rebis_pbm.record.acts.witness_text` of the witness's own
+    game, move and digest): anyone can write a witness line, so an unsigned one proves
+    nothing. A game without a referee key takes every witness as before.
+
+    Raises:
+        InputError: no signature, or one that does not check against the game's referee key
+            (exit 2: "not signed by this game's referee").
+    """
+    from rebis_pbm.crypto.signatures import REFEREE_NAMESPACE, signed_by
+    from rebis_pbm.record.acts import witness_text
+    key = record.referee_key
+    if key is None:
+        return
+    text = witness_text(witness.game, witness.move, witness.chain_sha256).encode("utf-8")
+    if witness.signature is not None and signed_by(text, witness.signature, (key,),
+                                                   namespace=REFEREE_NAMESPACE):
+        return
+    from rebis_pbm.record.audit import fingerprint
+    what = "carries no signature" if witness.signature is None else "carries a signature by " \
+        "another key, or of another line"
+    raise InputError(f"this witness (game {witness.game}, move {witness.move}) is not signed by "
+                     f"this game's referee (key {fingerprint(key)}): it {what}, so it proves "
+                     f"nothing about the record; give a view or mail the referee sent",
+                     source=witness.source)
 
 
 def check_witness(record, witness: Witness) -> str | None:
@@ -156,5 +201,7 @@ def check_witness(record, witness: Witness) -> str | None:
                 f"holds only {len(record.moves)} moves: it was cut short")
     if ok:
         return None
+    signed = (" (the witness carries the referee's signature: proof that the referee wrote "
+              "that digest)" if witness.signature is not None and record.referee_key else "")
     return (f"{witness.source} saw chain digest {witness.chain_sha256} at move {witness.move}, "
-            f"but the record holds another there: the record was rewritten since")
+            f"but the record holds another there: the record was rewritten since{signed}")

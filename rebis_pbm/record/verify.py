@@ -259,7 +259,7 @@ def walk(record: Record, seed: str | None = None) -> Walk:
                 "before it, was edited after it was recorded",
                 expected=f"chain_sha256 {computed}",
                 found=f"chain_sha256 {record.links[index].chain_sha256}", **at), None, index)
-        problem = check_signature(record, index, key)
+        problem = check_signature(record, index, key) or check_referee_move(record, index)
         if problem is not None:
             return Walk(problem, None, index)
         if key is None:
@@ -306,7 +306,9 @@ def walk(record: Record, seed: str | None = None) -> Walk:
             f"after move {action.get('after')}) does not match its chain digest: it, or an action "
             f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
             found=f"chain_sha256 {action.get('chain_sha256')}"), None, len(record.moves))
-    problem = None if key is None else check_record_digest(record, key)
+    problem = check_referee_acts(record)  # rebis-pbm/4: the referee's signed word
+    if problem is None and key is not None:
+        problem = check_record_digest(record, key)
     if problem is not None:  # last, so that an edited move is reported at its turn
         return Walk(problem, None, len(record.moves))
     replay = None if key is None else Replay(state, setup_events, tuple(history))
@@ -415,6 +417,8 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
     keys = record.player_keys(entry.player, index)
     proof = record.proofs[index]
     at = {"turn": index + 1, "player": entry.player}
+    if proof is None and record.referee_key is not None and record.stamps[index].get("by"):
+        return None  # the referee's move for its player: its own signature is checked instead
     if not keys:
         if proof is None:
             return None
@@ -459,6 +463,67 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
             return _state_differs(record, index, at)
         return Problem("signature", "the signed move file does not hold the move recorded",
                        expected="the recorded move", found="another move in the signed file", **at)
+    return None
+
+
+# --------------------------------------------------------------- the referee's signatures
+
+def _referee_signed(record: Record, text: str, signature: str | None) -> bool:
+    from rebis_pbm.crypto.signatures import REFEREE_NAMESPACE, signed_by
+    return signature is not None and record.referee_key is not None and signed_by(
+        text.encode("utf-8"), signature, (record.referee_key,), namespace=REFEREE_NAMESPACE)
+
+
+def check_referee_move(record: Record, index: int) -> Problem | None:
+    """Move ``index``'s referee signature (rebis-pbm/4): a move the referee made for its player
+    (``by: referee``) in a game with a referee key must carry the referee's signature of
+    :func:`~rebis_pbm.record.acts.move_act_text`; no other move carries one."""
+    from rebis_pbm.record.acts import move_act_text, stand_in
+    signature = record.referee_signatures[index]
+    at = {"turn": index + 1, "player": record.moves[index].player}
+    if record.referee_key is None or not stand_in(record, index):
+        if signature is None:
+            return None
+        return Problem("signature", "this move carries a referee's signature, but it is not a "
+                       "move the referee made in a game with a referee key",
+                       expected="no referee_signature", found="a referee_signature", **at)
+    if _referee_signed(record, move_act_text(record, index), signature):
+        return None
+    return Problem("signature", "the referee made this move for its player, but the referee's "
+                   "key did not sign it: the stand-in move was forged or edited",
+                   expected="a valid signature by the game's referee key",
+                   found="none" if signature is None else "a signature that does not check",
+                   **at)
+
+
+def check_referee_acts(record: Record) -> Problem | None:
+    """The referee's signatures on its logged actions and on the record's witness
+    (rebis-pbm/4, a game created with ``new --referee-key``): each action signed over
+    :func:`~rebis_pbm.record.acts.action_text`, the witness of the last entry over
+    :func:`~rebis_pbm.record.acts.record_witness`. A game without a referee key has none."""
+    from rebis_pbm.record.acts import action_text, record_witness
+    from rebis_pbm.record.model import REFEREE_SIGNATURE
+    for index, action in enumerate(record.actions):
+        signature = action.get(REFEREE_SIGNATURE)
+        if record.referee_key is None and signature is None:
+            continue
+        if not _referee_signed(record, action_text(record, index), signature):
+            return Problem(
+                "signature", f"the referee's logged action {index + 1} ({action.get('action')}, "
+                f"after move {action.get('after')}) is not signed by the game's referee key: "
+                f"it was forged or edited", expected="a valid signature by the game's referee key"
+                if record.referee_key else "no referee_signature (the game has no referee key)",
+                found="none" if signature is None else "a signature that does not check")
+    if record.referee_key is None and record.witness_signature is None:
+        return None
+    if not _referee_signed(record, record_witness(record), record.witness_signature):
+        return Problem(
+            "signature", "the record's witness_signature is not the referee's signature of its "
+            "last entry: entries were cut off or added since the referee signed",
+            turn=len(record.moves) or None,
+            expected=f"the referee's signature of '{record_witness(record)}'",
+            found="none" if record.witness_signature is None else "a signature that does not "
+            "check")
     return None
 
 
