@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterable
 
 NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n rebis-pbm
 # The referee's own (rebis-pbm/4, docs/audit.md): a player's signed move never passes for the
@@ -59,7 +60,8 @@ def parse_keys(text: str, source: str, *, skip_others: bool = False) -> tuple[st
     return tuple(keys)
 
 
-def signed_by(data: bytes, signature: str | bytes, keys, namespace: str = NAMESPACE) -> bool:
+def signed_by(data: bytes, signature: str | bytes, keys: Iterable[str],
+              namespace: str = NAMESPACE) -> bool:
     """Whether ``signature`` (armoured SSHSIG) is a valid signature over ``data`` in
     ``namespace`` (a player's ``rebis-pbm``, or :data:`REFEREE_NAMESPACE`) by one of ``keys``
     (``TYPE BASE64`` lines). Never raises."""

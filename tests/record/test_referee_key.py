@@ -11,11 +11,11 @@ from pathlib import Path
 
 import yaml
 
+from clitools import run_inproc
 from rebis_pbm import app as referee
 from rebis_pbm.app.signing import sign_texts
 from rebis_pbm.record import dump_record
 from rebis_pbm.record.acts import action_text, record_witness
-from clitools import run_inproc
 from sshkeys import needs_ssh, ssh_key, ssh_sign
 
 pytestmark = needs_ssh
@@ -82,7 +82,7 @@ def test_a_made_up_witness_is_not_signed_and_a_real_one_verifies(tmp_path):
 
 
 def test_a_record_rewritten_after_a_signed_witness_is_proved_rewritten(tmp_path):
-    game, key, keys = signed_game(tmp_path)
+    game, key, _ = signed_game(tmp_path)
     before = {p: p.read_bytes() for p in (game, tmp_path / "g.secret.yaml")}
     assert run_inproc("move-for", game, "--player", "ann", "--strategy", "greedy", "--now",
                       "2025-01-01T00:05:00Z", "--referee-key", key).code == 0
@@ -186,7 +186,7 @@ def test_a_stand_in_move_without_the_referees_signature_fails_verify(tmp_path):
 
 
 def test_a_witness_signature_left_from_an_earlier_record_is_caught(tmp_path):
-    game, key, keys = signed_game(tmp_path)
+    game, key, _ = signed_game(tmp_path)
     old = yaml.safe_load(game.read_text())["witness_signature"]
     assert run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z", "--referee-key",
                       key).code == 0
@@ -231,7 +231,7 @@ def test_a_signed_game_without_a_referee_key_says_why_tick_cannot_move(tmp_path)
 
 def test_the_real_ssh_keygen_checks_the_referees_signature(tmp_path):
     """What the referee signs checks with the standard tool too (docs/audit.md)."""
-    game, key, _ = signed_game(tmp_path)
+    game, _, _ = signed_game(tmp_path)
     record = referee.read_record(game)
     signature = tmp_path / "w.sig"
     signature.write_text(str(record.witness_signature))
