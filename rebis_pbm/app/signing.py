@@ -1,5 +1,6 @@
-"""The referee's key (rebis-pbm/4, docs/audit.md "The referee's signatures"): found, checked
-against the game's, and used to sign the record's witness and the referee's acts.
+"""The referee's key: found, checked against the game's, and signing its witnesses and acts.
+
+rebis-pbm/4, docs/audit.md "The referee's signatures".
 
 A game created with ``new --referee-key FILE`` records the key's public half in its header.
 From then on every write of its record signs, with the real ``ssh-keygen -Y sign -n
