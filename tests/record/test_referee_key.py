@@ -241,3 +241,20 @@ def test_the_real_ssh_keygen_checks_the_referees_signature(tmp_path):
                            "-n", "rebis-pbm-referee", "-s", str(signature)],
                           input=record_witness(record).encode(), capture_output=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_reveal_and_end_game_are_signed_acts(tmp_path):
+    game, key, _ = signed_game(tmp_path)
+    out = run_inproc("reveal", game, "--yes")
+    assert out.code == 2 and "--referee-key" in out.err
+    assert run_inproc("reveal", game, "--yes", "--referee-key", key).code == 0
+    doc = yaml.safe_load(game.read_text())
+    assert doc["actions"][-1]["action"] == "reveal" and "referee_signature" in doc["actions"][-1]
+    text = run_inproc("verify", game).out
+    assert "the referee revealed the seed" in text and "Verified" in text
+    other = tmp_path / "other"
+    other.mkdir()
+    game2, key2, _ = signed_game(other)
+    assert run_inproc("end-game", game2, "--yes", "--referee-key", key2).code == 0
+    assert "referee_signature" in yaml.safe_load(game2.read_text())["actions"][-1]
+    assert run_inproc("verify", game2).code == 0
