@@ -258,3 +258,24 @@ def test_reveal_and_end_game_are_signed_acts(tmp_path):
     assert run_inproc("end-game", game2, "--yes", "--referee-key", key2).code == 0
     assert "referee_signature" in yaml.safe_load(game2.read_text())["actions"][-1]
     assert run_inproc("verify", game2).code == 0
+
+
+def test_a_saved_mail_carries_the_signed_witness(tmp_path):
+    """A mail's body is the text view: the signature block under the witness line survives the
+    transfer encoding, and verify --witness reads it from the saved .eml."""
+    from email.message import EmailMessage
+
+    game, _, _ = signed_game(tmp_path)
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "ref@example.org", "a@example.org", "v"
+    message.set_content((tmp_path / "g.views/ann.txt").read_text(), cte="quoted-printable")
+    saved = tmp_path / "view.eml"
+    saved.write_bytes(bytes(message))
+    out = run_inproc("verify", game, "--witness", saved)
+    assert out.code == 0, out.out + out.err
+    # The same mail with the signature cut out proves nothing.
+    text = (tmp_path / "g.views/ann.txt").read_text()
+    message.set_content(text[:text.index("-----BEGIN SSH SIGNATURE-----")])
+    saved.write_bytes(bytes(message))
+    out = run_inproc("verify", game, "--witness", saved)
+    assert out.code == 2 and NOT_SIGNED in out.err
