@@ -192,3 +192,4 @@ class View(_ViewRequired, total=False):
     deadline: str
     referee_recipient: str
     witness: Witness
+    witness_signature: str  # the referee's signature of the witness line (rebis-pbm/4)
