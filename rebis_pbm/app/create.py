@@ -217,7 +217,10 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     state: State | None = None
     setup_events: tuple[Any, ...] = ()
     try:
-        state, setup_events = setup(ruleset, seats, seed if referee_deal else "check")
+        # A rebis-pbm/4 referee deal shuffles the whole secret (Record.deal_seed), as every
+        # later read replays it: the first views must show that deal.
+        state, setup_events = setup(ruleset, seats,
+                                    record.deal_seed(secret) if referee_deal else "check")
     except ValueError as exc:
         raise Failed(str(exc)) from None
     if not referee_deal:
