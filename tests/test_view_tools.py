@@ -192,6 +192,8 @@ def test_a_signed_move_of_a_card_not_held_is_told_so_first(tmp_path):
     missing = next(c for c in range(1, 10) if c not in created.state.hands[0])
     data = MOVE.format(game=created.record.game, card=missing).replace("positive",
                                                                         "negative").encode()
+    # after: the history the move answers, which a signed move names (rebis-pbm/4)
+    data += f"after: {created.record.last_digest()}\n".encode()
     with pytest.raises(IllegalMove) as public:  # unsigned, the engine answers R7 first
         check_move(created.state, referee.read_move(created.record, tmp_path / "g.yaml", data,
                                                     "m.yaml"))
