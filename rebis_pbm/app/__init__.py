@@ -25,6 +25,7 @@ its family (one concern each; a module imports only those listed before it, neve
 
 - :mod:`rebis_pbm.app.games`: reading a game (record, seed, replay; the process's cache).
 - :mod:`rebis_pbm.app.sealing`: sealing moves to the referee with age, opening them.
+- :mod:`rebis_pbm.app.signing`: the referee's key, signing its witnesses and acts (rebis-pbm/4).
 - :mod:`rebis_pbm.app.views`: each viewer's view, and writing the views folder.
 - :mod:`rebis_pbm.app.options`: ``NAME=VALUE`` options and a new game's ruleset.
 - :mod:`rebis_pbm.app.create`: creating a game.
@@ -78,6 +79,7 @@ from rebis_pbm.app.sealing import make_referee_identity as make_referee_identity
 from rebis_pbm.app.sealing import open_sealed_move as open_sealed_move
 from rebis_pbm.app.sealing import referee_recipient_of as referee_recipient_of
 from rebis_pbm.app.sealing import seal_move as seal_move
+from rebis_pbm.app.signing import make_referee_ssh_key as make_referee_ssh_key
 from rebis_pbm.app.views import kept_rendering as kept_rendering
 from rebis_pbm.app.views import kept_view as kept_view
 from rebis_pbm.app.views import picture as picture

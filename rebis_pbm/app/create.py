@@ -97,7 +97,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
                 langs: dict[str, str] | None = None, encrypt_views: bool = False,
                 referee_recipient: str | None = None, absence: tuple[int, int] | None = None,
                 grace: int | None = None, time_zones: dict[str, str] | None = None,
-                record_format: str = FORMAT) -> Created:
+                record_format: str = FORMAT, referee_key: PathLike | None = None) -> Created:
     """Create a game: write the record ``game``, its secret seed beside it, and the first views.
 
     Args:
@@ -134,6 +134,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         record_format: the record's format, :data:`~rebis_pbm.record.FORMAT` by default; an
             older salted one (``rebis-pbm/2``, ``rebis-pbm/3``) for tests and archives of how
             such games behave (no command line option: a new game takes today's format).
+        referee_key: the referee's OpenSSH private key file (``new --referee-key``): its public
+            key is recorded in the header (rebis-pbm/4), and it signs every witness and act of
+            the referee's from the first views on (:mod:`rebis_pbm.app.signing`).
 
     Raises:
         UsageError: bad players, an empty or guessable seed, a malformed game id, a key for no
@@ -200,6 +203,9 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     extra.update(encryption)
     extra.update(_absence_settings(deadline, absence, grace))  # rebis-pbm/4 (absences)
     zones = _time_zones(players, time_zones or {})
+    if referee_key is not None:  # rebis-pbm/4: the referee signs what it says
+        from rebis_pbm.app.signing import public_key_of
+        extra["referee_key"] = public_key_of(referee_key)
     if record_format not in FORMATS[1:]:  # rebis-pbm/1 keeps no salt: not made any more
         raise UsageError(f"{record_format!r} is not a record format a new game can take "
                          f"({', '.join(FORMATS[1:])})", "record_format")
@@ -213,11 +219,17 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     state: State | None = None
     setup_events: tuple[Any, ...] = ()
     try:
-        state, setup_events = setup(ruleset, seats, seed if referee_deal else "check")
+        # A rebis-pbm/4 referee deal shuffles the whole secret (Record.deal_seed), as every
+        # later read replays it: the first views must show that deal.
+        state, setup_events = setup(ruleset, seats,
+                                    record.deal_seed(secret) if referee_deal else "check")
     except ValueError as exc:
         raise Failed(str(exc)) from None
     if not referee_deal:
         state, setup_events = None, ()
+    if referee_key is not None:
+        from rebis_pbm.app.signing import signed_record
+        record = signed_record(record, referee_key)  # the first witness, before anything is written
     views_dir = os.fspath(views_dir or default_views_dir(game))
     # Under the record's lock, so that two `new` for the same file name cannot both write; a
     # failed `new` removes what it wrote.

@@ -39,7 +39,8 @@ class Ticked(_Ticked):
 
 
 def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
-              now: str | None, views_dir: PathLike | None) -> Submitted:
+              now: str | None, views_dir: PathLike | None,
+              referee_key: PathLike | None = None) -> Submitted:
     """The bot ``bot`` moves for ``player`` (who must be to move in ``opened``, the game as
     read under the lock held), seeing only their information set; the move is recorded as
     the referee's with ``reason`` and the bot."""
@@ -48,6 +49,10 @@ def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
     from rebis_pbm.formats.yaml_writer import dump_yaml
     record, replay, _ = opened
     state = replay.state
+    if record.referee_key is None and record.player_keys(player):
+        raise Failed(f"{player} signs their moves, and game {record.game} has no referee key to "
+                     f"sign a move made for them (games created with new --referee-key, "
+                     f"rebis-pbm/4, have one); nothing was written")
     # The bot's own randomness is drawn from the turn and player: the same position gives the
     # same stand-in move (a replay reads the move from the record anyway).
     move = make_bot(bot, f"{record.game}/{state.turn}/{player}").choose(
@@ -57,11 +62,13 @@ def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
     data = dump_yaml({"game": record.game, **after, **move.as_dict()}).encode()
     return submit_locked(game, data, f"the referee's move for {player}", author=None,
                    views_dir=views_dir, dry_run=False, file_name=None, now=now,
-                   stand_in={"by": "referee", "reason": reason, "bot": bot}, opened=opened)
+                   stand_in={"by": "referee", "reason": reason, "bot": bot}, opened=opened,
+                   referee_key=referee_key)
 
 
 def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | None = None,
-             views_dir: PathLike | None = None) -> Submitted:
+             views_dir: PathLike | None = None,
+             referee_key: PathLike | None = None) -> Submitted:
     """The referee moves for ``player`` at their request: the bot chooses from their
     information set; the record says so (``by: referee``, the reason and the bot).
 
@@ -73,7 +80,8 @@ def move_for(game: PathLike, player: str, *, bot: str = "greedy", now: str | Non
     with locked(game):
         record, _ = for_mover(game, player)
         _require_v2(record, game)
-        return _move_for(game, open_game(game), player, bot, ON_REQUEST, now, views_dir)
+        return _move_for(game, open_game(game), player, bot, ON_REQUEST, now, views_dir,
+                         referee_key)
 
 
 def _require_v2(record: Record, game: PathLike) -> None:
@@ -83,7 +91,8 @@ def _require_v2(record: Record, game: PathLike) -> None:
                      f"since); nothing was written")
 
 
-def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None = None) -> Ticked:
+def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None = None,
+         referee_key: PathLike | None = None) -> Ticked:
     """Apply the game's missed-move policy (docs/deadlines.md): while the player to move is
     past their deadline (``now``, ISO 8601, default the clock), or has missed as many turns as
     the policy ``N`` allows, the bot moves for them (greedy; random with policy ``random``),
@@ -140,7 +149,7 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
                 return Ticked(moved, None, player)  # within the grace period: late
             else:
                 return Ticked(moved, player if reminder_due(record, now) else None)
-            done = _move_for(game, opened, player, bot, reason, now, views_dir)
+            done = _move_for(game, opened, player, bot, reason, now, views_dir, referee_key)
             moved.append((done.move.turn, player, reason))
             opened = Game(done.record, done.replay, seed)
 
@@ -167,7 +176,7 @@ def check_reason(reason: str) -> str:
 
 
 def log_action(game: PathLike, action: str, *, now: str | None = None,
-               views_dir: PathLike | None = None,
+               views_dir: PathLike | None = None, referee_key: PathLike | None = None,
                check: Callable[[Record, str], None] | None = None,
                **fields: str | None) -> Record:
     """Log one of the referee's actions in the record (a rebis-pbm/2 record), chained so that
@@ -221,6 +230,8 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
                                                                 given["lang"]))
         if action == "end_game":
             new_record = new_record.revealed(seed)
+        from rebis_pbm.app.signing import signed_record
+        new_record = signed_record(new_record, referee_key)  # rebis-pbm/4: the act signed
         check_writable(game)
         write_atomic(game, dump_record(new_record, state, seed))
         views_dir = views_dir or default_views_dir(game)

@@ -330,7 +330,7 @@ def move_document(data: bytes, source: str, *, joins: bool = True) -> dict[str, 
 def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None = None,
                 views_dir: PathLike | None = None, dry_run: bool = False,
                 file_name: str | None = None, signature: bytes | None = None,
-                now: str | None = None) -> Submitted:
+                now: str | None = None, referee_key: PathLike | None = None) -> Submitted:
     """The one way a move enters a game, for every transport: check it, append it to the
     record, write the views. Takes the record's lock for the whole of it.
 
@@ -344,7 +344,9 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
 
     ``signature``: the armoured SSH signature over ``data`` (``MOVE.yaml.sig``, a mail's
     ``.sig`` attachment or armoured block, the git job's committed ``.sig``), required when the
-    mover registered a key (:func:`check_signature`); the record keeps it. A join move
+    mover registered a key (:func:`check_signature`); the record keeps it. ``referee_key``: the
+    referee's key file (else ``$REBIS_PBM_REFEREE_KEY``), which a game with a referee key
+    needs to sign the new witness (:func:`rebis_pbm.app.signing.signed_record`). A join move
     (``join:``) enters a fair deal's join phase the same way; the last join deals.
 
     Raises:
@@ -361,7 +363,7 @@ def submit_move(game: PathLike, data: bytes, source: str, *, author: str | None 
     with locked(game):
         return submit_locked(game, data, source, author=author, views_dir=views_dir,
                        dry_run=dry_run, file_name=file_name, signature=signature,
-                       now=now)
+                       now=now, referee_key=referee_key)
 
 
 def _stamp(record: Record, now: str | None, **fields: str) -> dict[str, Any]:
@@ -381,16 +383,21 @@ def _stamp(record: Record, now: str | None, **fields: str) -> dict[str, Any]:
 def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | None,
             views_dir: PathLike | None, dry_run: bool, file_name: str | None,
             signature: bytes | None = None, now: str | None = None,
-            stand_in: dict[str, str] | None = None, opened: Game | None = None) -> Submitted:
+            stand_in: dict[str, str] | None = None, opened: Game | None = None,
+            referee_key: PathLike | None = None) -> Submitted:
     # opened: the game as the caller read it under the same lock (tick), else read here.
     record, replay, seed = opened if opened is not None else open_game(game)
     move, after = read_move_after(record, game, data, source, author=author,
                                   file_name=file_name)
     views_dir = os.fspath(views_dir or default_views_dir(game))
     check_views_dir(views_dir, record.game, game, record.players)
-    signed = check_signature(record, move, data, signature, source)
+    # The referee's move for a player is signed by the referee's key, not the player's
+    # (rebis-pbm/4; the caller refuses one in a signed game without a referee key).
+    signed = (None if stand_in is not None and record.referee_key is not None
+              else check_signature(record, move, data, signature, source))
     if isinstance(move, JoinMove):
-        return _join(game, record, replay, seed, move, signed, source, views_dir, dry_run)
+        return _join(game, record, replay, seed, move, signed, source, views_dir, dry_run,
+                     referee_key)
     if record.joining():
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the deal waits for joins by "
                                        "{players}; no turn can be played before"),
@@ -421,6 +428,8 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
         new_record = new_record.revealed(seed)
     new_replay = Replay(state, replay.setup_events, replay.history + ((move, events),))
     if not dry_run:
+        from rebis_pbm.app.signing import signed_record
+        new_record = signed_record(new_record, referee_key)  # rebis-pbm/4: witness and act
         check_writable(game)
         make_views_dir(views_dir)  # fail before the record changes
         write_atomic(game, dump_record(new_record, state, seed))
@@ -430,7 +439,7 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
 
 def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinMove,
           signed: tuple[bytes, str] | None, source: str, views_dir: str,
-          dry_run: bool) -> Submitted:
+          dry_run: bool, referee_key: PathLike | None = None) -> Submitted:
     """A join move entering the join phase; the last join deals (docs/shuffle.md)."""
     from rebis_pbm.engine import setup
     from rebis_pbm.record import Proof
@@ -498,6 +507,8 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
         state, setup_events = setup(record.ruleset, record.players, new_record.deal_seed(seed))
         new_replay = Replay(state, setup_events)
     if not dry_run:
+        from rebis_pbm.app.signing import signed_record
+        new_record = signed_record(new_record, referee_key)  # rebis-pbm/4: the witness signed
         make_views_dir(views_dir)
         write_atomic(game, dump_record(new_record, new_replay.state, seed))
         views_after_record(game, views_dir, new_record, new_replay)

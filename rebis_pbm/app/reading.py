@@ -30,7 +30,7 @@ from rebis_pbm.files.names import (
 )
 from rebis_pbm.formats.yaml_reader import load_yaml
 from rebis_pbm.present import views as views_mod
-from rebis_pbm.record import HEADER, Record, dump_record, secret_path
+from rebis_pbm.record import HEADER, Record, dump_record, parse_record, secret_path
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
     from rebis_pbm.present.site import PublicGame
@@ -122,8 +122,16 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
             return read_secret(sidecar, record), sidecar
         return None
 
-    from rebis_pbm.record.witness import read_witness
+    from rebis_pbm.record.witness import check_witness_signature, read_witness
     seen = [read_witness(os.fspath(w)) for w in witnesses]
+    if seen:  # the referee's signature first (rebis-pbm/4): an unsigned witness proves nothing
+        try:
+            signed: Record | None = parse_record(data, source)
+        except InputError:
+            signed = None  # the report says what is wrong with the record
+        for witness in seen:
+            if signed is not None:
+                check_witness_signature(signed, witness)
     report = run_verify(data, source, find, seen)
     if report.problem is not None and report.problem.code == "schema":
         _refuse_other_kind(data, source)
@@ -248,7 +256,8 @@ class Revealed(NamedTuple):
     already: bool
 
 
-def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) -> Revealed:
+def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None,
+           referee_key: PathLike | None = None) -> Revealed:
     """Write the seed of an abandoned game into its record, so that anyone can verify it; the
     game ends for good (``apply`` refuses every further move) and the views show every card.
 
@@ -270,6 +279,11 @@ def reveal(game: PathLike, *, confirm: bool, views_dir: PathLike | None = None) 
                          f"({state.player_to_move} to move); nothing was written. Run again "
                          f"with --yes to do it")
         revealed = record.revealed(seed)
+        if revealed.referee_key is not None:  # rebis-pbm/4: the reveal is a signed act
+            from rebis_pbm.app.signing import signed_record
+            from rebis_pbm.record.deadlines import now_text
+            revealed = signed_record(revealed.with_action({"action": "reveal",
+                                                           "at": now_text(None)}), referee_key)
         views_dir = views_dir or default_views_dir(game)
         check_views_dir(views_dir, record.game, game, record.players)
         check_writable(game)

@@ -231,6 +231,20 @@ def referee_option(required: bool = False) -> Callable[[F], F]:
     return add
 
 
+REFEREE_KEY_ENV = "REBIS_PBM_REFEREE_KEY"  # the referee's SSH private key file (rebis-pbm/4)
+
+
+def referee_key_option(f: F) -> F:
+    """``--referee-key FILE`` (or REBIS_PBM_REFEREE_KEY), passed as ``referee_key``: the key a
+    game created with ``new --referee-key`` signs its witnesses and the referee's acts with
+    (docs/audit.md). The one definition, for every command that writes a record."""
+    return click.option("--referee-key", "referee_key", metavar="FILE", envvar=REFEREE_KEY_ENV,
+                        show_envvar=True, type=click.Path(dir_okay=False),
+                        help="The referee's SSH private key, for a game created with new "
+                        "--referee-key: it signs the views' witness and the referee's acts "
+                        "(docs/audit.md).")(f)
+
+
 def _checked_referee(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from rebis_pbm import app as referee
-from rebis_pbm.cli import cli
+from rebis_pbm.cli import cli, referee_key_option
 from rebis_pbm.errors import ExitCode, UsageError, one_line
 
 if TYPE_CHECKING:
@@ -113,7 +113,8 @@ def many_line(report: Report) -> str:
 @click.option("--yes", is_flag=True, help="Confirm: reveal the seed, ending the game for good.")
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where the views are (default: GAME's name with .views, beside it).")
-def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
+@referee_key_option
+def reveal(game: Path, yes: bool, views_dir: Path | None, referee_key: str | None) -> None:
     """Write the seed of an abandoned game into GAME, so that anyone can verify it.
 
     \b
@@ -126,7 +127,7 @@ def reveal(game: Path, yes: bool, views_dir: Path | None) -> None:
     The record is verified first (exit 3 if it fails), and the seed must match the
     commitment made at `new`.
     """
-    done = referee.reveal(game, confirm=yes, views_dir=views_dir)
+    done = referee.reveal(game, confirm=yes, views_dir=views_dir, referee_key=referee_key)
     if done.already:
         click.echo(f"{game} already reveals the seed of game {done.record.game}; nothing changed.")
         return

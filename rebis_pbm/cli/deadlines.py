@@ -16,6 +16,7 @@ from rebis_pbm.cli import (
     cli,
     pictures_option,
     queue_option,
+    referee_key_option,
     referee_option,
 )
 from rebis_pbm.record.deadlines import parse_duration
@@ -34,8 +35,9 @@ _VIEWS = click.option("--views-dir", type=click.Path(file_okay=False),
 @referee_option()
 @queue_option
 @pictures_option
+@referee_key_option
 def tick(game: str, now: str | None, views_dir: str | None, referee_address: str | None,
-         queue: Path | None, pictures: bool) -> None:
+         queue: Path | None, pictures: bool, referee_key: str | None) -> None:
     """Apply GAME's missed-move policy: a player past their deadline (or replaced after N
     missed turns) gets a move from the bot, recorded as the referee's. Run it from cron.
 
@@ -44,7 +46,7 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
     """
     from rebis_pbm.record.deadlines import now_text
     now = now_text(now)  # one time for the moves and the reminder
-    done = referee.tick(game, now=now, views_dir=views_dir)
+    done = referee.tick(game, now=now, views_dir=views_dir, referee_key=referee_key)
     for turn, player, reason in done.moved:
         click.echo(f"Turn {turn}: the referee moved for {player} ({reason}).")
     if done.late:
@@ -84,11 +86,13 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
               show_default=True)
 @_NOW
 @_VIEWS
+@referee_key_option
 def move_for(game: str, player: str, strategy: str, now: str | None,
-             views_dir: str | None) -> None:
+             views_dir: str | None, referee_key: str | None) -> None:
     """Move for a player at their request (the bot chooses from their information set); the
     record says the referee moved, why and with which bot."""
-    done = referee.move_for(game, player, bot=strategy, now=now, views_dir=views_dir)
+    done = referee.move_for(game, player, bot=strategy, now=now, views_dir=views_dir,
+                            referee_key=referee_key)
     click.echo(f"Turn {done.move.turn}: the referee moved for {player} (on the player's request, "
                f"{strategy} bot).")
     announce_turn(game, now)
@@ -100,10 +104,12 @@ def move_for(game: str, player: str, strategy: str, now: str | None,
               "turn's deadline: 24h, 2d, 90m.")
 @click.option("--reason", help="Why (shown by verify).")
 @_NOW
-def extend(game: str, by: str, reason: str | None, now: str | None) -> None:
+@referee_key_option
+def extend(game: str, by: str, reason: str | None, now: str | None,
+           referee_key: str | None) -> None:
     """Extend the current turn's deadline; logged in the record."""
     # app.log_action's **fields says str, yet records `seconds` as the int it is given.
-    record = referee.log_action(game, "extend_deadline", now=now,
+    record = referee.log_action(game, "extend_deadline", now=now, referee_key=referee_key,
                                 seconds=parse_duration(by, "--by"),  # type: ignore[arg-type]
                                 reason=reason)
     from rebis_pbm.record.deadlines import deadline_of
@@ -120,8 +126,10 @@ def extend(game: str, by: str, reason: str | None, now: str | None) -> None:
               "on: en, fr or pt (a rebis-pbm/3 game).")
 @click.option("--reason", help="Why (shown by verify).")
 @_NOW
+@referee_key_option
 def replace_player(game: str, player: str, address: str | None, key_file: str | None,
-                   lang: str | None, reason: str | None, now: str | None) -> None:
+                   lang: str | None, reason: str | None, now: str | None,
+                   referee_key: str | None) -> None:
     """Give a player a new address, key or language (or several); logged in the record."""
     from rebis_pbm.crypto.signatures import parse_keys
     from rebis_pbm.errors import UsageError
@@ -145,7 +153,7 @@ def replace_player(game: str, player: str, address: str | None, key_file: str | 
             raise UsageError(f"{key_file}: give a file of one public key", "--key")
         key = keys[0]
     referee.log_action(game, "replace_player", now=now, player=player, address=address,
-                       key=key, lang=lang, reason=reason)
+                       key=key, lang=lang, reason=reason, referee_key=referee_key)
     if address is not None:
         click.echo(f"{player}'s address is now {address}.")
     if key is not None:
@@ -159,11 +167,13 @@ def replace_player(game: str, player: str, address: str | None, key_file: str | 
 @click.option("--reason", help="Why (shown by verify).")
 @click.option("--yes", is_flag=True, help="Really end it: the seed is revealed.")
 @_NOW
-def end_game(game: str, reason: str | None, yes: bool, now: str | None) -> None:
+@referee_key_option
+def end_game(game: str, reason: str | None, yes: bool, now: str | None,
+             referee_key: str | None) -> None:
     """End GAME for good, logged in the record; its seed is revealed (as with reveal)."""
     if not yes:
         raise click.UsageError("this ends the game for good and reveals its seed; add --yes")
-    referee.log_action(game, "end_game", now=now, reason=reason)
+    referee.log_action(game, "end_game", now=now, reason=reason, referee_key=referee_key)
     click.echo(f"Game ended: {game} now reveals its seed.")
 
 

@@ -53,13 +53,28 @@ def seal(move_file: str, recipients: tuple[str, ...], game: str | None,
 
 
 @cli.command("keygen-referee", epilog=EXIT_CODES)
-@click.argument("out", metavar="IDENTITY_FILE", type=click.Path(dir_okay=False))
-def keygen_referee(out: str) -> None:
+@click.argument("out", metavar="IDENTITY_FILE", type=click.Path(dir_okay=False), required=False)
+@click.option("--ssh", "ssh_out", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Also (or only, without IDENTITY_FILE) write an ed25519 SSH key pair for the "
+              "referee to sign with (FILE and FILE.pub, by ssh-keygen): new --referee-key FILE.")
+def keygen_referee(out: str | None, ssh_out: str | None) -> None:
     """Write a new age identity for the referee (mode 0600) and print its recipient.
 
     Players seal their moves to the recipient (age1...); the identity file is a secret like the
-    seed: store it as the CI secret REBIS_PBM_AGE_IDENTITY's file, never commit it.
+    seed: store it as the CI secret REBIS_PBM_AGE_IDENTITY's file, never commit it. With --ssh
+    FILE, also write the referee's signing key (a secret too: REBIS_PBM_REFEREE_KEY's file).
     """
+    if out is None and ssh_out is None:
+        raise click.UsageError("give IDENTITY_FILE, --ssh FILE or both")
+    if ssh_out is not None:
+        from rebis_pbm.app.signing import make_referee_ssh_key
+        from rebis_pbm.record.audit import fingerprint
+        key = make_referee_ssh_key(ssh_out)
+        click.echo(f"Wrote the referee's signing key to {ssh_out} (a secret: keep it like the "
+                   f"seed) and {ssh_out}.pub; fingerprint {fingerprint(key)}.")
+        if out is None:
+            return
+    assert out is not None  # one of the two was given
     recipient = referee.make_referee_identity(out)
     click.echo(f"Wrote the referee's identity to {out} (a secret: keep it like the seed).")
     click.echo(f"Recipient (give it to the players): {recipient}")

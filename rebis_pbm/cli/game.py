@@ -10,7 +10,7 @@ import os
 import click
 
 from rebis_pbm import app as referee
-from rebis_pbm.cli import EXIT_CODES, F, announce_turn, cli, game_argument
+from rebis_pbm.cli import EXIT_CODES, F, announce_turn, cli, game_argument, referee_key_option
 from rebis_pbm.errors import InputError, Refused, UsageError
 from rebis_pbm.files.atomic import read_input
 from rebis_pbm.files.names import SIGNATURE
@@ -99,13 +99,19 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
 @click.option("--referee-recipient", metavar="AGE1...|FILE", help="The referee's age recipient, "
               "as `rebis-pbm keygen-referee` prints it (or the identity file it wrote): recorded "
               "in the public record, players seal their moves to it (rebis-pbm seal).")
+@click.option("--referee-key", "referee_key", metavar="FILE", type=click.Path(dir_okay=False),
+              help="The referee's SSH private key (ed25519; `rebis-pbm keygen-referee --ssh "
+              "FILE` writes one): its public key is recorded in the header, and it signs every "
+              "view's witness and every act of the referee's (docs/audit.md). Later commands "
+              "take it with --referee-key or REBIS_PBM_REFEREE_KEY.")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
         insecure_seed: bool, referee_deal: bool, keys: tuple[str, ...], langs: tuple[str, ...],
         zero: bool, rules: tuple[str, ...], game_id: str | None, random_seats: bool,
         deadline: str | None, missed: str | None, now: str | None, encrypt_views: bool,
-        referee_recipient: str | None, views_dir: str | None, absence: str | None = None,
-        grace: str | None = None, zones: tuple[str, ...] = ()) -> None:
+        referee_recipient: str | None, referee_key: str | None, views_dir: str | None,
+        absence: str | None = None, grace: str | None = None,
+        zones: tuple[str, ...] = ()) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
     from rebis_pbm.record.deadlines import parse_duration, parse_policy, parse_time
     if missed is not None and deadline is None:
@@ -137,7 +143,7 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         keys=key_texts, deadline=None if deadline is None else parse_duration(deadline),
         missed=parse_policy(missed or "bot"), now=now, langs=lang_of,
         encrypt_views=encrypt_views, referee_recipient=None if referee_recipient is None else
-        recipient_given(referee_recipient),
+        recipient_given(referee_recipient), referee_key=referee_key,
         absence=None if absence is None else parse_allowance(absence),
         grace=None if grace is None else parse_duration(grace, "--grace"), time_zones=zone_of)
     seats = created.record.players
@@ -148,6 +154,10 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
     if created.record.referee_recipient:
         click.echo(f"Players seal their moves to the referee's recipient "
                    f"{created.record.referee_recipient} (rebis-pbm seal, in the public record).")
+    if created.record.referee_key:
+        from rebis_pbm.record.audit import fingerprint
+        click.echo(f"The referee signs with key {fingerprint(created.record.referee_key)} "
+                   f"(give it with --referee-key or REBIS_PBM_REFEREE_KEY from now on).")
     if created.state is None:
         click.echo(f"Waiting for joins: {', '.join(seats)} (each sends a join move: rebis-pbm "
                    f"moves {game} --player NAME writes one).")
@@ -214,9 +224,10 @@ def checked_name(move_file: str, check_name: bool) -> str | None:
 @click.option("--lang", metavar="CODE", help="The language a refusal is repeated in for the "
               "mover, en, fr or pt (default: the mover's, as the game keeps it; en: English "
               "only).")
+@referee_key_option
 def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, author: str | None,
           check_name: bool, signature: str | None, now: str | None,
-          identity: str | None, lang: str | None) -> None:
+          identity: str | None, lang: str | None, referee_key: str | None) -> None:
     """Check a move file against the rules, append it to GAME and write the new views.
 
     MOVE.yaml may be - to read the move from standard input, or a sealed move MOVE.yaml.age
@@ -249,7 +260,7 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
     try:
         done = referee.submit_move(game, data, source, author=author, views_dir=views_dir,
                                    dry_run=dry_run, file_name=file_name, signature=signed,
-                                   now=now)
+                                   now=now, referee_key=referee_key)
     except InputError as exc:
         raise referee.swapped_arguments(exc, game, "apply") from None
     except Refused as exc:

@@ -13,6 +13,9 @@ import re
 from collections.abc import Iterable
 
 NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n rebis-pbm
+# The referee's own (rebis-pbm/4, docs/audit.md): a player's signed move never passes for the
+# referee's word, nor the other way round.
+REFEREE_NAMESPACE = "rebis-pbm-referee"
 SIGNED_DOMAIN = b"rebis-pbm/signed-move/v2"
 
 # An armoured SSH signature block, as a mail's text may carry one (transports/mail.py).
@@ -57,14 +60,31 @@ def parse_keys(text: str, source: str, *, skip_others: bool = False) -> tuple[st
     return tuple(keys)
 
 
-def signed_by(data: bytes, signature: str | bytes, keys: Iterable[str]) -> bool:
-    """Whether ``signature`` (armoured SSHSIG) is a valid signature over ``data`` in namespace
-    ``rebis-pbm`` by one of ``keys`` (``TYPE BASE64`` lines). Never raises."""
+def fingerprint(key: str) -> str:
+    """An OpenSSH public key line's fingerprint as ``ssh-keygen -l`` prints it:
+    ``SHA256:`` and the unpadded base64 of the SHA-256 of the key's blob.
+
+    >>> fingerprint("ssh-ed25519 "
+    ...             "AAAAC3NzaC1lZDI1NTE5AAAAIHujRWGMKUn5Heaxd7hMTbqP2W0VNLWbvJDFuX+slAk/")
+    'SHA256:X3HeLgaVTlIc+8Il6uTRgJQS/ZTaaKTr1XV1fWcHuzM'
+    """
+    import base64
+    import hashlib
+
+    blob = base64.b64decode(key.split()[1])
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
+def signed_by(data: bytes, signature: str | bytes, keys: Iterable[str],
+              namespace: str = NAMESPACE) -> bool:
+    """Whether ``signature`` (armoured SSHSIG) is a valid signature over ``data`` in
+    ``namespace`` (a player's ``rebis-pbm``, or :data:`REFEREE_NAMESPACE`) by one of ``keys``
+    (``TYPE BASE64`` lines). Never raises."""
     from sshsig import InvalidSignature, PublicKey, verify
 
     try:
         allowed = [PublicKey.from_openssh_str(k) for k in keys]
-        verify(data, signature, allowed, namespace=NAMESPACE)
+        verify(data, signature, allowed, namespace=namespace)
     except (InvalidSignature, ValueError, NotImplementedError, TypeError):
         return False
     except Exception:  # a damaged signature block must read as "not signed", not a traceback

@@ -198,3 +198,4 @@ class View(_ViewRequired, total=False):
     away: list[Away]  # rebis-pbm/4 (absences)
     referee_recipient: str
     witness: Witness
+    witness_signature: str  # the referee's signature of the witness line (rebis-pbm/4)

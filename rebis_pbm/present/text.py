@@ -44,7 +44,11 @@ def _recipient_text(view: View, _: Gettext) -> list[str]:
 
 def _witness_text(view: View) -> list[str]:
     w = view.get("witness")
-    return [witness_line(w["game"], w["move"], w["chain_sha256"])] if w else []
+    if not w:
+        return []
+    # The referee's signature of the line, right under it (rebis-pbm/4; docs/views.md).
+    signed = view.get("witness_signature", "").strip().splitlines()
+    return [witness_line(w["game"], w["move"], w["chain_sha256"]), *signed]
 
 
 def ruleset_text(ruleset: RulesetView, lang: str | None = None) -> str:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from rebis_pbm.crypto.signatures import fingerprint as fingerprint  # where verify names a key
 from rebis_pbm.engine.state import FINISHED, RED_TOKEN
 from rebis_pbm.errors import InputError, one_line
 from rebis_pbm.formats.yaml_reader import FieldPath, YamlValue, load_yaml, simple_data
@@ -243,21 +244,6 @@ def _player_at(data: YamlValue, turn: int | None) -> str | None:
     return player if isinstance(player, str) else None
 
 
-def fingerprint(key: str) -> str:
-    """An OpenSSH public key line's fingerprint as ``ssh-keygen -l`` prints it:
-    ``SHA256:`` and the unpadded base64 of the SHA-256 of the key's blob.
-
-    >>> fingerprint("ssh-ed25519 "
-    ...             "AAAAC3NzaC1lZDI1NTE5AAAAIHujRWGMKUn5Heaxd7hMTbqP2W0VNLWbvJDFuX+slAk/")
-    'SHA256:X3HeLgaVTlIc+8Il6uTRgJQS/ZTaaKTr1XV1fWcHuzM'
-    """
-    import base64
-    import hashlib
-
-    blob = base64.b64decode(key.split()[1])
-    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
-
-
 SeedFinder = Callable[[Record], "tuple[str, str] | None"]
 
 
@@ -406,6 +392,10 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     if any(record.player_keys(p) for p in record.players):
         report.checked.append("each move's signature by its player's key"
                               + ("" if known else " (a closing play's once the seed is revealed)"))
+    if record.referee_key is not None and code is None:  # rebis-pbm/4
+        report.checked.append(f"the referee's signatures (key {fingerprint(record.referee_key)}) "
+                              f"of the record's witness, of its moves for players and of its "
+                              f"logged actions")
     if keyed and known and code is None:  # the walk's last check, passed
         report.checked.append(_RECORD_DIGEST)
     report.problem = result.problem or check_status(record, written["status"], result.replay)
@@ -451,7 +441,8 @@ _ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
                  "extend_deadline": "the referee extended the deadline by {seconds} s",
                  "end_game": "the referee ended the game",
                  "away": "{player} is away from {start} to {end}",  # rebis-pbm/4 (absences)
-                 "back": "{player} is back"}
+                 "back": "{player} is back",
+                 "reveal": "the referee revealed the seed (the game abandoned)"}
 
 
 def referee_lines(record: Record) -> list[str]:
@@ -462,7 +453,8 @@ def referee_lines(record: Record) -> list[str]:
     for move, stamp in zip(record.moves, record.stamps, strict=False):
         if stamp.get("by") == "referee":
             lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
-                         f"({one_line(str(stamp.get('reason')))}, {stamp.get('bot')} bot)")
+                         f"({one_line(str(stamp.get('reason')))}, {stamp.get('bot')} bot"
+                         f"{', signed by the referee' if record.referee_key else ''})")
     for action in record.actions:
         if action.get("action") == "replace_player":
             changed = [what for field, what in (("address", "address"), ("key", "key"),

@@ -80,7 +80,15 @@ ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
 # chain digest its player's view witnessed), required of a player with a key and checked by
 # ``verify`` in the signed file, so a signature cannot be carried into another history; and a
 # referee deal shuffled from the whole ``SALT:SEED`` secret (:meth:`Record.deal_seed`).
+# rebis-pbm/4 also adds the referee's key (issue 27 item 2; docs/formats.md, docs/audit.md):
+# ``referee_key`` (header, covered by the header digest: new --referee-key); ``witness_signature``
+# (top level: the referee's signature over the witness of the record's last entry);
+# ``referee_signature`` on each move entry the referee made (by: referee) and on each logged
+# action. Signatures sit beside the chain digests, not under them: what each one signs names the
+# chain digest (rebis_pbm.record.acts).
 # BEFORE_V4 (every format before rebis-pbm/4) is defined once, in record/deadlines.py
+REFEREE_FIELDS = ("referee_key",)  # v4 header fields the header digest covers
+REFEREE_SIGNATURE = "referee_signature"  # a stand-in move entry's and a logged action's
 
 
 def check_seed(record: Record, seed: str) -> None:
@@ -147,6 +155,10 @@ class Record:
         joins: rebis-pbm/2 fair deal: the join entries so far, in the order they came.
         proofs: rebis-pbm/2: per move, its :class:`Proof` (None for a player without a key);
             empty means none at all.
+        referee_signatures: rebis-pbm/4: per move, the referee's armoured signature of a move
+            it made (``by: referee``; :func:`~rebis_pbm.record.acts.move_act_text`), else None.
+        witness_signature: rebis-pbm/4: the referee's armoured signature of the witness of the
+            record's last entry (:func:`~rebis_pbm.record.acts.witness_text`), or None.
 
     For rebis-pbm/2 the ``seed`` (and the secret passed around as ``seed``) is the
     ``SALT:SEED`` text of :func:`~rebis_pbm.record.digests.salted`.
@@ -174,6 +186,8 @@ class Record:
     langs: dict[str, str] = field(default_factory=dict, hash=False)
     record_hmac: str | None = field(default=None, compare=False, hash=False)
     time_zones: dict[str, str] = field(default_factory=dict, hash=False)  # rebis-pbm/4 (absences)
+    referee_signatures: tuple[str | None, ...] = ()  # rebis-pbm/4 (the referee's key)
+    witness_signature: str | None = field(default=None, compare=False, hash=False)
 
     def __repr__(self) -> str:
         """Which game and how far: ``Record(game='g-1', format='rebis-pbm/3', players=('ann',
@@ -189,6 +203,16 @@ class Record:
                                self.proofs + (None,) * (len(self.moves) - len(self.proofs)))
         if not self.stamps and self.moves:
             object.__setattr__(self, "stamps", ({},) * len(self.moves))
+        if len(self.referee_signatures) < len(self.moves):
+            object.__setattr__(self, "referee_signatures", self.referee_signatures
+                               + (None,) * (len(self.moves) - len(self.referee_signatures)))
+        if self.format in BEFORE_V4 and (
+                "referee_key" in self.header_extra or self.witness_signature is not None
+                or any(self.referee_signatures)
+                or any(REFEREE_SIGNATURE in a for a in self.actions)):
+            raise ValueError(f"a {self.format} record has no referee_key or referee's "
+                             f"signatures: the referee's key came with rebis-pbm/4, so this "
+                             f"record is damaged (edited by hand)")
         if self.format in BEFORE_V3 and any(f in self.header_extra for f in ENCRYPTION_FIELDS):
             raise ValueError(f"a {self.format} record has no encrypt_views or referee_recipient: "
                              f"a game's encryption settings came with rebis-pbm/3, so this "
@@ -300,6 +324,24 @@ class Record:
         found = self.header_extra.get("referee_recipient")
         return None if found is None else str(found)
 
+    @property
+    def referee_key(self) -> str | None:
+        """The referee's SSH public key (``TYPE BASE64``) that signs its witnesses and acts
+        (``new --referee-key``, rebis-pbm/4), or None."""
+        found = self.header_extra.get("referee_key")
+        return None if found is None else str(found)
+
+    def with_referee_signatures(self, moves: dict[int, str], actions: dict[int, str],
+                                witness: str | None) -> Record:
+        """The record with the referee's signatures filled in (rebis-pbm/4): ``moves`` and
+        ``actions`` map an index (0-based) to the signature of that move entry or logged
+        action; ``witness`` signs the witness of the last entry. No digest changes."""
+        signatures = tuple(moves.get(i, s) for i, s in enumerate(self.referee_signatures))
+        acts = tuple({**a, REFEREE_SIGNATURE: actions[i]} if i in actions else a
+                     for i, a in enumerate(self.actions))
+        return replace(self, referee_signatures=signatures, actions=acts,
+                       witness_signature=witness)
+
     def player_keys(self, player: str, before: int | None = None) -> tuple[str, ...]:
         """The public keys ``player`` registered (``new --key`` or their join); () for none.
         A ``replace_player`` action with a ``key`` replaces them from its place on: ``before``
@@ -399,7 +441,8 @@ class Record:
             entry.update(proof.as_dict())
         link = Link(state_hmac, chain_digest(self.prev_digest(len(self.moves)), entry))
         return replace(self, moves=self.moves + (entered,), links=self.links + (link,),
-                       proofs=self.proofs + (proof,), stamps=self.stamps + (stamp,))
+                       proofs=self.proofs + (proof,), stamps=self.stamps + (stamp,),
+                       referee_signatures=self.referee_signatures + (None,))
 
     def with_action(self, action: Document) -> Record:
         """The record with the referee's logged ``action`` appended (a rebis-pbm/2 record):
@@ -425,7 +468,8 @@ class Record:
         (its ``chain_sha256`` aside) after the one before it as recorded (the header digest for
         the first). Raises IndexError for an index past the actions."""
         prev = self._first_link() if index == 0 else self.actions[index - 1]["chain_sha256"]
-        body = {k: v for k, v in self.actions[index].items() if k != "chain_sha256"}
+        body = {k: v for k, v in self.actions[index].items()
+                if k not in ("chain_sha256", REFEREE_SIGNATURE)}  # the signature names the digest
         return chain_digest(prev, body)
 
     def holds(self, move: Move) -> bool:
@@ -504,10 +548,13 @@ class Record:
         doc["header_sha256"] = self.header_sha256
         if self.deal == FAIR_DEAL:
             doc["joins"] = [{**j.entry(), "chain_sha256": j.chain_sha256} for j in self.joins]
-        doc["moves"] = [{**self.entry(i), "chain_sha256": link.chain_sha256}
+        doc["moves"] = [{**self.entry(i), "chain_sha256": link.chain_sha256,
+                         **_signed(self.referee_signatures[i])}
                         for i, link in enumerate(self.links)]
         if self.actions:
             doc["actions"] = [dict(a) for a in self.actions]
+        if self.witness_signature is not None:  # rebis-pbm/4
+            doc["witness_signature"] = self.witness_signature
         if self.record_hmac is not None:
             doc["record_hmac"] = self.record_hmac
         doc["status"] = self.status(state)
@@ -570,13 +617,23 @@ class Record:
                         for j in data.get("joins", ())),
             proofs=tuple(Proof.from_entry(m) for m in data["moves"]),
             header_extra={k: data[k] for k in HEADER_EXTRA + ENCRYPTION_FIELDS + ABSENCE_FIELDS
+                          + REFEREE_FIELDS
                           if k in data},
             stamps=tuple({k: m[k] for k in STAMP_FIELDS if k in m} for m in data["moves"]),
             actions=tuple(dict(a) for a in data.get("actions", ())),
             langs=langs,
             record_hmac=None if data.get("record_hmac") is None else str(data["record_hmac"]),
             time_zones={str(p): str(z) for p, z in data.get("time_zones", {}).items()},
+            referee_signatures=tuple(None if m.get(REFEREE_SIGNATURE) is None
+                                     else str(m[REFEREE_SIGNATURE]) for m in data["moves"]),
+            witness_signature=None if data.get("witness_signature") is None
+            else str(data["witness_signature"]),
         )
+
+
+def _signed(signature: str | None) -> Document:
+    """A move entry's ``referee_signature`` field (rebis-pbm/4), when it has one."""
+    return {} if signature is None else {REFEREE_SIGNATURE: signature}
 
 
 JOIN = "join"  # the status phase of a fair deal waiting for joins (rebis-pbm/2)

@@ -13,11 +13,10 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Callable
-from typing import NamedTuple, TypedDict, cast
+from typing import NamedTuple, cast
 
 from rebis_pbm.engine import IllegalMove, Move, State, apply_move, setup
 from rebis_pbm.engine import events as ev
-from rebis_pbm.engine.enums import Word
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord
 from rebis_pbm.formats.yaml_reader import Loaded, YamlValue, load_yaml, simple_data
@@ -36,93 +35,16 @@ from rebis_pbm.record.model import (
     closes_shelf,
     join_status,
 )
+from rebis_pbm.record.problems import CODES as CODES
+from rebis_pbm.record.problems import At as _At
+from rebis_pbm.record.problems import Problem as Problem
+from rebis_pbm.record.problems import ProblemCode as ProblemCode
+from rebis_pbm.record.referee_checks import check_referee_acts, check_referee_move
 
 # ------------------------------------------------------------------------- the walk
 
 # Given the record, the game's seed (``SALT:SEED``): what reading a game asks its caller.
 SeedFor = Callable[[Record], str]
-
-class ProblemCode(Word):
-    """What is wrong with a record (``Problem.code``): stable words, in the order the checks
-    run; a member equals its word (``code == "chain_digest"`` holds) and prints as it."""
-
-    UNREADABLE = "unreadable"        #: the file is not a YAML mapping (cut short, damaged)
-    SCHEMA = "schema"                #: not a valid record (field missing, wrong form)
-    HEADER_DIGEST = "header_digest"  #: game id, ruleset, players or seed commitment edited
-    SEED_MISMATCH = "seed_mismatch"  #: the seed revealed in the record is not the committed one
-    WRONG_SEED = "wrong_seed"        #: the seed given from outside is not the committed one
-    SETUP = "setup"                  #: the ruleset cannot deal this game
-    AFTER_END = "after_end"          #: a move after the red token, the game's last move (R12)
-    TURN_ORDER = "turn_order"        #: a move missing, repeated or out of order
-    SEAT_ORDER = "seat_order"        #: a turn played by the wrong seat (R5, R6)
-    JOIN = "join"                    #: a fair deal's join entry out of place (rebis-pbm/2)
-    CHAIN_DIGEST = "chain_digest"    #: the entry, or one before it, edited
-    SIGNATURE = "signature"          #: a keyed player's move lacks a valid signature
-    SEAL = "seal"                    #: a closing play's sealed card opens to no card (R8.1)
-    ILLEGAL_MOVE = "illegal_move"    #: the move breaks the rules (R6-R12); seed revealed only
-    STATE_DIGEST = "state_digest"    #: the move does not replay to the recorded state
-    SEALING = "sealing"              #: a closing play shows its card, or a non-closing is sealed
-    RECORD_DIGEST = "record_digest"  #: keys, addresses, settings or a chain rewritten (rebis-pbm/3)
-    NOT_REVEALED = "not_revealed"    #: the game is over but the record does not reveal its seed
-    STATUS = "status"                #: the status does not follow from the moves, or is malformed
-    WITNESS = "witness"              #: a saved view saw a chain digest the record no longer holds
-
-
-CODES: tuple[ProblemCode, ...] = tuple(ProblemCode)  # every code, in the order the checks run
-
-
-class _Fields(NamedTuple):
-    code: ProblemCode
-    message: str
-    turn: int | None = None
-    player: str | None = None
-    expected: str | None = None
-    found: str | None = None
-
-
-class Problem(_Fields):
-    """The first thing wrong with a record.
-
-    Attributes:
-        code: a :class:`ProblemCode` (equal to its word: ``problem.code == "schema"``).
-        message: what is wrong, in plain words (no hidden card: hands and the deck never appear).
-        turn: the move the problem is at (its place in the record: move N is turn N), or None for
-            the header; for the status, the last move.
-        player: the player the entry there names (None for the header or the status).
-        expected: what the record should hold there (recomputed from the game as it reads now, or
-            given by the rules and the seat order; a keyed digest's value is not shown);
-            found: what the file holds there (an edited value is the one shown here).
-
-    Raises:
-        ValueError: ``code`` is no :class:`ProblemCode` (a programming error).
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, code: str, message: str, turn: int | None = None,
-                player: str | None = None, expected: str | None = None,
-                found: str | None = None) -> Problem:
-        return super().__new__(cls, ProblemCode(code), message, turn, player, expected, found)
-
-    @property
-    def where(self) -> str:
-        """``turn 7 (alice)``, ``the status after turn 37`` or ``the record's header``."""
-        if self.code in ("status", "not_revealed"):
-            return "the status" + (f" after turn {self.turn}" if self.turn else "")
-        if self.turn is None:
-            return "the record's header"
-        return f"turn {self.turn}" + (f" ({self.player})" if self.player else "")
-
-    def sentence(self) -> str:
-        """One sentence: where, what, expected and found."""
-        text = f"{self.where}: {self.message}"
-        if self.expected is not None or self.found is not None:
-            text += f" (expected {self.expected}; found {self.found})"
-        return text
-
-    def as_dict(self) -> dict[str, str | int | None]:
-        return {"code": self.code, "turn": self.turn, "player": self.player,
-                "message": self.message, "expected": self.expected, "found": self.found}
 
 
 class Walk(NamedTuple):
@@ -142,13 +64,6 @@ class Walk(NamedTuple):
 # A keyed digest's recomputed value is never printed: before the reveal only the seed's holder can
 # compute it, and a report (a public CI log) would hand it to whoever edited the record.
 _NOT_SHOWN = "the {} the seed gives (not shown: it would let whoever changed the record forge it)"
-
-
-class _At(TypedDict):
-    """Where a move's problem is: its turn and the player its entry names."""
-
-    turn: int
-    player: str
 
 
 def _short(move: Move | SealedMove) -> str:
@@ -284,7 +199,8 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                 "before it, was edited after it was recorded",
                 expected=f"chain_sha256 {computed}",
                 found=f"chain_sha256 {record.links[index].chain_sha256}", **at), None, index)
-        problem = None if hmac_holds else check_signature(record, index, key)
+        problem = (None if hmac_holds else check_signature(record, index, key)) \
+            or check_referee_move(record, index)
         if problem is not None:
             return Walk(problem, None, index)
         if key is None:
@@ -336,7 +252,9 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
             f"after move {action.get('after')}) does not match its chain digest: it, or an action "
             f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
             found=f"chain_sha256 {action.get('chain_sha256')}"), None, len(record.moves))
-    problem = None if key is None or hmac_holds else check_record_digest(record, key)
+    problem = check_referee_acts(record)  # rebis-pbm/4: the referee's signed word
+    if problem is None and key is not None and not hmac_holds:
+        problem = check_record_digest(record, key)
     if problem is not None:  # last, so that an edited move is reported at its turn
         return Walk(problem, None, len(record.moves))
     replay = None if key is None or state is None else Replay(state, setup_events, tuple(history))
@@ -453,6 +371,8 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
     keys = record.player_keys(entry.player, index)
     proof = record.proofs[index]
     at: _At = {"turn": index + 1, "player": entry.player}
+    if proof is None and record.referee_key is not None and record.stamps[index].get("by"):
+        return None  # the referee's move for its player: its own signature is checked instead
     if not keys:
         if proof is None:
             return None

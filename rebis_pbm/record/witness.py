@@ -4,6 +4,8 @@ trust, and what you need not").
 
 * :func:`read_witness`: the witness in a saved view (YAML, JSON or text) or mail (.eml).
 * :func:`check_witness`: whether a record holds a witness.
+* :func:`check_witness_signature`: in a game with a referee key (rebis-pbm/4), whether its
+  referee signed the witness.
 """
 
 from __future__ import annotations
@@ -16,17 +18,21 @@ from rebis_pbm.errors import InputError
 if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
-__all__ = ["WITNESS_LINE", "Witness", "check_witness", "read_witness"]
+__all__ = ["WITNESS_LINE", "Witness", "check_witness", "check_witness_signature",
+           "read_witness"]
 
 
 class Witness(NamedTuple):
     """What a saved view or mail witnessed: game ``game`` had ``move`` moves recorded and its
-    chain digest after the last entry was ``chain_sha256``; ``source`` names the file."""
+    chain digest after the last entry was ``chain_sha256``; ``source`` names the file;
+    ``signature``: the referee's armoured signature of the witness line that came with it
+    (rebis-pbm/4, :func:`check_witness_signature`), or None."""
 
     game: str
     move: int
     chain_sha256: str
     source: str
+    signature: str | None = None
 
 
 WITNESS_LINE = re.compile(
@@ -57,17 +63,61 @@ def read_witness(path: str) -> Witness:
     for text in texts:
         try:
             doc = load_yaml(text, source=source, kind="view").data
-            w = doc.get("witness") if isinstance(doc, dict) else None
+            if not isinstance(doc, dict):
+                raise ValueError("not a mapping")  # then the text's witness line, if any
+            w = doc.get("witness")
             if isinstance(w, dict) and {"game", "move", "chain_sha256"} <= set(w):
-                return Witness(str(w["game"]), int(w["move"]), str(w["chain_sha256"]), source)
+                signed = doc.get("witness_signature")
+                return Witness(str(w["game"]), int(w["move"]), str(w["chain_sha256"]), source,
+                               signed if isinstance(signed, str) else None)
         except Exception:
             pass
-        found = WITNESS_LINE.search(text.decode("utf-8", "replace"))
+        decoded = text.decode("utf-8", "replace")
+        found = WITNESS_LINE.search(decoded)
         if found:
-            return Witness(found["game"], int(found["move"]), found["digest"], source)
+            return Witness(found["game"], int(found["move"]), found["digest"], source,
+                           _signature_after(decoded[found.end():]))
     raise InputError("holds no witness: give a view saved from rebis-pbm (YAML or text) or a "
                      "mail from the referee, which carry a line 'Witness: game ..., move ..., "
                      "chain_sha256 ...'", source=source)
+
+
+def _signature_after(text: str) -> str | None:
+    """The armoured signature block right under a text view's witness line (blank space
+    between them only; rebis-pbm/4), or None."""
+    from rebis_pbm.crypto.signatures import ARMOUR
+    block = ARMOUR.search(text)
+    if block is None or text[:block.start()].strip():
+        return None
+    return "\n".join(line.strip() for line in block.group(0).splitlines()) + "\n"
+
+
+def check_witness_signature(record: Record, witness: Witness) -> None:
+    """In a game with a referee key (rebis-pbm/4 ``new --referee-key``), refuse a witness its
+    referee did not sign (over :func:`~rebis_pbm.record.acts.witness_text` of the witness's own
+    game, move and digest): anyone can write a witness line, so an unsigned one proves
+    nothing. A game without a referee key takes every witness as before.
+
+    Raises:
+        InputError: no signature, or one that does not check against the game's referee key
+            (exit 2: "not signed by this game's referee").
+    """
+    from rebis_pbm.crypto.signatures import REFEREE_NAMESPACE, signed_by
+    from rebis_pbm.record.acts import witness_text
+    key = record.referee_key
+    if key is None:
+        return
+    text = witness_text(witness.game, witness.move, witness.chain_sha256).encode("utf-8")
+    if witness.signature is not None and signed_by(text, witness.signature, (key,),
+                                                   namespace=REFEREE_NAMESPACE):
+        return
+    from rebis_pbm.crypto.signatures import fingerprint
+    what = "carries no signature" if witness.signature is None else "carries a signature by " \
+        "another key, or of another line"
+    raise InputError(f"this witness (game {witness.game}, move {witness.move}) is not signed by "
+                     f"this game's referee (key {fingerprint(key)}): it {what}, so it proves "
+                     f"nothing about the record; give a view or mail the referee sent",
+                     source=witness.source)
 
 
 def check_witness(record: Record, witness: Witness) -> str | None:
@@ -85,5 +135,7 @@ def check_witness(record: Record, witness: Witness) -> str | None:
                 f"holds only {len(record.moves)} moves: it was cut short")
     if ok:
         return None
+    signed = (" (the witness carries the referee's signature: proof that the referee wrote "
+              "that digest)" if witness.signature is not None and record.referee_key else "")
     return (f"{witness.source} saw chain digest {witness.chain_sha256} at move {witness.move}, "
-            f"but the record holds another there: the record was rewritten since")
+            f"but the record holds another there: the record was rewritten since{signed}")

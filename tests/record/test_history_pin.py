@@ -198,6 +198,10 @@ def test_a_guessed_phrase_is_not_a_guessed_deal(tmp_path):
     real, _ = setup(opened.record.ruleset, opened.record.players,
                     f"{secret['salt']}:{phrase}")
     assert real.hands == opened.replay.state.hands
+    # The first views `new` writes show that deal, the one every later command replays.
+    for seat, player in enumerate(("ann", "ben")):
+        view = yaml.safe_load((tmp_path / "game.views" / f"{player}.yaml").read_text())
+        assert tuple(view["you"]["hand"]) == real.hands[seat]
 
 
 def test_the_salted_deal_vector_of_docs_shuffle_md():

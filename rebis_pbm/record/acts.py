@@ -1,0 +1,67 @@
+"""What the referee signs (rebis-pbm/4, docs/audit.md "The referee's signatures"): the exact
+texts its key signs for a witness, a move it made for a player and a logged action.
+
+Each text names the game and a chain digest, so that one signature vouches for the entry and
+everything before it; each kind of text begins with its own words, so that no signature of one
+kind passes for another. The referee signs them with ``ssh-keygen -Y sign -n rebis-pbm-referee``
+(:data:`~rebis_pbm.crypto.signatures.REFEREE_NAMESPACE`; the app layer runs it); the record
+keeps each signature beside the digest it names, where no digest covers it.
+
+Pure functions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rebis_pbm.record.model import Record
+
+
+def witness_text(game: str, move: int, digest: str) -> str:
+    """The witness line a view shows and the referee signs: ``Witness: game G, move N,
+    chain_sha256 D`` (D the chain digest after the record's first N moves: the header's, or the
+    last join's, for N = 0)."""
+    return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
+
+
+def record_witness(record: Record) -> str:
+    """The witness of ``record`` as it now is: its game, its number of moves, its last chain
+    digest (:meth:`Record.last_digest`)."""
+    return witness_text(record.game, len(record.moves), record.last_digest())
+
+
+def move_act_text(record: Record, index: int) -> str:
+    """What the referee signs for move ``index`` (0-based), which it made for its player
+    (``by: referee``: ``tick``, ``move-for``): ``Referee's move: game G, move N, player P,
+    chain_sha256 D``, D the entry's chain digest."""
+    return (f"Referee's move: game {record.game}, move {index + 1}, player "
+            f"{record.moves[index].player}, chain_sha256 {record.links[index].chain_sha256}")
+
+
+def action_text(record: Record, index: int) -> str:
+    """What the referee signs for its logged action ``index`` (0-based): ``Referee's act: game
+    G, action K (KIND), chain_sha256 D, after move N, moves chain_sha256 M``: D the action's
+    chain digest (the actions before it and the header), M the chain digest after the N moves
+    recorded when it acted (so the act is pinned to the game as it then was)."""
+    action = record.actions[index]
+    after = int(action.get("after", 0))
+    moves = record.prev_digest(after) if 0 <= after <= len(record.moves) else "none"
+    return (f"Referee's act: game {record.game}, action {index + 1} ({action.get('action')}), "
+            f"chain_sha256 {action.get('chain_sha256')}, after move {after}, moves "
+            f"chain_sha256 {moves}")
+
+
+def stand_in(record: Record, index: int) -> bool:
+    """Whether move ``index`` (0-based) was made by the referee for its player."""
+    return record.stamps[index].get("by") == "referee"
+
+
+def unsigned_acts(record: Record) -> tuple[list[int], list[int]]:
+    """The referee's acts in ``record`` that carry no signature yet: ``(moves, actions)``, each
+    a list of 0-based indexes (what a write of a game with a referee key signs)."""
+    from rebis_pbm.record.model import REFEREE_SIGNATURE
+    moves = [i for i, signature in enumerate(record.referee_signatures)
+             if signature is None and stand_in(record, i)]
+    actions = [i for i, action in enumerate(record.actions) if REFEREE_SIGNATURE not in action]
+    return moves, actions
