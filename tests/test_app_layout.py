@@ -40,8 +40,9 @@ def test_the_application_layer_is_split_by_use_case_family():
 
 def test_the_facade_is_small_and_defines_nothing_itself():
     tree = ast.parse((APP / "__init__.py").read_text(encoding="utf-8"))
-    assert not [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    assert len((APP / "__init__.py").read_text(encoding="utf-8").splitlines()) < 200
+    defined = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    assert defined == ["__getattr__", "__dir__"]  # the lazy import of its names, nothing else
+    assert len((APP / "__init__.py").read_text(encoding="utf-8").splitlines()) < 250
 
 
 def test_the_modules_of_the_layer_import_each_other_directly_and_without_a_circle():
