@@ -30,4 +30,4 @@ def site(game: str, out_dir: str) -> None:
     """
     written = referee.write_site(game, out_dir)
     click.echo(f"Wrote the game page {os.path.join(out_dir, written[0])} and "
-               f"{len(written) - 1} pictures of the table in {out_dir}/.")
+               f"{len(written) - 1} pictures of the table in {out_dir.rstrip('/') or '/'}/.")
