@@ -55,9 +55,12 @@ def _played(folder: Path, signed: bool, moves: int) -> dict[int, tuple[Path, Pat
     bots = {p: make_bot("greedy", f"daily/{p}") for p in PLAYERS}
     kept: dict[int, tuple[Path, Path]] = {}
     for played in range(moves + 1):
-        state = app.open_game(game).replay.state
+        record, replay, _ = app.open_game(game)
+        state = replay.state
         move = bots[state.player_to_move].choose(information_set(state, state.to_move))
-        data = dump_yaml({"game": "daily", **move.as_dict()}).encode()
+        # rebis-pbm/4: a move names the history it answers (its view's witness)
+        data = dump_yaml({"game": "daily", "after": record.last_digest(),
+                          **move.as_dict()}).encode()
         signature = _sign(keys[move.player], data) if signed else None
         if played in SIGNED_AT:
             copy = folder / f"at{played}"
