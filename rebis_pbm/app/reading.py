@@ -27,7 +27,6 @@ from rebis_pbm.engine import Move, State, burdens, score_table, winners
 from rebis_pbm.errors import Failed, InputError, Refused, SeedError
 from rebis_pbm.files.atomic import PathLike, locked, read_input, write_atomic
 from rebis_pbm.formats.yaml_reader import load_yaml
-from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import HEADER, Record, dump_record, secret_path
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
@@ -37,8 +36,9 @@ if TYPE_CHECKING:  # imported where used: only their commands pay for them
 
 def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
     """Every legal move of ``player``, who must be the one to move, each a complete move file
-    (YAML documents separated by ``---``, or a JSON list):
-    :func:`rebis_pbm.present.views.moves_listing`.
+    with what it does in ``player``'s language (YAML documents separated by ``---``, each after
+    a comment line; a JSON list of ``{description, move}``; or numbered text lines):
+    :func:`rebis_pbm.present.describe.described_listing`.
 
     Raises:
         as :func:`for_mover`.
@@ -52,7 +52,8 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
         from rebis_pbm.record.trust import join_listing
         return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256)
     record, state = for_mover(game, player)
-    return views_mod.moves_listing(record.game, state, fmt)
+    from rebis_pbm.present.describe import described_listing
+    return described_listing(record.game, state, fmt, record.lang(player))
 
 
 def score(game: PathLike) -> dict[str, Any]:
