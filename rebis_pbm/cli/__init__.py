@@ -268,6 +268,7 @@ LAZY_COMMANDS = {
     "keygen-referee": ".encryption",
     "league": ".league",
     "notify": ".notify",
+    "play": ".play",
 }
 
 

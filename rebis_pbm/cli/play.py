@@ -1,0 +1,122 @@
+"""``rebis-pbm play VIEW``: choose a move from your view, write it, sign it, seal it, send it.
+
+The player's own command (docs/play.md). Choices are numbered and read from standard input with
+click's prompts, so the same dialogue works in a terminal and through a pipe. The use cases are
+:mod:`rebis_pbm.app.play`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from rebis_pbm.cli import EXIT_CODES, cli
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.describe import Described
+
+
+def _pick(title: str, options: list[str]) -> int:
+    """Number ``options``, ask for one (the first by default); its index. One option is taken
+    without asking."""
+    click.echo(title)
+    for n, text in enumerate(options, 1):
+        click.echo(f"  {n}. {text}")
+    if len(options) == 1:
+        return 0
+    return int(click.prompt("Your choice", type=click.IntRange(1, len(options)), default=1)) - 1
+
+
+def _cards(item: Described) -> str:
+    cards = item.effect.cards
+    return " and ".join(str(c) for c in cards) if cards else "red token"
+
+
+def choose(listed: list[Described], reserve: int) -> Described:
+    """The player's choice among ``listed``: golden dust first (when the reserve holds some),
+    then the card, then where it goes (each told as the listing tells it)."""
+    if not listed[0].effect.cards:  # the red token's placement (R12): where, nothing else
+        return listed[_pick("Where do you place the red token?",
+                            [d.description for d in listed])]
+    dust = 0
+    counts = sorted({d.effect.dust for d in listed})
+    if reserve and len(counts) > 1:
+        dust = int(click.prompt(f"Golden dust tokens from your reserve onto your active shelf "
+                                f"first (0-{counts[-1]})", type=click.IntRange(0, counts[-1]),
+                                default=0))
+    listed = [d for d in listed if d.effect.dust == dust]
+    cards: list[str] = []
+    for d in listed:
+        if _cards(d) not in cards:
+            cards.append(_cards(d))
+    card = cards[_pick("Which card do you play?", cards)]
+    targets = [d for d in listed if _cards(d) == card]
+    return targets[_pick("Where?", [d.description for d in targets])]
+
+
+@cli.command(epilog=EXIT_CODES)
+@click.argument("view_file", metavar="VIEW", type=click.Path(dir_okay=False))
+@click.option("--identity", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Open an encrypted view (VIEW.yaml.age) with this SSH private key or age "
+              "identity.")
+@click.option("--key", metavar="SSHKEY", type=click.Path(dir_okay=False),
+              help="Sign the move with this SSH private key (ssh-keygen -Y sign -n rebis-pbm): "
+              "needed when the game registered your key.")
+@click.option("--out", "out_dir", metavar="DIR", type=click.Path(file_okay=False),
+              default=".", show_default=True, help="Where to write the move file.")
+@click.option("--yes", is_flag=True, help="Write (and send) the chosen move without asking.")
+@click.option("--send", type=click.Choice(["smtp", "git"]), is_flag=False, flag_value="smtp",
+              default=None, help="Send the move: by mail through your SMTP server (--send, "
+              "the settings in --config), or committed and pushed in your clone (--send git).")
+@click.option("--config", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Your mail settings for --send (default: $REBIS_PBM_PLAY_CONFIG, else "
+              "~/.config/rebis-pbm/play.yaml).")
+@click.option("--repo", metavar="DIR", type=click.Path(file_okay=False), default=".",
+              show_default=True, help="With --send git: your clone of the game's repository "
+              "(the folder of its game.yaml).")
+@click.option("--quiet", is_flag=True, help="Do not print the view first.")
+def play(view_file: str, identity: str | None, key: str | None, out_dir: str, yes: bool,
+         send: str | None, config: str | None, repo: str, quiet: bool) -> None:
+    """Choose your move from your own VIEW, write it as its move file, sign it (--key), seal
+    it for a public game, and send it (--send). In a fair deal's join phase, write your join.
+
+    Choices are numbered; type the number (or pipe the numbers in).
+    """
+    from rebis_pbm.app import play as use
+
+    opened = use.open_view(view_file, identity)
+    settings = use.read_settings(config) if send == "smtp" else None  # refused before choosing
+    if send == "git":
+        use.git_folder(repo)
+    if not quiet and opened.seen is not None:
+        from rebis_pbm.present.views import render
+        click.echo(render(opened.view, "text", opened.lang))
+    if opened.seen is None:
+        name, text = use.join_file(opened)
+        what, subject = "your join", "the deal: my join"
+    else:
+        listed = use.choices(opened)
+        chosen = choose(listed, opened.seen.state.reserves[opened.seen.state.to_move or 0])
+        name, text = use.move_file(opened, chosen)
+        what = chosen.description
+        subject = f"turn {chosen.doc['turn']}: my move"
+    click.echo(f"Your move: {what}" if opened.seen is not None else "Your join:")
+    click.echo(text, nl=False)
+    if not yes and not click.confirm("Write this move" + (" and send it" if send else "") + "?",
+                                     default=True):
+        click.echo("Nothing written.")
+        return
+    written = use.write_move(opened, name, text, out_dir, key)
+    click.echo(f"Written: {written.move}" + (f", {written.signature}" if written.signature
+                                             else "")
+               + (f"; sealed: {', '.join(written.sealed)}" if written.sealed else ""))
+    if send == "smtp":
+        assert settings is not None
+        use.send_mail(settings, opened.view["game"], subject,
+                      use.files_to_send(written, public=False))
+        click.echo(f"Sent to {settings.referee}.")
+    elif send == "git":
+        done = use.send_git(repo, use.files_to_send(written, public=True),
+                            f"{opened.view['viewer']}: {subject}")
+        click.echo(f"Committed and pushed: {', '.join(done)}.")
