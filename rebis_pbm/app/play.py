@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from rebis_pbm.app.games import abandoned_no_move, no_move_to_make
 from rebis_pbm.app.moves import move_file_name
-from rebis_pbm.errors import Failed, InputError, Refused
+from rebis_pbm.errors import Failed, InputError, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
 
 if TYPE_CHECKING:
@@ -88,17 +88,17 @@ def choices(opened: OpenedView) -> list[Described]:
     (:func:`rebis_pbm.present.describe.described_moves`).
 
     Raises:
-        InputError: the spectator view, or a join-phase view (which has a join to send, not a
-            move: :func:`join_file`).
+        UsageError: the spectator view, or a join-phase view (which has a join to send, not a
+            move: :func:`join_file`), exit 2.
         Refused: it is not the viewer's move, or the game is over or abandoned (exit 1).
     """
     from rebis_pbm.present.describe import described_moves
 
     seen = opened.seen
     if seen is None:
-        raise InputError("this view is of the deal's join phase: send your join instead")
+        raise UsageError("this view is of the deal's join phase: send your join instead")
     if seen.viewer is None:
-        raise InputError("this is the spectator view, which shows no hand; use your own view "
+        raise UsageError("this is the spectator view, which shows no hand; use your own view "
                          "(rebis-pbm view GAME --player NAME --format yaml)")
     if seen.abandoned:
         raise Refused(phrase=abandoned_no_move(seen.viewer, seen.game))
@@ -303,8 +303,8 @@ def _password(settings: MailSettings) -> str | None:
     if settings.password_env:
         value = os.environ.get(settings.password_env)
         if value is None:
-            raise InputError(f"the environment variable {settings.password_env} (password_env "
-                             f"in the settings) is not set")
+            raise UsageError(f"the environment variable {settings.password_env} (password_env "
+                             f"in the settings) is not set", "--config")
         return value
     if settings.password_command:
         import shlex
@@ -326,7 +326,7 @@ def send_mail(settings: MailSettings, game: str, subject: str, files: list[str])
 
     Raises:
         Failed: the server cannot be reached or refuses the message (exit 2).
-        InputError: the password's environment variable is not set.
+        UsageError: the password's environment variable is not set (exit 2).
     """
     import smtplib
     import ssl

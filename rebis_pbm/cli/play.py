@@ -75,14 +75,30 @@ def choose(listed: list[Described], reserve: int) -> Described:
 @click.option("--repo", metavar="DIR", type=click.Path(file_okay=False), default=".",
               show_default=True, help="With --send git: your clone of the game's repository "
               "(the folder of its game.yaml).")
+@click.option("--move", "number", metavar="N", type=click.IntRange(min=1),
+              help="Take move N of the listing (`rebis-pbm moves --view VIEW --format text`) "
+              "instead of asking.")
 @click.option("--quiet", is_flag=True, help="Do not print the view first.")
 def play(view_file: str, identity: str | None, key: str | None, out_dir: str, yes: bool,
-         send: str | None, config: str | None, repo: str, quiet: bool) -> None:
+         send: str | None, config: str | None, repo: str, number: int | None,
+         quiet: bool) -> None:
     """Choose your move from your own VIEW, write it as its move file, sign it (--key), seal
     it for a public game, and send it (--send). In a fair deal's join phase, write your join.
 
     Choices are numbered; type the number (or pipe the numbers in).
     """
+    try:
+        _play(view_file, identity, key, out_dir, yes, send, config, repo, number, quiet)
+    except click.Abort:  # standard input ended (or Ctrl-C) before the dialogue did
+        from rebis_pbm.cli import Failure
+        from rebis_pbm.errors import ExitCode
+        raise Failure("no answer was given (standard input ended); nothing was written",
+                      ExitCode.INPUT) from None
+
+
+def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, yes: bool,
+          send: str | None, config: str | None, repo: str, number: int | None,
+          quiet: bool) -> None:
     from rebis_pbm.app import play as use
 
     opened = use.open_view(view_file, identity)
@@ -97,7 +113,13 @@ def play(view_file: str, identity: str | None, key: str | None, out_dir: str, ye
         what, subject = "your join", "the deal: my join"
     else:
         listed = use.choices(opened)
-        chosen = choose(listed, opened.seen.state.reserves[opened.seen.state.to_move or 0])
+        if number is not None:
+            if number > len(listed):
+                raise click.BadParameter(f"there are {len(listed)} moves to choose from",
+                                         param_hint="'--move'")
+            chosen = listed[number - 1]
+        else:
+            chosen = choose(listed, opened.seen.state.reserves[opened.seen.state.to_move or 0])
         name, text = use.move_file(opened, chosen)
         what = chosen.description
         subject = f"turn {chosen.doc['turn']}: my move"
