@@ -300,3 +300,13 @@ def test_a_game_that_takes_sealed_moves_gets_the_move_sealed(tmp_path):
     applied = run("apply", game, tmp_path / "ref" / sealed.name, "--identity", identity)
     assert applied.returncode == 0, applied.stderr
     assert moves_made(game) == 1
+
+
+def test_the_dialogue_is_in_the_players_language(tmp_path):
+    game = new_game(tmp_path / "ref", "--lang", "alice=fr")
+    view = view_of(game, "alice", tmp_path / "alice")
+    done = play(view, "--out", tmp_path / "alice", "--quiet", stdin=b"1\n1\nn\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "Quelle carte joues-tu ?" in out and "Où ?" in out and "Rien n'a été écrit." in out
+    assert "sur ton étagère 1 (poids" in out

@@ -7,6 +7,7 @@ click's prompts, so the same dialogue works in a terminal and through a pipe. Th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import click
@@ -17,42 +18,47 @@ if TYPE_CHECKING:
     from rebis_pbm.present.describe import Described
 
 
-def _pick(title: str, options: list[str]) -> int:
+def _pick(title: str, options: list[str], _: Callable[[str], str]) -> int:
     """Number ``options``, ask for one (the first by default); its index. One option is taken
-    without asking."""
+    without asking. ``_``: the player's language (a gettext)."""
     click.echo(title)
     for n, text in enumerate(options, 1):
         click.echo(f"  {n}. {text}")
     if len(options) == 1:
         return 0
-    return int(click.prompt("Your choice", type=click.IntRange(1, len(options)), default=1)) - 1
+    return int(click.prompt(_("Your choice"), type=click.IntRange(1, len(options)),
+                            default=1)) - 1
 
 
-def _cards(item: Described) -> str:
+def _cards(item: Described, _: Callable[[str], str]) -> str:
     cards = item.effect.cards
-    return " and ".join(str(c) for c in cards) if cards else "red token"
+    return str(cards[0]) if len(cards) == 1 else \
+        _("{first} and {second}").format(first=cards[0], second=cards[1])
 
 
-def choose(listed: list[Described], reserve: int) -> Described:
+def choose(listed: list[Described], reserve: int, lang: str | None = None) -> Described:
     """The player's choice among ``listed``: golden dust first (when the reserve holds some),
-    then the card, then where it goes (each told as the listing tells it)."""
+    then the card, then where it goes (each told as the listing tells it), asked in ``lang``."""
+    from rebis_pbm.present.i18n import gettext_for
+
+    _ = gettext_for(lang)
     if not listed[0].effect.cards:  # the red token's placement (R12): where, nothing else
-        return listed[_pick("Where do you place the red token?",
-                            [d.description for d in listed])]
+        return listed[_pick(_("Where do you place the red token?"),
+                            [d.description for d in listed], _)]
     dust = 0
     counts = sorted({d.effect.dust for d in listed})
     if reserve and len(counts) > 1:
-        dust = int(click.prompt(f"Golden dust tokens from your reserve onto your active shelf "
-                                f"first (0-{counts[-1]})", type=click.IntRange(0, counts[-1]),
-                                default=0))
+        dust = int(click.prompt(_("Golden dust tokens from your reserve onto your active shelf "
+                                  "first (0-{most})").format(most=counts[-1]),
+                                type=click.IntRange(0, counts[-1]), default=0))
     listed = [d for d in listed if d.effect.dust == dust]
     cards: list[str] = []
     for d in listed:
-        if _cards(d) not in cards:
-            cards.append(_cards(d))
-    card = cards[_pick("Which card do you play?", cards)]
-    targets = [d for d in listed if _cards(d) == card]
-    return targets[_pick("Where?", [d.description for d in targets])]
+        if _cards(d, _) not in cards:
+            cards.append(_cards(d, _))
+    card = cards[_pick(_("Which card do you play?"), cards, _)]
+    targets = [d for d in listed if _cards(d, _) == card]
+    return targets[_pick(_("Where?"), [d.description for d in targets], _)]
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -100,8 +106,10 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
           send: str | None, config: str | None, repo: str, number: int | None,
           quiet: bool) -> None:
     from rebis_pbm.app import play as use
+    from rebis_pbm.present.i18n import gettext_for
 
     opened = use.open_view(view_file, identity)
+    _ = gettext_for(opened.lang)
     settings = use.read_settings(config) if send == "smtp" else None  # refused before choosing
     if send == "git":
         use.git_folder(repo)
@@ -110,7 +118,7 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
         click.echo(render(opened.view, "text", opened.lang))
     if opened.seen is None:
         name, text = use.join_file(opened)
-        what, subject = "your join", "the deal: my join"
+        what, subject = "", "the deal: my join"
     else:
         listed = use.choices(opened)
         if number is not None:
@@ -119,26 +127,28 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
                                          param_hint="'--move'")
             chosen = listed[number - 1]
         else:
-            chosen = choose(listed, opened.seen.state.reserves[opened.seen.state.to_move or 0])
+            chosen = choose(listed, opened.seen.state.reserves[opened.seen.state.to_move or 0],
+                            opened.lang)
         name, text = use.move_file(opened, chosen)
         what = chosen.description
         subject = f"turn {chosen.doc['turn']}: my move"
-    click.echo(f"Your move: {what}" if opened.seen is not None else "Your join:")
+    click.echo(_("Your move: {what}").format(what=what) if opened.seen is not None
+               else _("Your join:"))
     click.echo(text, nl=False)
-    if not yes and not click.confirm("Write this move" + (" and send it" if send else "") + "?",
-                                     default=True):
-        click.echo("Nothing written.")
+    if not yes and not click.confirm(_("Write this move and send it?") if send
+                                     else _("Write this move?"), default=True):
+        click.echo(_("Nothing written."))
         return
     written = use.write_move(opened, name, text, out_dir, key)
-    click.echo(f"Written: {written.move}" + (f", {written.signature}" if written.signature
-                                             else "")
-               + (f"; sealed: {', '.join(written.sealed)}" if written.sealed else ""))
+    click.echo(_("Written: {files}").format(files=", ".join(
+        [written.move, *([written.signature] if written.signature else []),
+         *written.sealed])))
     if send == "smtp":
         assert settings is not None
         use.send_mail(settings, opened.view["game"], subject,
                       use.files_to_send(written, public=False))
-        click.echo(f"Sent to {settings.referee}.")
+        click.echo(_("Sent to {referee}.").format(referee=settings.referee))
     elif send == "git":
         done = use.send_git(repo, use.files_to_send(written, public=True),
                             f"{opened.view['viewer']}: {subject}")
-        click.echo(f"Committed and pushed: {', '.join(done)}.")
+        click.echo(_("Committed and pushed: {files}.").format(files=", ".join(done)))
