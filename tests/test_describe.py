@@ -194,7 +194,7 @@ def test_the_examples_of_the_issue_in_three_languages():
         "6 sur l'étagère 2 de ben : la ferme face cachée; tu prends un jeton de poussière "
         "dorée; ben pioche une carte")
     assert tell(minus, "ana", 13, "pt") == (
-        "3 - na prateleira 2 de ben: valor 9 -> 6 (peso 12 de 13); tiras uma carta")
+        "3 - na prateleira 2 de ben: valor 9 -> 6 (peso 12 de 13); vais tirar uma carta")
     assert tell(mine, "ana", 13, "fr") == "8 + sur ton étagère 1 (poids 11 sur 13)"
     dusted = effect(state._replace(reserves=(2, 0)),
                     Move(state.turn, "ana", 2, Play((8,), "ana", "positive")))

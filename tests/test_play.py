@@ -308,5 +308,5 @@ def test_the_dialogue_is_in_the_players_language(tmp_path):
     done = play(view, "--out", tmp_path / "alice", "--quiet", stdin=b"1\n1\nn\n")
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode()
-    assert "Quelle carte joues-tu ?" in out and "Où ?" in out and "Rien n'a été écrit." in out
+    assert "Quelle carte veux-tu poser ?" in out and "Où ?" in out and "Rien n'a été écrit." in out
     assert "sur ton étagère 1 (poids" in out

@@ -18,7 +18,6 @@ from rebis_pbm.engine import (
     GOLD,
     GOLDEN_DUST,
     NEGATIVE,
-    EndReason,
     Move,
     ShelfRef,
     State,
@@ -29,13 +28,9 @@ from rebis_pbm.engine import (
 )
 from rebis_pbm.engine import events as ev
 from rebis_pbm.formats.yaml_reader import dump_yaml
-from rebis_pbm.present.i18n import N_, gettext_for, ngettext_for
+from rebis_pbm.present.i18n import gettext_for, ngettext_for
 
 FORMATS = ("yaml", "json", "text")  # the listing's formats (``moves --format``)
-
-# why a game ends (R11), as the views say it (the same messages, so the same translations)
-_END_WORDS = {EndReason.DECK_EMPTY: N_("the deck is empty"), EndReason.TOKENS_EXHAUSTED:
-              N_("no golden dust and no gold token is left in the supply")}
 
 
 class Draw(NamedTuple):
@@ -188,8 +183,8 @@ def tell(said: Effect, mover: str, limit: int, lang: str | None = None) -> str:
                           _("{player} draws nothing: the deck is empty")).format(
                 player=draw.player))
     if said.ends is not None:
-        parts.append(_("the game ends: {why}").format(
-            why=_(_END_WORDS[EndReason(said.ends)])))
+        from rebis_pbm.present.views import end_words  # why a game ends, worded once (R11)
+        parts.append(_("the game ends: {why}").format(why=end_words(said.ends, lang)))
     return "; ".join(parts)
 
 
