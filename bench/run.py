@@ -44,7 +44,8 @@ from pathlib import Path
 
 from rebis_pbm.bots import make_bot
 from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, setup
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import Record, dump_record, dump_secret
 from rebis_pbm.record.digests import commitment, salted
 from rebis_pbm.record.model import FORMAT
@@ -608,6 +609,10 @@ def main() -> None:
         addresses_figures(exe, root, moves, floor, args.repeat)
         growth_figures(exe, root, floor, args.repeat)
         git_job_figures(exe, root, moves, floor, args.repeat)
+        from daily import signed_figures, view_check_figures
+
+        signed_figures(exe, root, args.repeat)
+        view_check_figures(exe, root, args.repeat)
         if args.many:
             many_games_figures(exe, root, args.many, args.rounds)
             git_shard_figures(exe, root, args.rounds)

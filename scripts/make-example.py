@@ -15,7 +15,7 @@ from pathlib import Path
 from rebis_pbm.app import open_game
 from rebis_pbm.bots import GreedyBot
 from rebis_pbm.engine import information_set
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -65,5 +65,6 @@ def test_the_public_api_is_the_facades_and_the_old_name_still_gives_it():
     assert referee.__all__ == app.__all__
     for name in app.__all__:
         assert getattr(referee, name) is getattr(app, name), name
-        assert getattr(app, name).__module__.startswith(("rebis_pbm.app.", "rebis_pbm.record")), \
+        assert getattr(app, name).__module__.startswith(("rebis_pbm.app.", "rebis_pbm.record",
+                                                         "rebis_pbm.files.names")), \
             name

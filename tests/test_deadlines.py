@@ -149,7 +149,7 @@ def test_after_n_missed_turns_the_bot_plays_for_good(tmp_path):
     done = referee.tick(game, now=at(73))  # ana misses turn 1: bob's turn begins now
     assert [m[1] for m in done.moved] == ["ana"]
     # bob moves himself; ana, replaced, is moved for at once
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
     listing = referee.legal_moves_listing(game, "bob").split("---\n")[1]
     referee.submit_move(game, listing.encode(), "bob.yaml", now=at(74))
     done = referee.tick(game, now=at(74))

@@ -14,14 +14,14 @@ from typing import ClassVar
 import pytest
 
 from rebis_pbm.files import atomic as fileio
+from rebis_pbm.files import lock as record_lock
 from rebis_pbm.files.atomic import (
-    LockTimeout,
-    lock_path,
-    locked,
     read_input,
     write_atomic,
     write_many_atomic,
 )
+from rebis_pbm.files.lock import LockTimeout, locked
+from rebis_pbm.files.names import lock_path
 from rebis_pbm.formats.yaml_reader import MOVE_MAX_BYTES, InputError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -234,7 +234,8 @@ def test_lock_survives_record_replacement_and_times_out(tmp_path):
     holder = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import sys, time
-            from rebis_pbm.files.atomic import locked, write_atomic
+            from rebis_pbm.files.atomic import write_atomic
+            from rebis_pbm.files.lock import locked
             with locked({str(record)!r}):
                 write_atomic({str(record)!r}, "a: 2\\n")
                 print("locked", flush=True)
@@ -257,7 +258,8 @@ def test_lock_survives_record_replacement_and_times_out(tmp_path):
 
 COUNTER_WORKER = """
 import os, sys
-from rebis_pbm.files.atomic import locked, write_atomic
+from rebis_pbm.files.atomic import write_atomic
+from rebis_pbm.files.lock import locked
 counter = sys.argv[1]
 for _ in range(int(sys.argv[2])):
     with locked(counter, timeout=20):
@@ -307,7 +309,7 @@ def test_a_lock_file_left_by_a_killed_command_is_used_then_deleted(tmp_path):
     record = tmp_path / "game.yaml"
     killed = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
         import os
-        from rebis_pbm.files.atomic import locked
+        from rebis_pbm.files.lock import locked
         with locked({str(record)!r}):
             os._exit(9)
     """)], cwd=REPO)
@@ -319,7 +321,7 @@ def test_a_lock_file_left_by_a_killed_command_is_used_then_deleted(tmp_path):
 
 HOLDER = """
 import sys
-from rebis_pbm.files.atomic import locked
+from rebis_pbm.files.lock import locked
 with locked(sys.argv[1]):
     print("locked", flush=True)
     sys.stdin.read()
@@ -376,22 +378,22 @@ def test_the_lock_timeout_can_be_set_in_the_environment(tmp_path, monkeypatch):
     record = tmp_path / "game.yaml"
     holder = hold_lock(record)
     try:
-        monkeypatch.setenv(fileio.LOCK_TIMEOUT_ENV, "0.2")
+        monkeypatch.setenv(record_lock.LOCK_TIMEOUT_ENV, "0.2")
         start = time.monotonic()
         with pytest.raises(LockTimeout) as info, locked(record):
             pytest.fail("the lock is held by the other process")
         assert info.value.timeout == 0.2 and time.monotonic() - start < 5
     finally:
         release(holder)
-    monkeypatch.delenv(fileio.LOCK_TIMEOUT_ENV)
-    assert fileio.lock_timeout() == fileio.DEFAULT_LOCK_TIMEOUT == 30
+    monkeypatch.delenv(record_lock.LOCK_TIMEOUT_ENV)
+    assert record_lock.lock_timeout() == record_lock.DEFAULT_LOCK_TIMEOUT == 30
 
 
 @pytest.mark.parametrize("text", ["soon", "-1", "nan", "inf"])
 def test_a_lock_timeout_that_is_not_a_number_of_seconds_is_refused(monkeypatch, text):
-    monkeypatch.setenv(fileio.LOCK_TIMEOUT_ENV, text)
+    monkeypatch.setenv(record_lock.LOCK_TIMEOUT_ENV, text)
     with pytest.raises(InputError) as info:
-        fileio.lock_timeout()
+        record_lock.lock_timeout()
     assert str(info.value) == (f"REBIS_PBM_LOCK_TIMEOUT: must be a number of seconds to wait for "
                                f"a record's lock, such as 30, not {text!r}")
 

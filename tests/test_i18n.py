@@ -25,8 +25,8 @@ from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli as rebis_cli
 from rebis_pbm.engine import IllegalMove, Move, Play, Ruleset, apply_move, legal_moves, setup
 from rebis_pbm.engine.phrases import Phrase
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.present import i18n
-from rebis_pbm.transports.mail.outbox import default_queue
 from sshkeys import ssh_key, ssh_sign
 
 babel = pytest.importorskip("babel", reason="Babel (the test extra) reads and extracts catalogs")
@@ -86,6 +86,21 @@ def test_the_template_holds_every_message_marked_in_the_source():
     in_pot = {m[0] if isinstance(m, tuple) else m for m in _ids(_pot())}
     assert found == in_pot, ("the .pot is out of date (run make catalogs): missing "
                              f"{sorted(found - in_pot)}, stale {sorted(in_pot - found)}")
+
+
+def test_the_record_knows_the_join_placeholder_in_every_language_it_is_written_in():
+    """verify (record/audit.py, below the catalogs) recognises a join that kept the template's
+    words by the record's own list of them (record/wording.py): each language's translation of
+    the placeholder must be on it, else a blank join in that language would count in the deal."""
+    from rebis_pbm.record import wording
+
+    written = i18n.in_every_language(wording.JOIN_PLACEHOLDER)
+    assert set(written) <= set(wording.JOIN_PLACEHOLDER_WORDS), (
+        f"add {sorted(set(written) - set(wording.JOIN_PLACEHOLDER_WORDS))} to "
+        "rebis_pbm/record/wording.py's JOIN_PLACEHOLDER_WORDS")
+    for words in written:
+        assert wording.is_join_placeholder(f"  {words.lower()}\n")
+    assert not wording.is_join_placeholder(written[1] + " mais pas tout à fait")
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)

@@ -32,7 +32,7 @@ from infoset import alternative, move_variants, play_prefix, unseen_differs
 from rebis_pbm.engine import IllegalMove, Ruleset, apply_move, shuffled
 from rebis_pbm.engine import rules as rules_mod
 from rebis_pbm.engine.cards import DEALT, Shelf
-from rebis_pbm.present import svg, views
+from rebis_pbm.present import build, kept, svg, views, wording
 from rebis_pbm.present.i18n import translate
 from rebis_pbm.record import Record, dump_record
 from rebis_pbm.record import model as record_mod
@@ -232,7 +232,7 @@ def _leak_dealt_card(monkeypatch):
 
     Views are built from engine.information_set, where that card is HIDDEN: the leak has to
     let it through there and show it in the view."""
-    real_set, real_card = views.information_set, views._card
+    real_set, real_card = build.information_set, kept.card_view
 
     def leaky_set(state, seat):
         seen = real_set(state, seat)
@@ -249,20 +249,20 @@ def _leak_dealt_card(monkeypatch):
         if card.placed_by == DEALT and seat == viewer_seat:
             out["number"] = card.number
         return out
-    monkeypatch.setattr(views, "information_set", leaky_set)
-    monkeypatch.setattr(views, "_card", leaky_card)
+    monkeypatch.setattr(build, "information_set", leaky_set)
+    monkeypatch.setattr(kept, "card_view", leaky_card)
 
 
 def _leak_others_draws(monkeypatch):
     """Everyone reads "bob drew a 7" instead of "bob drew 1 card"."""
-    real = views.describe
+    real = wording.describe
 
     def leaky(event, viewer, lang=None):
         from rebis_pbm.engine import events as ev
         if isinstance(event, ev.Drew) and event.card is not None:
             return real(event, event.player).replace("you drew", f"{event.player} drew")
         return real(event, viewer, lang)
-    monkeypatch.setattr(views, "describe", leaky)
+    monkeypatch.setattr(wording, "describe", leaky)
 
 
 def _leak_deck_in_messages(monkeypatch):
@@ -294,14 +294,14 @@ def _leak_hand_in_public_view(monkeypatch):
 
 def _leak_closing_card(monkeypatch):
     """Everyone reads which card closed a shelf (only its closer may, R8.1)."""
-    real = views.describe
+    real = wording.describe
 
     def leaky(event, viewer, lang=None):
         from rebis_pbm.engine import events as ev
         if isinstance(event, ev.Closed):
             return real(event, event.player, lang)
         return real(event, viewer, lang)
-    monkeypatch.setattr(views, "describe", leaky)
+    monkeypatch.setattr(wording, "describe", leaky)
 
 
 def _leak_record_card(monkeypatch):

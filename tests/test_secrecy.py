@@ -35,7 +35,8 @@ from rebis_pbm.engine import (
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import deal
 from rebis_pbm.formats.schemas import validate
-from rebis_pbm.formats.yaml_reader import InputError, dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import InputError, load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present import views
 from rebis_pbm.record import (
     HEADER,

@@ -14,7 +14,7 @@ from infoset import alternative, play_prefix
 from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import Ruleset, legal_moves, shuffled
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present import site, views
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -304,7 +304,7 @@ def test_the_picture_says_when_and_why_the_game_ended_in_the_views_words():
     for words in ('N_("the deck is empty")', "(game over)"):
         spelt = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
                        if words in p.read_text("utf-8"))
-        assert spelt == ["present/views.py"], (words, spelt)
+        assert spelt == ["present/wording.py"], (words, spelt)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

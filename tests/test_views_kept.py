@@ -1,8 +1,8 @@
-"""What rendering keeps between views (``views._SHELF_VIEWS``, ``_VIEWED``, ``_CARD_YAML``): a
-shelf no move touched is built and rendered once per way a viewer sees it. Nothing kept may show
-a viewer what they may not know, nor a text other than the one rendered afresh: these tests
-render views in one process in every order and compare them with views rendered with every
-cache emptied (tests/test_views_golden.py says that no byte changed)."""
+"""What rendering keeps between views (``kept._SHELF_VIEWS``, ``_VIEWED``,
+``yaml_view._CARD_YAML``): a shelf no move touched is built and rendered once per way a viewer
+sees it. Nothing kept may show a viewer what they may not know, nor a text other than the one
+rendered afresh: these tests render views in one process in every order and compare them with
+views rendered with every cache emptied (tests/test_views_golden.py says that no byte changed)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from rebis_pbm.engine import Ruleset
-from rebis_pbm.formats.yaml_reader import dump_yaml
-from rebis_pbm.present import views
+from rebis_pbm.formats.yaml_writer import dump_yaml
+from rebis_pbm.present import build, views, yaml_view
+from rebis_pbm.present import kept as kept_mod
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_svg_golden import played  # the pictures' games
@@ -24,10 +25,10 @@ LANGS = (None, "fr", "pt")
 
 def forget() -> None:
     """Empty every cache of the views: as a fresh process has them."""
-    views._SHELF_VIEWS.clear()
-    views._VIEWED.clear()
-    views._CARD_YAML.clear()
-    views._PUBLIC = (None, (), ())
+    kept_mod._SHELF_VIEWS.clear()
+    kept_mod._VIEWED.clear()
+    yaml_view._CARD_YAML.clear()
+    build._PUBLIC = (None, (), ())
 
 
 def everything(replay, viewer, **flags) -> list[str]:
@@ -78,9 +79,9 @@ def test_a_shelf_seen_alike_is_built_once_and_seen_otherwise_apart(game):
     for viewer in (*SEATS, None):
         views.build_view("g", replay, viewer)
     shelves = sum(len(row) for row in replay.state.shelves)
-    assert len(views._SHELF_VIEWS) == shelves
-    assert sum(len(kept) for _, _, kept in views._SHELF_VIEWS.values()) < 2 * shelves
-    for _real, laid, kept in views._SHELF_VIEWS.values():
+    assert len(kept_mod._SHELF_VIEWS) == shelves
+    assert sum(len(kept) for _, _, kept in kept_mod._SHELF_VIEWS.values()) < 2 * shelves
+    for _real, laid, kept in kept_mod._SHELF_VIEWS.values():
         shown = {key[-1] for key in kept}
         assert shown <= laid | {None}  # one entry for each closer, one for everyone else
         for key, entry in kept.items():
@@ -113,23 +114,23 @@ def test_an_id_another_object_had_never_returns_its_text(game):
     fresh = afresh(replay, "bo")
     forget()
     impostor = views.build_view("g", game[3], "ann")["players"][0]["shelves"][0]
-    wrong = views._kept_shelf(impostor)
+    wrong = kept_mod.kept_shelf(impostor)
     assert wrong is not None
     for row in replay.state.shelves:
         for shelf in row:  # as if every shelf had the id of a shelf of another game
-            views._SHELF_VIEWS[id(shelf)] = (object(), frozenset(), {})
+            kept_mod._SHELF_VIEWS[id(shelf)] = (object(), frozenset(), {})
     view = views.build_view("g", replay, "bo")
     for player in view["players"]:
         for shelf in player["shelves"]:  # as if each entry had the id of another entry
-            views._VIEWED[id(shelf)] = (dict(shelf), wrong)
-            assert views._kept_shelf(shelf) is None
+            kept_mod._VIEWED[id(shelf)] = (dict(shelf), wrong)
+            assert kept_mod.kept_shelf(shelf) is None
     assert views.render(view, "yaml") == fresh[0]
     assert views.render(views.build_view("g", replay, "bo"), "yaml") == fresh[0]
 
 
 def test_the_caches_are_bounded(game, monkeypatch):
-    """Each cache is emptied when it holds more than ``_KEPT`` entries; views stay the same."""
-    monkeypatch.setattr(views, "_KEPT", 8)
+    """Each cache is emptied when it holds more than ``kept.KEPT`` entries; views stay the same."""
+    monkeypatch.setattr(kept_mod, "KEPT", 8)
     replays = game[::5]
     fresh = [afresh(replay, "cy") for replay in replays]
     forget()
@@ -137,8 +138,8 @@ def test_the_caches_are_bounded(game, monkeypatch):
         assert everything(replay, "cy") == expected
         assert everything(replay, None)  # and another viewer in between
         # emptied when over 8 before an addition (the cards: before a view's new cards)
-        assert len(views._SHELF_VIEWS) <= 9 and len(views._VIEWED) <= 9
-        assert len(views._CARD_YAML) <= 9 + sum(len(s.cards) for row in replay.state.shelves
+        assert len(kept_mod._SHELF_VIEWS) <= 9 and len(kept_mod._VIEWED) <= 9
+        assert len(yaml_view._CARD_YAML) <= 9 + sum(len(s.cards) for row in replay.state.shelves
                                                 for s in row)
 
 

@@ -1,4 +1,5 @@
-"""Tests for rebis_pbm.formats.yaml_reader: one test per input class, fuzzing, round trip."""
+"""Tests for rebis_pbm.formats.yaml_reader and yaml_writer: one test per input class, fuzzing,
+round trip."""
 
 import pytest
 import yaml
@@ -6,16 +7,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm.formats import yaml_reader as yamlio
+from rebis_pbm.formats import yaml_writer
 from rebis_pbm.formats.yaml_reader import (
     MAX_BYTES,
     MAX_DEPTH,
     MOVE_MAX_BYTES,
     InputError,
     Loaded,
-    dump_yaml,
     format_path,
     load_yaml,
 )
+from rebis_pbm.formats.yaml_writer import dump_yaml
 
 
 def load(text, kind="move", source="move.yaml"):
@@ -338,8 +340,8 @@ def test_python_loader_fallback_behaves_the_same(monkeypatch):
 
 def _representer_dump(data) -> str:
     """What dump_yaml wrote before it built the nodes itself: PyYAML's representer."""
-    return yaml.dump(data, Dumper=yamlio._RebisDumper, sort_keys=False, default_flow_style=False,
-                     allow_unicode=True, width=1 << 20)
+    return yaml.dump(data, Dumper=yaml_writer._RebisDumper, sort_keys=False,
+                     default_flow_style=False, allow_unicode=True, width=1 << 20)
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
@@ -525,8 +527,8 @@ def test_dump_writes_digests_as_the_representer_does(digests):
 
 
 # ------------------------------------------------------- writing as text, against the emitter
-# dump_yaml writes the text itself (yamlio._text_document) and leaves to PyYAML's emitter
-# (yamlio._dump_events, what it wrote before) only what it is not sure of; the two must give
+# dump_yaml writes the text itself (yaml_writer._text_document) and leaves to PyYAML's emitter
+# (yaml_writer._dump_events, what it wrote before) only what it is not sure of; the two must give
 # the same bytes for every input. _dump_events is the oracle here.
 
 # Texts whose writing the emitter decides by analysis: quoting, YAML 1.1 words and numbers,
@@ -561,21 +563,21 @@ tricky_data = st.recursive(
 def test_text_writer_writes_what_the_emitter_writes(data):
     """The text writer or its fall-back to the emitter: the emitter's bytes, for any plain data
     (the caches of texts and keys kept from one example to the next, as in a process)."""
-    assert dump_yaml(data) == yamlio._dump_events(data)
+    assert dump_yaml(data) == yaml_writer._dump_events(data)
 
 
 @pytest.mark.parametrize("text", ["x " * 40_000, "a" * 70_000, "a\nb", "é" * 65])
 def test_text_writer_long_and_multi_line_texts(text):
     """Texts long enough to reach the line width, or over several lines, as keys and values."""
     for data in ({"v": text}, {text: 1}, {"l": [text, {"k": text}]}, {"a": {text: [text]}}):
-        assert dump_yaml(data) == yamlio._dump_events(data)
+        assert dump_yaml(data) == yaml_writer._dump_events(data)
 
 
 def test_text_writer_leaves_floats_and_other_keys_to_the_emitter():
     for data in ({"a": 1.5}, {1: "a"}, {None: 1}, {"a": [{"b": 0.1}]}, "a", 3, None, {"k" * 129: 1},
                  {"a": "b\nc"}, {"a": ("t",)}):
-        assert yamlio._text_document(data) is None, data
-        assert dump_yaml(data) == yamlio._dump_events(data)
+        assert yaml_writer._text_document(data) is None, data
+        assert dump_yaml(data) == yaml_writer._dump_events(data)
 
 
 def test_text_writer_takes_enums_as_their_text():
@@ -584,7 +586,7 @@ def test_text_writer_takes_enums_as_their_text():
     data = {Phase.PLAY: [Sign.NEGATIVE, {TokenKind.GOLD: TokenKind.GOLDEN_DUST}],
             "sign": Sign.POSITIVE}
     plain = {"play": ["negative", {"gold": "golden_dust"}], "sign": "positive"}
-    assert yamlio._text_document(data) == yamlio._dump_events(plain) == dump_yaml(plain)
+    assert yaml_writer._text_document(data) == yaml_writer._dump_events(plain) == dump_yaml(plain)
 
 
 def _yaml_files():
@@ -611,8 +613,8 @@ def test_text_writer_on_every_record_and_example_file():
     assert len(files) > 20
     for path in files:
         data = load_yaml(path.read_bytes(), source=str(path), kind="record").data
-        assert (yamlio._text_document(data) is None) == _multi_line(data), path
-        assert dump_yaml(data) == yamlio._dump_events(data), path
+        assert (yaml_writer._text_document(data) is None) == _multi_line(data), path
+        assert dump_yaml(data) == yaml_writer._dump_events(data), path
 
 
 def test_text_writer_on_the_views_of_bot_games():
@@ -631,5 +633,5 @@ def test_text_writer_on_the_views_of_bot_games():
             for viewer in (*seats, None):
                 view = views.build_view(name, replays[turn], viewer, stand_ins=stand_ins,
                                         revealed=replays[turn].state.finished)
-                assert dump_yaml(view) == yamlio._dump_events(view), (name, turn, viewer)
-                assert views.render(view, "yaml").endswith(yamlio._dump_events(view))
+                assert dump_yaml(view) == yaml_writer._dump_events(view), (name, turn, viewer)
+                assert views.render(view, "yaml").endswith(yaml_writer._dump_events(view))

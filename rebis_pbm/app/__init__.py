@@ -41,14 +41,7 @@ from rebis_pbm.app.deadlines import log_action as log_action
 from rebis_pbm.app.deadlines import move_for as move_for
 from rebis_pbm.app.deadlines import tick as tick
 from rebis_pbm.app.games import KEPT_MAX as KEPT_MAX
-from rebis_pbm.app.games import (
-    Game,
-    default_views_dir,
-    for_mover,
-    open_game,
-    read_record,
-    require_record,
-)
+from rebis_pbm.app.games import Game, for_mover, open_game, read_record, require_record
 from rebis_pbm.app.games import games_kept as games_kept
 from rebis_pbm.app.moves import JoinMove as JoinMove
 from rebis_pbm.app.moves import (
@@ -56,7 +49,6 @@ from rebis_pbm.app.moves import (
     already_applied,
     check_move_file,
     check_sender,
-    move_file_name,
     mover_of,
     read_move,
     submit_move,
@@ -78,7 +70,6 @@ from rebis_pbm.app.reading import (
     verify_many,
     write_site,
 )
-from rebis_pbm.app.sealing import ENCRYPTED as ENCRYPTED
 from rebis_pbm.app.sealing import Sealed as Sealed
 from rebis_pbm.app.sealing import check_referee_identity as check_referee_identity
 from rebis_pbm.app.sealing import decrypt_file as decrypt_file
@@ -96,6 +87,8 @@ from rebis_pbm.app.views import registered_view_keys as registered_view_keys
 from rebis_pbm.app.views import rendered_view as rendered_view
 from rebis_pbm.app.views import stand_in_reason as stand_in_reason
 from rebis_pbm.app.views import stand_ins as stand_ins
+from rebis_pbm.files.names import ENCRYPTED as ENCRYPTED
+from rebis_pbm.files.names import default_views_dir, move_file_name
 from rebis_pbm.record import secret_path
 
 # The public API (docs/api.md). The names imported ``as`` themselves above are reached through

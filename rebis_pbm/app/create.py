@@ -7,11 +7,12 @@ import os
 from collections.abc import Sequence
 from typing import Any, NamedTuple, cast
 
-from rebis_pbm.app.games import default_views_dir
 from rebis_pbm.app.views import check_views_dir, make_views_dir, write_views
 from rebis_pbm.engine import Ruleset, State
 from rebis_pbm.errors import Failed, InputError, UsageError
-from rebis_pbm.files.atomic import PathLike, locked, write_atomic
+from rebis_pbm.files.atomic import PathLike, write_atomic
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import default_views_dir
 from rebis_pbm.formats.yaml_reader import clip
 from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import (
@@ -103,7 +104,7 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
         public_addresses: show the addresses in every view.
         seed: the seed to shuffle from (default: 128 random bits). A guessable seed lets anyone
             compute every hand: refused unless ``insecure_seed``
-            (:func:`rebis_pbm.record.trust.check_seed`).
+            (:func:`rebis_pbm.record.seed_strength.check_seed_strength`).
         ruleset: the game's parameters (default: the rulings', R1-R4).
         game_id: the game's id (default: 40 random bits; it tells nothing of the seed).
         referee_deal: deal at once from the seed alone; False: a fair deal, the game waits for
@@ -146,11 +147,11 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     import secrets
 
     from rebis_pbm.crypto.signatures import parse_keys
-    from rebis_pbm.record.trust import check_seed
+    from rebis_pbm.record.seed_strength import check_seed_strength
     if seed is None:
         seed = secrets.token_hex(16)
     else:
-        check_seed(seed, insecure_seed)
+        check_seed_strength(seed, insecure_seed)
     parsed_keys: dict[str, tuple[str, ...]] = {}
     for name, text in (keys or {}).items():
         if name not in players:

@@ -7,18 +7,13 @@ from dataclasses import replace as dc_replace
 from typing import NamedTuple
 
 from rebis_pbm.app.create import with_lang
-from rebis_pbm.app.games import (
-    Game,
-    check_player,
-    default_views_dir,
-    for_mover,
-    open_game,
-    require_record,
-)
+from rebis_pbm.app.games import Game, check_player, for_mover, open_game, require_record
 from rebis_pbm.app.moves import Submitted, submit_locked
 from rebis_pbm.app.views import check_views_dir, check_writable, write_views
 from rebis_pbm.errors import Failed, Refused, UsageError
-from rebis_pbm.files.atomic import PathLike, locked, write_atomic
+from rebis_pbm.files.atomic import PathLike, write_atomic
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import default_views_dir
 from rebis_pbm.record import BEFORE_V3, Record, dump_record
 
 
@@ -37,7 +32,7 @@ def _move_for(game: PathLike, opened: Game, player: str, bot: str, reason: str,
     the referee's with ``reason`` and the bot."""
     from rebis_pbm.bots import make_bot
     from rebis_pbm.engine import information_set
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
     record, replay, _ = opened
     state = replay.state
     # The bot's own randomness is drawn from the turn and player: the same position gives the

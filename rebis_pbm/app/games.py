@@ -46,13 +46,6 @@ class Game(NamedTuple):
         return self.replay.state
 
 
-def default_views_dir(record_path: PathLike) -> str:
-    """``game.yaml`` -> ``game.views`` beside it."""
-    folder, name = os.path.split(os.fspath(record_path))
-    stem = name[:-5] if name.endswith(".yaml") else name
-    return os.path.join(folder, stem + ".views")
-
-
 def require_record(game: PathLike) -> None:
     """Refuse a GAME that is not an existing file before anything else happens (before its
     lock is taken).

@@ -11,20 +11,14 @@ from dataclasses import replace as dc_replace
 from typing import Any, NamedTuple, cast
 
 from rebis_pbm.app.create import with_lang
-from rebis_pbm.app.games import (
-    Game,
-    check_player,
-    default_views_dir,
-    open_game,
-    read_record,
-    require_record,
-)
-from rebis_pbm.app.sealing import ENCRYPTED
+from rebis_pbm.app.games import Game, check_player, open_game, read_record, require_record
 from rebis_pbm.app.views import check_views_dir, check_writable, make_views_dir, views_after_record
-from rebis_pbm.engine import IllegalMove, Move, State, apply_move
+from rebis_pbm.engine import Event, IllegalMove, Move, State, apply_move
 from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import ExitCode, InputError, RebisError, Refused, UsageError, one_line
-from rebis_pbm.files.atomic import PathLike, locked, read_input, write_atomic
+from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import ENCRYPTED, default_views_dir, move_file_name
 from rebis_pbm.formats.yaml_reader import clip, load_yaml
 from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import BEFORE_V3, FAIR_DEAL, Join, Record, Replay, SealedMove, dump_record
@@ -46,7 +40,7 @@ class Submitted(NamedTuple):
     record: Record
     replay: Replay
     move: Move | JoinMove
-    events: tuple[object, ...]
+    events: tuple[Event, ...]
     duplicate: bool
     repaired: int = 0
     views_dir: str = ""
@@ -117,12 +111,6 @@ def check_sender(record: Record, author: str, player: str, source: str) -> None:
         raise Refused(phrase=Phrase(N_("{source}: this move is for {player}, but it comes "
                                        "from {who}; a player can only send their own moves"),
                                     {"source": source, "player": player, "who": who}))
-
-
-def move_file_name(turn: int, player: str) -> str:
-    """The name of the file that holds ``player``'s move for ``turn`` in a game played through
-    git (docs/git.md): ``turn-007-alice.yaml``, the turn with at least three digits."""
-    return f"turn-{turn:03d}-{player}.yaml"
 
 
 def read_move(record: Record, game: PathLike, data: bytes, source: str, *,

@@ -16,6 +16,7 @@ from rebis_pbm.present import views as views_mod
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
     from rebis_pbm.present.infoset import ViewState
+    from rebis_pbm.present.shapes import View
 
 
 def view_language(view_path: PathLike) -> str:
@@ -52,7 +53,7 @@ def read_view(view_path: PathLike) -> ViewState:
     check_view_format(loaded.data, source)
     validate(loaded, "view")
     _refuse_join_phase(cast("dict[str, Any]", loaded.data), source)
-    return infoset_from_view(cast("dict[str, Any]", loaded.data), source)
+    return infoset_from_view(cast("View", loaded.data), source)
 
 
 def _refuse_join_phase(view: dict[str, Any], source: str) -> None:

@@ -6,14 +6,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from rebis_pbm.app.games import (
-    check_player,
-    default_views_dir,
-    for_mover,
-    open_game,
-    read_record,
-    require_record,
-)
+from rebis_pbm.app.games import check_player, for_mover, open_game, read_record, require_record
 from rebis_pbm.app.views import (
     check_views_dir,
     check_writable,
@@ -25,7 +18,15 @@ from rebis_pbm.app.views import (
 )
 from rebis_pbm.engine import Move, State, burdens, score_table, winners
 from rebis_pbm.errors import Failed, InputError, Refused, SeedError
-from rebis_pbm.files.atomic import PathLike, locked, read_input, write_atomic
+from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import (
+    QUEUE_SUFFIX,
+    RECORD_SUFFIX,
+    SECRET_SUFFIX,
+    VIEWS_SUFFIX,
+    default_views_dir,
+)
 from rebis_pbm.formats.yaml_reader import load_yaml
 from rebis_pbm.record import HEADER, Record, dump_record, secret_path
 
@@ -49,7 +50,7 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
         record = read_record(game)  # a join needs no seed; anything else raises it again below
     check_player(record, player)
     if record.joining() and record.seed is None and player in record.waiting_for():
-        from rebis_pbm.record.trust import join_listing
+        from rebis_pbm.app.joins import join_listing
         return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256)
     record, state = for_mover(game, player)
     from rebis_pbm.present.describe import described_listing
@@ -92,7 +93,7 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
     file ``seed_file``, ``REBIS_PBM_SEED`` or the secret file beside the record), every move
     replayed and every keyed digest.
 
-    ``witnesses``: saved views or mails (:func:`rebis_pbm.record.trust.read_witness`); the record
+    ``witnesses``: saved views or mails (:func:`rebis_pbm.record.witness.read_witness`); the record
     must still hold each one's chain digest at its move, else the report fails naming it.
 
     Returns:
@@ -120,7 +121,7 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
             return read_secret(sidecar, record), sidecar
         return None
 
-    from rebis_pbm.record.trust import read_witness
+    from rebis_pbm.record.witness import read_witness
     seen = [read_witness(os.fspath(w)) for w in witnesses]
     report = run_verify(data, source, find, seen)
     if report.problem is not None and report.problem.code == "schema":
@@ -163,9 +164,9 @@ def record_paths(paths: Iterable[PathLike]) -> list[str]:
         before = len(found)
         for folder, subfolders, files in os.walk(path):
             subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")
-                                   and not d.endswith((".views", ".mailq")))
+                                   and not d.endswith((VIEWS_SUFFIX, QUEUE_SUFFIX)))
             for name in sorted(files):
-                if not name.endswith(".yaml") or name.endswith(".secret.yaml"):
+                if not name.endswith(RECORD_SUFFIX) or name.endswith(SECRET_SUFFIX):
                     continue
                 file = os.path.join(folder, name)
                 try:

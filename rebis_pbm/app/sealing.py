@@ -13,11 +13,10 @@ from typing import Any, NamedTuple
 
 from rebis_pbm.errors import Failed, InputError, UsageError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
+from rebis_pbm.files.names import DEFAULT_GAME, ENCRYPTED, SIGNATURE
 from rebis_pbm.formats.filekinds import kind_of
 from rebis_pbm.formats.yaml_reader import clip, load_yaml
 from rebis_pbm.record import Record
-
-ENCRYPTED = ".age"  # the suffix of a file encrypted with age to its readers
 
 
 def decrypt_file(path: PathLike, identity_file: PathLike) -> bytes:
@@ -48,9 +47,6 @@ def make_referee_identity(out: PathLike) -> str:
     text, recipient = new_identity()
     write_atomic(out, text, mode=0o600)
     return recipient
-
-
-DEFAULT_GAME = "game.yaml"  # the record at a game repository's top folder (docs/git.md)
 
 
 def referee_recipient_of(game: PathLike, move_game: str | None = None) -> str:
@@ -224,7 +220,7 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
         if game is not None:
             _check_sealing_key(game, doc, data, done.stdout, ssh_key,
                                None if other_game_ok else move_game)
-        files.append((path + ".sig", done.stdout))
+        files.append((path + SIGNATURE, done.stdout))
     sealed = [(name + ENCRYPTED, encrypt_to(content, to)) for name, content in files]
     written = []
     # The padded move (its mode kept: a closing play's card is a secret) and its signature, in

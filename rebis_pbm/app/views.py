@@ -10,20 +10,23 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from rebis_pbm.app.games import check_player, default_views_dir, open_game, record_of
-from rebis_pbm.app.sealing import ENCRYPTED
+from rebis_pbm.app.games import check_player, open_game, record_of
 from rebis_pbm.engine import IllegalMove, State
 from rebis_pbm.errors import ExitCode, Failed, UsageError
 from rebis_pbm.files.atomic import PathLike, explain_os_error, make_folder, read_input, write_atomic
+from rebis_pbm.files.names import ENCRYPTED, default_views_dir
 from rebis_pbm.formats.yaml_reader import top_level_text
 from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import CorruptRecord, Record, Replay, secret_path
 
+if TYPE_CHECKING:  # the view's shape, for the type checker only
+    from rebis_pbm.present.shapes import View
+
 
 def record_view(record: Record, replay: Replay, viewer: str | None,
-                lang: str | None = None) -> dict[str, Any]:
+                lang: str | None = None) -> View:
     """``views.build_view`` for a game: every card once the record reveals its seed, the
     addresses when the game made them public, the deadline when there is one;
     ``views.join_view`` in the join phase. Every view carries the record's witness (docs/audit.md,
@@ -53,7 +56,7 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
         # in it (check --view, moves --view; docs/views.md "Languages").
         items = list(view.items())
         at = [key for key, _ in items].index("viewer") + 1
-        view = dict([*items[:at], ("lang", record.lang(viewer)), *items[at:]])
+        view = cast("View", dict([*items[:at], ("lang", record.lang(viewer)), *items[at:]]))
     if record.referee_recipient:  # public: what players seal their moves to (rebis-pbm/3)
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),
@@ -75,7 +78,7 @@ def stand_in_reason(record: Record, turn: int) -> str | None:
     return stand_ins(record).get(turn)
 
 
-def player_view(game: PathLike, player: str | None) -> dict[str, Any]:
+def player_view(game: PathLike, player: str | None) -> View:
     """The view of ``player`` (None: the spectator view) of the game in ``game``, as a dict
     that :func:`rebis_pbm.present.views.render` turns into text, YAML or JSON (docs/views.md).
 
@@ -278,7 +281,7 @@ def kept_rendering(record: Record, replay: Replay, viewer: str | None, fmt: str)
 
 
 def kept_view(record: Record, replay: Replay, viewer: str | None,
-              lang: str | None = None) -> dict[str, Any]:
+              lang: str | None = None) -> View:
     """:func:`record_view`, kept like :func:`kept_rendering`'s texts: a move's views are built
     once for its view files and its messages. The dict is shared: read it, do not change it."""
     views = _rendered.of(record, replay).views
@@ -300,7 +303,7 @@ class LastRendered:
         self._record: Record | None = None
         self._replay: Replay | None = None
         self.texts: dict[tuple[str | None, str, str], str] = {}
-        self.views: dict[tuple[str | None, str], dict[str, Any]] = {}
+        self.views: dict[tuple[str | None, str], View] = {}
 
     def of(self, record: Record, replay: Replay) -> LastRendered:
         """Itself, emptied first unless it holds the game ``record`` and ``replay``."""

@@ -85,17 +85,20 @@ class GreedyBot:
         """
         _check_infoset(infoset)
         mover = infoset.to_move
-        best, best_gain = None, None
+        assert mover is not None  # _check_infoset refuses a finished game
+        best: Move | None = None
+        best_gain: int | None = None
         for move in legal_moves(infoset):
             after, _ = apply_move(infoset, move)
             totals = scores(after)
             gain = 2 * totals[mover] - sum(totals)
             if best_gain is None or gain > best_gain:
                 best, best_gain = move, gain
+        assert best is not None  # a game that goes on has a legal move
         return best
 
 
-_BOTS = {"random": RandomBot, "greedy": GreedyBot}
+_BOTS: dict[str, type[RandomBot] | type[GreedyBot]] = {"random": RandomBot, "greedy": GreedyBot}
 
 
 def make_bot(strategy: str, seed: str | int = 0) -> RandomBot | GreedyBot:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict
 
 from rebis_pbm.bots import STRATEGIES, make_bot
 from rebis_pbm.engine import (
@@ -135,6 +137,7 @@ def play_game(spec: GameSpec) -> GameResult:
             problems.append(f"the game did not end after {limit} moves")
             break
         mover = state.to_move
+        assert mover is not None  # the game goes on: someone is to move
         who = f"the {spec.strategies[mover]} bot of {spec.players[mover]}"
         try:
             move = bots[mover].choose(information_set(state, mover))
@@ -160,7 +163,8 @@ def play_game(spec: GameSpec) -> GameResult:
         scores=scores(state),
         winners=tuple(spec.players.index(p) for p in winners(state)),
         red_token=red_seat,
-        red_on_own_shelf=red_move is not None and red_move.red_token.player == red_move.player,
+        red_on_own_shelf=red_move is not None and red_move.red_token is not None
+        and red_move.red_token.player == red_move.player,
         problems=tuple(problems),
     )
 
@@ -179,7 +183,7 @@ def invariant_problems(state: State) -> list[str]:
         seen.update(hand)
         if list(hand) != sorted(hand):
             problems.append("a hand is not sorted")
-    on_shelves: Counter = Counter()
+    on_shelves: Counter[str] = Counter()
     for seat, row in enumerate(state.shelves):
         for number, shelf in enumerate(row, start=1):
             seen.update(card.number for card in shelf.cards)
@@ -206,7 +210,8 @@ def _play_chunk(specs: list[GameSpec]) -> list[GameResult]:
     return [play_game(spec) for spec in specs]
 
 
-def run(specs: list[GameSpec], jobs: int = 1, progress=None) -> tuple[list[GameResult], float]:
+def run(specs: list[GameSpec], jobs: int = 1,
+        progress: Callable[[int], object] | None = None) -> tuple[list[GameResult], float]:
     """Play ``specs`` on ``jobs`` processes; results come back in game order, identical for any
     ``jobs``. ``progress(n)`` is called as each ``n`` games finish. Returns (results, wall
     seconds).
@@ -235,7 +240,97 @@ def run(specs: list[GameSpec], jobs: int = 1, progress=None) -> tuple[list[GameR
 
 # --- the report -------------------------------------------------------------------------------
 
-def _spread(values: list[int]) -> dict:
+class Spread(TypedDict, total=False):
+    """How values spread (empty when there are none): quartiles and mean rounded to 2 places."""
+
+    min: int
+    q1: float
+    median: float
+    q3: float
+    max: int
+    mean: float
+
+
+class Timing(TypedDict):
+    """How long the games took (the only part of a report that depends on the machine)."""
+
+    jobs: int
+    seconds: float
+    games_per_second: float | None
+    turns_per_second: float | None
+
+
+class Turns(TypedDict):
+    total: int
+    per_game: Spread
+
+
+class Ends(TypedDict):
+    """How many games ended each way (R11)."""
+
+    deck_empty: int
+    tokens_exhausted: int
+
+
+class Scores(TypedDict):
+    all: Spread
+    winning: Spread
+
+
+class SeatRow(TypedDict):
+    """A seat (from 1): its games, its share of the wins per game, the red tokens it got."""
+
+    seat: int
+    games: int
+    win_rate: float
+    red_token: int
+
+
+class StrategyRow(TypedDict):
+    """A strategy: the seats it played, its win rate and mean score (None: it played none)."""
+
+    strategy: str
+    seats_played: int
+    win_rate: float | None
+    mean_score: float | None
+    red_token: int
+
+
+class RedToken(TypedDict):
+    awarded: int
+    placed_on_own_shelf: int
+
+
+class ProblemRow(TypedDict):
+    """An invariant that failed in a game, with what replays that game."""
+
+    game: int
+    seed: str
+    seats: list[str]
+    strategies: list[str]
+    zero: bool
+    problem: str
+
+
+class Report(TypedDict):
+    """The simulation's report (the JSON output of ``rebis-pbm simulate --format json``)."""
+
+    games: int
+    seed: str
+    players: list[int]
+    strategies: list[str]
+    zero: bool
+    timing: Timing
+    turns: Turns
+    end: Ends
+    scores: Scores
+    seats: list[SeatRow]
+    by_strategy: list[StrategyRow]
+    red_token: RedToken
+    problems: list[ProblemRow]
+
+
+def _spread(values: list[int]) -> Spread:
     if not values:
         return {}
     ordered = sorted(values)
@@ -246,24 +341,24 @@ def _spread(values: list[int]) -> dict:
 
 
 def report(results: list[GameResult], *, seed: str, players: tuple[int, ...],
-           strategies: tuple[str, ...], zero: bool, seconds: float, jobs: int) -> dict:
+           strategies: tuple[str, ...], zero: bool, seconds: float, jobs: int) -> Report:
     """The simulation's report as plain data (the JSON output).
 
     Everything but ``timing`` depends only on the games, never on ``jobs`` or the machine.
     Wins are counted as shares: a win shared by k players counts 1/k for each (R13).
     """
     turns = [len(r.moves) for r in results]
-    seat_games: Counter = Counter()
-    seat_wins: Counter = Counter()
-    seat_red: Counter = Counter()
-    strategy_games: Counter = Counter()
-    strategy_wins: Counter = Counter()
-    strategy_red: Counter = Counter()
+    seat_games: Counter[int] = Counter()
+    seat_wins: defaultdict[int, float] = defaultdict(float)  # shares of wins
+    seat_red: Counter[int] = Counter()
+    strategy_games: Counter[str] = Counter()
+    strategy_wins: defaultdict[str, float] = defaultdict(float)
+    strategy_red: Counter[str] = Counter()
     strategy_scores: dict[str, list[int]] = {s: [] for s in strategies}
     all_scores: list[int] = []
     winning: list[int] = []
     red_own = 0
-    problems = []
+    problems: list[ProblemRow] = []
     for r in results:
         spec = r.spec
         share = 1 / len(r.winners) if r.winners else 0
@@ -299,8 +394,8 @@ def report(results: list[GameResult], *, seed: str, players: tuple[int, ...],
             "turns_per_second": round(total_turns / seconds, 1) if seconds else None,
         },
         "turns": {"total": total_turns, "per_game": _spread(turns)},
-        "end": {reason: sum(1 for r in results if r.end == reason)
-                for reason in ("deck_empty", "tokens_exhausted")},
+        "end": {"deck_empty": sum(1 for r in results if r.end == "deck_empty"),
+                "tokens_exhausted": sum(1 for r in results if r.end == "tokens_exhausted")},
         "scores": {"all": _spread(all_scores), "winning": _spread(winning)},
         "seats": [{"seat": seat, "games": seat_games[seat],
                    "win_rate": round(seat_wins[seat] / seat_games[seat], 4),
@@ -316,7 +411,7 @@ def report(results: list[GameResult], *, seed: str, players: tuple[int, ...],
     }
 
 
-def render_text(rep: dict) -> str:
+def render_text(rep: Report) -> str:
     """The report for a person."""
     t = rep["timing"]
     per = rep["turns"]["per_game"]
@@ -332,8 +427,8 @@ def render_text(rep: dict) -> str:
                      f"{per['mean']}, max {per['max']} ({rep['turns']['total']} in all).")
     lines.append(f"How games ended (R11): deck empty {rep['end']['deck_empty']}, tokens "
                  f"exhausted {rep['end']['tokens_exhausted']}.")
-    for label, key in (("Scores (every player)", "all"), ("Winning scores", "winning")):
-        s = rep["scores"][key]
+    for label, s in (("Scores (every player)", rep["scores"]["all"]),
+                     ("Winning scores", rep["scores"]["winning"])):
         if s:
             lines.append(f"{label}: min {s['min']}, q1 {s['q1']}, median {s['median']}, q3 "
                          f"{s['q3']}, max {s['max']}, mean {s['mean']}.")

@@ -33,7 +33,7 @@ def bot(game: Path, player: str, strategy: str, seed: str | None) -> None:
     supply and reserves), never the deck or other hands. Pipe the output into `apply GAME -`,
     e.g. as the default move of a player who missed a deadline.
     """
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
     record, move = referee.bot_move(game, player, strategy, seed)
     click.echo(f"# Move chosen by the {strategy} bot for {player} (rebis-pbm bot).")
     click.echo(dump_yaml({"game": record.game, **move.as_dict()}), nl=False)

@@ -13,6 +13,7 @@ from rebis_pbm import app as referee
 from rebis_pbm.cli import EXIT_CODES, F, announce_turn, cli, game_argument
 from rebis_pbm.errors import InputError, Refused, UsageError
 from rebis_pbm.files.atomic import read_input
+from rebis_pbm.files.names import SIGNATURE
 from rebis_pbm.present import views as views_mod
 
 
@@ -224,7 +225,7 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
         if file_name is not None:
             file_name = file_name[:-len(referee.ENCRYPTED)]
     if signature is None and move_file != "-":
-        for name in (plain_name + ".sig", plain_name + ".sig" + referee.ENCRYPTED):
+        for name in (plain_name + SIGNATURE, plain_name + SIGNATURE + referee.ENCRYPTED):
             if os.path.exists(name):
                 signature = name
                 break

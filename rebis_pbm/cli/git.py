@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from rebis_pbm.cli import EXIT_CODES, REFEREE_ENV, cli, pictures_option, referee_option
+from rebis_pbm.files.names import DEFAULT_GAME
 
 GIT_EXIT = EXIT_CODES + """
 \b
@@ -33,7 +34,7 @@ def _game_option(f):
                      "game, with its move files in DIR/NAME/moves/ (and refusals in "
                      "DIR/NAME/refusals/), all handled in one run; DIR is relative to the "
                      "repository's top folder. Not with --game.")(f)
-    return click.option("--game", default="game.yaml", show_default=True, envvar="REBIS_GAME",
+    return click.option("--game", default=DEFAULT_GAME, show_default=True, envvar="REBIS_GAME",
                         show_envvar=True, metavar="PATH", help="The record, relative to the "
                         "repository's top folder.")(f)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from rebis_pbm.cli import cli, pictures_option, queue_option, referee_option
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.present.views import counted
-from rebis_pbm.transports.mail.outbox import default_queue
 
 PASSWORD_ENV = "REBIS_PBM_SMTP_PASSWORD"
 
@@ -40,8 +40,8 @@ def mail() -> None:
 @pictures_option
 @click.option("--views-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where to write the view files (default: GAME's name with .views, beside it).")
-def mail_in(game: Path, source: str, referee_address: str, queue, pictures: bool,
-            views_dir) -> None:
+def mail_in(game: Path, source: str, referee_address: str, queue: Path | None, pictures: bool,
+            views_dir: Path | None) -> None:
     """Apply the moves that arrived by e-mail and queue the answers (`mail out` sends them).
 
     SOURCE is one message file, - for standard input (a mail filter such as procmail or a
@@ -91,7 +91,8 @@ def mail_in(game: Path, source: str, referee_address: str, queue, pictures: bool
 @referee_option(required=True)
 @queue_option
 @pictures_option
-def mail_views(game: Path, players, referee_address: str, queue, pictures: bool) -> None:
+def mail_views(game: Path, players: tuple[str, ...], referee_address: str, queue: Path | None,
+               pictures: bool) -> None:
     """Queue every player's current view: at the start of a game, or to send one again."""
     from rebis_pbm.transports.mail.outbox import queue_views
     count = queue_views(game, referee_address, tuple(players), queue, pictures=pictures)
@@ -116,8 +117,9 @@ def mail_views(game: Path, players, referee_address: str, queue, pictures: bool)
               "environment variable named by --password-env (never from the command line).")
 @click.option("--password-env", default=PASSWORD_ENV, show_default=True, metavar="NAME",
               help="The environment variable holding the SMTP password.")
-def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendmail,
-             user, password_env: str) -> None:
+def mail_out(game: Path, queue: Path | None, outbox: Path | None, smtp: str | None,
+             starttls: bool, smtps: bool, sendmail: str | None, user: str | None,
+             password_env: str) -> None:
     """Send the queued messages (SMTP or the local sendmail), or write them as .eml files
     (--outbox, readable by their owner only).
 
@@ -165,10 +167,11 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
         done = send_queues(game, outbox=outbox, server=server, sendmail=sendmail)
     else:
         queue_dir = queue or default_queue(game)
-        done = send_queue(queue_dir, outbox=outbox, server=server, sendmail=sendmail)
-        if done is None:
+        sent = send_queue(queue_dir, outbox=outbox, server=server, sendmail=sendmail)
+        if sent is None:
             click.echo(f"Nothing to send: {queue_dir} does not exist yet.")
             return
+        done = sent
     for note in done.notes:
         click.echo(f"rebis-pbm: {note}", err=True)
     if outbox is not None:
@@ -191,7 +194,7 @@ def mail_out(game: Path, queue, outbox, smtp, starttls: bool, smtps: bool, sendm
 @mail.command("retry")
 @click.argument("game", type=click.Path(readable=False, path_type=Path))
 @queue_option
-def mail_retry(game: Path, queue) -> None:
+def mail_retry(game: Path, queue: Path | None) -> None:
     """Queue again the messages a server refused for good (set aside in the queue's failed/);
     the next `mail out` sends them.
 

@@ -27,8 +27,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, TypeAlias
 
 from rebis_pbm.errors import InputError
+
+if TYPE_CHECKING:  # pyrage has no type hints: these name its classes (mypy reads them as Any)
+    from pyrage import ssh, x25519
+
+    Recipient: TypeAlias = "ssh.Recipient | x25519.Recipient"
+    Identity: TypeAlias = "ssh.Identity | x25519.Identity"
 
 __all__ = ["AGE_HEADER", "MOVE_PAD", "REFUSAL_PAD", "SSH_KINDS", "VIEW_PAD", "bucket",
            "checked_recipient", "decrypt", "encrypt_to",
@@ -119,7 +126,7 @@ def is_encrypted(data: bytes) -> bool:
     return data.startswith(AGE_HEADER) or data.lstrip().startswith(ARMOR_HEADER)
 
 
-def _ssh_recipient(line: str, source: str):  # -> pyrage.ssh.Recipient
+def _ssh_recipient(line: str, source: str) -> ssh.Recipient:
     from pyrage import RecipientError, ssh
 
     kind = line.split(None, 1)[0] if line.split() else ""
@@ -134,7 +141,7 @@ def _ssh_recipient(line: str, source: str):  # -> pyrage.ssh.Recipient
                          f"of the .pub file", source=source) from None
 
 
-def _age_recipient(text: str, source: str):  # -> pyrage.x25519.Recipient
+def _age_recipient(text: str, source: str) -> x25519.Recipient:
     from pyrage import RecipientError, x25519
 
     try:
@@ -164,7 +171,7 @@ def encryptable_key(line: str, source: str = "the key") -> None:
     _ssh_recipient(line, source)
 
 
-def _encrypt(data: bytes, recipients: list) -> bytes:
+def _encrypt(data: bytes, recipients: list[Recipient]) -> bytes:
     import pyrage
 
     return bytes(pyrage.encrypt(data, recipients))
@@ -242,7 +249,7 @@ def _read_identity_file(identity_file: str | os.PathLike[str]) -> bytes:
     return data
 
 
-def identities(identity_file: str | os.PathLike[str]) -> list:
+def identities(identity_file: str | os.PathLike[str]) -> list[Identity]:
     """The age identities in ``identity_file``: an unencrypted OpenSSH private key (ed25519 or
     rsa), or an age identity file (``AGE-SECRET-KEY-1...`` lines; ``#`` comments and blank lines
     skipped); or the text of either itself, as a CI secret in an environment variable holds it.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Iterable
 
 NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n rebis-pbm
 SIGNED_DOMAIN = b"rebis-pbm/signed-move/v2"
@@ -56,7 +57,7 @@ def parse_keys(text: str, source: str, *, skip_others: bool = False) -> tuple[st
     return tuple(keys)
 
 
-def signed_by(data: bytes, signature: str | bytes, keys) -> bool:
+def signed_by(data: bytes, signature: str | bytes, keys: Iterable[str]) -> bool:
     """Whether ``signature`` (armoured SSHSIG) is a valid signature over ``data`` in namespace
     ``rebis-pbm`` by one of ``keys`` (``TYPE BASE64`` lines). Never raises."""
     from sshsig import InvalidSignature, PublicKey, verify

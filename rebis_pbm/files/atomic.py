@@ -1,42 +1,37 @@
-"""File reads with size caps, writes that never leave a half-written file, the record lock, and
-the one place where a failed file operation is put into words.
+"""File reads with size caps, writes that never leave a half-written file, and the one place
+where a failed file operation is put into words.
 
 * :func:`read_input` reads a regular file or stdin for
-:func:`rebis_pbm.formats.yaml_reader.load_yaml`;
+  :func:`rebis_pbm.formats.yaml_reader.load_yaml`;
   :func:`open_regular` opens a regular file (never waiting on a named pipe).
 * :func:`write_atomic` replaces a file so that readers (and a crash) see either the old or
   the new content, never a mix.
-* :func:`locked` serialises commands that update the same game record, through a lock file
-  ``.<record name>.lock`` beside the record, which exists only while a command holds it.
 * :func:`explain_os_error` words an OSError for people (which file or folder, what is wrong,
   what to do); :class:`FileError` is an OSError already worded that way.
+
+The record's lock is :mod:`rebis_pbm.files.lock`; file names are :mod:`rebis_pbm.files.names`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import math
 import os
 import stat
 import sys
-import time
-from collections.abc import Callable, Iterator
-from typing import BinaryIO, NamedTuple, Union
+from collections.abc import Callable
+from typing import BinaryIO, NamedTuple
 
-from rebis_pbm.errors import Busy, InputError
+from rebis_pbm.errors import InputError
+from rebis_pbm.files.names import PathLike, lock_path
 from rebis_pbm.formats.yaml_reader import max_bytes, too_big
 
 __all__ = [
-    "DEFAULT_LOCK_TIMEOUT",
-    "LOCK_TIMEOUT_ENV",
+    "Explained",
     "FileError",
-    "LockTimeout",
     "NotRegularFile",
+    "PathLike",
     "explain_os_error",
-    "lock_path",
-    "lock_timeout",
-    "locked",
     "make_folder",
     "open_regular",
     "os_error_message",
@@ -45,10 +40,6 @@ __all__ = [
     "write_many_atomic",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
-DEFAULT_LOCK_TIMEOUT = 30.0
-LOCK_TIMEOUT_ENV = "REBIS_PBM_LOCK_TIMEOUT"  # seconds to wait for a record's lock
-_POLL = 0.02  # seconds between lock attempts when a timeout is set
 
 # Test hook: called with the name of each step of write_atomic ("created", "written",
 # "synced", "mode", "replaced"); raising from it simulates a crash at that step.
@@ -372,124 +363,3 @@ def make_folder(path: PathLike, *, what: str = "this folder") -> bool:
     except OSError as exc:
         raise FileError(exc, explain_os_error(exc, path, doing="folder", what=what)) from None
     return True
-
-
-# --- the record's lock ------------------------------------------------------------------------
-
-def lock_path(record_path: PathLike) -> str:
-    """The lock file used for ``record_path``: ``.<name>.lock`` in the same folder."""
-    record_path = os.fspath(record_path)
-    folder, name = os.path.split(record_path)
-    return os.path.join(folder, f".{name}.lock")
-
-
-def lock_timeout() -> float:
-    """How long :func:`locked` waits by default: ``$REBIS_PBM_LOCK_TIMEOUT`` seconds if set,
-    else :data:`DEFAULT_LOCK_TIMEOUT` (30 s).
-
-    Raises:
-        InputError: the variable is set to something other than a number of seconds >= 0.
-    """
-    text = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
-    if not text:
-        return DEFAULT_LOCK_TIMEOUT
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not (math.isfinite(value) and value >= 0):
-        raise InputError(f"must be a number of seconds to wait for a record's lock, such as "
-                         f"{DEFAULT_LOCK_TIMEOUT:g}, not {text!r}", source=LOCK_TIMEOUT_ENV)
-    return value
-
-
-class LockTimeout(Busy):
-    """Another process held the record's lock for longer than the timeout (exit 75, see
-    :class:`rebis_pbm.errors.Busy`)."""
-
-
-_FROM_ENV = object()  # locked()'s default timeout: lock_timeout(), read when called
-
-
-def _same_file(path: str, fd: int) -> bool:
-    """Does ``path`` still name the file open as ``fd``?"""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return False
-    held = os.fstat(fd)
-    return (st.st_dev, st.st_ino) == (held.st_dev, held.st_ino)
-
-
-@contextlib.contextmanager
-def locked(record_path: PathLike, *, timeout=_FROM_ENV) -> Iterator[str]:
-    """Hold an exclusive lock for ``record_path`` while the ``with`` block runs.
-
-    The lock is an ``fcntl.flock`` on :func:`lock_path`, ``.NAME.lock`` beside the record (the
-    record itself is replaced by every write, a new inode each time, so it cannot carry the
-    lock). The lock file is created (mode 0o644) when the lock is taken and deleted when it is
-    released, so no command, refused or not, leaves one behind in a game folder or a git
-    repository; after a crash the file may stay, and the next command uses and removes it.
-
-    Deleting it safely takes the classic guard, and both halves are needed: the holder deletes
-    the file *before* it releases the flock, and whoever obtains the flock then checks that
-    the path still names the file it locked (``os.fstat(fd)`` against ``os.stat(path)``); if
-    not (the holder deleted it meanwhile, and maybe a third process created a new one), it
-    closes it and starts over. So at any moment only the file the path names can be held,
-    by one process at a time: two processes can never both hold "the" lock. This is simpler
-    than deleting the file only when the command changed nothing (that still needs the same
-    guard, since a waiting process may have the file open, and it would still leave the file
-    behind after every successful command).
-
-    Waits up to ``timeout`` seconds (default :func:`lock_timeout`: ``$REBIS_PBM_LOCK_TIMEOUT``
-    or 30; None: for ever; 0: one try), then raises :class:`LockTimeout` (exit 75, "try
-    again later"). Yields the lock file path. Not re-entrant: locking the same record again
-    inside the block waits for itself until the timeout.
-
-    Raises:
-        LockTimeout: another command held the lock for longer than the timeout.
-        FileError: the lock file cannot be created or opened (the folder or the lock file is
-            not writable), worded for the record by :func:`explain_os_error`.
-        InputError: ``$REBIS_PBM_LOCK_TIMEOUT`` is not a number of seconds.
-    """
-    import fcntl  # here: only commands that change a record take its lock (not view or moves)
-
-    record = os.fspath(record_path)
-    lock_file = lock_path(record)
-    if timeout is _FROM_ENV:
-        timeout = lock_timeout()
-    # Monotonic clock only measures the wait; nothing depends on the date.
-    deadline = None if timeout is None else time.monotonic() + timeout
-    while True:
-        try:
-            fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise FileError(exc, explain_os_error(exc, record, doing="lock")) from None
-        try:
-            if deadline is None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            else:
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        if time.monotonic() >= deadline:
-                            raise LockTimeout(record, lock_file, timeout) from None
-                        time.sleep(_POLL)
-            if _same_file(lock_file, fd):
-                break
-        except BaseException:
-            os.close(fd)
-            raise
-        os.close(fd)  # a released (deleted) lock file: take the one the path names now
-    try:
-        yield lock_file
-    finally:
-        try:
-            # Deleted while still held (see above); a folder that forbids it leaves the file,
-            # which is still correct: the next command locks that same file.
-            with contextlib.suppress(OSError):
-                os.unlink(lock_file)
-        finally:
-            os.close(fd)  # releases the flock

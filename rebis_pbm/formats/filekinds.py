@@ -10,24 +10,86 @@ this is the game's secret seed file, not a game record; give the record (such as
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal, NamedTuple
 
+__all__ = ["FILE_KINDS", "KINDS", "MAX_BYTES", "MOVE_MAX_BYTES", "FileKind", "Kind", "ReadKind",
+           "kind_of", "max_bytes", "wrong_kind"]
+
+MOVE_MAX_BYTES: Final = 64 * 1024
+MAX_BYTES: Final = 8 * 1024 * 1024  # records, secrets, views, config
+
+# The files the strict reader reads (rebis_pbm.formats.yaml_reader.load_yaml's ``kind``).
+ReadKind = Literal["move", "record", "secret", "view", "config", "key", "signature", "witness"]
+# The files kind_of() tells apart.
 Kind = Literal["record", "view", "move", "secret", "listing"]
 
-_NAMES: dict[str, str] = {
-    "record": "a game record",
-    "view": "a view (what a player sees of the game)",
-    "move": "a move file",
-    "secret": "the game's secret seed file",
-    "listing": "a list of moves (rebis-pbm moves --format json)",
+
+class FileKind(NamedTuple):
+    """One kind of file rebis-pbm reads, as its messages name it.
+
+    ``called``: the file in a sentence about its size (``'a move file'``); ``example``: what
+    such a file is, in the sentence of an empty file or one that is not a mapping (None: said
+    from ``called``); ``told``: the file as :func:`wrong_kind` names it, given in the wrong
+    place (None: never told apart); ``instead``: what to give instead when this kind was
+    wanted (None: never asked for by :func:`wrong_kind`); ``max_bytes``: the size cap
+    (None: not read by the strict reader, as a list of moves is only written).
+    """
+
+    called: str
+    example: str | None
+    told: str | None
+    instead: str | None
+    max_bytes: int | None
+
+
+# The one table of file kinds (the strict reader's caps and wording, and wrong_kind's), in the
+# order the reader's messages list them.
+FILE_KINDS: Final[dict[str, FileKind]] = {
+    "move": FileKind(
+        "a move file",
+        "a move file is a YAML mapping of fields, one 'name: value' per line, such as 'turn: 3'",
+        "a move file",
+        "send a move file, such as the view's move_template or one listed by rebis-pbm moves",
+        MOVE_MAX_BYTES),
+    "record": FileKind(
+        "a game record", "a game record is a YAML mapping written by rebis-pbm", "a game record",
+        "give the record (such as game.yaml)", MAX_BYTES),
+    "secret": FileKind(
+        "a secret file", "a secret file is a YAML mapping written by rebis-pbm",
+        "the game's secret seed file", None, MAX_BYTES),
+    "view": FileKind(
+        "a view file", "a view file is a YAML mapping written by rebis-pbm",
+        "a view (what a player sees of the game)",
+        "give your own view (rebis-pbm view GAME --player NAME --format yaml)", MAX_BYTES),
+    "config": FileKind(
+        "a configuration file", "a configuration file is a YAML mapping of 'name: value' lines",
+        None, None, MAX_BYTES),
+    "key": FileKind("a public key file", None, None, None, MAX_BYTES),
+    "signature": FileKind("a signature file", None, None, None, MAX_BYTES),
+    "witness": FileKind(
+        "a witness file", "a witness is a view file or a mail saved during the game", None, None,
+        MAX_BYTES),
+    "listing": FileKind(
+        "a list of moves", None, "a list of moves (rebis-pbm moves --format json)", None, None),
 }
 
-# What to give instead, by the kind that was wanted.
-_WANTED: dict[str, str] = {
-    "record": "give the record (such as game.yaml)",
-    "view": "give your own view (rebis-pbm view GAME --player NAME --format yaml)",
-    "move": "send a move file, such as the view's move_template or one listed by rebis-pbm moves",
-}
+# The kinds the strict reader reads, in the table's order.
+KINDS: Final = tuple(name for name, kind in FILE_KINDS.items() if kind.max_bytes is not None)
+
+
+def max_bytes(kind: str) -> int:
+    """The size cap in bytes for files of ``kind`` (one of :data:`KINDS`); ValueError otherwise."""
+    cap = FILE_KINDS[kind].max_bytes if kind in FILE_KINDS else None
+    if cap is None:
+        raise ValueError(f"unknown file kind {kind!r}; expected one of {', '.join(KINDS)}")
+    return cap
+
+
+def example(kind: str) -> str:
+    """What a file of ``kind`` is, as the sentence of an empty file or one that is not a
+    mapping says it (``'a move file is a YAML mapping of fields, ...'``)."""
+    entry = FILE_KINDS[kind]
+    return entry.example or f"{entry.called} is a YAML mapping"
 
 
 def kind_of(doc: object) -> Kind | None:
@@ -63,4 +125,5 @@ def wrong_kind(doc: object, wanted: Literal["record", "view", "move"]) -> str | 
     if kind is None or kind == wanted:
         return None
     never = "never send it; " if kind == "secret" and wanted == "move" else ""
-    return f"this is {_NAMES[kind]}, not {_NAMES[wanted]}; {never}{_WANTED[wanted]}"
+    return (f"this is {FILE_KINDS[kind].told}, not {FILE_KINDS[wanted].told}; {never}"
+            f"{FILE_KINDS[wanted].instead}")

@@ -28,19 +28,18 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from rebis_pbm.formats.yaml_reader import (
-    TAG_BOOL,
-    TAG_FLOAT,
-    TAG_INT,
-    TAG_NULL,
-    TAG_STR,
-    TAG_TIMESTAMP,
-    InputError,
-    Loaded,
-    clip,
-    format_path,
-)
+from rebis_pbm.formats.schema_messages import check_integer_spelling, to_input_error
+from rebis_pbm.formats.yaml_reader import Loaded, YamlValue, format_path
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
+
+    from jsonschema import Draft202012Validator
+    from referencing import Resource
+    from referencing.jsonschema import SchemaRegistry
 
 __all__ = [
     "SCHEMA_NAMES",
@@ -55,6 +54,10 @@ __all__ = [
 ]
 
 SCHEMA_NAMES = ("move", "record", "view")
+# A JSON Schema (or a part of one) as parsed: raw JSON, whose shape the meta-schema checks.
+Schema = dict[str, Any]
+# A compiled check: returns on a valid document, raises on any other.
+Check = Callable[[object], object]
 
 
 class SchemaProblem(ValueError):
@@ -62,7 +65,7 @@ class SchemaProblem(ValueError):
     that is not one of the tool's own schemas. A bug or a broken install, not bad input."""
 
 
-def _schema_dir():
+def _schema_dir() -> str | Traversable:
     """The folder holding the schema files, as a path (text): the installed package, else the
     source checkout; else what importlib.resources finds (a Traversable, e.g. in a zip)."""
     here = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the rebis_pbm folder
@@ -94,24 +97,26 @@ def schema_text(name: str) -> str:
         if isinstance(folder, (str, os.PathLike)):
             with open(os.path.join(folder, file), encoding="utf-8") as f:
                 return f.read()
-        return folder.joinpath(file).read_text(encoding="utf-8")  # importlib.resources (a zip)
+        text: str = folder.joinpath(file).read_text(encoding="utf-8")  # importlib.resources (zip)
+        return text
     except (FileNotFoundError, NotADirectoryError):
         raise SchemaProblem(f"the schema file {name}.schema.json is missing from the "
                             "installation") from None
 
 
 @functools.cache
-def _parsed(name: str) -> dict:
+def _parsed(name: str) -> Schema:
     """The JSON of ``schemas/<name>.schema.json``, not yet checked against the meta-schema."""
     try:
-        return json.loads(schema_text(name))
+        parsed: Schema = json.loads(schema_text(name))
+        return parsed
     except json.JSONDecodeError as e:
         raise SchemaProblem(f"{name}.schema.json:{e.lineno}:{e.colno}: "
                             f"invalid JSON: {e.msg}") from None
 
 
 @functools.cache
-def load_schema(name: str) -> dict:
+def load_schema(name: str) -> Schema:
     """The parsed schema ``name`` (cached; do not modify the returned dict).
 
     Raises :class:`SchemaProblem` for an unknown name, a missing file, invalid JSON or a
@@ -123,7 +128,7 @@ def load_schema(name: str) -> dict:
 
 
 @functools.cache
-def defined_pattern(schema: str, definition: str) -> re.Pattern:
+def defined_pattern(schema: str, definition: str) -> re.Pattern[str]:
     """The compiled ``pattern`` of ``$defs/<definition>`` in the shipped schema ``schema``, read
     without importing jsonschema (e.g. ``defined_pattern("move", "player")`` for player names).
 
@@ -144,10 +149,11 @@ def _address_rule() -> int | None:
     if set(rule) != {"type", "format", "maxLength"} or rule["type"] != "string" \
             or rule["format"] != "email" or type(rule["maxLength"]) is not int:
         return None
-    return rule["maxLength"]
+    longest: int = rule["maxLength"]
+    return longest
 
 
-def address_accepted(value) -> bool:
+def address_accepted(value: object) -> bool:
     """Does the record schema accept ``value`` as a player's e-mail address, without importing
     jsonschema? True means it does: a text of at most the schema's ``maxLength`` characters
     holding an ``@`` (jsonschema's check of the ``email`` format, draft 2020-12, is exactly
@@ -159,7 +165,7 @@ def address_accepted(value) -> bool:
     return longest is not None and type(value) is str and "@" in value and len(value) <= longest
 
 
-def _check_schema(schema, label: str) -> None:
+def _check_schema(schema: Schema, label: str) -> None:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
@@ -170,7 +176,7 @@ def _check_schema(schema, label: str) -> None:
         raise SchemaProblem(f"{label} is not a valid JSON Schema at {where}: {e.message}") from None
 
 
-def _retrieve(uri: str):
+def _retrieve(uri: str) -> Resource[Any]:
     """Registry hook: serve only the tool's own schema files, never the network."""
     from referencing import Resource
     from referencing.jsonschema import DRAFT202012
@@ -183,7 +189,7 @@ def _retrieve(uri: str):
                         "references are never fetched from the network")
 
 
-def _registry(names=SCHEMA_NAMES):
+def _registry(names: tuple[str, ...] = SCHEMA_NAMES) -> SchemaRegistry:
     """A registry holding the tool's own schemas ``names``, already crawled. Without them, a
     validation retrieves and crawls them again for every ``$ref`` it follows (most of a command's
     time on a long record). A schema that cannot be loaded is left out and reported by
@@ -191,7 +197,7 @@ def _registry(names=SCHEMA_NAMES):
     from referencing import Registry, Resource
     from referencing.jsonschema import DRAFT202012
 
-    own = []
+    own: list[tuple[str, Resource[Any]]] = []
     for name in names:
         try:
             own.append((f"{name}.schema.json",
@@ -199,7 +205,9 @@ def _registry(names=SCHEMA_NAMES):
                                                default_specification=DRAFT202012)))
         except SchemaProblem:
             continue
-    return Registry(retrieve=_retrieve).with_resources(own).crawl()
+    # attrs' ``alias`` of Registry's field: mypy's attrs plugin does not see it.
+    registry: SchemaRegistry = Registry(retrieve=_retrieve)  # type: ignore[call-arg]
+    return registry.with_resources(own).crawl()
 
 
 def _referenced(name: str) -> tuple[str, ...]:
@@ -214,7 +222,8 @@ def _referenced(name: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _validator(schema: dict, names=SCHEMA_NAMES):
+def _validator(schema: Schema,
+               names: tuple[str, ...] = SCHEMA_NAMES) -> Draft202012Validator:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(schema, registry=_registry(names),
@@ -222,11 +231,11 @@ def _validator(schema: dict, names=SCHEMA_NAMES):
 
 
 @functools.cache
-def _named_validator(name: str):
+def _named_validator(name: str) -> Draft202012Validator:
     return _validator(load_schema(name), _referenced(name))
 
 
-def _refs(node):
+def _refs(node: YamlValue) -> Iterator[str]:
     """Every ``$ref`` value in a schema, at any depth."""
     if isinstance(node, dict):
         for key, value in node.items():
@@ -239,7 +248,7 @@ def _refs(node):
             yield from _refs(value)
 
 
-def _compilable(name: str) -> dict | None:
+def _compilable(name: str) -> Schema | None:
     """The shipped schema ``name`` when fastjsonschema can check it alone: None for a schema that
     cannot be read (jsonschema's path reports it) or that refers to another file (fastjsonschema
     would fetch it from the network)."""
@@ -267,7 +276,8 @@ def fast_check_code(name: str) -> str | None:
         return None
     return (f"{_GENERATED}# From schemas/{name}.schema.json; used only while both match.\n"
             f"# ruff: noqa\n# mypy: ignore-errors\nSCHEMA_SHA256 = \"{_schema_sha256(name)}\"\n"
-            + fastjsonschema.compile_to_code(schema, **_FAST_OPTIONS))
+            + fastjsonschema.compile_to_code(schema, use_default=_FAST_OPTIONS["use_default"],
+                                             detailed_exceptions=_FAST_OPTIONS["detailed_exceptions"]))
 
 
 def _schema_sha256(name: str) -> str:
@@ -275,7 +285,7 @@ def _schema_sha256(name: str) -> str:
     return hashlib.sha256(schema_text(name).encode("utf-8")).hexdigest()
 
 
-def _generated_check(name: str):
+def _generated_check(name: str) -> Check | None:
     """The ``validate`` of ``rebis_pbm/formats/_fastchecks/<name>.py`` when it was generated from
     this
     schema text by the installed fastjsonschema; None otherwise (then it is compiled here).
@@ -290,11 +300,12 @@ def _generated_check(name: str):
     if getattr(module, "SCHEMA_SHA256", None) != _schema_sha256(name) or \
             getattr(module, "VERSION", None) != fastjsonschema.VERSION:
         return None
-    return module.validate
+    check: Check = module.validate
+    return check
 
 
 @functools.cache
-def _quick_check(name: str):
+def _quick_check(name: str) -> Check | None:
     """fastjsonschema's compiled check of the shipped schema ``name``: a function that returns
     on a valid document and raises ``fastjsonschema.JsonSchemaException`` otherwise; the module
     generated for it when it is current (:func:`_generated_check`), else compiled now. None for
@@ -309,12 +320,15 @@ def _quick_check(name: str):
     import fastjsonschema
 
     try:
-        return fastjsonschema.compile(schema, **_FAST_OPTIONS)
+        compiled: Check = fastjsonschema.compile(
+            schema, use_default=_FAST_OPTIONS["use_default"],
+            detailed_exceptions=_FAST_OPTIONS["detailed_exceptions"])
+        return compiled
     except Exception:  # e.g. an unknown type or a bad regex: jsonschema's path reports it
         return None
 
 
-def quickly_accepted(data, name: str) -> bool:
+def quickly_accepted(data: object, name: str) -> bool:
     """Does fastjsonschema's compiled check of the shipped schema ``name`` accept ``data``?
     True means valid (jsonschema agrees); False means "not known to be valid": ask jsonschema.
     A schema that refers to another file is never checked here (False)."""
@@ -328,7 +342,7 @@ def quickly_accepted(data, name: str) -> bool:
     return True
 
 
-def validate(loaded: Loaded, schema: str | dict) -> None:
+def validate(loaded: Loaded, schema: str | Schema) -> None:
     """Check ``loaded.data`` against a schema (a name from :data:`SCHEMA_NAMES` or a dict).
 
     Returns None when valid. Raises :class:`~rebis_pbm.formats.yaml_reader.InputError` for the
@@ -345,7 +359,9 @@ def validate(loaded: Loaded, schema: str | dict) -> None:
     if isinstance(schema, str) and quickly_accepted(loaded.data, schema):
         check_integer_spelling(loaded)
         return
-    from jsonschema.exceptions import _RefResolutionError, best_match
+    # _RefResolutionError: jsonschema's own (private) error for a $ref it cannot resolve; its
+    # type stubs leave it out.
+    from jsonschema.exceptions import _RefResolutionError, best_match  # type: ignore[attr-defined]
     from referencing.exceptions import Unresolvable
 
     if isinstance(schema, str):
@@ -359,323 +375,5 @@ def validate(loaded: Loaded, schema: str | dict) -> None:
         raise SchemaProblem(f"the schema refers to something that is not available locally ({e}); "
                             "references are never fetched from the network") from None
     if error is not None:
-        raise _to_input_error(loaded, error)
+        raise to_input_error(loaded, error)
     check_integer_spelling(loaded)
-
-
-# ---------------------------------------------------------------------------------- wording
-
-_TYPE_WORDS = {
-    "integer": "a whole number",
-    "number": "a number",
-    "string": "text",
-    "boolean": "true or false",
-    "object": "a mapping of 'name: value' fields",
-    "array": "a list",
-    "null": "empty",
-}
-
-
-def _kind_of(value) -> str:
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, int):
-        return "a whole number"
-    if isinstance(value, float):
-        return "a decimal number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return "empty" if value is None else type(value).__name__
-
-
-def _show(value) -> str:
-    """A value as the player would write it (long text
-    :func:`~rebis_pbm.formats.yaml_reader.clip`-ped)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, (dict, list)):
-        return clip(json.dumps(value, ensure_ascii=False))
-    return clip(str(value))
-
-
-def _shown(loaded: Loaded, path: tuple, value) -> str:
-    """The instance as written in the file, quoted, for 'not ...' clauses."""
-    scalar = loaded.scalars.get(path)
-    if scalar is not None and scalar[0] != "":
-        return f"'{clip(scalar[0])}'"
-    if isinstance(value, (dict, list)):
-        return _kind_of(value)
-    return f"'{_show(value)}'"
-
-
-def _position(loaded: Loaded, path: tuple, *, key: bool = False) -> tuple[int | None, int | None]:
-    if key and path in loaded.key_positions:
-        return loaded.key_positions[path]
-    p = path
-    while True:
-        if p in loaded.positions:
-            return loaded.positions[p]
-        if not p:
-            return (None, None)
-        p = p[:-1]
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _describe(schema, depth: int = 0) -> str:
-    """A short phrase for one alternative of a oneOf/anyOf."""
-    if schema is True:
-        return "anything"
-    if not isinstance(schema, dict):
-        return "nothing"
-    if "description" in schema:
-        return str(schema["description"]).rstrip(".")
-    if "const" in schema:
-        return _show(schema["const"])
-    if "enum" in schema:
-        return "one of " + ", ".join(_show(v) for v in schema["enum"])
-    if "$ref" in schema:
-        return schema["$ref"].rsplit("/", 1)[-1].replace(".schema.json", "")
-    if "required" in schema and isinstance(schema["required"], list):
-        return "a mapping with " + ", ".join(f"'{k}'" for k in schema["required"])
-    types = schema.get("type")
-    if types:
-        types = [types] if isinstance(types, str) else types
-        return " or ".join(_TYPE_WORDS.get(t, t) for t in types)
-    for word in ("oneOf", "anyOf") if depth < 2 else ():
-        if word in schema:
-            return " or ".join(_describe(s, depth + 1) for s in schema[word])
-    return "another form"
-
-
-def _wants_string(error) -> bool:
-    v, vv = error.validator, error.validator_value
-    if v == "type":
-        return "string" in ([vv] if isinstance(vv, str) else vv)
-    if v == "enum":
-        return any(isinstance(x, str) for x in vv)
-    if v == "const":
-        return isinstance(vv, str)
-    if v in ("oneOf", "anyOf"):
-        return any(isinstance(s, dict)
-                   and (s.get("type") == "string" or isinstance(s.get("const"), str))
-                   for s in vv)
-    return v in ("pattern", "minLength", "maxLength", "format")
-
-
-def _hint(loaded: Loaded, path: tuple, error) -> str:
-    """A YAML-reading hint for the scalar at ``path``, or ''. "Write it in quotes" is given only
-    where the quoted text would be right."""
-    scalar = loaded.scalars.get(path)
-    if scalar is None:
-        return ""
-    text, tag = scalar
-    shown = clip(text)
-    wants_string = _wants_string(error)
-    quoting_helps = tag in (TAG_BOOL, TAG_INT, TAG_FLOAT, TAG_NULL) and wants_string \
-        and _valid_as_text(error, text)
-    if tag == TAG_BOOL and quoting_helps:
-        return f" (YAML reads a bare {shown} as {_show(error.instance)}: write '{shown}' in quotes)"
-    if tag == TAG_BOOL and not wants_string:
-        return f" (YAML reads a bare {shown} as {_show(error.instance)})"
-    if tag in (TAG_INT, TAG_FLOAT) and quoting_helps:
-        return f" (YAML reads a bare {shown} as a number: write '{shown}' in quotes)"
-    if tag == TAG_NULL and text == "":
-        return " (the value after ':' is missing)"
-    if tag == TAG_NULL and quoting_helps:
-        return f" (YAML reads a bare {shown} as empty: write '{shown}' in quotes)"
-    if tag == TAG_INT and _odd_int(text):
-        return f" ({_odd_int_advice(text, error.instance)})"
-    if tag == TAG_STR and _LEADING_ZERO.fullmatch(text) and error.validator == "type":
-        digits = clip(text.lstrip("+-").replace("_", "").lstrip("0") or "0")
-        return f" (write {'-' if text.startswith('-') else ''}{digits}, without the leading zero)"
-    if tag == TAG_TIMESTAMP and not wants_string:
-        return f" (YAML reads {shown} as a date)"
-    return ""
-
-
-def _valid_as_text(error, text: str) -> bool:
-    """Would ``text``, written in quotes, satisfy the part of the schema that refused the value?"""
-    from jsonschema import Draft202012Validator
-
-    try:
-        return Draft202012Validator(error.schema).is_valid(text)
-    except Exception:  # a part that refers elsewhere: no advice rather than wrong advice
-        return False
-
-
-def _sentence(loaded: Loaded, error) -> tuple[tuple, str, bool]:
-    """(path to report, message, report at the key position?) for one jsonschema error."""
-    import difflib  # here: only a rejected input needs it, and start-up time counts
-    path = tuple(error.absolute_path)
-    v, vv, inst, sch = error.validator, error.validator_value, error.instance, error.schema
-    subject = f"field {format_path(path)}: " if path else "the top level: "
-    shown = _shown(loaded, path, inst)
-
-    if v == "required":
-        missing = next((k for k in vv if isinstance(inst, dict) and k not in inst),
-                       vv[0] if vv else "?")
-        desc = (sch.get("properties", {}).get(missing) or {}) if isinstance(sch, dict) else {}
-        extra = (f" ({desc['description']})"
-                 if isinstance(desc, dict) and "description" in desc else "")
-        return path, f"field '{format_path(path + (missing,))}' is missing{extra}; add it", False
-    if v in ("additionalProperties", "unevaluatedProperties"):
-        known = list(sch.get("properties", {})) if isinstance(sch, dict) else []
-        patterns = list(sch.get("patternProperties", {})) if isinstance(sch, dict) else []
-        extras = ([k for k in inst
-                   if k not in known and not any(re.search(p, k) for p in patterns)]
-                  if isinstance(inst, dict) else [])
-        if not extras:
-            return path, subject + error.message, False
-        extra = extras[0]
-        msg = f"unknown field '{format_path(path + (extra,))}'"
-        close = difflib.get_close_matches(extra, known, n=1, cutoff=0.6)
-        if close:
-            msg += f"; did you mean '{close[0]}'?"
-        elif known:
-            msg += "; the fields allowed here are " + ", ".join(known)
-        else:
-            msg += "; no other fields are allowed here"
-        return path + (extra,), msg, True
-    if v == "type":
-        types = [vv] if isinstance(vv, str) else list(vv)
-        want = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
-        what = _kind_of(inst)
-        blank = inst is None and loaded.scalars.get(path, ("",))[0] == ""
-        tail = f" ({shown})" if not isinstance(inst, (dict, list)) and not blank else ""
-        return path, f"{subject}must be {want}, not {what}{tail}", False
-    if v == "enum":
-        msg = f"{subject}must be one of {', '.join(_show(x) for x in vv)}, not {shown}"
-        if isinstance(inst, str):
-            close = difflib.get_close_matches(inst, [x for x in vv if isinstance(x, str)], n=1)
-            if close:
-                return path, msg + f"; did you mean '{close[0]}'?", False
-        desc = sch.get("description") if isinstance(sch, dict) else None
-        if desc:
-            msg += f"; {str(desc).rstrip('.')}"
-        return path, msg, False
-    if v == "const":
-        return path, f"{subject}must be {_show(vv)}, not {shown}", False
-    bounds = {"minimum": "at least", "maximum": "at most",
-              "exclusiveMinimum": "more than", "exclusiveMaximum": "less than"}
-    if v in bounds:
-        return path, f"{subject}must be {bounds[v]} {_show(vv)}, not {shown}", False
-    counts = {"minItems": ("at least", "item", len), "maxItems": ("at most", "item", len),
-              "minLength": ("at least", "character", len),
-              "maxLength": ("at most", "character", len),
-              "minProperties": ("at least", "field", len),
-              "maxProperties": ("at most", "field", len)}
-    if v in counts:
-        bound, unit, size = counts[v]
-        try:
-            have = size(inst)
-        except TypeError:
-            have = "?"
-        return path, f"{subject}must have {bound} {_plural(vv, unit)}, not {have}", False
-    if v == "uniqueItems":
-        return path, f"{subject}must not list the same item twice", False
-    if v == "multipleOf":
-        return path, f"{subject}must be a multiple of {_show(vv)}, not {shown}", False
-    if v == "pattern":
-        desc = sch.get("description") if isinstance(sch, dict) else None
-        if desc:
-            return (path, f"{subject}{shown} is not in the expected form: "
-                          f"{str(desc).rstrip('.')}", False)
-        return path, f"{subject}{shown} is not in the expected form (pattern {vv})", False
-    if v == "format":
-        desc = sch.get("description") if isinstance(sch, dict) else None
-        extra = f": {str(desc).rstrip('.')}" if desc else ""
-        return path, f"{subject}{shown} is not a valid {vv}{extra}", False
-    if v in ("oneOf", "anyOf"):
-        alternatives = _required_alternatives(vv, inst)
-        if alternatives:
-            fields = " or ".join(f"field '{format_path(path + (name,))}'"
-                                 + (f" ({desc})" if desc else "")
-                                 for name, desc in alternatives)
-            return path, f"{fields} is missing; add one of them", False
-        if v == "oneOf" and not error.context:
-            return (path, f"{subject}matches more than one of the allowed forms; make it match "
-                          "exactly one", False)
-        forms = "; or ".join(_describe(s) for s in vv)
-        return path, f"{subject}must be one of these forms: {forms}", False
-    if v == "not":
-        return path, f"{subject}this value is not allowed here", False
-    if v is None or sch is False:
-        return path, f"{subject}this field is not allowed here", True
-    if v == "dependentRequired":
-        return path, f"{subject}{error.message}", False
-    return path, f"{subject}{error.message}", False
-
-
-def _required_alternatives(alternatives, inst) -> list[tuple[str, str]]:
-    """For a oneOf/anyOf whose forms each only require one field that ``inst`` lacks (a move
-    needs ``play`` or ``red_token``): (field, description) of each form; otherwise []."""
-    found = []
-    for form in alternatives:
-        if not (isinstance(form, dict) and isinstance(inst, dict)
-                and set(form) <= {"required", "description"}
-                and isinstance(form.get("required"), list) and len(form["required"]) == 1
-                and form["required"][0] not in inst):
-            return []
-        found.append((form["required"][0], str(form.get("description", "")).rstrip(".")))
-    return found
-
-
-def _to_input_error(loaded: Loaded, error) -> InputError:
-    path, message, at_key = _sentence(loaded, error)
-    hint = _hint(loaded, tuple(error.absolute_path), error) if not at_key else ""
-    line, col = _position(loaded, path, key=at_key)
-    return InputError(message + hint, source=loaded.source, line=line, column=col, path=path)
-
-
-# ------------------------------------------------------------------------ integer spelling
-
-_LEADING_ZERO = re.compile(r"[-+]?0[0-9_]+")
-_PREFIXED = re.compile(r"[-+]?0[xXbBoO].*")
-
-
-def _odd_int(text: str) -> bool:
-    """Does this YAML 1.1 integer literal differ from its plain decimal digits (a leading zero,
-    a 0x/0b prefix, base 60, underscores, or a plus sign)?"""
-    return bool(_LEADING_ZERO.fullmatch(text) or _PREFIXED.fullmatch(text) or ":" in text
-                or "_" in text or text.startswith("+"))
-
-
-def _odd_int_advice(text: str, value) -> str:
-    shown = clip(text)
-    if ":" in text:
-        return (f"YAML reads {shown} as the base-60 number {_show(value)}: write {_show(value)}, "
-                f"or '{shown}' in quotes for text")
-    if _PREFIXED.fullmatch(text) or not _LEADING_ZERO.fullmatch(text):  # 0x1F, 0b11, 1_000
-        return (f"YAML reads {shown} as the number {_show(value)}: write {_show(value)} as a "
-                "plain decimal number")
-    sign = "-" if text.startswith("-") else ""
-    digits = clip(text.lstrip("+-").replace("_", "").lstrip("0") or "0")
-    return (f"YAML reads {shown} as the octal number {_show(value)}: write {sign}{digits}, "
-            "without the leading zero")
-
-
-def check_integer_spelling(loaded: Loaded) -> None:
-    """Raise :class:`InputError` at the first integer written with a leading zero, a 0x/0b
-    prefix or in base 60 (see the module docstring); part of :func:`validate`."""
-    for path, (text, tag) in loaded.scalars.items():
-        if tag == TAG_INT and _odd_int(text):
-            value = _lookup(loaded.data, path)
-            line, col = _position(loaded, path)
-            subject = f"field {format_path(path)}: " if path else ""
-            raise InputError(subject + _odd_int_advice(text, value), source=loaded.source,
-                             line=line, column=col, path=path)
-
-
-def _lookup(data, path: tuple):
-    for part in path:
-        data = data[part]
-    return data

@@ -1,7 +1,8 @@
-"""The one strict YAML reader and the one YAML writer of rebis-pbm.
+"""The one strict YAML reader of rebis-pbm.
 
 Every file the tool reads (move files, game records, secrets, views, config) goes through
-:func:`load_yaml`; every YAML file it writes comes from :func:`dump_yaml`.
+:func:`load_yaml`; every YAML file it writes comes from
+:func:`rebis_pbm.formats.yaml_writer.dump_yaml`.
 
 What is accepted (see docs/input.md for the player-facing version):
 
@@ -28,13 +29,15 @@ from __future__ import annotations
 import functools
 import math
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 import yaml
 from yaml.constructor import SafeConstructor
 from yaml.resolver import Resolver
 
 from rebis_pbm.errors import InputError
+from rebis_pbm.formats.filekinds import FILE_KINDS, KINDS, MAX_BYTES, MOVE_MAX_BYTES, max_bytes
+from rebis_pbm.formats.filekinds import example as _example
 
 __all__ = [
     "KINDS",
@@ -44,19 +47,14 @@ __all__ = [
     "MOVE_MAX_BYTES",
     "InputError",
     "Loaded",
-    "dump_yaml",
     "format_path",
     "load_yaml",
     "max_bytes",
 ]
 
-# C implementations when libyaml is available; same behaviour, much faster on big records.
+# The C implementation when libyaml is available; same behaviour, much faster on big records.
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-KINDS = ("move", "record", "secret", "view", "config", "key", "signature", "witness")
-MOVE_MAX_BYTES = 64 * 1024
-MAX_BYTES = 8 * 1024 * 1024  # records, secrets, views, config
 MAX_DEPTH = 32
 MAX_INT_DIGITS = 18  # keeps every decimal literal inside a signed 64-bit integer
 
@@ -77,32 +75,37 @@ _NON_PRINTABLE = re.compile("[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD
 # The patterns below are kept as text: re compiles each on first use (and caches it), so that a
 # command that writes no YAML, or reads no faulty file, does not compile them at start-up.
 _LINE_BREAKS = rb"\r\n|\r|\n"
-# YAML 1.2 readers take these as numbers even where PyYAML (YAML 1.1) sees text; quote them.
-_NUMBER_LIKE = (r"[-+]?(\.[0-9]+|[0-9][0-9_]*(\.[0-9_]*)?)([eE][-+]?[0-9]+)?"
-                r"|0o[0-7]+|0x[0-9a-fA-F]+"
-                r"|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)")
-_KIND_EXAMPLE = {
-    "move": ("a move file is a YAML mapping of fields, one 'name: value' per line, such as "
-             "'turn: 3'"),
-    "record": "a game record is a YAML mapping written by rebis-pbm",
-    "secret": "a secret file is a YAML mapping written by rebis-pbm",
-    "view": "a view file is a YAML mapping written by rebis-pbm",
-    "config": "a configuration file is a YAML mapping of 'name: value' lines",
-    "witness": "a witness is a view file or a mail saved during the game",
-}
-_KIND_NAME = {"move": "a move file", "record": "a game record", "secret": "a secret file",
-              "view": "a view file", "config": "a configuration file", "key": "a public key file",
-              "signature": "a signature file", "witness": "a witness file"}
-
 _resolver = Resolver()
 _constructor = SafeConstructor()
 
+# A value of a YAML document as read: dict (text keys), list, str, int, bool, None, float. Any, as
+# the schema (rebis_pbm.formats.schemas) decides its shape and each reader narrows it there.
+YamlValue = Any
+# Where a value sits in a document: its keys (text) and list indexes, () for the top level.
+FieldPath = tuple[str | int, ...]
+Position = tuple[int, int]  # line and column, 1-based
+# A PyYAML event in the reading loops, told apart by ``type(event) is ...`` against local names
+# (the loops run once a node of the file; mypy narrows neither that nor the local names).
+_Event = Any
+# A frame of the reading loops' stack: a list, mutated in place, whose fields are commented
+# where it is made (a list: indexed, the cheapest container in these loops).
+_Frame = list[Any]
 
-def max_bytes(kind: str) -> int:
-    """The size cap in bytes for files of ``kind`` (one of :data:`KINDS`); ValueError otherwise."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown file kind {kind!r}; expected one of {', '.join(KINDS)}")
-    return MOVE_MAX_BYTES if kind == "move" else MAX_BYTES
+
+class _Marked(Protocol):
+    """Where a YAML event starts (PyYAML's Mark, or libyaml's)."""
+
+    line: int
+    column: int
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve_scalar(value: str, plain: bool, quoted: bool) -> str:
+    """The tag YAML 1.1 gives the scalar ``value`` (plain and/or quoted), cached: a record or a
+    view repeats the same few texts."""
+    resolve = _resolver.resolve  # untyped in PyYAML's stubs: gives a tag (text)
+    tag: str = resolve(yaml.ScalarNode, value, (plain, quoted))  # type: ignore[no-untyped-call]
+    return tag
 
 
 class Loaded(NamedTuple):
@@ -125,10 +128,10 @@ class Loaded(NamedTuple):
     """
 
     data: object
-    positions: dict
-    scalars: dict
+    positions: dict[FieldPath, Position]
+    scalars: dict[FieldPath, tuple[str, str]]
     source: str
-    key_positions: dict
+    key_positions: dict[FieldPath, Position]
 
 
 # Text quoted from a file into a message is cut to this many characters: a message is one line,
@@ -144,7 +147,7 @@ def clip(text: str, limit: int = QUOTE_LIMIT) -> str:
     return f"{text[:limit]}... ({len(text)} characters)"
 
 
-def format_path(path: tuple) -> str:
+def format_path(path: FieldPath) -> str:
     """``('play', 'cards', 1)`` -> ``'play.cards[1]'``; ``()`` -> ``''``. Each key is
     :func:`clip`-ped (a path is quoted in messages)."""
     out = ""
@@ -156,11 +159,11 @@ def format_path(path: tuple) -> str:
     return out
 
 
-def _field(path: tuple) -> str:
+def _field(path: FieldPath) -> str:
     return f"field {format_path(path)}: " if path else ""
 
 
-def _pos(mark) -> tuple[int, int]:
+def _pos(mark: _Marked) -> Position:
     return (mark.line + 1, mark.column + 1)
 
 
@@ -244,11 +247,12 @@ def _decode(data: bytes, source: str) -> str:
     return text
 
 
-def _scalar_value(value: str, tag: str, kind: str, source: str, path: tuple, mark):
+def _scalar_value(value: str, tag: str, kind: str, source: str, path: FieldPath,
+                  mark: _Marked) -> YamlValue:
     """Convert one resolved scalar to Python, refusing what cannot be used."""
     line, col = _pos(mark)
 
-    def fail(msg: str):
+    def fail(msg: str) -> NoReturn:
         raise InputError(_field(path) + msg, source=source, line=line, column=col, path=path)
 
     if tag in (TAG_STR, TAG_TIMESTAMP):
@@ -287,7 +291,8 @@ def too_big(kind: str, source: str) -> InputError:
     cap = max_bytes(kind)
     what = "the input" if source == "<stdin>" else "the file"
     return InputError(f"{what} is larger than {cap // 1024} KiB ({cap} bytes), the limit for "
-                      f"{_KIND_NAME[kind]}; check that this is the right file", source=source)
+                      f"{FILE_KINDS[kind].called}; check that this is the right file",
+                      source=source)
 
 
 def top_level_text(data: bytes, key: str) -> str | None:
@@ -408,18 +413,13 @@ def _digest_text(value: str) -> bool:
     return len(value) == 64 and not value.strip(_HEX_DIGITS) and not value[2:].isdigit()
 
 
-def _plain_digest(text: str) -> bool:
-    """Is ``text`` a digest (:func:`_digest_text`) that the emitter writes plain, as it is: one
-    with a letter YAML 1.2 numbers do not have (``123e45...`` is quoted, see ``_str_style``)?"""
-    return len(text) == 64 and _digest_text(text) and bool(text.strip("0123456789e"))
-
-
 def _simple(text: str) -> object:
     """:func:`simple_data` of decoded text; raises _NotSimple (or a YAMLError) when it is not."""
     # Each frame: [container, the key read and awaiting its value (None: a key comes next)].
-    stack: list[list] = []
-    root = None
+    stack: list[_Frame] = []
+    root: dict[str, YamlValue] | list[YamlValue] | None = None
     documents = 0
+    event: _Event
     scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
     mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
     collection_end = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
@@ -461,7 +461,7 @@ def _simple(text: str) -> object:
         elif etype is mapping_start or etype is sequence_start:
             if event.anchor is not None or event.tag is not None or len(stack) >= MAX_DEPTH:
                 raise _NotSimple
-            made: dict | list = {} if etype is mapping_start else []
+            made: dict[str, YamlValue] | list[YamlValue] = {} if etype is mapping_start else []
             if not stack:
                 if etype is sequence_start:
                     raise _NotSimple
@@ -491,19 +491,20 @@ def _simple(text: str) -> object:
 
 
 def _build(text: str, *, source: str, kind: str) -> Loaded:
-    positions: dict = {}
-    key_positions: dict = {}
-    scalars: dict = {}
-    root = None
+    positions: dict[FieldPath, Position] = {}
+    key_positions: dict[FieldPath, Position] = {}
+    scalars: dict[FieldPath, tuple[str, str]] = {}
+    root: YamlValue = None
     documents = 0
     # Each frame: [container, path, pending_key, key_lines]; pending_key is a (key, mark) or None.
-    stack: list[list] = []
+    stack: list[_Frame] = []
+    event: _Event
 
-    def fail(msg: str, mark, path: tuple = ()):
+    def fail(msg: str, mark: _Marked, path: FieldPath = ()) -> NoReturn:
         line, col = _pos(mark)
         raise InputError(msg, source=source, line=line, column=col, path=path)
 
-    def place(value, mark) -> tuple:
+    def place(value: YamlValue, mark: _Marked) -> FieldPath:
         """Store a value in the innermost collection; return its path."""
         nonlocal root
         if not stack:
@@ -590,8 +591,8 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                     continue
                 if not stack:
                     if value == "" and implicit[0]:
-                        fail(f"the file is empty; {_KIND_EXAMPLE[kind]}", mark)
-                    fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a "
+                        fail(f"the file is empty; {_example(kind)}", mark)
+                    fail(f"the file must be a YAML mapping ({_example(kind)}), not a "
                          "single value", mark)
                 # Path known before conversion so conversion errors can name the field. Placed
                 # here rather than by place(): most values are scalars, and this is a hot loop.
@@ -618,7 +619,7 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                 fail(f"lists and mappings are nested more than {MAX_DEPTH} levels deep here; "
                      "flatten the data", event.start_mark)
             if not stack and etype is sequence_start:
-                fail(f"the file must be a YAML mapping ({_KIND_EXAMPLE[kind]}), not a list",
+                fail(f"the file must be a YAML mapping ({_example(kind)}), not a list",
                      event.start_mark)
             container = {} if etype is mapping_start else []
             path = place(container, event.start_mark)
@@ -627,340 +628,6 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
         if etype in (yaml.MappingEndEvent, yaml.SequenceEndEvent):
             stack.pop()
     if documents == 0:
-        raise InputError(f"the file is empty; {_KIND_EXAMPLE[kind]}", source=source)
+        raise InputError(f"the file is empty; {_example(kind)}", source=source)
     return Loaded(data=root, positions=positions, scalars=scalars, source=source,
                   key_positions=key_positions)
-
-
-# ---------------------------------------------------------------------------------- writing
-
-class _RebisDumper(Dumper):
-    """Safe dumper; short lists of plain integers go on one line ([1, 2, 3])."""
-
-    def ignore_aliases(self, data) -> bool:
-        # Never write anchors or aliases (load_yaml refuses them): a value used twice is
-        # written twice. Also spares the per-node bookkeeping of shared objects.
-        return True
-
-    def resolve(self, kind, value, implicit):
-        # The emitter asks this for every scalar; the answer depends on the text alone, and a
-        # view repeats the same few texts (numbers, signs, names) thousands of times.
-        if kind is yaml.ScalarNode:
-            return _resolve_scalar(value, *implicit)
-        return super().resolve(kind, value, implicit)
-
-
-@functools.lru_cache(maxsize=4096)
-def _resolve_scalar(value: str, plain: bool, quoted: bool) -> str:
-    return _resolver.resolve(yaml.ScalarNode, value, (plain, quoted))
-
-
-def _flow(data: list) -> bool:
-    """Short lists of plain integers go on one line."""
-    return len(data) <= 16 and set(map(type, data)) == {int}  # bool is not int here
-
-
-def _represent_list(dumper, data):
-    return dumper.represent_sequence(TAG_SEQ, data, flow_style=_flow(data))
-
-
-_LINE_BREAK_CHARS = "\r\x85\u2028\u2029"  # a regex of them takes 0.3 ms to compile
-
-
-@functools.lru_cache(maxsize=4096)
-def _str_style(data: str) -> str | None:
-    # YAML readers treat these characters as line breaks; only double quotes keep them exact.
-    if any(char in data for char in _LINE_BREAK_CHARS):
-        return '"'
-    if "\n" in data:
-        return "|"  # readable multi-line text; the emitter falls back to quotes when it must
-    if re.fullmatch(_NUMBER_LIKE, data):
-        return "'"
-    return None
-
-
-def _represent_str(dumper, data):
-    # str.__str__ gives a subclass's text as a plain str (an enum member: its word, not its name).
-    text = str.__str__(data)
-    return dumper.represent_scalar(TAG_STR, text, style=_str_style(text))
-
-
-_RebisDumper.add_representer(list, _represent_list)
-_RebisDumper.add_representer(str, _represent_str)
-# Subclasses of str (the engine's enums: Phase.PLAY is the text "play") are written as their text.
-_RebisDumper.add_multi_representer(str, _represent_str)
-
-
-def dump_yaml(data) -> str:
-    """Render plain data (dict with str keys, list, str, int, bool, None, float) as YAML text.
-
-    A subclass of str (the engine's enums, such as ``Phase.PLAY``) is written as its text
-    (``play``), exactly as the equal plain str would be.
-
-    Key order is kept as given (callers choose a stable order). Text that YAML 1.1 would read
-    as a boolean, null or number (``'no'``, ``'010'``, ``'null'``) is quoted. Raises
-    yaml.representer.RepresenterError for values of other types (a programming error).
-
-    The text is written directly (:func:`_text_document`) when every part of ``data`` is one it
-    is sure of, else by PyYAML's emitter (:func:`_dump_events`); the two give the same bytes
-    (tested on random data, every record, example file and view).
-    """
-    text = _text_document(data)
-    return text if text is not None else _dump_events(data)
-
-
-_DUMP_OPTIONS = dict(Dumper=_RebisDumper, allow_unicode=True, width=1 << 20)
-
-
-def _dump_events(data) -> str:
-    """:func:`dump_yaml` by PyYAML's emitter (libyaml's when PyYAML has it): the events of
-    :func:`_events`, or PyYAML's representer for what they do not cover (floats)."""
-    out: list[yaml.Event] = [yaml.StreamStartEvent(), yaml.DocumentStartEvent()]
-    try:
-        _events(data, out)
-    except _NotPlain:  # floats and the like: PyYAML's representer knows how to write them
-        return yaml.dump(data, sort_keys=False, default_flow_style=False, **_DUMP_OPTIONS)
-    out += [yaml.DocumentEndEvent(), yaml.StreamEndEvent()]
-    return yaml.emit(out, **_DUMP_OPTIONS)
-
-
-# --------------------------------------------------------------- writing YAML as text
-# apply writes a record and ten views on every move; building an event per node and having the
-# emitter write them grew with the record. The layout of block mappings and lists is simple and
-# fixed (2 spaces; a list inside a mapping not indented; short lists of ints on one line), so it
-# is written here as text. How a scalar is written (plain, 'single' or "double" quoted) is
-# libyaml's analysis of the text: not redone here, but asked of the emitter once per text.
-
-class _NotSure(Exception):
-    """A part of the data the text writer leaves to the emitter (the whole document goes there)."""
-
-
-def _text_document(data) -> str | None:
-    """``data`` (a dict or list) as :func:`_dump_events` writes it, or None when a part of it is
-    one the text writer is not sure of (floats, keys other than text, texts with line breaks,
-    long texts or keys, ...) or ``data`` is not a dict or list (a lone scalar document).
-
-    Guaranteed: the same bytes as :func:`_dump_events` whenever not None. Tested in
-    tests/test_yamlio.py (``test_text_writer_*``: random data with texts and keys the emitter
-    quotes, every record of tests/records and example file, the views of bot games) and by the
-    views' golden digests (tests/test_views_golden.py)."""
-    out: list[str] = []
-    try:
-        if type(data) is dict and data:
-            _text_mapping(data, "", "", out)
-        elif type(data) is list and data and not _flow(data):
-            _text_sequence(data, "", "", out)
-        elif type(data) is dict or type(data) is list:
-            out.append(_text_inline(data) + "\n")
-        else:
-            return None
-    except _NotSure:
-        return None
-    return "".join(out)
-
-
-def _text_mapping(data: dict, lead: str, indent: str, out: list[str]) -> None:
-    """Append the non-empty block mapping ``data``: its first key after ``lead`` (what its line
-    already holds: ``'- '`` for a mapping in a list), the others after ``indent``. A value that
-    is a non-empty mapping goes on the next lines, 2 spaces deeper; a block list on the next
-    lines at the key's own indentation (as the emitter does)."""
-    keys, texts = _KEY_TEXTS, _TEXTS
-    for key, value in data.items():
-        head = lead + (keys.get(key) or _key_text(key))
-        lead = indent
-        kind = type(value)
-        if kind is str:
-            out.append(f"{head} {texts.get(value) or _str_text(value)}\n")
-        elif kind is int:  # most values are texts or numbers: written here, not by a call each
-            out.append(f"{head} {value}\n")
-        elif kind is dict and value:
-            out.append(head + "\n")
-            _text_mapping(value, indent + "  ", indent + "  ", out)
-        elif kind is list and value and not _flow(value):
-            out.append(head + "\n")
-            _text_sequence(value, indent, indent, out)
-        else:
-            out.append(f"{head} {_text_inline(value)}\n")
-
-
-def _text_sequence(data: list, lead: str, indent: str, out: list[str]) -> None:
-    """Append the non-empty block list ``data``: its first ``'- '`` after ``lead`` (``'- '``
-    again for a list in a list: ``- - a``), the others after ``indent``. An item that is a
-    non-empty mapping or block list starts on the item's line, its other lines 2 spaces deeper
-    than the ``-``."""
-    for item in data:
-        head = lead + "- "
-        lead = indent
-        kind = type(item)
-        if kind is dict and item:
-            _text_mapping(item, head, indent + "  ", out)
-        elif kind is list and item and not _flow(item):
-            _text_sequence(item, head, indent + "  ", out)
-        else:
-            out.append(f"{head}{_text_inline(item)}\n")
-
-
-def _text_inline(value) -> str:
-    """A value written on its line: a scalar, ``{}``, ``[]`` or a short list of ints
-    (``[1, 2]``, as :func:`_flow` decides); _NotSure for anything else (a float)."""
-    kind = type(value)
-    if kind is str:
-        return _TEXTS.get(value) or _str_text(value)
-    if kind is int:
-        return str(value)  # decimal digits, '-' first at most: always plain
-    if kind is bool:
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if kind is dict and not value:
-        return "{}"
-    if kind is list and not value:
-        return "[]"
-    if kind is list and _flow(value):
-        return f"[{', '.join(map(str, value))}]"
-    if isinstance(value, str):  # a subclass of str, such as the engine's enums: its text
-        text = str.__str__(value)
-        return _TEXTS.get(text) or _str_text(text)
-    raise _NotSure
-
-
-# The emitter's text of the texts and keys written so far (a view repeats few); each emptied
-# when it holds 4096.
-_TEXTS: dict[str, str] = {}
-_KEY_TEXTS: dict[str, str] = {}
-# Longer texts could reach the emitter's line width (1 << 20 columns), where it breaks lines.
-_TEXT_MAX = 1 << 16
-
-
-def _str_text(text: str) -> str:
-    """The scalar ``text`` as the emitter writes it (cached). Two shortcuts, where the event
-    path's own choice is certain: a digest (see :func:`_scalar`) and an ASCII word (letters,
-    digits, ``_``: ``alice``, ``golden_dust``) that YAML reads back as text are written plain,
-    as they are; any other text as the emitter writes it for ``{"v": text}`` (:func:`_emitted`).
-    The same in any place of a block document: the emitter chooses the style from the text
-    alone, except for keys (see :func:`_key_text`) and in flow lists (ints only here).
-    _NotSure for texts with line breaks (a ``|`` block, or double quotes over lines, whose text
-    depends on the indentation) and texts long enough to reach the line width."""
-    if _plain_digest(text):
-        return text  # two a move in a record, each new
-    if text.isascii() and text.isidentifier() and _resolve_scalar(text, True, False) == TAG_STR:
-        scalar = text  # a word (a key, a name, a sign) YAML reads as text: plain, as it is
-    elif len(text) > _TEXT_MAX or "\n" in text or any(char in text for char in _LINE_BREAK_CHARS):
-        raise _NotSure
-    else:
-        scalar = _emitted(text)
-    if len(_TEXTS) >= 4096:
-        _TEXTS.clear()
-    _TEXTS[text] = scalar
-    return scalar
-
-
-def _emitted(text: str) -> str:
-    """What the emitter writes for ``{"v": text}`` after ``v: ``; _NotSure when that is not
-    one line (or the emitter refuses the text: the whole document's writing reports it)."""
-    try:
-        written = _dump_events({"v": text})
-    except (yaml.YAMLError, UnicodeError):
-        raise _NotSure from None
-    if not written.startswith("v: ") or written.find("\n") != len(written) - 1:
-        raise _NotSure
-    return written[3:-1]
-
-
-def _key_text(key) -> str:
-    """``key:`` as the emitter writes a mapping's key (and caches it): text (or a str subclass,
-    as its text) of at most 128 UTF-8 bytes, written as the same text as a value. _NotSure for
-    other keys (longer ones the emitter writes as ``? key``; numbers; None)."""
-    if not isinstance(key, str):
-        raise _NotSure
-    text = str.__str__(key)
-    if len(text.encode("utf-8", "surrogatepass")) > 128:
-        raise _NotSure
-    scalar = _TEXTS.get(text) or _str_text(text)
-    if len(_KEY_TEXTS) >= 4096:
-        _KEY_TEXTS.clear()
-    written = _KEY_TEXTS[key] = scalar + ":"
-    return written
-
-
-class _NotPlain(Exception):
-    """A value :func:`_events` leaves to PyYAML's representer."""
-
-
-def _events(data, out: list) -> None:
-    """Append to ``out`` the events that PyYAML's representer and serializer (``_RebisDumper``,
-    block style, no aliases) make for plain data, built directly: the representer's generic
-    machinery, then the serializer asking the resolver twice for every scalar, took most of the
-    time of writing a record or a view, and ``apply`` writes a record and ten views. The same
-    events, so the same text (tested). The emitter only reads an event, so one event object
-    serves every place it occurs (the collection marks, each scalar's text)."""
-    kind = type(data)
-    if kind is dict:
-        append = out.append
-        append(_MAP_START)
-        for key, value in data.items():
-            append(_STR_EVENTS.get(key) or _str_event(key)) if type(key) is str \
-                else _events(key, out)
-            # Most values are text or numbers: written here rather than by a call each.
-            value_kind = type(value)
-            if value_kind is str:
-                append(_STR_EVENTS.get(value) or _str_event(value))
-            elif value_kind is int:
-                append(_INT_EVENTS.get(value) or _int_event(value))
-            else:
-                _events(value, out)
-        append(_MAP_END)
-    elif kind is list:
-        out.append(_FLOW_SEQ_START if _flow(data) else _SEQ_START)
-        for item in data:
-            _events(item, out)
-        out.append(_SEQ_END)
-    elif kind is str:
-        out.append(_STR_EVENTS.get(data) or _str_event(data))
-    elif kind is int:
-        out.append(_INT_EVENTS.get(data) or _int_event(data))
-    elif kind is bool:
-        out.append(_scalar(TAG_BOOL, "true" if data else "false"))
-    elif data is None:
-        out.append(_scalar(TAG_NULL, "null"))
-    elif isinstance(data, str):  # a subclass of str, such as the engine's enums: its text
-        out.append(_str_event(str.__str__(data)))
-    else:
-        raise _NotPlain
-
-
-_MAP_START = yaml.MappingStartEvent(None, TAG_MAP, True, flow_style=False)
-_MAP_END = yaml.MappingEndEvent()
-_SEQ_START = yaml.SequenceStartEvent(None, TAG_SEQ, True, flow_style=False)
-_FLOW_SEQ_START = yaml.SequenceStartEvent(None, TAG_SEQ, True, flow_style=True)
-_SEQ_END = yaml.SequenceEndEvent()
-# The scalar events of the texts and numbers written so far (a view repeats few of them);
-# emptied when one holds 4096.
-_STR_EVENTS: dict[str, yaml.ScalarEvent] = {}
-_INT_EVENTS: dict[int, yaml.ScalarEvent] = {}
-
-
-def _str_event(text: str) -> yaml.ScalarEvent:
-    if len(_STR_EVENTS) >= 4096:
-        _STR_EVENTS.clear()
-    event = _STR_EVENTS[text] = _scalar(TAG_STR, text)
-    return event
-
-
-def _int_event(number: int) -> yaml.ScalarEvent:
-    if len(_INT_EVENTS) >= 4096:
-        _INT_EVENTS.clear()
-    event = _INT_EVENTS[number] = _scalar(TAG_INT, str(number))
-    return event
-
-
-def _scalar(tag: str, text: str) -> yaml.ScalarEvent:
-    # As the serializer does: implicit (plain, quoted) when the resolver gives the tag back.
-    # Asked about a quoted scalar, the resolver gives text's tag whatever the text.
-    if tag == TAG_STR and _plain_digest(text):
-        # A digest with a letter YAML 1.2 numbers do not have: plain, and read back as text
-        # (two a move in a record, each new: the caches below never hold them).
-        return yaml.ScalarEvent(None, tag, (True, True), text, style=None)
-    style = _str_style(text) if tag == TAG_STR else None
-    implicit = (_resolve_scalar(text, True, False) == tag, tag == TAG_STR)
-    return yaml.ScalarEvent(None, tag, implicit, text, style=style)

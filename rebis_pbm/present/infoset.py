@@ -1,25 +1,28 @@
 """A player's information set rebuilt from their own YAML view, without the seed (docs/views.md).
 
-A player's view (:func:`rebis_pbm.present.views.build_view`, format ``rebis-pbm/view/2``) holds
-everything
-the rules need to judge their move: the ruleset, their hand and the card they drew, every shelf
-card by card (face-down cards they did not place without their number), the tokens, the reserves,
-the supply, the hand sizes and the number of cards left in the deck. :func:`infoset_from_view`
-turns it back into the :class:`~rebis_pbm.engine.State` that
-:func:`~rebis_pbm.engine.information_set` gives the referee for that player: every card the
-player may not know is ``HIDDEN``. ``legal_moves`` and ``check_move`` for that player depend only
-on what they know, so on it they give exactly the referee's answers.
+A player's view (:func:`rebis_pbm.present.build.build_view`, format ``rebis-pbm/view/2``) holds
+everything the rules need to judge their move: the ruleset, their hand and the card they drew,
+every shelf card by card (face-down cards they did not place without their number), the tokens, the
+reserves, the supply, the hand sizes and the number of cards left in the deck.
+:func:`infoset_from_view` turns it back into the :class:`~rebis_pbm.engine.State` that
+:func:`~rebis_pbm.engine.information_set` gives the referee for that player: every card the player
+may not know is ``HIDDEN``. ``legal_moves`` and ``check_move`` for that player depend only on what
+they know, so on it they give exactly the referee's answers.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.engine import Ruleset, State
 from rebis_pbm.engine.cards import DEALT, HIDDEN, NEGATIVE, Shelf, ShelfCard
+from rebis_pbm.engine.enums import EndReason, Phase, TokenKind
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, Supply
 from rebis_pbm.errors import InputError
-from rebis_pbm.present.views import PUBLIC, VIEW_FORMAT
+from rebis_pbm.present.build import PUBLIC, VIEW_FORMAT
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import View
 
 
 class ViewState(NamedTuple):
@@ -41,7 +44,7 @@ class ViewState(NamedTuple):
     lang: str = "en"
 
 
-def infoset_from_view(view: dict, source: str) -> ViewState:
+def infoset_from_view(view: View, source: str) -> ViewState:
     """The information set of the view's viewer, from a view already validated against
     ``schemas/view.schema.json``.
 
@@ -84,7 +87,7 @@ def infoset_from_view(view: dict, source: str) -> ViewState:
                 else:
                     factor = -1 if card["sign"] == NEGATIVE else 1
                     cards.append(ShelfCard(card["number"], factor, placed_by))
-            row.append(Shelf(tuple(cards), tuple(shelf["tokens"])))
+            row.append(Shelf(tuple(cards), tuple(TokenKind(kind) for kind in shelf["tokens"])))
         shelves.append(tuple(row))
     to_move = seat_of(view.get("to_move"), "to_move")
     phase = view["phase"]
@@ -102,9 +105,9 @@ def infoset_from_view(view: dict, source: str) -> ViewState:
     end = view.get("end")
     state = State(ruleset, players, (HIDDEN,) * size, size - deck, hands, tuple(shelves),
                   tuple(p["reserve"] for p in listed), supply, view["turn"],
-                  phase if phase in (PLAY, RED_TOKEN, FINISHED) else FINISHED,
+                  Phase(phase) if phase in (PLAY, RED_TOKEN, FINISHED) else FINISHED,
                   None if view.get("abandoned") or phase == FINISHED else to_move, drawn, None,
-                  end["reason"] if end else None)
+                  EndReason(end["reason"]) if end else None)
     return ViewState(view["game"], viewer, state, bool(view.get("abandoned")),
                      str(view.get("lang", "en")))
 

@@ -201,7 +201,7 @@ def _rows(table: Standings) -> list[tuple[str, ...]]:
 def whose_turn(game: GameLine) -> str:
     """Where a game in progress stands, in words: ``turn 7: bob to move (deadline ...)``, or
     whose joins the deal waits for; a finished game's winners; an abandoned game's turn."""
-    from rebis_pbm.present.views import winners_line
+    from rebis_pbm.present.wording import winners_line
     if game.state == JOINING:
         return f"the deal waits for joins by {', '.join(game.waiting)}"
     if game.state == FINISHED:

@@ -20,12 +20,19 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
 
-from rebis_pbm.engine import apply_move, burdens, score_table, winners
+from rebis_pbm.engine import Move, State, apply_move, burdens, score_table, winners
+from rebis_pbm.engine.events import Event
 from rebis_pbm.files.atomic import PathLike, make_folder, write_atomic
-from rebis_pbm.present import views
+from rebis_pbm.present.build import build_view
+from rebis_pbm.present.wording import account, moment, standing, winners_line
 from rebis_pbm.record import Replay
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import View
 
 PAGE = "index.html"
 NOW = "table.svg"  # the table as it stands, every card shown once the seed is revealed
@@ -39,7 +46,41 @@ class Frame:
     turn: int
     player: str | None
     account: str
-    view: dict
+    view: View
+
+
+class ShelfScore(TypedDict):
+    """A shelf's score (R13): its value times its multiplier."""
+
+    shelf: int
+    value: int
+    multiplier: int
+    score: int
+
+
+class PlayerScoreData(TypedDict):
+    """A player's score, shelf by shelf."""
+
+    player: str
+    total: int
+    shelves: list[ShelfScore]
+
+
+class BurdenTotal(TypedDict):
+    """A player's burden (R12)."""
+
+    player: str
+    total: int
+
+
+class Score(TypedDict):
+    """The score as ``rebis-pbm score`` gives it: ``final`` once the game is over, then
+    ``winners`` (else None)."""
+
+    final: bool
+    players: list[PlayerScoreData]
+    burdens: list[BurdenTotal]
+    winners: list[str] | None
 
 
 @dataclass(frozen=True)
@@ -61,32 +102,34 @@ class PublicGame:
 
     game: str
     frames: list[Frame]
-    now: dict
-    score: dict
+    now: View
+    score: Score
     verified: bool
     verify_text: str
     seed: str | None = None
     seed_sha256: str = ""
 
 
-def public_frames(game: str, start, setup_events, history, states=None) -> list[Frame]:
+def public_frames(game: str, start: State, setup_events: tuple[Event, ...],
+                  history: Sequence[tuple[Move, tuple[Event, ...]]],
+                  states: Sequence[State] | None = None) -> list[Frame]:
     """The public view after the deal and after each move of ``history`` (``(move, events)``
     pairs), replayed from the dealt state ``start``, or taken from ``states`` (the state after
     the deal and after each move, as :func:`rebis_pbm.record.public.public_replay` gives them
-    without the seed). Each view is built for the spectator (``views.build_view(..., None)``)
+    without the seed). Each view is built for the spectator (``build_view(..., None)``)
     as it was then: face-down cards without their numbers."""
-    frames = [Frame(0, None, views.account(setup_events),
-                    views.build_view(game, Replay(start, setup_events), None))]
+    frames = [Frame(0, None, account(setup_events),
+                    build_view(game, Replay(start, setup_events), None))]
     state = start
     for index, (move, events) in enumerate(history):
         state = states[index + 1] if states is not None else apply_move(state, move)[0]
         replay = Replay(state, setup_events, tuple(history[:index + 1]))
-        frames.append(Frame(move.turn, move.player, views.account(events),
-                            views.build_view(game, replay, None)))
+        frames.append(Frame(move.turn, move.player, account(events),
+                            build_view(game, replay, None)))
     return frames
 
 
-def score_data(state) -> dict:
+def score_data(state: State) -> Score:
     """The score as ``rebis-pbm score`` gives it (public: shelves, tokens, hand counts)."""
     return {
         "final": state.finished,
@@ -142,19 +185,19 @@ def render_page(game: PublicGame) -> str:
     e = html.escape
     now, score = game.now, game.score
     players = ", ".join(e(p["name"]) for p in now["players"])
-    standing = views.standing(now["phase"], now["turn"], now.get("to_move"),
+    standing_words = standing(now["phase"], now["turn"], now.get("to_move"),
                               now.get("abandoned", False))
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            f"<title>Rebis game {e(game.game)}</title>", f"<style>{STYLE}</style>", "</head>",
            "<body>", f"<h1>Rebis game {e(game.game)}</h1>",
-           f"<p>Players in seat order: {players}. {e(standing)}</p>",
+           f"<p>Players in seat order: {players}. {e(standing_words)}</p>",
            f'<p class="muted">What a spectator may know: every card played face up, how many cards '
            f"each hand holds, the tokens, every move except the card of a closing play. The "
            f"referee builds this page from the game record; it shows no hidden card"
            f"{' until the seed was revealed' if game.seed else ''}.</p>",
            "<h2>The table</h2>",
-           f'<img class="table" src="{NOW}" alt="The table {views.moment(now)}: every '
+           f'<img class="table" src="{NOW}" alt="The table {moment(now)}: every '
            f'player\'s shelves, tokens and hand sizes, the supply and the deck.">']
     out += ["<h2>Score</h2>",
             f"<p>{'Final score' if score['final'] else 'Score so far'} (R13: each shelf\u2019s "
@@ -169,7 +212,7 @@ def render_page(game: PublicGame) -> str:
                    f"<td>{burden.get(p['player'], '')}</td></tr>")
     out.append("</table>")
     if score["winners"]:
-        won = views.winners_line([e(w) for w in score["winners"]])
+        won = winners_line([e(w) for w in score["winners"]])
         out.append(f"<p><strong>{won}</strong></p>")
     out.append("<h2>The seed and <code>rebis-pbm verify</code></h2>")
     if game.seed is not None:

@@ -1,42 +1,46 @@
 """A picture of the table: one view drawn as SVG (docs/views.md, "The picture").
 
-:func:`render_svg` draws from a view dict (:func:`rebis_pbm.present.views.build_view`) and from
-nothing
+:func:`render_svg` draws from a view (:func:`rebis_pbm.present.build.build_view`) and from nothing
 else, so the picture shows exactly the viewer's information set, like the text and YAML forms:
-every player's shelves as stacks of cards (face up with their sign; face down, with the number
-only where the view gives one: the viewer laid it, or the seed is revealed), the tokens on each
-shelf counted by kind, each hand as a count (the viewer's own hand face up), the supply, the deck,
-whose turn it is, and the last move highlighted (the shelves its account names, the cards it
-played).
+every player's shelves as stacks of cards (face up with their sign; face down, with the number only
+where the view gives one: the viewer laid it, or the seed is revealed), the tokens on each shelf
+counted by kind, each hand as a count (the viewer's own hand face up), the supply, the deck, whose
+turn it is, and the last move highlighted (the shelves its account names, the cards it played).
 
 Plain SVG 1.1: no script, no external file, no font to fetch; a browser, an image viewer or a
 mail client that renders SVG shows it as it is. The XML is written here as text, each part of
 the picture by a small function that returns its elements: every text goes through
-:func:`escape`, ``html.escape``'s replacements (player names are user input); attributes are
-this module's constants and numbers only, so names never go into one.
+``html.escape`` (:func:`escape`; player names are user input); attributes are this module's
+constants and numbers only, so names never go into one. The words are :mod:`.wording`'s, the
+text view's.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
+from typing import TYPE_CHECKING
 
 from rebis_pbm.present.i18n import gettext_for, ngettext_for
-from rebis_pbm.present.views import TOKEN_WORDS, end_line, moment, standing, winners_line
+from rebis_pbm.present.wording import TOKEN_WORDS, end_line, moment, standing, winners_line
+
+if TYPE_CHECKING:
+    from rebis_pbm.present.shapes import CardView, PlayerView, ShelfView, View
 
 
 def escape(text: str, quote: bool = True) -> str:
     """``html.escape(text, quote)``: ``&``, ``<`` and ``>`` (with ``quote``, ``"`` and ``'``
-    too) as character references. The same replacements, tested against it; importing ``html``
-    also loads its table of 2,231 named references, which only reading HTML needs: 8 M
-    instructions at every start that draws a picture.
+    too) as character references. ``html`` is imported only for a text that has one of them:
+    the import loads its table of 2,231 named references (8 M instructions), which most
+    pictures, whose names and words have none, need not pay for at every start.
 
-    >>> escape('<b>"Zoë" & co</b>')
-    '&lt;b&gt;&quot;Zoë&quot; &amp; co&lt;/b&gt;'
+    >>> escape('<b>"Zoë" & co</b>'), escape("ann")
+    ('&lt;b&gt;&quot;Zoë&quot; &amp; co&lt;/b&gt;', 'ann')
     """
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    if quote:
-        text = text.replace('"', "&quot;").replace("'", "&#x27;")
+    if "&" in text or "<" in text or ">" in text or (quote and ('"' in text or "'" in text)):
+        import html
+
+        return html.escape(text, quote)
     return text
 
 
@@ -67,7 +71,7 @@ TOKEN_COLOURS = {"golden_dust": ("#f7e08a", "#b8962e"), "gold": ("#e0a526", "#7a
 XML_HEADER = '<?xml version="1.0" encoding="UTF-8"?>\n'  # a standalone picture's first line
 
 
-def render_svg(view: dict, *, standalone: bool = True, lang: str | None = None,
+def render_svg(view: View, *, standalone: bool = True, lang: str | None = None,
                last_move: str | None = None) -> str:
     """The view as an SVG document (text, UTF-8 when written), drawn from ``view`` alone.
 
@@ -81,12 +85,15 @@ def render_svg(view: dict, *, standalone: bool = True, lang: str | None = None,
     return XML_HEADER + svg if standalone else svg
 
 
-def told_last_move(view_in_lang: dict) -> str | None:
+def told_last_move(view_in_lang: View) -> str | None:
     """The ``last_move`` :func:`render_svg` takes for a reader: the last history entry of the
     view built in their language as the text view tells it (its ``account`` when the referee
     made the move for its player, else its ``text``; None when the view has no history). The
     one derivation of it: ``referee.picture``, the mail's picture."""
-    entry = (view_in_lang.get("history") or [{}])[-1]
+    history = view_in_lang.get("history")
+    if not history:
+        return None
+    entry = history[-1]
     return entry.get("account", entry.get("text"))
 
 
@@ -98,7 +105,7 @@ _CLOSED = re.compile(r"\S+ closed " + _OWNER + r" with .*, which starts shelf (?
 _PLACED = re.compile(r"\S+ placed (?:the \S+ token|\d+ golden dust from the reserve) on " + _OWNER)
 
 
-def last_move_marks(view: dict) -> dict[tuple[str, int], int]:
+def last_move_marks(view: View) -> dict[tuple[str, int], int]:
     """The shelves the last move's account names, ``(owner, shelf) -> how many of its top cards
     that move laid`` (0: its tokens or its closing, not its cards).
 
@@ -111,8 +118,8 @@ def last_move_marks(view: dict) -> dict[tuple[str, int], int]:
         return {}
     marks: dict[tuple[str, int], int] = {}
 
-    def owner(match) -> str:
-        word = match["owner"]
+    def owner(match: re.Match[str]) -> str:
+        word: str = match["owner"]
         return view["viewer"] if word == "your" else word[:-2]
 
     for sentence in history[-1]["text"].rstrip(".").split("; "):
@@ -184,7 +191,7 @@ def _text(text: str, x: float, y: float, size: float = 13, *, fill: str = INK,
 # A text's start tag by its attributes (numbers and constants: nothing a reader may not see;
 # the numbers come from int arithmetic and positive halves, never -0.0, which would share 0's key):
 # most texts stand where they stood in the last picture.
-_TEXT_TAGS: dict[tuple, str] = {}
+_TEXT_TAGS: dict[tuple[object, ...], str] = {}
 _TEXT_TAGS_KEPT = 4096
 # _text's optional attributes, as written (None and "" write nothing, as before)
 _ANCHORS = {None: "", "": "", "middle": ' text-anchor="middle"'}
@@ -203,7 +210,7 @@ def _rect(x: float, y: float, width: float, height: float, style: str) -> str:
     return rect
 
 
-_RECTS: dict[tuple, str] = {}  # like _TEXT_TAGS: numbers and this module's styles
+_RECTS: dict[tuple[object, ...], str] = {}  # like _TEXT_TAGS: numbers and this module's styles
 _RECTS_KEPT = 4096
 
 
@@ -254,11 +261,11 @@ _CARD_CLASSES = {sign: _style(class_=f"card up {sign}")
                  for sign in ("positive", "negative", "hand")}
 # Shelves drawn, by what their drawing depends on (language, seed revealed, how many cards the
 # last move laid there, the view's shelf): a move's pictures, one a reader, share most of them.
-_SHELVES: dict[tuple, tuple[str, float]] = {}
+_SHELVES: dict[tuple[object, ...], tuple[str, float]] = {}
 _SHELVES_KEPT = 1024  # then the cache starts again: a referee's process may serve many games
 # Cards drawn, by everything their drawing depends on (language, seed revealed, position, last
 # move's mark, the card dict's items): the same card recurs across shelves, hands and readers.
-_CARDS: dict[tuple, str] = {}
+_CARDS: dict[tuple[object, ...], str] = {}
 _CARDS_KEPT = 4096
 # The last move's account wrapped, by (text, width): most readers of a move are told it alike.
 _WRAPPED: dict[tuple[str, int], tuple[str, ...]] = {}
@@ -288,7 +295,8 @@ _HAND_BACKS: dict[int, str] = {}  # by count, 0 to 12: the same in every picture
 
 
 class _Picture:
-    def __init__(self, view: dict, lang: str | None = None, last_move: str | None = None):
+    def __init__(self, view: View, lang: str | None = None,
+                 last_move: str | None = None) -> None:
         self.view = view
         self.lang = lang
         self._ = gettext_for(lang)
@@ -372,7 +380,7 @@ class _Picture:
             g.append(_text(line, MARGIN + 12, 20 + 17 * i, 13))
         return _group(g), height
 
-    def _player(self, player: dict) -> tuple[str, float]:
+    def _player(self, player: PlayerView) -> tuple[str, float]:
         name = player["name"]
         to_move = self.view.get("to_move") == name
         columns = [self._shelf(name, shelf) for shelf in player["shelves"]]
@@ -398,14 +406,14 @@ class _Picture:
                        13))
         g.append(_text(_("score {score}").format(score=player["score"]), x + 110, 129, 13,
                        weight="bold"))
-        y = 12
+        y: float = 12
         for row, row_height in zip(rows, row_heights, strict=True):  # one height per row
             for i, (column, _height) in enumerate(row):
                 g.append(_moved(column, MARGIN + INFO_W + i * COLUMN, y))
             y += row_height + 8
         return _group(g), height
 
-    def _shelf(self, owner: str, shelf: dict) -> tuple[str, float]:
+    def _shelf(self, owner: str, shelf: ShelfView) -> tuple[str, float]:
         """One shelf's column and its height; drawn once for all the pictures of a move that
         show it alike (most shelves: only the numbers of face-down cards differ)."""
         marked = self.marks.get((owner, shelf["shelf"]))
@@ -420,7 +428,7 @@ class _Picture:
             drawn = _SHELVES[key] = self._draw_shelf(shelf, marked)
         return drawn
 
-    def _draw_shelf(self, shelf: dict, marked: int | None) -> tuple[str, float]:
+    def _draw_shelf(self, shelf: ShelfView, marked: int | None) -> tuple[str, float]:
         number, cards = shelf["shelf"], shelf["cards"]
         g = []
         top = 30
@@ -454,7 +462,7 @@ class _Picture:
                        weight="bold"))
         return _group(g), y + 20
 
-    def _card(self, card: dict, x: float, y: float, *, last: bool = False) -> str:
+    def _card(self, card: CardView, x: float, y: float, *, last: bool = False) -> str:
         """One card (a view's card dict; ``{"number": n}`` alone: a card in the viewer's hand)."""
         key = (self.lang, self.revealed, x, y, last, *card.items())
         drawn = _CARDS.get(key)
@@ -464,7 +472,7 @@ class _Picture:
             drawn = _CARDS[key] = self._draw_card(card, x, y, last)
         return drawn
 
-    def _draw_card(self, card: dict, x: float, y: float, last: bool) -> str:
+    def _draw_card(self, card: CardView, x: float, y: float, last: bool) -> str:
         _ = self._
         if card.get("face") == "down":
             known = "number" in card
@@ -485,7 +493,7 @@ class _Picture:
         else:
             negative = card.get("sign") == "negative"
             ink = NEGATIVE_INK if negative else POSITIVE_INK
-            sign = {"negative": "\u2212", "positive": "+"}.get(card.get("sign"), "")
+            sign = {"negative": "\u2212", "positive": "+"}.get(card.get("sign", ""), "")
             label = sign + str(card["number"])
             attrs = _CARD_CLASSES[card.get("sign", "hand")]
             g = [_rect(x, y, CARD_W, CARD_H, _FACE),
@@ -594,8 +602,8 @@ class _Picture:
             g.append(_token(x + 6, 16, kind))
             g.append(_text(_(TOKEN_WORDS[kind]), x + 16, 20, 12, fill=MUTED))
             x += 26 + 7 * len(_(TOKEN_WORDS[kind]))
-        you = self.view.get("you") or {}
-        if self.marks or you.get("drawn") in you.get("hand", ()):  # see _shelf and _hand
+        you = self.view.get("you")
+        if self.marks or (you is not None and you.get("drawn") in you["hand"]):  # _shelf, _hand
             g.append(_rect(x, 6, 22, 20, _LEGEND_MARK))
             g.append(_text(_("the last move"), x + 30, 20, 12, fill=MUTED))
         return _group(g, ' class="legend"'), CARD_H / 2

@@ -12,6 +12,7 @@ One module per concern:
 """
 
 from rebis_pbm.errors import CorruptRecord, SeedError
+from rebis_pbm.files.names import secret_path
 from rebis_pbm.record.codec import HEADER, dump_record, parse_record
 from rebis_pbm.record.digests import (
     SEAL_DOMAIN,
@@ -39,7 +40,7 @@ from rebis_pbm.record.model import (
     entry_from_dict,
     status,
 )
-from rebis_pbm.record.secret import SEED_ENV, dump_secret, find_seed, read_secret, secret_path
+from rebis_pbm.record.secret import SEED_ENV, dump_secret, find_seed, read_secret
 from rebis_pbm.record.verify import (
     CODES,
     Problem,

@@ -14,15 +14,19 @@ docs/audit.md says what each digest covers and what each check proves.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rebis_pbm.engine.state import FINISHED, RED_TOKEN
 from rebis_pbm.errors import InputError, one_line
-from rebis_pbm.formats.yaml_reader import load_yaml, simple_data
-from rebis_pbm.present.views import counted, is_join_placeholder, winners_line
-from rebis_pbm.record.model import BEFORE_V3, FAIR_DEAL, Record
+from rebis_pbm.formats.yaml_reader import FieldPath, YamlValue, load_yaml, simple_data
+from rebis_pbm.record.model import BEFORE_V3, FAIR_DEAL, Document, Record, Replay
 from rebis_pbm.record.verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
+from rebis_pbm.record.wording import counted, is_join_placeholder, winners_line
+
+if TYPE_CHECKING:
+    from rebis_pbm.record.witness import Witness
 
 # ------------------------------------------------------------------------------- the report
 
@@ -67,7 +71,7 @@ class Report:
     problem: Problem | None = None
     checked: list[str] = field(default_factory=list)
     not_checked: list[str] = field(default_factory=list)
-    status: dict | None = None
+    status: Document | None = None
     deal_from: list[str] = field(default_factory=list)
     blank_joins: list[str] = field(default_factory=list)
     unsigned_joins: list[str] = field(default_factory=list)
@@ -86,7 +90,7 @@ class Report:
         """Verified, and nothing was left unchecked."""
         return self.verified and not self.not_checked
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> Document:
         return {"file": self.source, "game": self.game, "verified": self.verified,
                 "complete": self.complete, "moves": self.moves, "seed": self.seed,
                 "checked": list(self.checked), "not_checked": list(self.not_checked),
@@ -180,7 +184,7 @@ def _unsigned_words(players: list[str]) -> str:
             "that the join text in the record is the one they sent for this game")
 
 
-def _status_words(status: dict | None) -> str:
+def _status_words(status: Document | None) -> str:
     status = status or {}
     phase = status.get("phase")
     if phase == "join":
@@ -213,7 +217,7 @@ def _turn_at_line(text: str, line: int | None) -> int | None:
     return count or None
 
 
-def _turn_at_path(data, path: tuple) -> int | None:
+def _turn_at_path(data: object, path: FieldPath) -> int | None:
     """The move a schema problem is in: its place in ``moves`` (1-based), or the last move for a
     problem with the top level or the status, or None in the header."""
     if not isinstance(data, dict) or not isinstance(data.get("moves"), list):
@@ -229,7 +233,9 @@ def _turn_at_path(data, path: tuple) -> int | None:
 _HEADER_FIELDS = ("format", "game", "ruleset", "players", "seed_sha256", "header_sha256")
 
 
-def _player_at(data, turn: int | None) -> str | None:
+def _player_at(data: YamlValue, turn: int | None) -> str | None:
+    if turn is None:
+        return None  # as data["moves"][None - 1] did: a TypeError
     try:
         player = data["moves"][turn - 1]["player"]
     except (TypeError, KeyError, IndexError):
@@ -255,7 +261,8 @@ def fingerprint(key: str) -> str:
 SeedFinder = Callable[[Record], "tuple[str, str] | None"]
 
 
-def _as_written(data: bytes, source: str, loaded, find_seed: SeedFinder | None):
+def _as_written(data: bytes, source: str, loaded: object, find_seed: SeedFinder | None
+                ) -> tuple[Record, Replay, str | None, list[str]] | None:
     """``(record, replay, seed, where the seed came from)`` when the record is exactly as
     rebis-pbm writes it and its seed is known (the fast read of every command,
     :func:`rebis_pbm.record.verify.read_game`: then the schema holds, the walk and the status
@@ -284,7 +291,7 @@ def _as_written(data: bytes, source: str, loaded, find_seed: SeedFinder | None):
 
 
 def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
-           witnesses=()) -> Report:
+           witnesses: Sequence[Witness] = ()) -> Report:
     """Verify a record's bytes: its form, then :func:`walk`, then :func:`check_status`.
 
     Args:
@@ -292,8 +299,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         source: its name, for the report.
         find_seed: called with the parsed record; returns ``(seed, where it came from)`` or
             None (a record that reveals its seed needs none). What it raises passes through.
-        witnesses: :class:`rebis_pbm.record.trust.Witness` es, each a chain digest at a move that a
-            saved view or mail saw: the record must still hold it (problem ``witness``).
+        witnesses: :class:`rebis_pbm.record.witness.Witness` es, each a chain digest at a move
+            that a saved view or mail saw: the record must still hold it (problem ``witness``).
 
     Returns:
         a :class:`Report`; ``report.verified`` is False, with ``report.problem`` set, when anything
@@ -317,18 +324,22 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         fast = _as_written(data, source, loaded, find_seed)
     try:
         if fast is None:
+            assert loaded is not None  # read by the strict loader above
             validate(loaded, "record")
-            record = Record.from_dict(loaded.data)
+            doc = loaded.data
+            assert isinstance(doc, dict)  # load_yaml reads only mappings
+            record = Record.from_dict(doc)
         else:
             record = fast[0]
     except ValueError as exc:  # InputError (schema) or a ruleset out of range
+        assert loaded is not None  # only the strict loader's path raises here
         path = exc.path if isinstance(exc, InputError) else ("ruleset",)
         turn = _turn_at_path(loaded.data, path)
-        data = loaded.data
-        if isinstance(data, dict) and isinstance(data.get("game"), str):
-            report.game = data["game"]
-        if (isinstance(data, dict) and isinstance(data.get("moves"), list) and "status" not in data
-                and set(data) <= set(load_schema("record")["properties"])):  # else: edited
+        read = loaded.data
+        if isinstance(read, dict) and isinstance(read.get("game"), str):
+            report.game = read["game"]
+        if (isinstance(read, dict) and isinstance(read.get("moves"), list) and "status" not in read
+                and set(read) <= set(load_schema("record")["properties"])):  # else: edited
             what = (f"the file stops in or after turn {turn}" if turn else "the file stops before "
                     "the first move") + (" without the status that ends every record: it was cut "
                                          "short")
@@ -339,9 +350,10 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         else:
             what = ("the file is not a game record as rebis-pbm writes it (edited by hand, or cut "
                     f"short): {exc}")
-        report.problem = Problem("schema", what, turn=turn, player=_player_at(data, turn))
+        report.problem = Problem("schema", what, turn=turn, player=_player_at(read, turn))
         return report
     written = simple if loaded is None else loaded.data
+    assert isinstance(written, dict)  # a record's top level is a mapping
     report.game, report.moves, report.status = record.game, len(record.moves), written["status"]
     joins = {j.player: j for j in record.joins} if record.deal == FAIR_DEAL else {}
     # A join that kept the template's words adds nothing the referee did not know.
@@ -359,8 +371,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     report.unsigned_joins = [p for p in report.deal_from[1:]
                              if p not in report.blank_joins
                              and not (record.keys.get(p) and join_bound(record, joins[p]))]
-    held = {p: record.player_keys(p) for p in record.players}
-    report.keys = {p: [fingerprint(k) for k in keys] for p, keys in held.items() if keys}
+    keys_held = {p: record.player_keys(p) for p in record.players}
+    report.keys = {p: [fingerprint(k) for k in keys] for p, keys in keys_held.items() if keys}
     report.referee = referee_lines(record)
     report.referee_recipient = record.referee_recipient
     report.encrypt_views = record.views_encrypted
@@ -398,18 +410,18 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.checked.append(_RECORD_DIGEST)
     report.problem = result.problem or check_status(record, written["status"], result.replay)
     if report.problem is None:
-        from rebis_pbm.record.trust import check_witness
+        from rebis_pbm.record.witness import check_witness
         for witness in witnesses:
             wrong = check_witness(record, witness)
             if wrong is not None:
-                held = (record.links[witness.move - 1].chain_sha256
-                        if witness.game == record.game and 0 < witness.move <= len(record.moves)
-                        else None)
+                held_digest = (record.links[witness.move - 1].chain_sha256
+                               if witness.game == record.game
+                               and 0 < witness.move <= len(record.moves) else None)
                 report.problem = Problem("witness", wrong, turn=witness.move or None,
                                          expected=f"chain_sha256 {witness.chain_sha256} at move "
                                          f"{witness.move} (witness {witness.source})",
-                                         found=None if held is None
-                                         else f"chain_sha256 {held} at move {witness.move}")
+                                         found=None if held_digest is None
+                                         else f"chain_sha256 {held_digest} at move {witness.move}")
                 break
         else:
             if witnesses:
@@ -456,7 +468,8 @@ def referee_lines(record: Record) -> list[str]:
             words = (f"the referee replaced {action.get('player')}'s "
                      f"{' and '.join(changed) or 'address'}")
         else:
-            words = _ACTION_WORDS.get(action.get("action"), str(action.get("action")))
+            kind = str(action.get("action"))
+            words = _ACTION_WORDS.get(kind, kind)
             words = words.format(player=action.get("player"), seconds=action.get("seconds"))
         # one line whoever wrote the record: a reason must not pass for a line of the verdict
         why = f" ({one_line(str(action['reason']))})" if action.get("reason") else ""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from rebis_pbm.engine import State
 from rebis_pbm.errors import InputError
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record.model import BEFORE_V3, Record
 
 HEADER = ("# Rebis game record, written by rebis-pbm: do not edit by hand.\n"
@@ -49,7 +50,9 @@ def parse_record(data: bytes, source: str) -> Record:
     if misfiled:
         raise InputError(misfiled, source=source)
     validate(loaded, "record")
+    doc = loaded.data
+    assert isinstance(doc, dict)  # load_yaml reads only mappings
     try:
-        return Record.from_dict(loaded.data)
+        return Record.from_dict(doc)
     except ValueError as exc:
         raise InputError(str(exc), source=source) from None

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 from rebis_pbm.errors import UsageError
+
+if TYPE_CHECKING:
+    from rebis_pbm.record.model import Record
 
 _UNITS = {"d": 86400, "h": 3600, "m": 60}
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")
@@ -79,16 +83,16 @@ def now_text(now: str | None = None) -> str:
     return format_time(parse_time(now) if now else datetime.now(timezone.utc))
 
 
-def latest_time(record) -> str | None:  # type: ignore[no-untyped-def]
+def latest_time(record: Record) -> str | None:
     """The latest time the record holds (its creation, a move's ``at``, an action's ``at``), or
     None when it holds none."""
-    times = [t for t in (record.header_extra.get("created"),
+    times: list[str] = [t for t in (record.header_extra.get("created"),
                          *(s.get("at") for s in record.stamps),
                          *(a.get("at") for a in record.actions)) if t]
     return max(times, key=parse_time) if times else None
 
 
-def check_forward(record, now: str) -> None:  # type: ignore[no-untyped-def]
+def check_forward(record: Record, now: str) -> None:
     """Times in a record only go forward: refuse ``now`` (as :func:`now_text` wrote it) when it
     is before the latest time the record holds, whatever clock or ``--now`` gave it.
 
@@ -101,16 +105,18 @@ def check_forward(record, now: str) -> None:  # type: ignore[no-untyped-def]
                          f"times in a record only go forward (check the clock, or --now)", "--now")
 
 
-def turn_began(record) -> str | None:
+def turn_began(record: Record) -> str | None:
     """When the current turn began: the last move's ``at``, else ``created``; None when the
     record has no times (no deadline)."""
     for stamp in reversed(record.stamps):
         if "at" in stamp:
-            return stamp["at"]
-    return record.header_extra.get("created")
+            at: str = stamp["at"]
+            return at
+    created: str | None = record.header_extra.get("created")
+    return created
 
 
-def deadline_of(record) -> str | None:
+def deadline_of(record: Record) -> str | None:
     """The current turn's deadline (UTC, ISO 8601), or None for a game without deadlines."""
     seconds = record.header_extra.get("deadline")
     began = turn_began(record)
@@ -121,7 +127,7 @@ def deadline_of(record) -> str | None:
     return format_time(parse_time(began) + timedelta(seconds=seconds + extra))
 
 
-def missed_turns(record, player: str) -> int:
+def missed_turns(record: Record, player: str) -> int:
     """How many of ``player``'s turns the referee played for them because they missed the
     deadline."""
     return sum(1 for move, stamp in zip(record.moves, record.stamps, strict=False)
@@ -134,7 +140,7 @@ ON_REQUEST = "on the player's request"
 REPLACED = "replaced by the bot after missed deadlines"
 
 
-def reminder_due(record, now: str) -> bool:
+def reminder_due(record: Record, now: str) -> bool:
     """Whether the current turn's deadline is near enough for a reminder: within 24 h, or a
     quarter of the deadline when that is shorter, and not yet past."""
     deadline = deadline_of(record)
@@ -142,4 +148,4 @@ def reminder_due(record, now: str) -> bool:
         return False
     left = (parse_time(deadline) - parse_time(now)).total_seconds()
     window = min(REMIND_BEFORE, record.header_extra["deadline"] / 4)
-    return 0 < left <= window
+    return bool(0 < left <= window)

@@ -28,14 +28,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Iterable, Mapping
 
 from rebis_pbm.engine import Ruleset, State
+from rebis_pbm.engine.cards import Shelf
+from rebis_pbm.engine.enums import TokenKind
+from rebis_pbm.formats.yaml_reader import YamlValue
 
 # RFC 8785 writes numbers as IEEE doubles; integers in this range print the same in both.
 MAX_SAFE_INTEGER = 2**53 - 1
 
 
-def canonical(value) -> bytes:
+def canonical(value: object) -> bytes:
     """The canonical serialisation of ``value`` (docs/audit.md, "Canonical form").
 
     ``value`` is made of dicts with ASCII text keys, lists or tuples, text, integers
@@ -53,7 +57,7 @@ def canonical(value) -> bytes:
     return _encode(value)
 
 
-def _encode(value) -> bytes:
+def _encode(value: object) -> bytes:
     """The JSON text of :func:`canonical`, for a value already known to be of the allowed types."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
                       allow_nan=False)
@@ -64,11 +68,11 @@ def _encode(value) -> bytes:
                          "surrogates)") from None
 
 
-def _check(value) -> None:
+def _check(value: object) -> None:
     # Iterative walk: records are shallow, but no input should reach the recursion limit. The
     # exact built-in types are tested first (a state document has hundreds of values per move);
     # anything else, subclasses included, takes the general isinstance path below.
-    stack = [value]
+    stack: list[YamlValue] = [value]  # the values still to check, of any type
     while stack:
         item = stack.pop()
         kind = type(item)
@@ -105,7 +109,7 @@ def _check(value) -> None:
                              f"(only objects, lists, text, integers, true, false and null)")
 
 
-def _check_key(key) -> None:
+def _check_key(key: object) -> None:
     if not isinstance(key, str) or not key.isascii():
         raise ValueError(f"canonical form: object key {key!r} is not ASCII text")
 
@@ -115,8 +119,9 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def header_document(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str,
-                    extra: dict | None = None) -> dict:
+def header_document(fmt: str, game: str, ruleset: Ruleset, players: Iterable[str],
+                    seed_sha256: str,
+                    extra: Mapping[str, object] | None = None) -> dict[str, object]:
     """The record's header as the header digest covers it: the same fields and values as the
     record's ``format``, ``game``, ``ruleset``, ``players`` and ``seed_sha256``, plus ``extra``:
     the optional header fields of a ``rebis-pbm/2`` record that are present, each under its own
@@ -126,14 +131,14 @@ def header_document(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256:
             "seed_sha256": seed_sha256, **(extra or {})}
 
 
-def header_digest(fmt: str, game: str, ruleset: Ruleset, players, seed_sha256: str,
-                  extra: dict | None = None) -> str:
+def header_digest(fmt: str, game: str, ruleset: Ruleset, players: Iterable[str],
+                  seed_sha256: str, extra: Mapping[str, object] | None = None) -> str:
     """``header_sha256``: SHA-256 (hex) of the canonical :func:`header_document`; the chain's
     first link (the ``prev`` of the first move)."""
     return sha256_hex(canonical(header_document(fmt, game, ruleset, players, seed_sha256, extra)))
 
 
-def chain_digest(prev: str, entry: dict) -> str:
+def chain_digest(prev: str, entry: Mapping[str, object]) -> str:
     """``chain_sha256`` of one move: SHA-256 (hex) of ``canonical({"entry": entry, "prev": prev})``.
 
     Args:
@@ -143,7 +148,7 @@ def chain_digest(prev: str, entry: dict) -> str:
     return sha256_hex(canonical({"entry": entry, "prev": prev}))
 
 
-def state_document(state: State) -> dict:
+def state_document(state: State) -> dict[str, object]:
     """The full engine state as the keyed digest covers it (docs/audit.md, "State document").
 
     Hidden cards included: the deck still to draw (top first), every hand, face-down cards. Players
@@ -151,10 +156,10 @@ def state_document(state: State) -> dict:
     """
     seats = state.players
 
-    def name(seat):
+    def name(seat: int | None) -> str | None:
         return None if seat is None or seat < 0 else seats[seat]
 
-    players = []
+    players: list[dict[str, object]] = []
     for seat, player in enumerate(seats):
         players.append({
             "name": player,
@@ -180,7 +185,7 @@ def state_document(state: State) -> dict:
     }
 
 
-def keyed_digest(seed: str, document) -> str:
+def keyed_digest(seed: str, document: object) -> str:
     """HMAC-SHA256 (hex) keyed by the seed's UTF-8 bytes over ``canonical(document)``."""
     return hmac.new(seed.encode("utf-8"), canonical(document), hashlib.sha256).hexdigest()
 
@@ -189,7 +194,8 @@ RECORD_DOMAIN = "rebis-pbm/record-digest/v1"
 
 
 def record_document(header_sha256: str, chain_sha256: str, actions_sha256: str | None,
-                    addresses: dict, public_addresses: bool, langs: dict) -> dict:
+                    addresses: Mapping[str, str], public_addresses: bool,
+                    langs: Mapping[str, str]) -> dict[str, object]:
     """What ``record_hmac`` covers (docs/audit.md, "The keyed record digest"):
     ``{"domain": "rebis-pbm/record-digest/v1", "header_sha256": ..., "chain_sha256": the last
     chain digest of the joins and moves (the header's when there is none), "actions_sha256":
@@ -201,7 +207,7 @@ def record_document(header_sha256: str, chain_sha256: str, actions_sha256: str |
             "langs": dict(langs)}
 
 
-def record_digest(seed: str, document: dict) -> str:
+def record_digest(seed: str, document: Mapping[str, object]) -> str:
     """``record_hmac`` (rebis-pbm/3): the keyed digest (:func:`keyed_digest`, the key of
     ``state_hmac``) of a :func:`record_document`.
 
@@ -234,9 +240,9 @@ def state_bytes(state: State) -> bytes:
     text = _text_of
     seats = state.players
     names = [text(name) for name in seats]
-    cards: dict = {}  # (number, factor, placed_by) -> its text: shelves repeat few cards
-    tokens: dict = {}
-    players = []
+    cards: dict[tuple[int, int, int], str] = {}  # (number, factor, placed_by) -> its text
+    tokens: dict[TokenKind, str] = {}
+    players: list[str] = []
     known = _SHELVES
     if len(known) > 4096:
         known = _SHELVES = {}
@@ -252,14 +258,14 @@ def state_bytes(state: State) -> bytes:
                 and kept_player[2] == reserve and kept_player[3] == seats:
             players.append(kept_player[4])
             continue
-        shelves = []
+        shelves: list[str] = []
         for shelf in row:
             # A shelf no move touched is the same object in the next state: its text is kept.
             kept = known.get(id(shelf))
             if kept is not None and kept[0] is shelf and kept[1] == seats:
                 shelves.append(kept[2])
                 continue
-            shelf_cards = []
+            shelf_cards: list[str] = []
             for c in shelf.cards:
                 key = (c.number, c.factor, c.placed_by)
                 card = cards.get(key)
@@ -269,7 +275,7 @@ def state_bytes(state: State) -> bytes:
                                          f'{"null" if by is None or by < 0 else names[by]},'
                                          f'"sign":{c.factor:d}}}')
                 shelf_cards.append(card)
-            kinds = []
+            kinds: list[str] = []
             for kind in shelf.tokens:
                 token = tokens.get(kind)
                 if token is None:
@@ -297,7 +303,7 @@ def state_bytes(state: State) -> bytes:
                          "(no lone surrogates)") from None
 
 
-_TEXTS: dict = {}
+_TEXTS: dict[str, str] = {}
 
 
 def _text_of(value: str) -> str:
@@ -315,15 +321,15 @@ _INT = int.__repr__  # an integer as the JSON encoder writes it
 
 # Shelves' texts by id: (the shelf, the players' names its seats stand for, its text). A shelf
 # holds its id while it is here; emptied when it holds 4096.
-_SHELVES: dict = {}
+_SHELVES: dict[int, tuple[Shelf, tuple[str, ...], str]] = {}
 
 # Each seat's text by the id of its row of shelves: (the row, the hand, the reserve, the players'
 # names, its text). Emptied when it holds 4096.
-_PLAYERS: dict = {}
+_PLAYERS: dict[int, tuple[tuple[Shelf, ...], tuple[int, ...], int, tuple[str, ...], str]] = {}
 
 # The last shuffled deck seen (``State.order``, shared by every state of a game), its numbers'
 # texts joined by commas, and where each number's text starts: the deck of a state is a suffix.
-_DECK: tuple = (None, "", [0])
+_DECK: tuple[tuple[int, ...] | None, str, list[int]] = (None, "", [0])
 
 
 def _deck_text(order: tuple[int, ...], pos: int) -> str:
@@ -348,7 +354,7 @@ def _seat_name(seat: int | None, names: list[str]) -> str:
     return "null" if seat is None or seat < 0 else names[seat]
 
 
-_RULESET_TEXT: dict = {}
+_RULESET_TEXT: dict[Ruleset, str] = {}
 
 
 def _ruleset_text(ruleset: Ruleset) -> str:

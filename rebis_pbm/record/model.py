@@ -12,11 +12,11 @@ card face down (R8.1), so the record keeps that card sealed
 
 from __future__ import annotations
 
-import hmac
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
-from rebis_pbm.engine import POSITIVE, Move, Play, Ruleset, ShelfRef, State, score_table, winners
+from rebis_pbm.engine import Move, Ruleset, State, score_table, winners
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord, SeedError
@@ -31,6 +31,12 @@ from rebis_pbm.record.digests import (
     state_digest,
     unsalted,
 )
+from rebis_pbm.record.entries import Document as Document
+from rebis_pbm.record.entries import Join as Join
+from rebis_pbm.record.entries import Link as Link
+from rebis_pbm.record.entries import Proof as Proof
+from rebis_pbm.record.entries import SealedMove as SealedMove
+from rebis_pbm.record.entries import entry_from_dict as entry_from_dict
 
 FORMAT = "rebis-pbm/3"  # the format new games are written in
 # every format this version reads, verifies and appends to
@@ -97,124 +103,6 @@ def check_relabelled(record: Record, seed: str, where: str) -> None:
                                 f"from the repository's history or a player's copy")
 
 
-class SealedMove(NamedTuple):
-    """A move whose play closed a shelf (R8.1), as the public record keeps it: every field of the
-    move, but the card is replaced by its seal (:func:`seal_card`).
-
-    Attributes: as :class:`rebis_pbm.engine.Move`, with ``owner`` and ``sign`` from its play, and
-    ``seal`` (64 lower-case hex digits) instead of the card.
-    """
-
-    turn: int
-    player: str
-    golden_dust: int
-    owner: str
-    sign: str
-    gold_token: ShelfRef | None
-    seal: str
-
-    @classmethod
-    def of(cls, move: Move, seal: str) -> SealedMove:
-        """``move`` (a one-card play) with its card replaced by ``seal``."""
-        return cls(move.turn, move.player, move.golden_dust, move.play.owner, move.play.sign,
-                   move.gold_token, seal)
-
-    def with_card(self, card: int) -> Move:
-        """The move itself, once the seal is opened."""
-        return Move(self.turn, self.player, self.golden_dust, Play((card,), self.owner, self.sign),
-                    self.gold_token)
-
-    def as_dict(self) -> dict:
-        """The record's entry: a move's fields, ``play.sealed`` in place of ``play.cards``."""
-        doc = self.with_card(0).as_dict()
-        doc["play"] = {"sealed": self.seal, "shelf": self.owner, "sign": self.sign}
-        return doc
-
-    def opened(self, seed: str, game: str, ruleset: Ruleset) -> Move | None:
-        """The move with its card, found by trying every number of the deck; None when no number
-        matches (the record was edited, or ``seed`` is not the game's)."""
-        for card in sorted(set(ruleset.cards)):
-            if hmac.compare_digest(seal_card(seed, game, self.turn, card), self.seal):
-                return self.with_card(card)
-        return None
-
-
-def entry_from_dict(doc: dict) -> Move | SealedMove:
-    """One schema-valid record entry: a :class:`Move`, or a :class:`SealedMove` when its play is
-    sealed (values taken with ``int`` and ``str`` as in :meth:`Move.from_dict`)."""
-    play = doc.get("play")
-    if play is None or "sealed" not in play:
-        return Move.from_dict(doc)
-    gold = doc.get("gold_token")
-    return SealedMove(int(doc["turn"]), str(doc["player"]), int(doc.get("golden_dust", 0)),
-                      str(play["shelf"]), str(play.get("sign", POSITIVE)),
-                      None if gold is None else ShelfRef(str(gold["player"]), int(gold["shelf"])),
-                      str(play["sealed"]))
-
-
-class Link(NamedTuple):
-    """The digests a move's record entry carries (docs/audit.md).
-
-    Attributes:
-        state_hmac: HMAC-SHA256 keyed by the seed of the full state after the move (hex).
-        chain_sha256: SHA-256 chaining the entry to everything before it (hex).
-    """
-
-    state_hmac: str
-    chain_sha256: str
-
-
-class Proof(NamedTuple):
-    """A rebis-pbm/2 move's signature, as the record keeps it (docs/audit.md, "Signed moves").
-
-    Attributes:
-        signature: the armoured SSH signature (``ssh-keygen -Y sign -n rebis-pbm``) over the
-            exact bytes of the move file; ``""`` in a sealed proof (sealed with the bytes).
-        signed: those bytes as text, for a move whose card is public; None when sealed.
-        sealed: for a closing play (its file names the face-down card, R8.1): those bytes and
-            their signature sealed under a key derived from the game's secret
-            (:func:`~rebis_pbm.crypto.signatures.seal_signed`), base64; None otherwise.
-    """
-
-    signature: str
-    signed: str | None = None
-    sealed: str | None = None
-
-    def as_dict(self) -> dict:
-        if self.sealed is not None:  # no signature in clear: it would test guesses of the card
-            return {"signed_sealed": self.sealed}
-        return {"signature": self.signature, "signed": self.signed}
-
-    @classmethod
-    def from_entry(cls, doc: dict) -> Proof | None:
-        if "signed_sealed" in doc:
-            return cls(str(doc.get("signature", "")), None, str(doc["signed_sealed"]))
-        if "signature" not in doc:
-            return None
-        return cls(str(doc["signature"]), str(doc.get("signed", "")), None)
-
-
-class Join(NamedTuple):
-    """A player's join entry of a rebis-pbm/2 fair deal (docs/shuffle.md): the entropy they
-    sent, their public key if they registered one, their signature if they had a key, and the
-    entry's chain digest (the joins are chained after the header, before turn 1)."""
-
-    player: str
-    entropy: str
-    key: str | None = None
-    proof: Proof | None = None
-    chain_sha256: str = ""
-
-    def entry(self) -> dict:
-        """The join's record entry without its chain digest: what the chain digest covers."""
-        doc: dict = {"join": self.entropy, "player": self.player}
-        if self.key is not None:
-            doc["key"] = self.key
-        if self.proof is not None:
-            doc.update(self.proof.as_dict())
-        return doc
-
-
 @dataclass(frozen=True, repr=False)  # repr below: the generated one would print every move
 class Record:
     """A game record in memory.
@@ -268,14 +156,14 @@ class Record:
     addresses: dict[str, str] = field(default_factory=dict, hash=False)
     public_addresses: bool = False
     format: str = FORMAT
-    written_status: dict | None = field(default=None, compare=False, hash=False)
+    written_status: Document | None = field(default=None, compare=False, hash=False)
     deal: str | None = None
     keys: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
     joins: tuple[Join, ...] = ()
     proofs: tuple[Proof | None, ...] = ()
-    header_extra: dict = field(default_factory=dict, hash=False)
-    stamps: tuple[dict, ...] = ()
-    actions: tuple[dict, ...] = ()
+    header_extra: Document = field(default_factory=dict, hash=False)
+    stamps: tuple[Document, ...] = ()
+    actions: tuple[Document, ...] = ()
     langs: dict[str, str] = field(default_factory=dict, hash=False)
     record_hmac: str | None = field(default=None, compare=False, hash=False)
 
@@ -339,7 +227,7 @@ class Record:
             return self
         return replace(self, record_hmac=self.computed_record_hmac(seed))
 
-    def _header_extra(self) -> dict:
+    def _header_extra(self) -> Document:
         # Every rebis-pbm/2 header field the header digest covers beyond the five of
         # rebis-pbm/1 (whose header digest is unchanged): created, deadline, missed (when
         # present), the deal kind, and the keys registered with new --key (when any).
@@ -347,8 +235,8 @@ class Record:
             return {}
         return {**self.header_extra, **self._trust_fields()}
 
-    def _trust_fields(self) -> dict:
-        fields: dict = {"deal": self.deal}
+    def _trust_fields(self) -> Document:
+        fields: Document = {"deal": self.deal}
         if self.keys:
             fields["keys"] = {p: list(self.keys[p]) for p in self.players if p in self.keys}
         return fields
@@ -358,11 +246,16 @@ class Record:
         join's (rebis-pbm/2 fair deal), or the header's."""
         if index:
             return self.links[index - 1].chain_sha256
-        return self.joins[-1].chain_sha256 if self.joins else self.header_sha256
+        return self.joins[-1].chain_sha256 if self.joins else self._first_link()
 
     def join_prev(self, index: int) -> str:
         """The ``prev`` of join ``index`` (0-based)."""
-        return self.joins[index - 1].chain_sha256 if index else self.header_sha256
+        return self.joins[index - 1].chain_sha256 if index else self._first_link()
+
+    def _first_link(self) -> str:
+        """The header digest, the chain's first link (computed when the record is made)."""
+        assert self.header_sha256 is not None  # set by __post_init__
+        return self.header_sha256
 
     def last_digest(self) -> str:
         """The chain digest after the record's last entry (the header's when it has none): what
@@ -447,7 +340,7 @@ class Record:
         digest = chain_digest(self.join_prev(len(self.joins)), entry)
         return replace(self, joins=self.joins + (join._replace(chain_sha256=digest),))
 
-    def entry(self, index: int) -> dict:
+    def entry(self, index: int) -> Document:
         """Move ``index``'s record entry without its ``chain_sha256``: what the chain digest
         covers."""
         doc = {**self.moves[index].as_dict(), **self.stamps[index],
@@ -457,8 +350,8 @@ class Record:
             doc.update(proof.as_dict())
         return doc
 
-    def with_move(self, move: Move, state: State, seed: str, events,
-                  stamp: dict | None = None,
+    def with_move(self, move: Move, state: State, seed: str, events: Sequence[ev.Event],
+                  stamp: Document | None = None,
                   signed: tuple[bytes, str] | None = None) -> Record:
         """The record with ``move`` appended; ``state`` and ``events`` are what ``apply_move``
         returned for it, ``seed`` the game's seed (for the keyed state digest, and for the seal of
@@ -466,8 +359,11 @@ class Record:
         move file's bytes and their armoured signature, kept in the record (rebis-pbm/2); a
         closing play's bytes are kept sealed (:func:`~rebis_pbm.crypto.signatures.seal_signed`)."""
         proof = None
+        entered: Move | SealedMove = move
         if closes_shelf(events):
-            move = SealedMove.of(move, seal_card(seed, self.game, move.turn, move.play.cards[0]))
+            assert move.play is not None  # closing a shelf is a play
+            entered = SealedMove.of(move, seal_card(seed, self.game, move.turn,
+                                                    move.play.cards[0]))
             if signed is not None:
                 from rebis_pbm.crypto.signatures import seal_signed
                 proof = Proof("", None, seal_signed(seed, self.game, move.turn, signed[0],
@@ -476,14 +372,14 @@ class Record:
             proof = Proof(signed[1], signed[0].decode("utf-8"))
         stamp = dict(stamp or {}) if self.format != V1 else {}
         state_hmac = state_digest(state, seed)
-        entry = {**move.as_dict(), **stamp, "state_hmac": state_hmac}
+        entry = {**entered.as_dict(), **stamp, "state_hmac": state_hmac}
         if proof is not None:
             entry.update(proof.as_dict())
         link = Link(state_hmac, chain_digest(self.prev_digest(len(self.moves)), entry))
-        return replace(self, moves=self.moves + (move,), links=self.links + (link,),
+        return replace(self, moves=self.moves + (entered,), links=self.links + (link,),
                        proofs=self.proofs + (proof,), stamps=self.stamps + (stamp,))
 
-    def with_action(self, action: dict) -> Record:
+    def with_action(self, action: Document) -> Record:
         """The record with the referee's logged ``action`` appended (a rebis-pbm/2 record):
         ``action`` holds ``action`` (its kind), ``at`` and its own fields; ``after`` (the number
         of moves before it) and ``chain_sha256`` (chaining it to the action before it, or to
@@ -491,7 +387,7 @@ class Record:
         if self.format == V1:
             raise ValueError("a rebis-pbm/1 record cannot log the referee's actions")
         body = {"after": len(self.moves), **action}
-        prev = self.actions[-1]["chain_sha256"] if self.actions else self.header_sha256
+        prev = self.actions[-1]["chain_sha256"] if self.actions else self._first_link()
         return replace(self, actions=self.actions + (
             {**body, "chain_sha256": chain_digest(prev, body)},))
 
@@ -506,7 +402,7 @@ class Record:
         """The chain digest logged action ``index`` should carry: of the action as it reads now
         (its ``chain_sha256`` aside) after the one before it as recorded (the header digest for
         the first). Raises IndexError for an index past the actions."""
-        prev = self.header_sha256 if index == 0 else self.actions[index - 1]["chain_sha256"]
+        prev = self._first_link() if index == 0 else self.actions[index - 1]["chain_sha256"]
         body = {k: v for k, v in self.actions[index].items() if k != "chain_sha256"}
         return chain_digest(prev, body)
 
@@ -537,7 +433,7 @@ class Record:
         can be played any more."""
         return self.seed is not None and (state is None or state.phase != FINISHED)
 
-    def status(self, state: State | None) -> dict:
+    def status(self, state: State | None) -> Document:
         """The ``status`` to write with this record; ``state`` is the state after its last move
         (None in the join phase: :func:`join_status`). A seed revealed before the end marks the
         game abandoned."""
@@ -564,10 +460,10 @@ class Record:
         """The addresses views may show: all of them with ``public_addresses``, else none."""
         return dict(self.addresses) if self.public_addresses else {}
 
-    def to_dict(self, state: State) -> dict:
+    def to_dict(self, state: State | None) -> Document:
         """The record as written, keys in file order; ``state`` is the replayed state after the
         last move (it gives the status)."""
-        doc: dict = {
+        doc: Document = {
             "format": self.format,
             "game": self.game,
             "ruleset": self.ruleset.as_dict(),
@@ -595,9 +491,9 @@ class Record:
         doc["status"] = self.status(state)
         return doc
 
-    def _address_fields(self) -> dict:
+    def _address_fields(self) -> Document:
         # Optional fields, written only when used, so that file-only records stay as they were.
-        fields: dict = {}
+        fields: Document = {}
         if self.addresses:
             fields["addresses"] = {p: self.addresses[p] for p in self.players
                                    if p in self.addresses}
@@ -608,7 +504,7 @@ class Record:
         return fields
 
     @classmethod
-    def from_dict(cls, data: dict) -> Record:
+    def from_dict(cls, data: Document) -> Record:
         """Build a record from a schema-valid document (digests kept as read). Names, digests
         and the seed are taken with ``str``, numbers with ``int``, as :meth:`Move.from_dict`
         does: a no-op on a valid document, and a document of the wrong types then no longer
@@ -661,12 +557,12 @@ class Record:
 JOIN = "join"  # the status phase of a fair deal waiting for joins (rebis-pbm/2)
 
 
-def join_status(record: Record) -> dict:
+def join_status(record: Record) -> Document:
     """The ``status`` of a game in its join phase: ``{"phase": "join", "waiting": [names]}``."""
     return {"phase": JOIN, "waiting": list(record.waiting_for())}
 
 
-def status(state: State) -> dict:
+def status(state: State) -> Document:
     """The record's ``status``: whose move and which turn, or how the game ended."""
     if state.phase in (PLAY, RED_TOKEN):
         return {"phase": state.phase, "turn": state.turn, "player": state.player_to_move}
@@ -688,10 +584,10 @@ class Replay(NamedTuple):
     """
 
     state: State
-    setup_events: tuple
-    history: tuple[tuple[Move, tuple], ...] = ()
+    setup_events: tuple[ev.Event, ...]
+    history: tuple[tuple[Move, tuple[ev.Event, ...]], ...] = ()
 
 
-def closes_shelf(events) -> bool:
+def closes_shelf(events: Iterable[ev.Event]) -> bool:
     """Whether a move's events include closing a shelf (R8.1)."""
     return any(isinstance(e, ev.Closed) for e in events)

@@ -39,13 +39,15 @@ def public_replay(record: Record, states: list[State] | None = None) -> Replay:
     for entry in record.moves:
         move: Move = entry.with_card(stand_in) if isinstance(entry, SealedMove) else entry
         if move.play is not None:
+            mover = state.to_move
+            assert mover is not None  # a recorded move has a mover
             hands = list(state.hands)
-            hand = list(hands[state.to_move])
+            hand = list(hands[mover])
             for card in move.play.cards:
                 if HIDDEN in hand:
                     hand.remove(HIDDEN)
                 hand.append(card)
-            hands[state.to_move] = tuple(hand)
+            hands[mover] = tuple(hand)
             state = state._replace(hands=tuple(hands))
         state, events = apply_move(state, move)
         state = information_set(state, None)

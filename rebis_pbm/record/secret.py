@@ -12,18 +12,13 @@ import os
 
 from rebis_pbm.errors import SeedError
 from rebis_pbm.files.atomic import read_input
-from rebis_pbm.formats.yaml_reader import clip, dump_yaml, load_yaml
+from rebis_pbm.files.names import secret_path
+from rebis_pbm.formats.yaml_reader import clip, load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record.digests import commitment, salted, unsalted
 from rebis_pbm.record.model import Record, check_relabelled
 
 SEED_ENV = "REBIS_PBM_SEED"
-
-
-def secret_path(record_path: str | os.PathLike) -> str:
-    """Where ``new`` keeps the seed: ``game.yaml`` -> ``game.secret.yaml``."""
-    folder, name = os.path.split(os.fspath(record_path))
-    stem = name[:-5] if name.endswith(".yaml") else name
-    return os.path.join(folder, stem + ".secret.yaml")
 
 
 def dump_secret(game: str, seed: str, fmt: str = "rebis-pbm/1") -> str:
@@ -36,7 +31,7 @@ def dump_secret(game: str, seed: str, fmt: str = "rebis-pbm/1") -> str:
             + dump_yaml(doc))
 
 
-def find_seed(record_path: str | os.PathLike, record: Record) -> str:
+def find_seed(record_path: str | os.PathLike[str], record: Record) -> str:
     """The game's seed: revealed in the record, else ``REBIS_PBM_SEED`` if set, else the sidecar
     secret file.
 
@@ -79,7 +74,7 @@ def _check_seed_from(record: Record, seed: str, where: str, fix: str) -> None:
                         f"record's commitment (seed_sha256); {fix}")
 
 
-def read_secret(path: str | os.PathLike, record: Record) -> str:
+def read_secret(path: str | os.PathLike[str], record: Record) -> str:
     """The seed in a secret file (``game: ID`` and ``seed: TEXT``) of ``record``'s game.
 
     Raises:
@@ -92,6 +87,7 @@ def read_secret(path: str | os.PathLike, record: Record) -> str:
     data, _ = read_input(path, kind="secret")
     loaded = load_yaml(data, source=path, kind="secret")
     doc = loaded.data
+    assert isinstance(doc, dict)  # load_yaml reads only mappings
     if not isinstance(doc.get("seed"), str) or not doc["seed"] or doc.get("game") != record.game:
         other = doc.get("game")
         whose = (f"; it is the secret of game {clip(other)}"
@@ -100,4 +96,5 @@ def read_secret(path: str | os.PathLike, record: Record) -> str:
                         f"{record.game} and seed: TEXT){whose}")
     if isinstance(doc.get("salt"), str):  # rebis-pbm/2: the seed travels as SALT:SEED
         return salted(doc["seed"], doc["salt"])
-    return doc["seed"]
+    seed: str = doc["seed"]
+    return seed

@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import hmac
 import json
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, TypedDict, cast
 
-from rebis_pbm.engine import IllegalMove, apply_move, setup
+from rebis_pbm.engine import IllegalMove, Move, State, apply_move, setup
+from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.enums import Word
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord
-from rebis_pbm.formats.yaml_reader import load_yaml, simple_data
+from rebis_pbm.formats.yaml_reader import Loaded, YamlValue, load_yaml, simple_data
 from rebis_pbm.record.codec import parse_record
 from rebis_pbm.record.digests import chain_digest, commitment, state_digest
 from rebis_pbm.record.model import (
     BEFORE_V3,
     FAIR_DEAL,
+    Document,
+    Join,
     Record,
     Replay,
     SealedMove,
@@ -33,6 +37,9 @@ from rebis_pbm.record.model import (
 )
 
 # ------------------------------------------------------------------------- the walk
+
+# Given the record, the game's seed (``SALT:SEED``): what reading a game asks its caller.
+SeedFor = Callable[[Record], str]
 
 class ProblemCode(Word):
     """What is wrong with a record (``Problem.code``): stable words, in the order the checks
@@ -112,7 +119,7 @@ class Problem(_Fields):
             text += f" (expected {self.expected}; found {self.found})"
         return text
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, str | int | None]:
         return {"code": self.code, "turn": self.turn, "player": self.player,
                 "message": self.message, "expected": self.expected, "found": self.found}
 
@@ -136,12 +143,19 @@ class Walk(NamedTuple):
 _NOT_SHOWN = "the {} the seed gives (not shown: it would let whoever changed the record forge it)"
 
 
-def _short(move) -> str:
+class _At(TypedDict):
+    """Where a move's problem is: its turn and the player its entry names."""
+
+    turn: int
+    player: str
+
+
+def _short(move: Move | SealedMove) -> str:
     """A move in one line, as the record writes it (no hidden card: only what the mover played)."""
     return json.dumps(move.as_dict(), separators=(", ", ": "))
 
 
-def _places_red_token(entry) -> bool:
+def _places_red_token(entry: Move | SealedMove) -> bool:
     """Whether a record entry is the red token's placement (R12); every other entry is a turn's
     play, whose mover follows the seat order."""
     return getattr(entry, "red_token", None) is not None
@@ -234,9 +248,11 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
         problem = None if key is None else check_record_digest(record, key)
         if problem is not None:
             return Walk(problem, None, 0)
-        return Walk(None, None if key is None else Replay(None, ()), 0)
-    state = setup_events = None
-    history = []
+        # The join phase: nothing dealt yet, so the replay holds no state (as the app writes it).
+        return Walk(None, None if key is None else Replay(cast(State, None), ()), 0)
+    state: State | None = None
+    setup_events: tuple[ev.Event, ...] = ()
+    history: list[tuple[Move, tuple[ev.Event, ...]]] = []
     if key is not None:
         try:
             state, setup_events = setup(record.ruleset, record.players, record.deal_seed(key))
@@ -245,7 +261,7 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
     n = len(record.players)
     for index, entry in enumerate(record.moves):
         turn = index + 1
-        at = {"turn": turn, "player": entry.player}
+        at: _At = {"turn": turn, "player": entry.player}
         if index and _places_red_token(record.moves[index - 1]):
             return Walk(Problem(
                 "after_end", "a move follows the red token, which is the game's last move (R12)",
@@ -273,12 +289,17 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
         if key is None:
             continue
         sealed = isinstance(entry, SealedMove)
-        move = entry.opened(key, record.game, record.ruleset) if sealed else entry
-        if move is None:
-            return Walk(Problem(
-                "seal", "the sealed card of this closing play opens to no card of the deck: the "
-                "entry was edited", expected="the seal of one of the deck's numbers (R8.1)",
-                found=f"sealed {entry.seal}", **at), None, index)
+        if isinstance(entry, SealedMove):
+            opened = entry.opened(key, record.game, record.ruleset)
+            if opened is None:
+                return Walk(Problem(
+                    "seal", "the sealed card of this closing play opens to no card of the deck: "
+                    "the entry was edited", expected="the seal of one of the deck's numbers "
+                    "(R8.1)", found=f"sealed {entry.seal}", **at), None, index)
+            move = opened
+        else:
+            move = entry
+        assert state is not None  # dealt above: the seed is known
         try:
             state, events = apply_move(state, move)
         except IllegalMove as exc:
@@ -317,11 +338,11 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
     problem = None if key is None or hmac_holds else check_record_digest(record, key)
     if problem is not None:  # last, so that an edited move is reported at its turn
         return Walk(problem, None, len(record.moves))
-    replay = None if key is None else Replay(state, setup_events, tuple(history))
+    replay = None if key is None or state is None else Replay(state, setup_events, tuple(history))
     return Walk(None, replay, len(record.moves))
 
 
-def _state_differs(record: Record, index: int, at: dict) -> Problem:
+def _state_differs(record: Record, index: int, at: _At) -> Problem:
     """Move ``index`` does not replay to the game the referee recorded: its keyed state digest
     differs, or (said alike while the seed is secret) the rules refuse it, or its card shows
     where the play closed a shelf (R8.1)."""
@@ -376,7 +397,7 @@ def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
     return None
 
 
-def _signed_join(join) -> dict | None:
+def _signed_join(join: Join) -> Document | None:
     """``join``'s signed text as a mapping, None when it has none or it is not one."""
     if join.proof is None or join.proof.signed is None:
         return None
@@ -388,7 +409,7 @@ def _signed_join(join) -> dict | None:
     return doc if isinstance(doc, dict) else None
 
 
-def _signed_join_is(record: Record, join) -> bool:
+def _signed_join_is(record: Record, join: Join) -> bool:
     """Whether ``join``'s signed text is a join of this game by its player, with its join text
     and key (the key as :func:`~rebis_pbm.crypto.signatures.parse_keys` keeps it), naming this
     game's header digest if it names one."""
@@ -406,7 +427,7 @@ def _signed_join_is(record: Record, join) -> bool:
             and doc.get("header_sha256", record.header_sha256) == record.header_sha256)
 
 
-def join_bound(record: Record, join) -> bool:
+def join_bound(record: Record, join: Join) -> bool:
     """Whether ``join``'s signed text names this game's header digest (``header_sha256``: the
     game id, the players in seat order, the ruleset, the keys and the seed commitment): only
     then can the signature not have been taken to another game of the same id, seats or rules
@@ -419,12 +440,10 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
     """Move ``index``'s signature (rebis-pbm/2): a player with a registered key must have signed
     the exact bytes of the move file, and those bytes must hold the move recorded. A closing
     play's bytes are sealed: checked once the seed is known (``key``), skipped before."""
-    from rebis_pbm.engine import Move
-
     entry = record.moves[index]
     keys = record.player_keys(entry.player, index)
     proof = record.proofs[index]
-    at = {"turn": index + 1, "player": entry.player}
+    at: _At = {"turn": index + 1, "player": entry.player}
     if not keys:
         if proof is None:
             return None
@@ -449,7 +468,8 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
                        "the signed move file: the move, or its signature, was forged or edited",
                        expected="a valid signature by the player's key",
                        found="a signature that does not check", **at)
-    doc = None
+    doc: YamlValue = None
+    signed_move: Move | None
     try:
         doc = load_yaml(data, source="the signed move", kind="move").data
         signed_move = Move.from_dict(doc)
@@ -478,9 +498,9 @@ _STATUS_FIELDS = ("phase", "turn", "player", "end", "scores", "winners", "abando
 _ABSENT = object()  # a status field that is not there (None is a value: no player to move)
 
 
-def _differs(expected: dict, found: dict) -> tuple[str, str, str] | None:
+def _differs(expected: Document, found: Document) -> tuple[str, str, str] | None:
     """The first field where two statuses differ: (field, expected text, found text)."""
-    def show(value):
+    def show(value: object) -> str:
         return "absent" if value is _ABSENT else json.dumps(value, separators=(", ", ": "))
 
     keys = [k for k in _STATUS_FIELDS if k in expected or k in found]
@@ -497,7 +517,7 @@ def _differs(expected: dict, found: dict) -> tuple[str, str, str] | None:
     return None
 
 
-def check_status(record: Record, found: dict, replay: Replay | None) -> Problem | None:
+def check_status(record: Record, found: Document, replay: Replay | None) -> Problem | None:
     """Check the record's status (``found``, as written) against the moves.
 
     With the replay: the whole status must be the one the final state gives (phase, turn and
@@ -555,10 +575,11 @@ def replay_record(record: Record, seed: str, *, signatures: bool = True) -> Repl
         if result.problem.code == "wrong_seed":
             check_seed(record, seed)  # raises SeedError: the seed belongs to another game
         raise CorruptRecord(result.problem.sentence(), result.problem)
+    assert result.replay is not None  # the seed given, and no problem: replayed
     return result.replay
 
 
-def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
+def read_game(data: bytes, source: str, seed_for: SeedFor) -> tuple[Record, Replay, str]:
     """Parse, check and replay a record's bytes: ``(record, replay, seed)``. ``seed_for(record)``
     returns the seed (e.g. ``lambda r: find_seed(path, r)``).
 
@@ -584,7 +605,7 @@ def read_game(data: bytes, source: str, seed_for) -> tuple[Record, Replay, str]:
     return found if found is not None else read_checked(data, source, seed_for, signatures=False)
 
 
-def read_checked(data: bytes, source: str, seed_for, *,
+def read_checked(data: bytes, source: str, seed_for: SeedFor, *,
                  signatures: bool = True) -> tuple[Record, Replay, str]:
     """The checked path of :func:`read_game`, for any record: the schema, the header digest
     before ``seed_for`` relies on the game id, the replay with every digest, and the written
@@ -598,13 +619,14 @@ def read_checked(data: bytes, source: str, seed_for, *,
     if problem is None:
         seed = seed_for(record)
         replay = replay_record(record, seed, signatures=signatures)
+        assert record.written_status is not None  # the schema requires the status
         problem = check_status(record, record.written_status, replay)
         if problem is None:
             return record, replay, seed
     raise CorruptRecord(problem.sentence(), problem)
 
 
-def _read_as_written(data: bytes, source: str, seed_for, loaded=None, *,
+def _read_as_written(data: bytes, source: str, seed_for: SeedFor, loaded: object = None, *,
                      signatures: bool = True) -> tuple[Record, Replay, str] | None:
     """The fast path of :func:`read_game`; None sends the record down the checked path.
     ``loaded``: ``data`` already read, by the strict loader (a ``yamlio.Loaded``) or as
@@ -617,9 +639,11 @@ def _read_as_written(data: bytes, source: str, seed_for, loaded=None, *,
             loaded = simple_data(data, kind="record")
             if loaded is None:
                 loaded = load_yaml(data, source=source, kind="record")
+        doc: YamlValue
         if type(loaded) is dict:
             doc = loaded  # integers plainly spelled: simple_data reads no other
         else:
+            assert isinstance(loaded, Loaded)  # else: the checked path
             check_integer_spelling(loaded)
             doc = loaded.data
         addresses = doc.get("addresses", {})

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from clitools import secret_of, without_salt
 from rebis_pbm.cli import cli
 from rebis_pbm.files import atomic as fileio
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import HEADER, SEED_ENV
 from rebis_pbm.record.digests import chain_digest
 

@@ -17,7 +17,7 @@ from rebis_pbm import bots as bots_mod
 from rebis_pbm.bots.simulate import game_specs, play_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import Ruleset, information_set, replay, score_table, setup
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 

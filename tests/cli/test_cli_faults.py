@@ -30,7 +30,7 @@ def greedy_until(game: Path, done) -> None:
         record = referee.read_record(game)
         state = referee.open_game(game).state
         _, move = referee.bot_move(game, state.player_to_move, "greedy", seed="x")
-        from rebis_pbm.formats.yaml_reader import dump_yaml
+        from rebis_pbm.formats.yaml_writer import dump_yaml
         sent = referee.submit_move(game, dump_yaml({"game": record.game, **move.as_dict()})
                                    .encode(), "m.yaml")
         if done(sent):

@@ -30,17 +30,19 @@ from pathlib import Path
 import pytest
 
 from clitools import REPO, Outcome, run_inproc, run_script, snapshot
-from rebis_pbm.app import move_file_name, open_game
+from rebis_pbm.app import open_game
 from rebis_pbm.cli import EXIT_CODES
 from rebis_pbm.engine import legal_moves
 from rebis_pbm.errors import ExitCode
 from rebis_pbm.files import atomic as fileio
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.files import lock as record_lock
+from rebis_pbm.files.names import move_file_name
+from rebis_pbm.formats.yaml_writer import dump_yaml
 
 GAME_ID = "files-game"
 ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.org"}
 REFEREE = "referee@example.org"
-BUSY = {fileio.LOCK_TIMEOUT_ENV: "0.2"}   # a busy record is reported after 0.2 s, not 30
+BUSY = {record_lock.LOCK_TIMEOUT_ENV: "0.2"}   # a busy record is reported after 0.2 s, not 30
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +87,7 @@ def message(game: Path) -> bytes:
 
 HOLDER = """
 import sys
-from rebis_pbm.files.atomic import locked
+from rebis_pbm.files.lock import locked
 with locked(sys.argv[1]):
     print("locked", flush=True)
     sys.stdin.read()

@@ -37,7 +37,7 @@ from rebis_pbm.engine import (
     setup,
 )
 from rebis_pbm.engine import events as ev
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record.digests import canonical, state_digest, state_document
 
 ENUMS = (Phase, Sign, TokenKind, DrawCause, EndReason, Reason)

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rebis_pbm.engine import Move, Ruleset, apply_move, setup
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import (
     HEADER,
     Record,

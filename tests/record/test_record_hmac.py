@@ -22,7 +22,7 @@ import yaml
 from clitools import secret_of
 from rebis_pbm import app as referee
 from rebis_pbm.crypto import age as encryption
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import HEADER, Record, parse_record
 from rebis_pbm.record.digests import chain_digest
 from rebis_pbm.record.secret import SEED_ENV

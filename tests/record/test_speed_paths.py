@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from rebis_pbm.engine import Move, Ruleset, legal_moves, setup
 from rebis_pbm.formats.schemas import _validator, address_accepted, load_schema
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import FORMAT, Record, commitment, dump_record, salted
 from rebis_pbm.record.verify import _read_as_written, read_checked
 

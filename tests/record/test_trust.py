@@ -23,7 +23,7 @@ from rebis_pbm import app as referee
 from rebis_pbm.engine import Ruleset, apply_move, setup
 from rebis_pbm.errors import Refused
 from rebis_pbm.record import Record, dump_record
-from rebis_pbm.record.trust import seed_bits
+from rebis_pbm.record.seed_strength import seed_bits
 from sshkeys import SSH_KEYGEN, needs_ssh, ssh_key, ssh_sign
 
 RULES = ["shelf_limit=3"]  # short games
@@ -438,7 +438,7 @@ def test_a_signed_closing_play_unsealed_tells_nothing_of_its_card(tmp_path):
     the chain recomputed, the seed-holding check compared C with the sealed file before the
     replay: "the signed move file does not hold the move recorded" for every C but the real
     one. While the seed is secret, every C now reads alike."""
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
     from rebis_pbm.record import HEADER
     from rebis_pbm.record.digests import chain_digest
     keys = {p: ssh_key(tmp_path, p) for p in ("alice", "bob")}

@@ -162,7 +162,7 @@ def _rewritten_by_the_referee(game: Path, edit) -> None:
     keyed record digest recomputed with the seed it holds."""
     import yaml
 
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
     from rebis_pbm.record import HEADER, Record
     from rebis_pbm.record.digests import chain_digest
     seed = referee.open_game(game)[2]

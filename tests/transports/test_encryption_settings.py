@@ -15,7 +15,7 @@ from test_encryption import pub
 from rebis_pbm import app as referee
 from rebis_pbm.crypto import age as encryption
 from rebis_pbm.errors import InputError, Refused
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import HEADER, parse_record
 from rebis_pbm.record.audit import verify
 from sshkeys import needs_ssh, ssh_key, ssh_sign

@@ -16,7 +16,7 @@ import pytest
 
 from rebis_pbm.app import open_game
 from rebis_pbm.engine import apply_move
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from transport_support import PLAYERS, REFEREE, exe, pick_move, secret_key
 
 SEED = "git-job-seed"

@@ -20,7 +20,7 @@ from test_git_job import bare_env, git, job_clone
 from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import apply_move
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from transport_support import (
     PLAYERS,
     REFEREE,

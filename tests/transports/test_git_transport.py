@@ -15,7 +15,7 @@ import yaml
 
 from rebis_pbm.app import open_game
 from rebis_pbm.engine import legal_moves
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from transport_support import PLAYERS, REPO, exe, illegal_card, new_args, pick_move, run, secret_key
 
 SEED = "git-game"
@@ -202,7 +202,7 @@ def test_an_illegal_move_fails_the_job_with_the_reason(repo):
 def test_a_busy_record_fails_the_job_with_75_not_as_a_refused_move(repo, monkeypatch):
     """Another command holding the record's lock is not the move's fault: exit 75 (try again
     later), said so, nothing changed; the same job run again applies the move."""
-    from rebis_pbm.files.atomic import locked
+    from rebis_pbm.files.lock import locked
     commit_move(repo, "alice", pick_move(open_game(repo / "game.yaml")[1].state), "turn 1")
     record_before, head = (repo / "game.yaml").read_bytes(), git(repo, "rev-parse", "HEAD")
     monkeypatch.setenv("REBIS_PBM_LOCK_TIMEOUT", "0.2")

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from rebis_pbm import app as referee
 from rebis_pbm.engine import legal_moves
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record.deadlines import parse_duration
 from rebis_pbm.transports.mail import compose as mail_compose
 from rebis_pbm.transports.mail import maildir as mail_maildir

@@ -14,7 +14,8 @@ from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
 from rebis_pbm.engine import Move
 from rebis_pbm.formats.schemas import validate
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.transports.mail import compose, policy
 from rebis_pbm.transports.mail.compose import thread_id
 from rebis_pbm.transports.mail.maildir import maildir_new

@@ -17,10 +17,11 @@ import yaml
 
 from clitools import run_inproc
 from rebis_pbm import app as referee
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.files.names import default_queue
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.transports.mail import mail_in as mail_jobs
 from rebis_pbm.transports.mail.maildir import maildir_new
-from rebis_pbm.transports.mail.outbox import QUEUED_STATE, default_queue
+from rebis_pbm.transports.mail.outbox import QUEUED_STATE
 from rebis_pbm.transports.mail.policy import parse_message
 from transport_support import PLAYERS, REFEREE, pick_move
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from rebis_pbm import app as referee
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.record.deadlines import parse_duration
 from rebis_pbm.transports.mail.maildir import maildir_new
-from rebis_pbm.transports.mail.outbox import REMINDED_STATE, default_queue, queue_views
+from rebis_pbm.transports.mail.outbox import REMINDED_STATE, queue_views
 from rebis_pbm.transports.mail.policy import parse_message
 
 REFEREE = "referee@example.org"

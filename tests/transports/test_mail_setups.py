@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_mail_cli import REFEREE, SEED, incoming, invoke, maildir, move_doc, state_of
 
-from rebis_pbm.files.atomic import locked
+from rebis_pbm.files.lock import locked
 from rebis_pbm.transports.mail.maildir import maildir_new
 from transport_support import PLAYERS, exe, new_args, pick_move
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from sshkeys import needs_ssh, ssh_key, ssh_sign
 from transport_support import PLAYERS, REFEREE, new_args, pick_move
 

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from rebis_pbm.app import open_game
 from rebis_pbm.cli import cli
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.transports.mail.policy import parse_message
 from transport_support import PLAYERS, REFEREE, illegal_card, new_args, pick_move, run
 

@@ -22,7 +22,8 @@ from test_encryption import key_of, pub
 
 from rebis_pbm import app as referee
 from rebis_pbm.crypto import age as encryption
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from sshkeys import ssh_key
 from transport_support import run
 

@@ -33,7 +33,7 @@ from rebis_pbm.bots import GreedyBot
 from rebis_pbm.crypto import age as encryption
 from rebis_pbm.engine import apply_move
 from rebis_pbm.engine.state import information_set
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from transport_support import PLAYERS, run
 
 pytestmark = pytest.mark.skipif(not (shutil.which("git") and shutil.which("ssh-keygen")),

@@ -30,7 +30,8 @@ from rebis_pbm.bots import GreedyBot
 from rebis_pbm.crypto import age as encryption
 from rebis_pbm.engine import apply_move, setup
 from rebis_pbm.errors import InputError
-from rebis_pbm.formats.yaml_reader import dump_yaml, load_yaml
+from rebis_pbm.formats.yaml_reader import load_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present import views
 from rebis_pbm.record import parse_record
 from rebis_pbm.record.public import public_replay

@@ -17,7 +17,7 @@ from test_git_job import key as secret_in  # the game's SALT:SEED, as the CI sec
 
 from rebis_pbm import app as referee
 from rebis_pbm.crypto import age as encryption
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from sshkeys import ssh_key
 from transport_support import PLAYERS, illegal_card, pick_move, run
 

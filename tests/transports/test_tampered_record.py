@@ -11,7 +11,7 @@ import pytest
 import yaml
 from test_git_job import git, job_clone, key, referee_commits, run_job
 
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.record import HEADER, Record
 from rebis_pbm.record.digests import chain_digest
 from transport_support import pick_move

@@ -38,14 +38,19 @@ from rebis_pbm.errors import (
     UsageError,
     one_line,
 )
+from rebis_pbm.files.names import (
+    COMPANION,
+    DEFAULT_GAME,
+    MOVE_NAME,
+    SECRET_SUFFIX,
+    SIGNATURE,
+    secret_path,
+)
 
 ZERO = "0" * 40   # what CI gives as the "before" of a branch's first push
 MOVES = "moves/"
-# The characters a move file's name may hold, and its form: turn-NNN-PLAYER.yaml.
+# The characters a move file's name may hold (its form: rebis_pbm.files.names.MOVE_NAME).
 SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
-MOVE_NAME = re.compile(r"turn-([0-9]+)-(.+?)\.yaml(\.age)?")  # .age: a sealed move
-# A sealed move's signature beside it (``rebis-pbm seal --key``): read with its move, not alone.
-COMPANION = re.compile(r"turn-[0-9]+-.+\.yaml\.sig(\.age)?")
 REFUSALS = "refusals/"  # in a public repository: each refusal's reason, encrypted to its mover
 SYMLINK = "120000"  # git's mode of a symbolic link
 PUSH_ATTEMPTS = 10  # rounds of fetch, apply, push before giving up (each refusal = a new tip)
@@ -73,7 +78,7 @@ class GameFiles:
     ``refusals/``; a shard's game ``NAME`` in ``DIR``: ``DIR/NAME/game.yaml``,
     ``DIR/NAME/moves/``, ``DIR/NAME/refusals/`` (:func:`shard_games`)."""
 
-    record: str = "game.yaml"
+    record: str = DEFAULT_GAME
     moves: str = MOVES
     refusals: str = REFUSALS
 
@@ -151,13 +156,10 @@ def _deepen(git: Git, remote: str | None) -> None:
 
 
 def _refuse_secret(git: Git, commit: str, game: str) -> None:
-    secret = (game[:-5] if game.endswith(".yaml") else game) + ".secret.yaml"
+    secret = secret_path(game)
     if git.out("ls-tree", "--name-only", commit, "--", secret):
         raise Failed(f"{secret} is committed: every player can read the seed and so every hand; "
                      f"start a new game and keep the seed in a CI secret only")
-
-
-SECRET_SUFFIX = ".secret.yaml"  # a record's secret file beside it: game.yaml -> game.secret.yaml
 
 
 def _keep_secrets(git: Git, target: str) -> None:
@@ -224,9 +226,6 @@ def _refuse_name(git: Git, path: str, why: str, span: str, moves: str = MOVES) -
                   f"{moves}turn-NNN-PLAYER.yaml after its turn and player (e.g. "
                   f"{moves}turn-007-alice.yaml). Rename or remove it in a new commit; no move "
                   f"{'of this game ' if moves != MOVES else ''}was applied")
-
-
-SIGNATURE = ".sig"  # moves/turn-NNN-PLAYER.yaml.sig: the move's signature (ssh-keygen -Y sign)
 
 
 def _is_signature(path: str, moves: str = MOVES) -> bool:
@@ -430,7 +429,7 @@ def _signature_of(move: MoveFile, identity) -> bytes | None:
     return referee.open_sealed_move(move.signature, move.signature_name, identity)[0]
 
 
-def check_moves(start: str | os.PathLike[str], revisions: str, game: str = "game.yaml",
+def check_moves(start: str | os.PathLike[str], revisions: str, game: str = DEFAULT_GAME,
                 say: Say = _print, *, games: str | None = None) -> Outcome:
     """A pull request's check, without the seed: each move file ``revisions`` (``BASE..HEAD``
     or one commit) adds or changes is checked for its name, form, game and author; nothing is
@@ -523,7 +522,7 @@ def _check_game(git: Git, base: str | None, new: str, span: str, files: GameFile
     return checked
 
 
-RECORD = "game.yaml"  # a shard's record in each of its games' folders
+RECORD = DEFAULT_GAME  # a shard's record in each of its games' folders
 
 
 def shard_folder(games: str) -> str:
@@ -670,7 +669,7 @@ class Privacy:
 
 
 def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
-                game: str = "game.yaml", remote: str | None = None, branch: str = "main",
+                game: str = DEFAULT_GAME, remote: str | None = None, branch: str = "main",
                 identity: Identity = Identity(), say: Say = _print,
                 after_push: Callable[[Outcome], None] | None = None,
                 privacy: Privacy = Privacy(), games: str | None = None) -> Outcome:

@@ -17,14 +17,16 @@ from email.contentmanager import ContentManager, raw_data_manager
 from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rebis_pbm.present.i18n import N_, gettext_for
 from rebis_pbm.transports.mail.policy import POLICY
 
+if TYPE_CHECKING:  # the view's shape, for the type checker only
+    from rebis_pbm.present.shapes import View
+
 # A view as rebis_pbm.present.views builds it (and rebis_pbm.app.kept_view keeps it): read here
 # by key only.
-View = dict[str, Any]
 
 
 def domain_of(address: str) -> str:

@@ -8,6 +8,7 @@ from email.message import EmailMessage
 from typing import NamedTuple
 
 from rebis_pbm.crypto.signatures import ARMOUR
+from rebis_pbm.files.names import SIGNATURE as SIGNATURE_SUFFIX
 from rebis_pbm.present.i18n import N_, Named, Phrase
 from rebis_pbm.transports.mail.policy import MailError
 
@@ -40,7 +41,6 @@ class Extracted(NamedTuple):
     signature: bytes | None = None
 
 
-SIGNATURE_SUFFIX = ".sig"  # ssh-keygen -Y sign writes MOVE.yaml.sig
 
 
 def _is_yaml_part(part: EmailMessage) -> bool:

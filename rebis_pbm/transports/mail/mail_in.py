@@ -23,7 +23,9 @@ from rebis_pbm.errors import (
     UsageError,
     one_line,
 )
-from rebis_pbm.files.atomic import locked, open_regular
+from rebis_pbm.files.atomic import open_regular
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.present.i18n import N_, Phrase, gettext_for, refusal
 from rebis_pbm.present.views import counted
 from rebis_pbm.record import Record, Replay
@@ -35,7 +37,6 @@ from rebis_pbm.transports.mail.outbox import (
     _progress,
     _queue_then_note,
     _told_of_join,
-    default_queue,
     queue_missing_views,
     queued_progress,
     view_messages,

@@ -9,10 +9,11 @@ from typing import NamedTuple
 
 from rebis_pbm import app as referee
 from rebis_pbm.errors import Failed
-from rebis_pbm.files.atomic import locked, write_atomic
+from rebis_pbm.files.atomic import write_atomic
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.present.views import counted
 from rebis_pbm.transports.mail.maildir import maildir_new, mark_seen, queue
-from rebis_pbm.transports.mail.outbox import default_queue
 from rebis_pbm.transports.mail.policy import parse_message
 from rebis_pbm.transports.mail.send import Refusal, SmtpServer, send_sendmail, send_smtp
 

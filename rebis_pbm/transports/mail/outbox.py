@@ -11,21 +11,20 @@ from __future__ import annotations
 import os
 from email.message import EmailMessage
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rebis_pbm import app as referee
 from rebis_pbm.errors import Failed, RebisError, UsageError
-from rebis_pbm.files.atomic import locked, write_atomic
+from rebis_pbm.files.atomic import write_atomic
+from rebis_pbm.files.lock import locked
+from rebis_pbm.files.names import default_queue
 from rebis_pbm.present.i18n import N_, gettext_for
 from rebis_pbm.record import Record, Replay
-from rebis_pbm.transports.mail.compose import View, reminder_message, view_message
+from rebis_pbm.transports.mail.compose import reminder_message, view_message
 from rebis_pbm.transports.mail.maildir import queue as add_to_queue
 
-
-def default_queue(record_path: str | os.PathLike[str]) -> Path:
-    """``game.yaml`` -> ``game.mailq/`` beside it: the Maildir of messages waiting to be sent."""
-    record_path = Path(record_path)
-    stem = record_path.name[:-5] if record_path.name.endswith(".yaml") else record_path.name
-    return record_path.with_name(stem + ".mailq")
+if TYPE_CHECKING:  # the view's shape, for the type checker only
+    from rebis_pbm.present.shapes import View
 
 
 QUEUED_STATE = "queued-turn"  # in the queue folder: the last turn whose messages were queued

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import NamedTuple, TypedDict
 
 from rebis_pbm.errors import Failed, RebisError, one_line
-from rebis_pbm.files.atomic import PathLike, locked, make_folder, write_atomic
+from rebis_pbm.files.atomic import PathLike, make_folder, write_atomic
+from rebis_pbm.files.lock import locked
 from rebis_pbm.transports.webhook.payloads import DEADLINE, TURN, Notice, last_line, request
 from rebis_pbm.transports.webhook.settings import Target, notify_path, read_targets, shown_url
 

@@ -17,7 +17,10 @@ that text in the form the service expects (docs/league.md, "Notifications"):
 from __future__ import annotations
 
 import json
-from typing import NamedTuple, TypedDict
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
+
+if TYPE_CHECKING:  # the view's shape, for the type checker only
+    from rebis_pbm.present.shapes import View
 
 TURN = "turn"  # a notice's kind: a turn began
 DEADLINE = "deadline"  # the turn's deadline nears
@@ -70,7 +73,7 @@ class Request(NamedTuple):
     body: bytes
 
 
-def last_line(view: dict[str, object]) -> str:
+def last_line(view: View) -> str:
     """The public view's last line of events as its text tells it (``turn 7 (bob): ...`` or
     ``setup: ...``), from a public view (:func:`rebis_pbm.app.record_view` for no viewer).
 

@@ -28,7 +28,8 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from rebis_pbm.errors import InputError, UsageError, one_line
-from rebis_pbm.files.atomic import PathLike, locked, read_input, write_atomic
+from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
+from rebis_pbm.files.lock import locked
 
 FORMATS = ("json", "discord", "slack", "matrix")  # the bodies a webhook takes (payloads.py)
 NOTIFY_SUFFIX = ".notify.yaml"  # game.yaml -> game.notify.yaml
@@ -148,7 +149,7 @@ def read_targets(game: PathLike, game_id: str | None = None) -> tuple[Target, ..
 
 def write_targets(game: PathLike, game_id: str, targets: Sequence[Target]) -> None:
     """Write the game's webhooks to ``game.notify.yaml`` (mode 0600); with none, remove it."""
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
     path = notify_path(game)
     if not targets:
         if os.path.lexists(path):
