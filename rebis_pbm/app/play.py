@@ -17,13 +17,14 @@ import subprocess
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from rebis_pbm.app.games import abandoned_no_move, no_move_to_make
-from rebis_pbm.app.moves import move_file_name
 from rebis_pbm.errors import Failed, InputError, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
+from rebis_pbm.files.names import move_file_name
 
 if TYPE_CHECKING:
     from rebis_pbm.present.describe import Described
     from rebis_pbm.present.infoset import ViewState
+    from rebis_pbm.present.shapes import View
 
 # The move template's fields that say the move itself; any other field it carries (the game,
 # the chain digest a move answers, ...) goes into the move file as the template has it.
@@ -42,7 +43,7 @@ class OpenedView(NamedTuple):
         lang: the viewer's language (the view's ``lang``, else ``en``).
     """
 
-    view: dict[str, Any]
+    view: View
     seen: ViewState | None
     lang: str
 
@@ -76,7 +77,7 @@ def open_view(path: PathLike, identity: PathLike | None = None) -> OpenedView:
         raise InputError(misfiled, source=source)
     check_view_format(loaded.data, source)
     validate(loaded, "view")
-    view = cast("dict[str, Any]", loaded.data)
+    view = cast("View", loaded.data)
     lang = view.get("lang") or "en"
     if view.get("phase") == "join":
         return OpenedView(view, None, lang)
@@ -107,7 +108,7 @@ def choices(opened: OpenedView) -> list[Described]:
     return described_moves(seen.game, seen.state, opened.lang)
 
 
-def _template(view: dict[str, Any]) -> dict[str, Any]:
+def _template(view: View) -> dict[str, Any]:
     """The view's move template as data (empty when the view has none)."""
     from rebis_pbm.formats.yaml_reader import load_yaml
 
@@ -122,7 +123,7 @@ def move_file(opened: OpenedView, chosen: Described) -> tuple[str, str]:
     """The move file of ``chosen`` (one of :func:`choices`): its name, ``turn-NNN-NAME.yaml``
     (:func:`~rebis_pbm.app.moves.move_file_name`), and its text: a comment saying what it does,
     then the listed document with every other field the view's move template carries."""
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
 
     doc: dict[str, Any] = {k: v for k, v in _template(opened.view).items()
                            if k not in _ACTION_FIELDS}
@@ -141,7 +142,7 @@ def join_file(opened: OpenedView) -> tuple[str, str]:
     """
     import secrets
 
-    from rebis_pbm.formats.yaml_reader import dump_yaml
+    from rebis_pbm.formats.yaml_writer import dump_yaml
 
     view = opened.view
     viewer = view["viewer"]

@@ -27,7 +27,7 @@ from rebis_pbm.engine import (
     score_table,
 )
 from rebis_pbm.engine import events as ev
-from rebis_pbm.formats.yaml_reader import dump_yaml
+from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present.i18n import gettext_for, ngettext_for
 
 FORMATS = ("yaml", "json", "text")  # the listing's formats (``moves --format``)
