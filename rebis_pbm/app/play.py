@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 from rebis_pbm.app.games import abandoned_no_move, no_move_to_make
 from rebis_pbm.errors import Failed, InputError, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
-from rebis_pbm.files.names import move_file_name
+from rebis_pbm.files.names import ENCRYPTED, SIGNATURE, move_file_name
 
 if TYPE_CHECKING:
     from rebis_pbm.present.describe import Described
@@ -62,7 +62,7 @@ def open_view(path: PathLike, identity: PathLike | None = None) -> OpenedView:
     from rebis_pbm.present.infoset import check_view_format, infoset_from_view
 
     source = os.fspath(path)
-    if source.endswith(".age"):
+    if source.endswith(ENCRYPTED):
         if identity is None:
             raise InputError("this view is encrypted: give the key it is encrypted to with "
                              "--identity FILE (your SSH private key or age identity)",
@@ -184,12 +184,12 @@ def write_move(opened: OpenedView, name: str, text: str, out_dir: PathLike = "."
     if recipient:
         from rebis_pbm.app.sealing import seal_move
         sealed = seal_move(path, [str(recipient)], ssh_key=key)
-        signature = path + ".sig" if key is not None else None
+        signature = path + SIGNATURE if key is not None else None
         return Written(path, signature, tuple(sealed.written))
     if key is None:
         return Written(path, None, ())
-    write_atomic(path + ".sig", sign(path, key), mode=0o644)
-    return Written(path, path + ".sig", ())
+    write_atomic(path + SIGNATURE, sign(path, key), mode=0o644)
+    return Written(path, path + SIGNATURE, ())
 
 
 def sign(path: PathLike, key: PathLike) -> bytes:

@@ -183,7 +183,7 @@ def tell(said: Effect, mover: str, limit: int, lang: str | None = None) -> str:
                           _("{player} draws nothing: the deck is empty")).format(
                 player=draw.player))
     if said.ends is not None:
-        from rebis_pbm.present.views import end_words  # why a game ends, worded once (R11)
+        from rebis_pbm.present.wording import end_words  # why a game ends, worded once (R11)
         parts.append(_("the game ends: {why}").format(why=end_words(said.ends, lang)))
     return "; ".join(parts)
 
