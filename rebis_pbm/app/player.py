@@ -100,9 +100,12 @@ def _viewer_to_move(seen: ViewState, source: str) -> str:
     return seen.viewer
 
 
-def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml") -> str:
+def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml",
+                          lang: str | None = None) -> str:
     """Every legal move of the view's viewer, from their view file alone: the same listing as
-    :func:`legal_moves_listing` gives the referee on the same position.
+    :func:`legal_moves_listing` gives the referee on the same position, each move told in
+    ``lang`` (default: the view's language):
+    :func:`rebis_pbm.present.describe.described_listing`.
 
     Raises:
         as :func:`read_view`; Refused (exit 1) when it is not the viewer's move; InputError for
@@ -110,7 +113,9 @@ def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml") -> str:
     """
     seen, doc = _read_view(view_path)
     _viewer_to_move(seen, os.fspath(view_path))
-    listing = views_mod.moves_listing(seen.game, seen.state, fmt)
+    from rebis_pbm.present.describe import described_listing
+
+    listing = described_listing(seen.game, seen.state, fmt, lang or seen.lang)
     witness = doc.get("witness")
     template = doc.get("move_template")
     if (isinstance(witness, dict) and isinstance(witness.get("chain_sha256"), str)

@@ -29,7 +29,6 @@ from rebis_pbm.files.names import (
     default_views_dir,
 )
 from rebis_pbm.formats.yaml_reader import load_yaml
-from rebis_pbm.present import views as views_mod
 from rebis_pbm.record import HEADER, Record, dump_record, parse_record, secret_path
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
@@ -39,8 +38,9 @@ if TYPE_CHECKING:  # imported where used: only their commands pay for them
 
 def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
     """Every legal move of ``player``, who must be the one to move, each a complete move file
-    (YAML documents separated by ``---``, or a JSON list):
-    :func:`rebis_pbm.present.views.moves_listing`.
+    with what it does in ``player``'s language (YAML documents separated by ``---``, each after
+    a comment line; a JSON list of ``{description, move}``; or numbered text lines):
+    :func:`rebis_pbm.present.describe.described_listing`.
 
     Raises:
         as :func:`for_mover`.
@@ -54,7 +54,9 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
         from rebis_pbm.app.joins import join_listing
         return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256)
     record, state = for_mover(game, player)
-    listing = views_mod.moves_listing(record.game, state, fmt)
+    from rebis_pbm.present.describe import described_listing
+
+    listing = described_listing(record.game, state, fmt, record.lang(player))
     return with_after(listing, record.last_digest(), fmt) if record.pins_history else listing
 
 

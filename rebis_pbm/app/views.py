@@ -83,7 +83,12 @@ def with_after(text: str, digest: str, fmt: str = "yaml") -> str:
     if fmt == "json":
         import json
 
-        docs = [{"game": d["game"], "after": digest, **d} for d in json.loads(text)]
+        def pinned(doc: dict[str, object]) -> dict[str, object]:
+            return {"game": doc["game"], "after": digest, **doc}
+
+        # a described listing's entries hold their move file under "move"
+        docs = [{**d, "move": pinned(d["move"])} if "move" in d else pinned(d)
+                for d in json.loads(text)]
         return json.dumps(docs, indent=2) + "\n"
     return "".join(line + (f"after: {digest}\n" if line.startswith("game: ") else "")
                    for line in text.splitlines(keepends=True))

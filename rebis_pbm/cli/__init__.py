@@ -284,6 +284,7 @@ LAZY_COMMANDS = {
     "keygen-referee": ".encryption",
     "league": ".league",
     "notify": ".notify",
+    "play": ".play",
 }
 
 

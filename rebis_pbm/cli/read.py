@@ -38,17 +38,19 @@ def view(game: str, player: str | None, public: bool, fmt: str, lang: str | None
 @click.option("--player", metavar="NAME", help="The player to move (with GAME).")
 @click.option("--view", "view_file", metavar="VIEW.yaml", type=click.Path(dir_okay=False),
               help="List them from your own YAML view instead: no GAME, no seed needed.")
-@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]), default="yaml",
-              show_default=True)
-@click.option("--lang", metavar="CODE", help="With --view: say why there is no move in this "
-              "language, en, fr or pt (default: the view's).")
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json", "text"]), default="yaml",
+              show_default=True, help="Each move says what it does: a comment line (yaml), "
+              "a description field (json), a numbered line (text).")
+@click.option("--lang", metavar="CODE", help="With --view: say what each move does, or why "
+              "there is no move, in this language, en, fr or pt (default: the view's).")
 def moves(game: str | None, player: str | None, view_file: str | None, fmt: str,
           lang: str | None) -> None:
     """List every legal move for the player to move, each a complete move file for `apply`.
 
     Either GAME --player NAME (the referee: needs the seed), or --view VIEW.yaml (a player, from
-    their own view: the same moves). YAML: one document per move (separated by ---); JSON: a
-    list of documents.
+    their own view: the same moves). Each says what it does, in the player's language. YAML: one
+    document per move (separated by ---, each after a comment line); JSON: a list of
+    {description, move}; text: a numbered line per move.
     """
     if view_file is not None:
         if game is not None or player is not None:
@@ -59,7 +61,7 @@ def moves(game: str | None, player: str | None, view_file: str | None, fmt: str,
 
         lang = None if lang is None else check_language(lang)
         try:
-            listing = referee.legal_moves_from_view(view_file, fmt)
+            listing = referee.legal_moves_from_view(view_file, fmt, lang)
         except Refused as exc:
             raise in_language(exc, lang or referee.view_language(view_file)) from None
         click.echo(listing, nl=False)

@@ -430,7 +430,7 @@ def test_every_listed_move_is_accepted_as_is(tmp_path, where):
     state = open_game(game)[1].state
     listed = run_inproc("moves", game, "--player", state.player_to_move, "--format", "json")
     assert listed.code == 0, listed.err
-    docs = json.loads(listed.out)
+    docs = [entry["move"] for entry in json.loads(listed.out)]  # with descriptions (issue 29)
     assert docs, "a player to move always has a legal move"
     if where == "gold due":
         assert any("gold_token" in d for d in docs)
@@ -457,8 +457,12 @@ def test_moves_yaml_and_json_list_the_same_documents(cli, tmp_path):
     as_json = cli("moves", game, "--player", "alice", "--format", "json")
     assert as_yaml.code == as_json.code == 0
     assert as_yaml.out.startswith("---\n")
-    assert list(yaml.safe_load_all(as_yaml.out)) == json.loads(as_json.out)
-    assert all(d["game"] == game_id_of(game) and d["turn"] == 1 for d in json.loads(as_json.out))
+    listed = json.loads(as_json.out)  # each {description, move} (issue 29)
+    assert list(yaml.safe_load_all(as_yaml.out)) == [entry["move"] for entry in listed]
+    assert [line[2:] for line in as_yaml.out.splitlines() if line.startswith("# ")] == \
+        [entry["description"] for entry in listed]
+    assert all(d["move"]["game"] == game_id_of(game) and d["move"]["turn"] == 1
+               for d in listed)
 
 
 def test_moves_for_a_player_with_nothing_to_play(cli, tmp_path):

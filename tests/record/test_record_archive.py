@@ -227,7 +227,9 @@ def test_a_game_in_play_goes_on_and_an_ended_one_does_not(script, tmp_path, name
     done = run(script, "moves", f"{name}.yaml", "--player", player, "--format", "json",
                cwd=folder)
     assert done.returncode == 0, done.stderr
-    legal = json.loads(done.stdout)
+    listed = json.loads(done.stdout)  # each move with what it does (issue 29)
+    assert all(entry["description"] for entry in listed)
+    legal = [entry["move"] for entry in listed]
     assert legal == want["moves"]["legal"]
     (folder / "next.yaml").write_text(yaml.safe_dump(legal[0], sort_keys=False), encoding="utf-8")
     done = run(script, "apply", f"{name}.yaml", "next.yaml", "--as", player, cwd=folder)
