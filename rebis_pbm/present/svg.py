@@ -339,7 +339,8 @@ class _Picture:
         g = [_text(_("Rebis \u00b7 game {game} \u00b7 {who}").format(game=v["game"], who=who),
                    MARGIN, 22, 18, weight="bold"),
              _text(standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False),
-                            self.lang), MARGIN, 46, 14, fill=MUTED)]
+                            self.lang, None if self.public else self.viewer),
+                   MARGIN, 46, 14, fill=MUTED)]
         # the deck: a card back with its count
         x = MARGIN
         g.append(self._back(x, 60, "deck"))

@@ -146,11 +146,14 @@ def render_text(view: View, lang: str | None = None) -> str:
     lines = []
     lines.append(_("Rebis game {game} - {who}").format(game=view["game"], who=who))
     lines.append(standing(view["phase"], view["turn"], view.get("to_move"),
-                          view.get("abandoned", False), lang))
+                          view.get("abandoned", False), lang, view["viewer"]))
     if "deadline" in view:
-        lines.append(_("Deadline for {player}'s move: {deadline} (UTC); after it the referee may "
-                       "move for them.").format(player=view["to_move"],
-                                                deadline=view["deadline"]))
+        lines.append((_("Deadline for your move: {deadline} (UTC); after it the referee may "
+                        "move for you.") if view["to_move"] == view["viewer"] and lang
+                      and lang != "en" else  # English keeps the name (tests/transports)
+                      _("Deadline for {player}'s move: {deadline} (UTC); after it the referee "
+                        "may move for them.")).format(player=view["to_move"],
+                                                      deadline=view["deadline"]))
     for warning in view.get("warnings", ()):
         lines.append(warning["text"])
     supply = view["supply"]
