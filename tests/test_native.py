@@ -1,0 +1,158 @@
+"""Words as a native reader expects them (issue 30, docs/glossary.md "Grammar and typography").
+
+Every message of the French and Portuguese catalogs is filled in with sample names (a vowel
+name, an h name, a consonant name) and read like a native speaker would: no "(s)" where a
+plural form belongs, French elision before a vowel name (and "de" before h), the no-break
+spaces of French punctuation, Portuguese contractions with a shelf. Then a three-player game
+(ana in French, hugo in Portuguese, ian in English) is played and each player's own text view
+must speak to them in the second person. And the names: accents allowed, kept in NFC, the same
+name in another case or without accents refused, another script refused.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import unicodedata
+
+import pytest
+
+from clitools import run_inproc
+from rebis_pbm.app.create import check_players, same_name_key
+from rebis_pbm.errors import UsageError
+from rebis_pbm.present import i18n
+
+babel = pytest.importorskip("babel", reason="Babel (the test extra) reads the catalogs")
+from babel.messages.pofile import read_po  # noqa: E402
+
+NAMES = ("ana", "Émile", "yves", "hugo", "Hélène", "bob")  # vowel, accented vowel, y, h, consonant
+NAME_FIELDS = {"player", "owner", "name", "viewer", "players", "mover", "to_move", "who"}
+NB = "\u00a0"
+
+
+def _fields(template: str) -> list[str]:
+    return [f for _, f, _, _ in string.Formatter().parse(template) if f]
+
+
+def _filled(lang: str, name: str) -> list[tuple[str, str]]:
+    """Every message of ``lang``'s catalog (each plural form for 1 and 2) filled in: names with
+    ``name``, a shelf with the way the catalog itself says one, numbers with 2."""
+    catalog = i18n.translation(lang)
+    _ = catalog.gettext
+    shelf = _("{owner}'s shelf {shelf}").format(owner=name, shelf=1)
+    with open(i18n.LOCALE_DIR + f"/{lang}/LC_MESSAGES/rebis_pbm.po", "rb") as f:
+        po = read_po(f)
+    out = []
+    for message in po:
+        if not message.id:
+            continue
+        said = ([catalog.ngettext(*message.id, n) for n in (1, 2)]
+                if isinstance(message.id, tuple) else [_(message.id)])
+        for text in said:
+            params: dict[str, object] = {}
+            for field in _fields(text):
+                key = re.split(r"[.\[!:]", field)[0]
+                params[key] = (name if key in NAME_FIELDS else shelf if key == "shelf"
+                               else 2)
+            try:
+                out.append((message.id if isinstance(message.id, str) else message.id[0],
+                            text.format(**params)))
+            except (KeyError, IndexError, ValueError):  # a field used with a format spec
+                continue
+    return out
+
+
+@pytest.mark.parametrize("lang", ["fr", "pt"])
+@pytest.mark.parametrize("name", NAMES)
+def test_no_message_writes_a_plural_as_s_in_brackets(lang, name):
+    for msgid, text in _filled(lang, name):
+        assert "(s)" not in text, (msgid, text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_french_elides_de_and_que_before_a_vowel_name_and_not_before_h(name):
+    vowel = i18n.begins_with_vowel(name)
+    for msgid, text in _filled("fr", name):
+        assert not re.search(rf"\b(de|que) {re.escape(name)}\b", text) or not vowel, (msgid, text)
+        if not vowel:
+            assert f"d'{name}" not in text and f"qu'{name}" not in text, (msgid, text)
+
+
+def test_the_elision_rule_over_vowel_and_h_names():
+    for name in ("ana", "Émile", "ève", "Île", "Oscar", "ursula", "yves", "Œdipe", "Ælis"):
+        assert i18n.of_name(name, "fr") == "d'", name
+    for name in ("hugo", "Hélène", "Bob", "çağla", "José", "7up"):
+        assert i18n.of_name(name, "fr") == "de ", name
+    assert i18n.of_name("ana", "pt") == "de "
+    _ = i18n.gettext_for("fr")
+    assert _("{owner}'s shelf {shelf}").format(owner="ana", shelf=2) == "l'étagère 2 d'ana"
+    assert _("{owner}'s shelf {shelf}").format(owner="hugo", shelf=2) == "l'étagère 2 de hugo"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_french_punctuation_has_its_no_break_space(name):
+    for msgid, text in _filled("fr", name):
+        assert not re.search(r"[ \t][;:!?]", text), (msgid, text)  # a plain space before
+        assert not re.search(r"\w[;!?](\s|$)", text), (msgid, text)  # no space at all
+        assert "« " not in text and " »" not in text, (msgid, text)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_portuguese_contracts_em_and_de_with_a_shelf(name):
+    for msgid, text in _filled("pt", name):
+        assert not re.search(r"\b(em|de|para) (a|o) (tua |sua )?prateleira", text), (msgid, text)
+
+
+def _play(tmp_path, turns: int):
+    game = tmp_path / "game.yaml"
+    out = run_inproc("new", game, "--insecure-seed", "--referee-deal", "--seed", "native",
+                     "--game-id", "g30", "--player", "ana", "--player", "hugo", "--player",
+                     "ian", "--lang", "ana=fr", "--lang", "hugo=pt")
+    assert out.code == 0, out.err
+    for turn in range(1, turns + 1):
+        for name in ("ana", "hugo", "ian"):
+            listed = run_inproc("moves", game, "--player", name, "--format", "json")
+            if listed.code == 0:
+                move = json.loads(listed.out)[0]
+                path = tmp_path / f"m{turn}.json"
+                path.write_text(json.dumps(move), encoding="utf-8")
+                applied = run_inproc("apply", game, path)
+                assert applied.code == 0, applied.err
+                break
+    return game
+
+
+def test_a_players_own_view_speaks_to_them_in_the_second_person(tmp_path):
+    game = _play(tmp_path, 9)
+    for name, lang in (("ana", "fr"), ("hugo", "pt"), ("ian", "en")):
+        text = run_inproc("view", game, "--player", name).out
+        lines = text.splitlines()
+        # the line where the game stands, and every account of a move, say "you", not the name
+        standing = lines[1]
+        assert name not in standing, (lang, standing)
+        events = lines[lines.index(i18n.gettext_for(lang)("Recent events:")) + 1:]
+        for line in events:
+            if not line.startswith("  "):
+                break
+            told = re.split(r"\)?[\u00a0 ]?: ", line, maxsplit=1)[-1]
+            assert not re.search(rf"\b{name}\b", told), (lang, line)
+        if lang == "fr":
+            assert not re.search(r"\bde ana\b", text) and "d'ana" in text
+            assert not re.search(r" [;:!?]", text), text
+        assert "(s)" not in text
+
+
+def test_names_with_accents_are_kept_in_nfc_and_refused_when_they_repeat_another():
+    check_players(["José", "Zoë", "Çağla"], {}, record_format="rebis-pbm/4")
+    assert same_name_key("José") == same_name_key("jose") == same_name_key("JOSÉ")
+    with pytest.raises(UsageError, match="differ only in upper/lower case or accents"):
+        check_players(["José", "jose"], {}, record_format="rebis-pbm/4")
+    with pytest.raises(UsageError, match="another script than the Latin one"):
+        check_players(["j\u043ese", "ana"], {}, record_format="rebis-pbm/4")  # Cyrillic о
+    with pytest.raises(UsageError, match="not a valid name"):
+        check_players(["Jos\u00e9\u0301x", "ana"], {}, record_format="rebis-pbm/4")
+    with pytest.raises(UsageError, match="need the record format rebis-pbm/4"):
+        check_players(["José", "ana"], {}, record_format="rebis-pbm/3")
+    decomposed = unicodedata.normalize("NFD", "José")
+    assert decomposed != "José" and unicodedata.normalize("NFC", decomposed) == "José"
