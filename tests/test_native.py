@@ -149,10 +149,29 @@ def test_names_with_accents_are_kept_in_nfc_and_refused_when_they_repeat_another
     with pytest.raises(UsageError, match="differ only in upper/lower case or accents"):
         check_players(["José", "jose"], {}, record_format="rebis-pbm/4")
     with pytest.raises(UsageError, match="another script than the Latin one"):
-        check_players(["j\u043ese", "ana"], {}, record_format="rebis-pbm/4")  # Cyrillic о
+        check_players(["j\u043ese", "ana"], {}, record_format="rebis-pbm/4")  # a Cyrillic o
     with pytest.raises(UsageError, match="not a valid name"):
         check_players(["Jos\u00e9\u0301x", "ana"], {}, record_format="rebis-pbm/4")
     with pytest.raises(UsageError, match="need the record format rebis-pbm/4"):
         check_players(["José", "ana"], {}, record_format="rebis-pbm/3")
     decomposed = unicodedata.normalize("NFD", "José")
     assert decomposed != "José" and unicodedata.normalize("NFC", decomposed) == "José"
+
+
+def test_the_witness_line_and_check_view_speak_the_players_language(tmp_path):
+    game = _play(tmp_path, 3)
+    views = tmp_path / "game.views"
+    french, portuguese = (views / "ana.txt").read_text(), (views / "hugo.txt").read_text()
+    assert "\nTémoin\u00a0: partie g30, coup 3, chain_sha256 " in french
+    assert "\nTestemunha: jogo g30, lance 3, chain_sha256 " in portuguese
+    for name in ("ana", "hugo"):  # verify reads the witness back in every language
+        done = run_inproc("verify", game, "--witness", views / f"{name}.txt")
+        assert done.code == 0, done.err
+    to_move = run_inproc("moves", game, "--player", "ana", "--format", "json")
+    if to_move.code != 0:
+        pytest.skip("ana is not to move at turn 4")
+    move = tmp_path / "ana-move.json"
+    move.write_text(json.dumps(json.loads(to_move.out)[0]), encoding="utf-8")
+    said = run_inproc("check", move, "--view", views / "ana.yaml")
+    assert said.code == 0 and "coup légal du tour 4 (ana)" in said.out, said.out + said.err
+    assert "legal move" not in said.out

@@ -2,7 +2,7 @@
 # From schemas/move.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "468f7240a449cf230e16130a322046397aac47a12f5b3cca93ff871792968fff"
+SCHEMA_SHA256 = "c026bd6cb2368df8ba8406783e9c5a63879a49cfc49968765b370c50cea61fda"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re
@@ -10,7 +10,7 @@ from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException
 
 
 REGEX_PATTERNS = {
-    '^[A-Za-z][A-Za-z0-9_-]{0,31}$(?!\\n)': re.compile('^[A-Za-z][A-Za-z0-9_-]{0,31}\\Z(?!\\n)'),
+    '^[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff][A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff0-9_-]{0,31}$(?!\\n)': re.compile('^[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff][A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff0-9_-]{0,31}\\Z(?!\\n)'),
     '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$(?!\\n)': re.compile('^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\\Z(?!\\n)')
 }
 
@@ -179,8 +179,8 @@ def validate____defs_player(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (str)):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string")
     if isinstance(data, str):
-        if not REGEX_PATTERNS['^[A-Za-z][A-Za-z0-9_-]{0,31}$(?!\\n)'].search(data):
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Za-z][A-Za-z0-9_-]{0,31}$(?!\\n)")
+        if not REGEX_PATTERNS['^[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff][A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff0-9_-]{0,31}$(?!\\n)'].search(data):
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff][A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff0-9_-]{0,31}$(?!\\n)")
     return data
 
 def validate____defs_game(data, custom_formats={}, name_prefix=None):
