@@ -57,9 +57,8 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
             if lang is None:
                 lang = referee.view_language(view_file)
             raise in_language(exc, lang) from None
-        from rebis_pbm.present.i18n import LANGUAGES, gettext_for
-        said_in = referee.view_language(view_file) if lang is None else lang
-        _ = gettext_for(said_in if said_in in LANGUAGES else None)
+        from rebis_pbm.present.i18n import gettext_for, spoken
+        _ = gettext_for(spoken(referee.view_language(view_file) if lang is None else lang))
         click.echo(_("{source}: a legal move of turn {turn} by {player} in {view}'s position; "
                      "the referee will accept it if nothing has changed since.").format(
                          source=source, turn=legal.turn, player=legal.player, view=view_file))

@@ -210,6 +210,12 @@ def translation(lang: str | None) -> NullTranslations | _English:
     return found
 
 
+def spoken(lang: str | None) -> str | None:
+    """``lang`` when rebis-pbm speaks it (any case), else None (English): for a language read
+    from a file (a view's ``lang:``), where an unknown code is no reason to fail."""
+    return lang.lower() if lang and lang.lower() in LANGUAGES else None
+
+
 def gettext_for(lang: str | None) -> Callable[[str], str]:
     """``translation(lang).gettext``: the ``_`` of the functions that write in ``lang``."""
     return translation(lang).gettext
@@ -271,4 +277,4 @@ UNTRANSLATED = N_("Your move was not accepted; the reason, in English: {details}
 
 __all__ = ["LANGUAGES", "NBSP", "N_", "Message", "Named", "Phrase", "begins_with_vowel",
            "check_language", "elide", "gettext_for", "ngettext_for", "of_name", "refusal",
-           "separator", "translate", "translation"]
+           "separator", "spoken", "translate", "translation"]

@@ -224,7 +224,7 @@ def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False
     ``to_move``, in the second person ("you place the red token", "your move").
 
     >>> standing("play", 7, "bob"), standing("play", 7, "bob", lang="fr")
-    ('The game awaits turn 7: bob to move.', 'La partie attend le tour 7 : à bob de jouer.')
+    ('The game awaits turn 7: bob to move.', 'La partie attend le tour 7\\xa0: à bob de jouer.')
     """
     _ = gettext_for(lang)
     if abandoned:
@@ -275,7 +275,7 @@ def winners_line(winners: Sequence[str], lang: str | None = None) -> str:
     ``verify``; no full stop (the callers' sentences differ). ``winners``: names, not empty.
 
     >>> winners_line(["bob"]), winners_line(["ann", "bo", "cy"], "fr")
-    ('Winner: bob', 'Victoire partagée : ann et bo et cy')
+    ('Winner: bob', 'Victoire partagée\\xa0: ann et bo et cy')
     """
     return record_wording.winners_line(winners, gettext_for(lang))
 
