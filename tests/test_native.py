@@ -175,3 +175,22 @@ def test_the_witness_line_and_check_view_speak_the_players_language(tmp_path):
     said = run_inproc("check", move, "--view", views / "ana.yaml")
     assert said.code == 0 and "coup légal du tour 4 (ana)" in said.out, said.out + said.err
     assert "legal move" not in said.out
+
+
+def test_site_writes_the_game_page_in_a_language(tmp_path):
+    game = _play(tmp_path, 4)
+    for lang, words in (("fr", ("Partie de Rebis g30", "Joueurs, place par place",
+                                "La distribution", "La graine et")),
+                        ("pt", ("Jogo de Rebis g30", "Jogadores, lugar a lugar",
+                                "A distribuição", "A semente e"))):
+        out = tmp_path / f"site-{lang}"
+        done = run_inproc("site", game, "--out", out, "--lang", lang)
+        assert done.code == 0, done.err
+        page = (out / "index.html").read_text(encoding="utf-8")
+        assert f'<html lang="{lang}">' in page and all(w in page for w in words), page[:3000]
+        assert "The table" not in page and "Players in seat order" not in page
+        assert "(s)" not in page
+    english = run_inproc("site", game, "--out", tmp_path / "site-en")
+    assert english.code == 0 and "Players in seat order" in (
+        tmp_path / "site-en" / "index.html").read_text(encoding="utf-8")
+    assert run_inproc("site", game, "--out", tmp_path / "x", "--lang", "de").code == 2
