@@ -359,7 +359,7 @@ def test_a_record_relabelled_as_an_older_format_is_refused_with_the_seed(cli, ga
     assert "FAILED" in checked.out and "commitment" in checked.out
     applied = cli("apply", game, move, env=env)
     assert applied.code == 3, applied.err
-    assert "says format rebis-pbm/2, but its seed commits to it as a rebis-pbm/4" in applied.err
+    assert "says format rebis-pbm/2, but its seed commits to it as a rebis-pbm/3" in applied.err
     assert "Traceback" not in applied.err
     assert game.read_bytes() == before
 
