@@ -184,7 +184,9 @@ def one_line(text: str) -> str:
     """
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    # the no-break spaces of French typography (present/i18n.py) are printable to a reader
+    return "".join(c if c.isprintable() or c in "\u00a0\u202f" else repr(c)[1:-1]
+                   for c in text)
 
 
 def exit_code_of(exc: BaseException) -> int | None:

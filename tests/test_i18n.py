@@ -301,9 +301,9 @@ def test_each_player_reads_view_mails_template_and_refusals_in_their_language(tm
     mails = _queued(game, seen)
 
     subject, text, files = mails[ADDRESSES["ann"]]
-    assert subject == "[Rebis g18] tour 2 : à ben de jouer"
-    assert "Tour 1 (ann) : " in text or "Tour 1 (ann): " in text
-    assert "tu as posé" in text and "Partie de Rebis g18 - vue de ann" in text
+    assert subject == "[Rebis g18] tour 2\u00a0: à ben de jouer"
+    assert "Tour 1 (ann)\u00a0: " in text or "Tour 1 (ann): " in text
+    assert "tu as posé" in text and "Partie de Rebis g18 - vue d'ann" in text
     assert "Deck Bibliothèque" in text and "poussière dorée" in text
     view_yaml = next(v for k, v in files.items() if k.startswith("view-"))
     assert "you played" in (view_yaml if isinstance(view_yaml, str) else view_yaml.decode())
@@ -338,8 +338,8 @@ def test_each_player_reads_view_mails_template_and_refusals_in_their_language(tm
     assert "lance recusado: só se pode jogar uma carta na prateleira de outro jogador (R8)" in text
     assert "Nada mudou no jogo. O jogo espera o turno 2: é a vez de ben." in text
     subject, text, _ = replies[ADDRESSES["ann"]]
-    assert subject == "[Rebis g18] tour 2 : ton coup n'a pas été appliqué"
-    assert "coup refusé : le tour 2 est à ben, pas à ann" in text
+    assert subject == "[Rebis g18] tour 2\u00a0: ton coup n'a pas été appliqué"
+    assert "coup refusé\u00a0: le tour 2 est à ben, pas à ann" in text
     assert "Rien n'a changé dans la partie." in text
     subject, text, _ = replies[ADDRESSES["cid"]]
     assert subject == "[Rebis g18] turn 2: your move was not applied"
@@ -349,8 +349,9 @@ def test_each_player_reads_view_mails_template_and_refusals_in_their_language(tm
     _mail_in(game, tmp_path, _mail(ADDRESSES["ann"], yaml.safe_dump(
         {"game": "g18", **first.as_dict()}), "<m1@x>"))
     subject, text, _ = _queued(game, seen)[ADDRESSES["ann"]]
-    assert subject == "[Rebis g18] tour 2 : le tour 1 a déjà été appliqué"
-    assert "Le tour 1 de ann a déjà été appliqué avec exactement ce coup ; rien n'a changé." in text
+    assert subject == "[Rebis g18] tour 2\u00a0: le tour 1 a déjà été appliqué"
+    assert ("Le tour 1 d'ann a déjà été appliqué avec exactement ce coup\u00a0; "
+            "rien n'a changé.") in text
 
 
 def test_a_refusal_to_the_mover_speaks_of_their_active_shelf_in_their_language(tmp_path):
@@ -363,8 +364,8 @@ def test_a_refusal_to_the_mover_speaks_of_their_active_shelf_in_their_language(t
         {"game": "g18", "turn": 1, "player": "ann",
          "play": {"cards": hand[0], "shelf": "ann", "sign": "negative"}}), "<r1@x>"))
     text = _queued(game, seen)[ADDRESSES["ann"]][1]
-    assert "sur ta propre étagère, les cartes se posent avec le signe + ; écris sign: positive" \
-        in text
+    assert ("sur ta propre étagère, les cartes se posent avec le signe +\u00a0; "
+            "écris sign: positive") in text
     # ben (Portuguese) names a shelf cid does not have, in a move sent out of turn: the turn is
     # checked first, and the reply tells whose turn it is, in Portuguese.
     _mail_in(game, tmp_path, _mail(ADDRESSES["ben"], yaml.safe_dump(
@@ -383,10 +384,11 @@ def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_pa
                                     "play": {"cards": [hand[0], hand[0]], "shelf": "ben",
                                              "sign": "positive"}}))
     line = cli("check", move, "--view", view, "--lang", "fr").refused(1)
-    assert "coup refusé : une seule carte peut être posée sur l'étagère d'un autre joueur" in line
+    assert ("coup refusé\u00a0: une seule carte peut être posée sur l'étagère d'un autre "
+            "joueur") in line
     # Without --lang, the view's own language (its lang: field, ann's only), as moves --view.
     assert yaml.safe_load(view.read_text())["lang"] == "fr"
-    assert "coup refusé : une seule carte" in cli("check", move, "--view", view).refused(1)
+    assert "coup refusé\u00a0: une seule carte" in cli("check", move, "--view", view).refused(1)
     assert "move rejected: only one card" in cli("check", move, "--view", view, "--lang",
                                                  "en").refused(1)
     assert "lang" not in yaml.safe_load((tmp_path / "game.views" / "cid.yaml").read_text())
@@ -402,7 +404,8 @@ def test_a_players_own_check_of_a_broken_move_file_answers_in_their_language(cli
     move.write_text("game: g18\nturn: 1\nplayer: ann\nplay: {cards: [3], shelf: ann, "
                     "sign: positif}\n")
     line = cli("check", move, "--view", tmp_path / "game.views" / "ann.yaml").refused(2)
-    assert "Ton coup n'a pas été accepté ; la raison, en anglais : " in line and "positif" in line
+    assert "Ton coup n'a pas été accepté\u00a0; la raison, en anglais\u00a0: " in line \
+        and "positif" in line
 
 
 def test_a_message_with_no_move_is_answered_in_the_senders_language(tmp_path):
@@ -428,8 +431,8 @@ def test_a_move_file_error_is_told_in_the_movers_language_with_its_detail_in_eng
     _mail_in(game, tmp_path, _mail(ADDRESSES["ann"], "game: g18\nturn: 1\nplayer: ann\n"
                                    "play: {cards: [3], shelf: ann, sign: positif}\n", "<f1@x>"))
     subject, text, _ = _queued(game, seen)[ADDRESSES["ann"]]
-    assert subject == "[Rebis g18] tour 1 : ton coup n'a pas été appliqué"
-    assert "Ton coup n'a pas été accepté ; la raison, en anglais : " in text
+    assert subject == "[Rebis g18] tour 1\u00a0: ton coup n'a pas été appliqué"
+    assert "Ton coup n'a pas été accepté\u00a0; la raison, en anglais\u00a0: " in text
     assert "'positif'" in text  # the detail: the file's own value, quoted
     _mail_in(game, tmp_path, _mail(ADDRESSES["ben"], "game: g18\nturn: 1\nplayer: ben\n"
                                    "play: [unclosed\n", "<f2@x>"))
@@ -483,15 +486,15 @@ def test_signature_refusals_and_where_the_move_was_are_in_the_movers_language(tm
     _mail_in(game, tmp_path, _mail_with(ADDRESSES["ann"], "<s1@x>", "my move",
                                         [("ann.yaml", move)]))
     text = _queued(game, seen)[ADDRESSES["ann"]][1]
-    assert ("la pièce jointe ann.yaml : coup refusé : ann a enregistré une clé, ses coups "
-            "doivent donc être signés") in text
+    assert ("la pièce jointe ann.yaml\u00a0: coup refusé\u00a0: ann a enregistré une clé, "
+            "ses coups doivent donc être signés") in text
     assert "move rejected" not in text and "the attachment" not in text
     forged = ssh_sign(other, move).decode()
     _mail_in(game, tmp_path, _mail_with(ADDRESSES["ann"], "<s2@x>",
                                         "---\n" + move.decode() + "...\n" + forged))
     text = _queued(game, seen)[ADDRESSES["ann"]][1]
-    assert ("le texte du message : coup refusé : sa signature ne se vérifie pas avec la clé de "
-            "ann") in text
+    assert ("le texte du message\u00a0: coup refusé\u00a0: sa signature ne se vérifie pas avec "
+            "la clé d'ann") in text
     assert "the message's text" not in text and "signature does not check" not in text
     # ben (Portuguese), out of turn and unsigned: the signature is checked first.
     ben_move = move.replace(b"player: ann", b"player: ben")
@@ -515,7 +518,7 @@ def test_apply_and_check_repeat_a_refusal_in_the_movers_language(cli, tmp_path):
     assert outcome.code == 1
     english, mover = outcome.err.splitlines()
     assert "move rejected:" in english and english.startswith("rebis-pbm: ")
-    assert mover.startswith("rebis-pbm: for ann (fr): ") and "coup refusé :" in mover
+    assert mover.startswith("rebis-pbm: for ann (fr): ") and "coup refusé\u00a0:" in mover
     assert "move rejected" not in mover
     assert game.read_bytes() == before
     only = cli("apply", game, move, "--lang", "en")
@@ -589,7 +592,8 @@ def test_mails_name_the_referee_the_html_and_the_multiplier_in_the_readers_langu
     assert view["ruleset"]["multiplier"] == "additive"  # data stays data
     # The picture in the HTML part speaks each reader's language, last move included.
     pictures = {name: got[ADDRESSES[name]].get_body(("html",)).get_content() for name in ADDRESSES}
-    for words in ("vue de ann", "Stock :", "poussière dorée", "Dernier coup, tour 1 (ann) : tu as",
+    for words in ("vue d'ann", "Stock\u00a0:", "poussière dorée",
+                  "Dernier coup, tour 1 (ann)\u00a0: tu as",
                   "face cachée, posée par toi", "La partie attend le tour 2"):
         assert words in pictures["ann"], words
     for words in ("vista de ben", "Banco:", "pó dourado", "Último lance, turno 1 (ann): ann",

@@ -308,5 +308,7 @@ def test_the_dialogue_is_in_the_players_language(tmp_path):
     done = play(view, "--out", tmp_path / "alice", "--quiet", stdin=b"1\n1\nn\n")
     assert done.returncode == 0, done.stderr
     out = done.stdout.decode()
-    assert "Quelle carte veux-tu poser ?" in out and "Où ?" in out and "Rien n'a été écrit." in out
+    # French typography: a no-break space before ? (issue 30)
+    assert "Quelle carte veux-tu poser\u00a0?" in out and "Où\u00a0?" in out
+    assert "Rien n'a été écrit." in out
     assert "sur ton étagère 1 (poids" in out

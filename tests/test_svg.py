@@ -216,7 +216,7 @@ def test_view_format_svg_speaks_the_players_language(tmp_path):
     english_ann = picture("--player", "ann")
     french_ann = picture("--player", "ann", "--lang", "fr")
     assert "Last move, turn 1 (ann): " in texts(english_ann)
-    assert "Dernier coup, tour 1 (ann) : " in texts(french_ann)
+    assert "Dernier coup, tour 1 (ann)\u00a0: " in texts(french_ann)
     assert "Dernier coup" not in texts(english_ann)
     assert "Last move" not in texts(french_ann) and "view of" not in texts(french_ann)
     assert "étagère" in texts(french_ann) and "shelf" not in texts(french_ann)
@@ -232,7 +232,7 @@ def test_view_format_svg_speaks_the_players_language(tmp_path):
     # The spectator's picture is English unless --lang; the text view follows the same rule.
     assert picture("--public") == svg.render_svg(record_view(record, replay, None))
     public_fr = texts(picture("--public", "--lang", "fr"))
-    assert "vue du spectateur" in public_fr and "Dernier coup, tour 1 (ann) : " in public_fr
+    assert "vue du spectateur" in public_fr and "Dernier coup, tour 1 (ann)\u00a0: " in public_fr
     assert "spectator view" not in public_fr
     # The same information set in either language: the numbers and cards drawn are the same.
     assert cards(parsed(french_ann)) == cards(parsed(english_ann))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, NamedTuple, cast
 
@@ -29,11 +30,39 @@ from rebis_pbm.record import (
     salted,
     secret_path,
 )
+from rebis_pbm.record.model import ASCII_NAMES
 
 
-def check_players(players: Sequence[str], addresses: dict[str, str]) -> None:
-    """Refuse players a game cannot have: not 2 to 4, a name outside the schema's form, the
-    spectator view's name, two names that differ only in case, an address shared by two.
+def same_name_key(name: str) -> str:
+    """What two names that count as the same share: ``name`` without its accents, case-folded
+    (José, jose and JOSÉ are one name: they would be one view file on many disks, and one
+    player to a reader).
+
+    >>> same_name_key("José") == same_name_key("JOSE"), same_name_key("Zoë")
+    (True, 'zoe')
+    """
+    bare = "".join(c for c in unicodedata.normalize("NFD", name) if not unicodedata.combining(c))
+    return bare.casefold()
+
+
+def _foreign_letter(name: str) -> str | None:
+    """The first letter of ``name`` that is not of the Latin script (a Cyrillic "\\u0430" that looks
+    like a Latin "a"), by its Unicode name; None when every letter is Latin."""
+    for c in name:
+        if c.isalpha() and not unicodedata.name(c, "").startswith("LATIN "):
+            return unicodedata.name(c, f"U+{ord(c):04X}")
+    return None
+
+
+def check_players(players: Sequence[str], addresses: dict[str, str],
+                  record_format: str = FORMAT) -> None:
+    """Refuse players a game cannot have: not 2 to 4, a name outside the schema's form (letters
+    of the Latin script with their accents, in NFC, digits, '_', '-'), a letter of another
+    script (a Cyrillic "\\u0430" in a Latin name), the spectator view's name, two names that differ
+    only in case or accents, an address shared by two.
+
+    ``record_format``: the format of the record to be written; a format before rebis-pbm/4
+    (:data:`~rebis_pbm.record.model.ASCII_NAMES`) holds names in ASCII letters only.
 
     Raises:
         UsageError: one sentence naming the fault (option ``--player``).
@@ -44,15 +73,25 @@ def check_players(players: Sequence[str], addresses: dict[str, str]) -> None:
                          f"{len(players)})", "--player")
     pattern = defined_pattern("move", "player")
     for name in players:
-        if not pattern.fullmatch(name):
+        foreign = _foreign_letter(name)
+        if foreign is not None:
+            raise UsageError(f"{clip(name)!r} is not a valid name: it has a letter of another "
+                             f"script than the Latin one ({foreign}), which could pass for a "
+                             f"Latin letter; write names in Latin letters only", "--player")
+        if not pattern.fullmatch(unicodedata.normalize("NFC", name)):
             raise UsageError(f"{clip(name)!r} is not a valid name: a letter, then letters, "
-                             f"digits, '_' or '-', at most 32 characters", "--player")
+                             f"digits, '_' or '-', at most 32 characters (Latin letters, "
+                             f"accents allowed)", "--player")
         if name.casefold() == views_mod.PUBLIC:
             raise UsageError("'public' is the spectator view's name; choose another", "--player")
-    if len({name.casefold() for name in players}) != len(players):
+        if record_format in ASCII_NAMES and not name.isascii():
+            raise UsageError(f"{clip(name)!r} is not a valid name in a {record_format} record: "
+                             f"names with accents need the record format rebis-pbm/4; write "
+                             f"it without accents", "--player")
+    if len({same_name_key(name) for name in players}) != len(players):
         # Names become view file names: alice.txt and Alice.txt are one file on many disks.
         raise UsageError("each player needs a different name, and names that differ only in "
-                         "upper/lower case count as the same", "--player")
+                         "upper/lower case or accents count as the same", "--player")
     taken: dict[str, str] = {}
     for name, address in addresses.items():
         if ascii_lower(address) in taken:
@@ -148,7 +187,12 @@ def create_game(game: PathLike, players: Sequence[str], *, addresses: dict[str, 
     """
     from rebis_pbm.engine import seat_order, setup
     from rebis_pbm.formats.schemas import defined_pattern
-    addresses = dict(addresses or {})
+    def nfc(name: str) -> str:  # names are kept precomposed (NFC): one spelling on every disk
+        return unicodedata.normalize("NFC", name)
+    players = [nfc(name) for name in players]
+    addresses = {nfc(name): address for name, address in (addresses or {}).items()}
+    keys = None if keys is None else {nfc(name): text for name, text in keys.items()}
+    langs = None if langs is None else {nfc(name): code for name, code in langs.items()}
     check_players(players, addresses)
     ruleset = ruleset or Ruleset()
     game = os.fspath(game)

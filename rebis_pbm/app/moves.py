@@ -57,7 +57,7 @@ def already_applied(record: Record, move: Move | JoinMove, repaired: int = 0,
     (:class:`JoinMove`, which has no turn) already among its joins; ``repaired`` view files
     were rewritten in ``views_dir`` (see :class:`Submitted`). In ``lang`` for a player
     (default English)."""
-    from rebis_pbm.present.i18n import gettext_for
+    from rebis_pbm.present.i18n import gettext_for, ngettext_for
     _ = gettext_for(lang)
     if isinstance(move, JoinMove):
         return _("{player} has joined already, with exactly this join; nothing changed.").format(
@@ -67,7 +67,9 @@ def already_applied(record: Record, move: Move | JoinMove, repaired: int = 0,
     what = (_(": a closing play on {owner}'s shelf, like this one (its card is sealed in the "
               "record, so the card sent is not compared)").format(owner=entry.owner)
             if isinstance(entry, SealedMove) else _(" with exactly this move"))
-    extra = (_(" (rewrote {count} stale view file(s) in {folder}/)").format(
+    n_ = ngettext_for(lang)
+    extra = (n_(" (rewrote {count} stale view file in {folder}/)",
+                " (rewrote {count} stale view files in {folder}/)", repaired).format(
         count=repaired, folder=os.fspath(views_dir or "")) if repaired else _("; nothing changed"))
     return _("Turn {turn} by {player} was already applied{what}{extra}.").format(
         turn=move.turn, player=move.player, what=what, extra=extra)

@@ -326,7 +326,7 @@ def public_game(game: PathLike) -> PublicGame:
                       record.seed, record.seed_sha256)
 
 
-def write_site(game: PathLike, out_dir: PathLike) -> list[str]:
+def write_site(game: PathLike, out_dir: PathLike, lang: str | None = None) -> list[str]:
     """Write the spectators' web page of the game in ``game`` into ``out_dir`` (see
     :func:`public_game` and :func:`rebis_pbm.present.site.write_site`); returns the files written,
     the page first.
@@ -336,7 +336,7 @@ def write_site(game: PathLike, out_dir: PathLike) -> list[str]:
     """
     from rebis_pbm.present import site
     require_record(game)
-    return site.write_site(out_dir, public_game(game))
+    return site.write_site(out_dir, public_game(game), lang)
 
 
 def bot_move(game: PathLike, player: str, strategy: str = "random",

@@ -57,9 +57,11 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
             if lang is None:
                 lang = referee.view_language(view_file)
             raise in_language(exc, lang) from None
-        click.echo(f"{source}: a legal move of turn {legal.turn} by {legal.player} in "
-                   f"{view_file}'s position; the referee will accept it if nothing has changed "
-                   f"since.")
+        from rebis_pbm.present.i18n import gettext_for, spoken
+        _ = gettext_for(spoken(referee.view_language(view_file) if lang is None else lang))
+        click.echo(_("{source}: a legal move of turn {turn} by {player} in {view}'s position; "
+                     "the referee will accept it if nothing has changed since.").format(
+                         source=source, turn=legal.turn, player=legal.player, view=view_file))
         return
     if game is None or move_file is None:
         raise click.UsageError("give GAME and MOVE.yaml, or MOVE.yaml --view VIEW.yaml")

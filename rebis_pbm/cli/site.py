@@ -19,7 +19,9 @@ from rebis_pbm.cli import EXIT_CODES, cli
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               metavar="DIR", help="Where to write index.html and the pictures (created if "
               "missing; its parent folder must exist). Files of an earlier run are replaced.")
-def site(game: str, out_dir: str) -> None:
+@click.option("--lang", default=None, metavar="CODE",
+              help="The page's language: en (default), fr or pt.")
+def site(game: str, out_dir: str, lang: str | None) -> None:
     """Write a static web page of GAME for spectators: the public table after each move, the
     move list, the score, and at the end the seed and verify's verdict.
 
@@ -28,6 +30,8 @@ def site(game: str, out_dir: str) -> None:
     can be published as it is (GitHub Pages, GitLab Pages). Building it needs the
     seed until the record reveals it, like every command that replays a game.
     """
-    written = referee.write_site(game, out_dir)
+    from rebis_pbm.present.i18n import check_language
+    written = referee.write_site(game, out_dir,
+                                 None if lang is None else check_language(lang, f"--lang {lang}"))
     click.echo(f"Wrote the game page {os.path.join(out_dir, written[0])} and "
                f"{len(written) - 1} pictures of the table in {out_dir.rstrip('/') or '/'}/.")

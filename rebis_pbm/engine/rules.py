@@ -167,9 +167,9 @@ def check_move(state: State, move: Move, *, hand_first: bool = False) -> None:
         raise _illegal(Reason.PLAY_MISSING, N_("a turn's move must play a card: add play: "
                        "{{cards, shelf, sign}} (R6)"))
     if move.golden_dust < 0 or move.golden_dust > state.reserves[mover]:
-        raise _illegal(Reason.GOLDEN_DUST_RESERVE, N_("you have {reserve} golden dust token(s) "
-                       "in your reserve, so golden_dust can be at most {reserve}, not {asked} "
-                       "(R6)"), reserve=state.reserves[mover], asked=move.golden_dust)
+        raise _illegal(Reason.GOLDEN_DUST_RESERVE, N_("you have {reserve} golden dust in your "
+                       "reserve, so golden_dust can be at most {reserve}, not {asked} (R6)"),
+                       reserve=state.reserves[mover], asked=move.golden_dust)
     if play.sign not in SIGNS:
         raise _illegal(Reason.BAD_SIGN, N_("sign must be 'positive' or 'negative', not "
                        "{sign!r}"), sign=play.sign)

@@ -19,8 +19,10 @@ ficha vermelha.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, BinaryIO
 
 from rebis_pbm.engine.phrases import N_, Named, Phrase
 from rebis_pbm.errors import UsageError
@@ -33,6 +35,126 @@ ENGLISH = "en"
 LANGUAGES = ("en", "fr", "pt")  # every language a player may choose (``new --lang``, ``lang:``)
 LOCALE_DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "locale")
 
+
+
+# French typography (docs/glossary.md, "Typography"): one form throughout, a no-break space
+# (U+00A0) before ; : ! ? and inside « », never a plain space that a line could break at.
+NBSP = "\u00a0"
+# The French vowels a name may begin with, accents taken off first (É, Œ, Ÿ); "y" counts
+# (d'Yves). "h" does not: the rule is "de" before h (de Hélène, de Hugo), as h aspiré names are
+# rare but "d'" before them is wrong, while "de" before a mute h is only less usual.
+_FRENCH_VOWELS = frozenset("aeiouy")
+# "de {name}", "que {name}" and "jusque {name}" in a French template: elided before a vowel.
+_ELIDABLE = re.compile(r"\b([Dd]e|[Qq]ue|[Jj]usque) \{(\w+)(![rsa])?\}")
+
+
+def begins_with_vowel(word: str) -> bool:
+    """Does ``word`` begin with a French vowel sound, going by its first letter: a, e, i, o, u
+    or y, with or without accent, in either case (Émile, Œdipe, Yves)? h is a consonant here.
+
+    >>> [begins_with_vowel(n) for n in ("ana", "Émile", "œdipe", "yves", "hélène", "bob", "7")]
+    [True, True, True, True, False, False, False]
+    """
+    if not word:
+        return False
+    base = unicodedata.normalize("NFD", word[0].casefold())[0]
+    return base in _FRENCH_VOWELS or base in "œæ"
+
+
+def of_name(name: str, lang: str | None) -> str:
+    """The preposition "of" before ``name`` as ``lang`` writes it: in French "d'" before a vowel
+    (:func:`begins_with_vowel`: ``d'ana``, ``d'Émile``) and "de " otherwise (``de bob``, ``de
+    Hélène``); Portuguese writes "de " before a name (no article: ``de ana``), English "of ".
+    The one place French elision with a name is decided; :func:`elide` applies it to templates.
+
+    >>> of_name("ana", "fr"), of_name("hugo", "fr"), of_name("ana", "pt"), of_name("ana", "en")
+    ("d'", 'de ', 'de ', 'of ')
+    """
+    if lang == "fr":
+        return "d'" if begins_with_vowel(name) else "de "
+    return "de " if lang == "pt" else "of "
+
+
+def elide(template: str, params: Mapping[str, object], lang: str | None) -> str:
+    """``template`` (a translation, before ``str.format``) with French elision before the
+    names it is filled with: ``de {player}`` becomes ``d'{player}`` when ``params["player"]``
+    begins with a vowel (:func:`of_name`), and so do ``que {x}`` (``qu'``) and ``jusque {x}``.
+    Only a ``str`` parameter (a name, a word) elides: a number never does (``de 8``). In
+    Portuguese a name takes no article (``de ana``), but words that begin with one contract
+    with the preposition before them: ``em {shelf}`` with "a prateleira 1 de ana" gives "na
+    prateleira 1 de ana" (and ``de`` gives "da", ``por`` "pela"). English is as it is.
+
+    >>> elide("le tour de {player}", {"player": "ana"}, "fr")
+    "le tour d'{player}"
+    >>> elide("celui de {player}", {"player": "bob"}, "fr"), elide("que {p}", {"p": "Ian"}, "fr")
+    ('celui de {player}', "qu'{p}")
+    >>> elide("em {shelf}", {"shelf": "a tua prateleira 1"}, "pt")
+    'n{shelf}'
+    """
+    if "{" not in template:
+        return template
+    if lang == "pt":
+        return _CONTRACTABLE.sub(lambda m: _contracted(m, params), template)
+    if lang != "fr":
+        return template
+
+    def one(m: re.Match[str]) -> str:
+        value = params.get(m.group(2))
+        if isinstance(value, str) and begins_with_vowel(value):
+            return f"{m.group(1)[:-1]}'{{{m.group(2)}{m.group(3) or ''}}}"
+        return m.group(0)
+    return _ELIDABLE.sub(one, template)
+
+
+# Portuguese: "em {x}", "de {x}", "por {x}" before words that begin with the article "a"/"o"
+# ("a prateleira 1 de ana", "a tua prateleira"): the contractions na/no, da/do, pela/pelo.
+_CONTRACTABLE = re.compile(r"\b(em|de|por) \{(\w+)\}")
+_CONTRACTED = {"em": "n", "de": "d", "por": "pel"}
+
+
+def _contracted(m: re.Match[str], params: Mapping[str, object]) -> str:
+    value = params.get(m.group(2))
+    if isinstance(value, str) and re.match(r"(a|o|as|os) ", value):
+        return f"{_CONTRACTED[m.group(1)]}{{{m.group(2)}}}"
+    return m.group(0)
+
+
+class Message(str):
+    """A translated template (``str.format`` fields): a ``str`` whose :meth:`format` first
+    applies the language's elision (:func:`elide`) with the values it is given. What a
+    non-English catalog's ``gettext`` and ``ngettext`` return for a message with a field, so
+    that every ``_(msg).format(player=...)`` elides without its caller's help. Formatting
+    gives a plain ``str``."""
+
+    lang: str | None
+
+    def __new__(cls, text: str, lang: str | None) -> Message:
+        made = super().__new__(cls, text)
+        made.lang = lang
+        return made
+
+    def format(self, /, *args: object, **kwargs: object) -> str:
+        return str.format(elide(str(self), kwargs, self.lang), *args, **kwargs)
+
+    def format_map(self, mapping: Mapping[str, object]) -> str:  # type: ignore[override]
+        return str.format_map(elide(str(self), mapping, self.lang), mapping)
+
+
+def _catalog(lang: str, f: BinaryIO) -> NullTranslations:
+    """``lang``'s compiled catalog read from ``f``: a ``gettext.GNUTranslations`` whose messages
+    with a field come as :class:`Message` (so that they elide when filled in)."""
+    import gettext
+
+    class Catalog(gettext.GNUTranslations):
+        def gettext(self, message: str) -> str:
+            said = super().gettext(message)
+            return Message(said, lang) if "{" in said else said
+
+        def ngettext(self, singular: str, plural: str, n: int) -> str:
+            said = super().ngettext(singular, plural, n)
+            return Message(said, lang) if "{" in said else said
+
+    return Catalog(f)
 
 
 class _English:
@@ -71,8 +193,9 @@ def check_language(code: str, given: str | None = None) -> str:
 
 
 def translation(lang: str | None) -> NullTranslations | _English:
-    """The catalog of ``lang`` (``en``, ``fr``, ``pt``): a ``gettext.GNUTranslations``; for
-    None and ``en``, English, with no catalog read. Cached per language.
+    """The catalog of ``lang`` (``en``, ``fr``, ``pt``): a ``gettext.GNUTranslations`` whose
+    templates elide (:class:`Message`); for None and ``en``, English, with no catalog read.
+    Cached per language.
 
     Raises:
         UsageError: ``lang`` is not a supported language (:func:`check_language`).
@@ -82,11 +205,15 @@ def translation(lang: str | None) -> NullTranslations | _English:
     found = _loaded.get(lang)
     if found is None:
         check_language(lang)
-        import gettext
-
         with open(os.path.join(LOCALE_DIR, lang, "LC_MESSAGES", f"{DOMAIN}.mo"), "rb") as f:
-            found = _loaded[lang] = gettext.GNUTranslations(f)
+            found = _loaded[lang] = _catalog(lang, f)
     return found
+
+
+def spoken(lang: str | None) -> str | None:
+    """``lang`` when rebis-pbm speaks it (any case), else None (English): for a language read
+    from a file (a view's ``lang:``), where an unknown code is no reason to fail."""
+    return lang.lower() if lang and lang.lower() in LANGUAGES else None
 
 
 def gettext_for(lang: str | None) -> Callable[[str], str]:
@@ -113,6 +240,12 @@ def translate(text: Phrase | str, lang: str | None) -> str:
         return text
     _ = gettext_for(lang)
     return _(text.template).format(**{k: _param(v, lang) for k, v in text.params.items()})
+
+
+def separator(lang: str | None) -> str:
+    """What joins the sentences of an account or a list of events in ``lang``: ``"; "``, and
+    in French ``"\u00a0; "`` (a no-break space before the semicolon, :data:`NBSP`)."""
+    return f"{NBSP}; " if lang == "fr" else "; "
 
 
 def _param(value: object, lang: str | None) -> object:
@@ -142,5 +275,6 @@ def refusal(exc: BaseException, lang: str | None) -> str:
 UNTRANSLATED = N_("Your move was not accepted; the reason, in English: {details}")
 
 
-__all__ = ["LANGUAGES", "N_", "Named", "Phrase", "check_language", "gettext_for", "ngettext_for",
-           "refusal", "translate", "translation"]
+__all__ = ["LANGUAGES", "NBSP", "N_", "Message", "Named", "Phrase", "begins_with_vowel",
+           "check_language", "elide", "gettext_for", "ngettext_for", "of_name", "refusal",
+           "separator", "spoken", "translate", "translation"]

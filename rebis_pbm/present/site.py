@@ -28,6 +28,7 @@ from rebis_pbm.engine import Move, State, apply_move, burdens, score_table, winn
 from rebis_pbm.engine.events import Event
 from rebis_pbm.files.atomic import PathLike, make_folder, write_atomic
 from rebis_pbm.present.build import build_view
+from rebis_pbm.present.i18n import gettext_for
 from rebis_pbm.present.wording import account, moment, standing, winners_line
 from rebis_pbm.record import Replay
 
@@ -47,6 +48,7 @@ class Frame:
     player: str | None
     account: str
     view: View
+    events: tuple[Event, ...] = ()  # the move's events, to tell them in another language
 
 
 class ShelfScore(TypedDict):
@@ -119,13 +121,13 @@ def public_frames(game: str, start: State, setup_events: tuple[Event, ...],
     without the seed). Each view is built for the spectator (``build_view(..., None)``)
     as it was then: face-down cards without their numbers."""
     frames = [Frame(0, None, account(setup_events),
-                    build_view(game, Replay(start, setup_events), None))]
+                    build_view(game, Replay(start, setup_events), None), setup_events)]
     state = start
     for index, (move, events) in enumerate(history):
         state = states[index + 1] if states is not None else apply_move(state, move)[0]
         replay = Replay(state, setup_events, tuple(history[:index + 1]))
         frames.append(Frame(move.turn, move.player, account(events),
-                            build_view(game, replay, None)))
+                            build_view(game, replay, None), events))
     return frames
 
 
@@ -148,16 +150,17 @@ def frame_file(turn: int) -> str:
     return f"turn-{turn:03d}.svg"
 
 
-def write_site(out_dir: PathLike, game: PublicGame) -> list[str]:
+def write_site(out_dir: PathLike, game: PublicGame, lang: str | None = None) -> list[str]:
     """Write the page (``index.html``), the picture of the table as it stands (``table.svg``)
     and one picture after each move into ``out_dir`` (created if missing; its parent must
-    exist). Returns the names of the files written, the page first."""
+    exist), in ``lang`` (default English; ``verify``'s report stays English, as the referee's
+    command output does). Returns the names of the files written, the page first."""
     from rebis_pbm.present.svg import render_svg
     make_folder(out_dir, what="the site folder")
-    files = {NOW: render_svg(game.now)}
+    files = {NOW: render_svg(game.now, lang=lang)}
     for frame in game.frames:
-        files[frame_file(frame.turn)] = render_svg(frame.view)
-    page = render_page(game)
+        files[frame_file(frame.turn)] = render_svg(frame.view, lang=lang)
+    page = render_page(game, lang)
     written = [PAGE, *files]
     for name, text in files.items():
         write_atomic(os.path.join(out_dir, name), text, mode=0o644, durable=False)
@@ -180,30 +183,39 @@ summary { cursor: pointer; } .ok { color: #1d6b3a; font-weight: bold; }
 """
 
 
-def render_page(game: PublicGame) -> str:
-    """The page as HTML text; every text from the game is escaped (``html.escape``)."""
+def render_page(game: PublicGame, lang: str | None = None) -> str:
+    """The page as HTML text in ``lang`` (default English); every text from the game is
+    escaped (``html.escape``)."""
     e = html.escape
+    _ = gettext_for(lang)
     now, score = game.now, game.score
     players = ", ".join(e(p["name"]) for p in now["players"])
     standing_words = standing(now["phase"], now["turn"], now.get("to_move"),
-                              now.get("abandoned", False))
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+                              now.get("abandoned", False), lang)
+    title = e(_("Rebis game {game}").format(game=game.game))
+    table, score_words, moves = _("The table"), _("Score"), _("Moves")
+    heads = (_("Player"), _("Shelves"), _("Score"), _("Burden (R12)"))
+    ok, failed = _("verified"), _("FAILED")
+    until = _(" until the seed was revealed") if game.seed else ""
+    out = ["<!DOCTYPE html>", f'<html lang="{lang or "en"}">', "<head>", '<meta charset="utf-8">',
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>Rebis game {e(game.game)}</title>", f"<style>{STYLE}</style>", "</head>",
-           "<body>", f"<h1>Rebis game {e(game.game)}</h1>",
-           f"<p>Players in seat order: {players}. {e(standing_words)}</p>",
-           f'<p class="muted">What a spectator may know: every card played face up, how many cards '
-           f"each hand holds, the tokens, every move except the card of a closing play. The "
-           f"referee builds this page from the game record; it shows no hidden card"
-           f"{' until the seed was revealed' if game.seed else ''}.</p>",
-           "<h2>The table</h2>",
-           f'<img class="table" src="{NOW}" alt="The table {moment(now)}: every '
-           f'player\'s shelves, tokens and hand sizes, the supply and the deck.">']
-    out += ["<h2>Score</h2>",
-            f"<p>{'Final score' if score['final'] else 'Score so far'} (R13: each shelf\u2019s "
-            f"value times its multiplier):</p>",
-            '<table class="score"><tr><th>Player</th><th>Shelves</th><th>Score</th>'
-            "<th>Burden (R12)</th></tr>"]
+           f"<title>{title}</title>", f"<style>{STYLE}</style>", "</head>",
+           "<body>", f"<h1>{title}</h1>",
+           "<p>" + _("Players in seat order: {players}.").format(players=players)
+           + f" {e(standing_words)}</p>",
+           '<p class="muted">' + e(_(
+               "What a spectator may know: every card played face up, how many cards each hand "
+               "holds, the tokens, every move except the card of a closing play. The referee "
+               "builds this page from the game record; it shows no hidden card{until}.").format(
+                   until=until)) + "</p>",
+           f"<h2>{e(table)}</h2>",
+           f'<img class="table" src="{NOW}" alt="' + e(_(
+               "The table {when}: every player's shelves, tokens and hand sizes, the supply and "
+               "the deck.").format(when=moment(now, lang))) + '">']
+    out += [f"<h2>{e(score_words)}</h2>",
+            "<p>" + e(_("{which} (R13: each shelf\u2019s value times its multiplier):").format(
+                which=_("Final score") if score["final"] else _("Score so far"))) + "</p>",
+            '<table class="score"><tr>' + "".join(f"<th>{e(h)}</th>" for h in heads) + "</tr>"]
     burden = {b["player"]: b["total"] for b in score["burdens"]}
     for p in score["players"]:
         shelves = "; ".join(f"{s['value']}\u00d7{s['multiplier']}={s['score']}"
@@ -212,37 +224,48 @@ def render_page(game: PublicGame) -> str:
                    f"<td>{burden.get(p['player'], '')}</td></tr>")
     out.append("</table>")
     if score["winners"]:
-        won = winners_line([e(w) for w in score["winners"]])
+        won = winners_line([e(w) for w in score["winners"]], lang)
         out.append(f"<p><strong>{won}</strong></p>")
-    out.append("<h2>The seed and <code>rebis-pbm verify</code></h2>")
+    out.append("<h2>" + e(_("The seed and {command}")).format(
+        command="<code>rebis-pbm verify</code>") + "</h2>")
     if game.seed is not None:
         # A rebis-pbm/2 secret is SALT:SEED (32 hex digits, a colon): the seed, then its salt.
         salt, colon, seed = game.seed.partition(":")
         if not (colon and len(salt) == 32 and all(c in "0123456789abcdef" for c in salt)):
             seed, salt = game.seed, ""
-        salted = f" with its salt <code>{e(salt)}</code>" if salt else ""
-        out.append(f"<p>The record reveals the seed: <code>{e(seed)}</code>{salted}. Its "
-                   f"commitment, <code>{e(game.seed_sha256)}</code>, was written in the record "
-                   f"when the game was created, so the deck was fixed before the first move; "
-                   f"with the seed anyone can deal the game again and check every move.</p>")
+        salted = e(_(" with its salt {salt}")).format(salt=f"<code>{e(salt)}</code>") \
+            if salt else ""
+        out.append("<p>" + e(_(
+            "The record reveals the seed: {seed}{salted}. Its commitment, {commitment}, was "
+            "written in the record when the game was created, so the deck was fixed before the "
+            "first move; with the seed anyone can deal the game again and check every move."))
+            .format(seed=f"<code>{e(seed)}</code>", salted=salted,
+                    commitment=f"<code>{e(game.seed_sha256)}</code>") + "</p>")
     else:
-        out.append(f"<p>The seed stays with the referee until the game ends (the record holds "
-                   f"only its SHA-256, <code>{e(game.seed_sha256)}</code>); the last move's "
-                   f"<code>apply</code> writes it into the record, and then anyone can check "
-                   f"every move.</p>")
-    verdict = '<span class="ok">verified</span>' if game.verified else \
-        '<span class="failed">FAILED</span>'
-    out.append(f"<p>Verdict of <code>rebis-pbm verify</code> on the record: {verdict}</p>")
+        out.append("<p>" + e(_(
+            "The seed stays with the referee until the game ends (the record holds only its "
+            "SHA-256, {commitment}); the last move's {apply} writes it into the record, and then "
+            "anyone can check every move.")).format(
+                commitment=f"<code>{e(game.seed_sha256)}</code>", apply="<code>apply</code>")
+            + "</p>")
+    verdict = (f'<span class="ok">{e(ok)}</span>' if game.verified else
+               f'<span class="failed">{e(failed)}</span>')
+    out.append("<p>" + e(_("Verdict of {command} on the record: {verdict}")).format(
+        command="<code>rebis-pbm verify</code>", verdict=verdict) + "</p>")
     out.append(f"<pre>{e(game.verify_text.rstrip())}</pre>")
-    out += ["<h2>Moves</h2>",
-            '<p class="muted">Open a move to see the table after it, as a spectator saw it '
-            "then.</p>", '<ol class="moves" start="0">']
+    out += [f"<h2>{e(moves)}</h2>",
+            '<p class="muted">' + e(_("Open a move to see the table after it, as a spectator "
+                                      "saw it then.")) + "</p>", '<ol class="moves" start="0">']
     for frame in game.frames:
-        head = "The deal" if frame.turn == 0 else f"Turn {frame.turn} ({frame.player})"
-        out.append(f"<li><details><summary><strong>{e(head)}</strong>: {e(frame.account)}"
+        head = _("The deal") if frame.turn == 0 else _("Turn {turn} ({player})").format(
+            turn=frame.turn, player=frame.player)
+        told = account(frame.events, None, lang) if lang and frame.events else frame.account
+        after = _("The table after {what}").format(what=head.lower() if frame.turn == 0
+                                                   else head)
+        out.append(f"<li><details><summary><strong>{e(head)}</strong>: {e(told)}"
                    f"</summary>"
                    f'<img class="table" loading="lazy" src="{frame_file(frame.turn)}" '
-                   f'alt="The table after {e(head.lower() if frame.turn == 0 else head)}">'
+                   f'alt="{e(after)}">'
                    f"</details></li>")
     out += ["</ol>", "</body>", "</html>"]
     return "\n".join(out) + "\n"

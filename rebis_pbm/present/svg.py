@@ -199,6 +199,36 @@ _WEIGHTS = {None: "", "": "", "bold": ' font-weight="bold"', "normal": ' font-we
 _NUM = {False: "", True: ' class="num"'}
 
 
+# How wide a text is drawn, in ems of its font size, by character: DejaVu Sans's advances,
+# rounded (the first font of FONT; the others are about as wide). The picture is laid out from
+# these estimates, so that no text runs into another in any language (tests/test_native_layout.py
+# measures the texts in a browser).
+_NARROW = frozenset("iljI.,:;'!|\u00a0()[]")
+_SLIM = frozenset("frt -")
+_WIDE = frozenset("mwMW\u2014")
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """The estimated width of ``text`` at font ``size`` (pixels), ``bold`` or not."""
+    ems = sum(0.3 if c in _NARROW else 0.42 if c in _SLIM else 0.95 if c in _WIDE
+              else 0.72 if c.isupper() else 0.64 for c in text)
+    return ems * size * (1.1 if bold else 1.0)
+
+
+def fitted(text: str, size: float, room: float, bold: bool = False,
+           smallest: float = 8) -> tuple[str, float]:
+    """``text`` and the font size it is drawn at to fit ``room`` pixels: ``size``, or smaller
+    down to ``smallest``, then cut with "…" (the whole text stays in the picture's words
+    elsewhere: a name in the end lines, a shelf's number)."""
+    width = text_width(text, size, bold)
+    if width <= room:
+        return text, size
+    shrunk = max(smallest, int(size * room / width))
+    while len(text) > 1 and text_width(text, shrunk, bold) > room:
+        text = text[:-2] + "\u2026"
+    return text, shrunk
+
+
 def _rect(x: float, y: float, width: float, height: float, style: str) -> str:
     key = (x, y, width, height, style)
     rect = _RECTS.get(key)
@@ -339,21 +369,23 @@ class _Picture:
         g = [_text(_("Rebis \u00b7 game {game} \u00b7 {who}").format(game=v["game"], who=who),
                    MARGIN, 22, 18, weight="bold"),
              _text(standing(v["phase"], v["turn"], v.get("to_move"), v.get("abandoned", False),
-                            self.lang), MARGIN, 46, 14, fill=MUTED)]
+                            self.lang, None if self.public else self.viewer),
+                   MARGIN, 46, 14, fill=MUTED)]
         # the deck: a card back with its count
         x = MARGIN
         g.append(self._back(x, 60, "deck"))
-        g.append(_text(self.n_("Deck: {count} card", "Deck: {count} cards", v["deck"]).format(
-            count=v["deck"]), x + CARD_W + 10, 86, 14))
-        x = MARGIN + 230
+        deck = self.n_("Deck: {count} card", "Deck: {count} cards", v["deck"]).format(
+            count=v["deck"])
+        g.append(_text(deck, x + CARD_W + 10, 86, 14))
+        x = max(MARGIN + 230, int(x + CARD_W + 10 + text_width(deck, 14)) + 24)
         supply = _("Supply:")
         g.append(_text(supply, x, 86, 14))
-        x += 62 + 8 * max(len(supply) - 7, 0)
+        x += int(text_width(supply, 14)) + 8
         for kind in ("golden_dust", "gold", "red"):
             words = f"{_(TOKEN_WORDS[kind])} \u00d7{v['supply'][kind]}"
             g.append(_token(x + 9, 81, kind))
             g.append(_text(words, x + 22, 86, 14))
-            x += 50 + 8 * len(words)
+            x += 22 + int(text_width(words, 14)) + 16
         if self.revealed:
             g.append(_text(_("The seed is revealed: every face-down card shows its number."),
                            MARGIN, 142, 13, fill=KNOWN))
@@ -386,17 +418,22 @@ class _Picture:
         columns = [self._shelf(name, shelf) for shelf in player["shelves"]]
         rows = [columns[i:i + PER_ROW] for i in range(0, len(columns), PER_ROW)] or [[]]
         row_heights = [max((h for _, h in row), default=0) for row in rows]
-        height = max(150, 12 + sum(row_heights) + 8 * (len(rows) - 1) + 10)
+        height = max(162, 12 + sum(row_heights) + 8 * (len(rows) - 1) + 10)
         g = [_rect(MARGIN, 0, self.width - 2 * MARGIN, height, _PANEL[to_move])]
         x = MARGIN + 12
         _ = self._
-        label = _("{name} (you)").format(name=name) if name == self.viewer else name
-        g.append(_text(label, x, 26, 17, weight="bold"))
-        g.append(_text(_("seat {seat}").format(seat=player["seat"]), x, 44, 12, fill=MUTED))
+        room = INFO_W - 24  # the panel's left column, up to the first shelf
+        label, size = fitted(_("{name} (you)").format(name=name) if name == self.viewer
+                             else name, 17, room, bold=True)
+        g.append(_text(label, x, 26, size, weight="bold"))
+        seat = _("seat {seat}").format(seat=player["seat"])
+        g.append(_text(seat, x, 44, 12, fill=MUTED))
         if to_move:
             what = _("places the red token") if self.view["phase"] == "red_token" else \
                 _("to move")
-            g.append(_text(f"\u25b6 {what}", x + 60, 44, 12, fill=HIGHLIGHT, weight="bold"))
+            after = int(text_width(seat, 12)) + 8
+            what, size = fitted(f"\u25b6 {what}", 12, room - after, bold=True)
+            g.append(_text(what, x + after, 44, size, fill=HIGHLIGHT, weight="bold"))
         hand = player["hand"]
         g.append(_text(self.n_("Hand: {count} card", "Hand: {count} cards", hand).format(
             count=hand), x, 66, 13))
@@ -404,8 +441,8 @@ class _Picture:
         g.append(_token(x + 7, 124, "golden_dust"))
         g.append(_text(_("reserve \u00d7{count}").format(count=player["reserve"]), x + 20, 129,
                        13))
-        g.append(_text(_("score {score}").format(score=player["score"]), x + 110, 129, 13,
-                       weight="bold"))
+        score, size = fitted(_("score {score}").format(score=player["score"]), 13, room, True)
+        g.append(_text(score, x, 150, size, weight="bold"))
         y: float = 12
         for row, row_height in zip(rows, row_heights, strict=True):  # one height per row
             for i, (column, _height) in enumerate(row):
@@ -436,10 +473,13 @@ class _Picture:
         if marked is not None:  # the last move touched this shelf
             g.append(_rect(-4, -2, CARD_W + 8, top + stack + 6, _LAST_SHELF))
         _ = self._
-        g.append(_text(_("shelf {shelf}").format(shelf=number), CARD_W / 2, 11, 11,
-                       anchor="middle", fill=MUTED))
-        g.append(_text(_("active") if shelf["active"] else _("closed"), CARD_W / 2, 24, 10,
-                       anchor="middle", fill=INK if shelf["active"] else MUTED,
+        room = COLUMN - 6  # a shelf's label stays within its column
+        label, size = fitted(_("shelf {shelf}").format(shelf=number), 11, room, smallest=7)
+        g.append(_text(label, CARD_W / 2, 11, size, anchor="middle", fill=MUTED))
+        state, size = fitted(_("active") if shelf["active"] else _("closed"), 10, room,
+                             bold=shelf["active"], smallest=7)
+        g.append(_text(state, CARD_W / 2, 24, size, anchor="middle",
+                       fill=INK if shelf["active"] else MUTED,
                        weight="bold" if shelf["active"] else "normal"))
         if shelf["active"]:
             g.append(_rect(-2, top - 2, CARD_W + 4, stack + 4, _ACTIVE_SHELF))
@@ -594,16 +634,26 @@ class _Picture:
                             _("face down (seed revealed)") if self.revealed
                             else _("face down, laid by you")))
         g = []
+        y = 0  # a new row of the legend when an entry would leave the picture
+        right = self.width - MARGIN
+
+        def place(width: float) -> None:
+            nonlocal x, y
+            if x + width > right and x > MARGIN:
+                x, y = MARGIN, y + CARD_H // 2 + 4
         for card, words in entries:
-            g.append(_moved(_scaled(card, 0.5), x, 0))
-            g.append(_text(words, x + 30, 20, 12, fill=MUTED))
-            x += 40 + 7 * len(words)
+            place(30 + text_width(words, 12))
+            g.append(_moved(_scaled(card, 0.5), x, y))
+            g.append(_text(words, x + 30, y + 20, 12, fill=MUTED))
+            x += 40 + int(text_width(words, 12))
         for kind in ("golden_dust", "gold", "red"):
-            g.append(_token(x + 6, 16, kind))
-            g.append(_text(_(TOKEN_WORDS[kind]), x + 16, 20, 12, fill=MUTED))
-            x += 26 + 7 * len(_(TOKEN_WORDS[kind]))
+            place(16 + text_width(_(TOKEN_WORDS[kind]), 12))
+            g.append(_token(x + 6, y + 16, kind))
+            g.append(_text(_(TOKEN_WORDS[kind]), x + 16, y + 20, 12, fill=MUTED))
+            x += 26 + int(text_width(_(TOKEN_WORDS[kind]), 12))
         you = self.view.get("you")
         if self.marks or (you is not None and you.get("drawn") in you["hand"]):  # _shelf, _hand
-            g.append(_rect(x, 6, 22, 20, _LEGEND_MARK))
-            g.append(_text(_("the last move"), x + 30, 20, 12, fill=MUTED))
-        return _group(g, ' class="legend"'), CARD_H / 2
+            place(30 + text_width(_("the last move"), 12))
+            g.append(_rect(x, y + 6, 22, 20, _LEGEND_MARK))
+            g.append(_text(_("the last move"), x + 30, y + 20, 12, fill=MUTED))
+        return _group(g, ' class="legend"'), y + CARD_H / 2

@@ -42,13 +42,21 @@ def _recipient_text(view: View, _: Gettext) -> list[str]:
         recipient=r)] if r else []
 
 
-def _witness_text(view: View) -> list[str]:
+def _witness_text(view: View, _: Gettext) -> list[str]:
+    """The witness line in the reader's words (``verify --witness`` reads it in each language,
+    :data:`rebis_pbm.record.trust.WITNESS_LINE`)."""
     w = view.get("witness")
     if not w:
         return []
     # The referee's signature of the line, right under it (rebis-pbm/4; docs/views.md).
     signed = view.get("witness_signature", "").strip().splitlines()
-    return [witness_line(w["game"], w["move"], w["chain_sha256"]), *signed]
+    said = _(WITNESS)
+    if said == WITNESS:  # English: the record's own wording
+        return [witness_line(w["game"], w["move"], w["chain_sha256"]), *signed]
+    return [said.format(game=w["game"], move=w["move"], digest=w["chain_sha256"]), *signed]
+
+
+WITNESS = N_("Witness: game {game}, move {move}, chain_sha256 {digest}")
 
 
 def ruleset_text(ruleset: RulesetView, lang: str | None = None) -> str:
@@ -146,11 +154,11 @@ def render_text(view: View, lang: str | None = None) -> str:
                             "its join text, and send it; with the game's record at hand, "
                             "`rebis-pbm moves GAME --player NAME` writes one with random "
                             "entropy):"), view["move_template"].rstrip("\n")]
-        return "\n".join(lines + [""] + _recipient_text(view, _) + _witness_text(view)) + "\n"
+        return "\n".join(lines + [""] + _recipient_text(view, _) + _witness_text(view, _)) + "\n"
     lines = []
     lines.append(_("Rebis game {game} - {who}").format(game=view["game"], who=who))
     lines.append(standing(view["phase"], view["turn"], view.get("to_move"),
-                          view.get("abandoned", False), lang))
+                          view.get("abandoned", False), lang, view["viewer"]))
     if "deadline" in view or "away" in view:  # in the reader's time zone (rebis-pbm/4)
         from rebis_pbm.present.times import time_lines
         lines += time_lines(view, lang)
@@ -221,7 +229,7 @@ def render_text(view: View, lang: str | None = None) -> str:
     else:
         lines.append(_("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
                        "placed by you."))
-    lines += _recipient_text(view, _) + _witness_text(view)
+    lines += _recipient_text(view, _) + _witness_text(view, _)
     return "\n".join(lines) + "\n"
 
 

@@ -20,14 +20,21 @@ def time_lines(view: View, lang: str | None = None) -> list[str]:
     zone = view.get("time_zone")
     lines = []
     if "deadline" in view:
+        # the second person to the player to move, in French and Portuguese (English keeps the
+        # name: tests/transports read it)
+        you = view["to_move"] == view.get("viewer") and bool(lang) and lang != "en"
         if zone:
-            lines.append(_("Deadline for {player}'s move: {deadline}; after it the referee may "
-                           "move for them.").format(player=view["to_move"],
-                                                    deadline=shown_time(view["deadline"], zone)))
+            deadline = shown_time(view["deadline"], zone)
+            lines.append((_("Deadline for your move: {deadline}; after it the referee may move "
+                            "for you.") if you else
+                          _("Deadline for {player}'s move: {deadline}; after it the referee may "
+                            "move for them.")).format(player=view["to_move"], deadline=deadline))
         else:
-            lines.append(_("Deadline for {player}'s move: {deadline} (UTC); after it the referee "
-                           "may move for them.").format(player=view["to_move"],
-                                                        deadline=view["deadline"]))
+            lines.append((_("Deadline for your move: {deadline} (UTC); after it the referee may "
+                            "move for you.") if you else
+                          _("Deadline for {player}'s move: {deadline} (UTC); after it the referee "
+                            "may move for them.")).format(player=view["to_move"],
+                                                          deadline=view["deadline"]))
     for away in view.get("away", ()):
         lines.append(_("{player} is away until {until} (from {start}); the game's clock stops "
                        "meanwhile.").format(player=away["player"],

@@ -9,13 +9,13 @@ from there.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.cards import GOLD, GOLDEN_DUST, NEGATIVE, RED
 from rebis_pbm.engine.state import FINISHED, RED_TOKEN
-from rebis_pbm.present.i18n import ENGLISH, N_, gettext_for
+from rebis_pbm.present.i18n import ENGLISH, N_, gettext_for, ngettext_for, separator
 from rebis_pbm.record import wording as record_wording
 from rebis_pbm.record.wording import (
     JOIN_PLACEHOLDER,
@@ -27,6 +27,8 @@ from rebis_pbm.record.wording import (
 
 if TYPE_CHECKING:
     from rebis_pbm.present.shapes import View
+
+NGettext = Callable[[str, str, int], str]  # a language's ngettext: singular, plural, count
 
 # why a game ended (R11), for every text that says it: end_words
 _END_WORDS: dict[str, str] = {
@@ -74,7 +76,7 @@ def describe(event: ev.Event, viewer: str | None, lang: str | None = None,
     player: str | None = getattr(event, "player", None)
     you = player is not None and player == viewer
     if stand_in and you:
-        told = _stand_in_event(event, viewer, _)
+        told = _stand_in_event(event, viewer, _, ngettext_for(lang))
         if told is not None:
             return told
     if isinstance(event, ev.Dealt):
@@ -94,9 +96,14 @@ def describe(event: ev.Event, viewer: str | None, lang: str | None = None,
             return _("you drew {card}{why}").format(card=a_card(event.card, lang), why=why)
         return _("{player} drew 1 card{why}").format(player=player, why=why)
     if isinstance(event, ev.DustPlaced):
-        return (_("you placed {count} golden dust from the reserve on your shelf {shelf}") if you
-                else _("{player} placed {count} golden dust from the reserve on {player}'s shelf "
-                       "{shelf}")).format(player=player, count=event.count, shelf=event.shelf)
+        n_ = ngettext_for(lang)  # "golden dust" is uncountable in English; a token is not
+        return (n_("you placed {count} golden dust from the reserve on your shelf {shelf}",
+                   "you placed {count} golden dust from the reserve on your shelf {shelf}",
+                   event.count) if you
+                else n_("{player} placed {count} golden dust from the reserve on {player}'s "
+                        "shelf {shelf}", "{player} placed {count} golden dust from the reserve "
+                        "on {player}'s shelf {shelf}", event.count)).format(
+                            player=player, count=event.count, shelf=event.shelf)
     if isinstance(event, ev.Played):
         cards, sign = _played(event, _)
         return (_("you played {cards} with sign {sign} on {shelf}") if you else
@@ -153,7 +160,8 @@ def _played(event: ev.Played, _: Gettext) -> tuple[str, str]:
     return cards, "-" if event.sign == NEGATIVE else "+"
 
 
-def _stand_in_event(event: ev.Event, viewer: str | None, _: Gettext) -> str | None:
+def _stand_in_event(event: ev.Event, viewer: str | None, _: Gettext,
+                    n_: NGettext) -> str | None:
     """``event`` of a move the referee made for ``viewer``, told to them ("the referee played
     ..."); None for an event told as usual (a draw, a token taken: theirs either way)."""
     if isinstance(event, ev.Played):
@@ -167,8 +175,9 @@ def _stand_in_event(event: ev.Event, viewer: str | None, _: Gettext) -> str | No
                      shelf=_shelf_of(event.owner, event.shelf, viewer, _), card=event.card,
                      new_shelf=event.new_shelf)
     if isinstance(event, ev.DustPlaced):
-        return _("the referee placed {count} golden dust from the reserve on your shelf "
-                 "{shelf}").format(count=event.count, shelf=event.shelf)
+        return n_("the referee placed {count} golden dust from the reserve on your shelf "
+                  "{shelf}", "the referee placed {count} golden dust from the reserve on your "
+                  "shelf {shelf}", event.count).format(count=event.count, shelf=event.shelf)
     if isinstance(event, ev.TokenPlaced):
         shelf = _shelf_of(event.owner, event.shelf, viewer, _)
         text = {RED: _("the referee placed the red token on {shelf}"),
@@ -197,7 +206,7 @@ def account(events: Sequence[ev.Event], viewer: str | None = None, lang: str | N
     told = ((describe(e, viewer, lang, stand_in=True) for e in events) if stand_in is not None
             else (describe(e, viewer, lang) for e in events))
     sentences = [s for s in told if s]
-    text = "; ".join(sentences) + "." if sentences else ""
+    text = separator(lang).join(sentences) + "." if sentences else ""
     if stand_in is None:
         return text
     _ = gettext_for(lang)
@@ -206,16 +215,17 @@ def account(events: Sequence[ev.Event], viewer: str | None = None, lang: str | N
     why = _(_STAND_IN_REASONS[stand_in]) if stand_in in _STAND_IN_REASONS else stand_in
     lead = (_("the referee moved for you ({reason})") if mover is not None and mover == viewer
             else _("the referee moved for {player} ({reason})")).format(player=mover, reason=why)
-    return f"{lead}; {text}" if text else lead + "."
+    return f"{lead}{separator(lang)}{text}" if text else lead + "."
 
 
 def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False,
-             lang: str | None = None) -> str:
-    """Where a game stands, in one sentence anyone may read (``to_move``: a player's name), in
-    ``lang`` (default English).
+             lang: str | None = None, viewer: str | None = None) -> str:
+    """Where a game stands, in one sentence (``to_move``: a player's name), in ``lang``
+    (default English); to ``viewer`` (a player's name, None for anyone) when they are
+    ``to_move``, in the second person ("you place the red token", "your move").
 
     >>> standing("play", 7, "bob"), standing("play", 7, "bob", lang="fr")
-    ('The game awaits turn 7: bob to move.', 'La partie attend le tour 7 : à bob de jouer.')
+    ('The game awaits turn 7: bob to move.', 'La partie attend le tour 7\\xa0: à bob de jouer.')
     """
     _ = gettext_for(lang)
     if abandoned:
@@ -223,10 +233,14 @@ def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False
                  "can be played.").format(turn=turn)
     if phase == FINISHED:
         return _("The game is over.")
+    you = to_move is not None and to_move == viewer
     if phase == RED_TOKEN:
-        return _("The game has ended; {player} places the red token (turn {turn}).").format(
-            player=to_move, turn=turn)
-    return _("The game awaits turn {turn}: {player} to move.").format(turn=turn, player=to_move)
+        return (_("The game has ended; you place the red token (turn {turn}).") if you else
+                _("The game has ended; {player} places the red token (turn {turn}).")).format(
+                    player=to_move, turn=turn)
+    return (_("The game awaits turn {turn}: you to move.") if you else
+            _("The game awaits turn {turn}: {player} to move.")).format(turn=turn,
+                                                                         player=to_move)
 
 
 
@@ -262,7 +276,7 @@ def winners_line(winners: Sequence[str], lang: str | None = None) -> str:
     ``verify``; no full stop (the callers' sentences differ). ``winners``: names, not empty.
 
     >>> winners_line(["bob"]), winners_line(["ann", "bo", "cy"], "fr")
-    ('Winner: bob', 'Victoire partagée : ann et bo et cy')
+    ('Winner: bob', 'Victoire partagée\\xa0: ann et bo et cy')
     """
     return record_wording.winners_line(winners, gettext_for(lang))
 

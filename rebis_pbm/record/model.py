@@ -66,6 +66,7 @@ V1 = "rebis-pbm/1"
 # rebis-pbm/3 adds ``langs`` (player -> language, for the players who chose one other than
 # English: where and how a player is spoken to, like ``addresses``; not covered by a digest).
 BEFORE_V3 = ("rebis-pbm/1", "rebis-pbm/2")
+ASCII_NAMES = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")  # rebis-pbm/4 (names): accents
 HEADER_EXTRA = ("created", "deadline", "missed")  # v2 header fields the header digest covers
 STAMP_FIELDS = ("at", "by", "reason", "bot")       # v2 move-entry fields beside the move
 # rebis-pbm/3 adds the game's encryption settings (a game in a public repository, docs/git.md):
@@ -222,6 +223,8 @@ class Record:
             raise ValueError("a rebis-pbm/1 record has no deadline, times, referee's moves, "
                              "actions, keys, joins or signatures: those fields came with "
                              "rebis-pbm/2")
+        if self.format in ASCII_NAMES and not all(name.isascii() for name in self.players):
+            raise ValueError(f"a {self.format} record has ASCII names only (accents: rebis-pbm/4)")
         if self.langs and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no langs: the players' languages came "
                              f"with rebis-pbm/3")

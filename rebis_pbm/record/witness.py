@@ -35,8 +35,10 @@ class Witness(NamedTuple):
     signature: str | None = None
 
 
+# in each language a text view is written in (present/text.py): English, French, Portuguese
 WITNESS_LINE = re.compile(
-    r"Witness: game (?P<game>[A-Za-z0-9][A-Za-z0-9_.-]{0,63}), move (?P<move>\d{1,6}), "
+    r"(?:Witness|T\u00e9moin\u00a0?|Testemunha): (?:game|partie|jogo) "
+    r"(?P<game>[A-Za-z0-9][A-Za-z0-9_.-]{0,63}), (?:move|coup|lance) (?P<move>\d{1,6}), "
     r"chain_sha256 (?P<digest>[0-9a-f]{64})")
 
 

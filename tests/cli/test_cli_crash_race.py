@@ -150,7 +150,8 @@ def test_views_write_failing_after_the_record_is_repaired_by_the_same_apply(
 
     again = cli("apply", game, move)
     assert again.code == 0, again.err
-    assert f"already applied with exactly this move (rewrote {len(stale)} stale view file(s)" \
+    files = "file" if len(stale) == 1 else "files"
+    assert f"already applied with exactly this move (rewrote {len(stale)} stale view {files} in" \
         in again.out
     assert stale_views(game) == []
     settled = snapshot(game.parent)

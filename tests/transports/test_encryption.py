@@ -134,7 +134,7 @@ def test_an_encrypted_text_view_speaks_its_players_language(tmp_path, keys, monk
     def opened(name: str, player: str) -> str:
         return encryption.decrypt((views / name).read_bytes(), keys[player]).decode()
 
-    assert opened("alice.txt.age", "alice").startswith("Partie de Rebis sealed - vue de alice")
+    assert opened("alice.txt.age", "alice").startswith("Partie de Rebis sealed - vue d'alice")
     assert "viewer: alice" in opened("alice.yaml.age", "alice")
     assert opened("carol.txt.age", "carol").startswith("Jogo de Rebis sealed - vista de carol")
     assert opened("bob.txt.age", "bob").startswith("Rebis game sealed - view of bob")

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import click
@@ -694,3 +695,53 @@ def test_a_fair_deal_through_git_takes_each_join_as_turn_0_then_deals(tmp_path, 
     done = job(repo, "HEAD~1..HEAD")
     assert done.returncode == 0, done.stdout + done.stderr
     assert played(repo / "game.yaml") == [move]
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "a player's address is keyed by their name in the keyed header digest, and the canonical "
+    "form takes ASCII keys only (record/digests.py, docs/audit.md; tests/record/"
+    "test_audit_vectors.py holds it): `new` with an accented name and an address stops with an "
+    "internal error until the rebis-pbm/4 digest documents take such names"))
+def test_a_player_with_an_accented_name_moves_through_git(tmp_path, monkeypatch):
+    # turn-001-José.yaml: the git transport's move file names take the schema's player names
+    # (Latin letters with accents, NFC; movefiles.SAFE_NAME), in a rebis-pbm/4 record
+    players = {"José": "jose@example.org", "Zoë": "zoe@example.org"}
+    repo = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", repo)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    git(repo, "config", "user.name", REFEREE[0])
+    git(repo, "config", "user.email", REFEREE[1])
+    made = run(*new_args(repo / "game.yaml", SEED, "gitgame", players=players))
+    assert made.returncode == 0, made.stderr
+    shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "Start the game")
+    before = git(repo, "rev-parse", "HEAD").strip()
+    state = open_game(repo / "game.yaml")[1].state
+    mover, move = state.player_to_move, pick_move(state)
+    assert mover in players
+    path = repo / "moves" / f"turn-{move.turn:03d}-{mover}.yaml"
+    path.write_text(dump_yaml({"game": "gitgame", **move.as_dict()}), encoding="utf-8")
+    git(repo, "add", str(path.relative_to(repo)))
+    git(repo, "commit", "--quiet", "-m", "my move", author=(mover, players[mover]))
+    done = job(repo, f"{before}..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert played(repo / "game.yaml")[-1] == move
+
+
+def test_move_file_names_take_the_schemas_player_names():
+    # movefiles.SAFE_NAME: the characters of the schema's player names (NFC) and '.'
+    from rebis_pbm.formats.schemas import defined_pattern
+    from rebis_pbm.transports.git.movefiles import SAFE_NAME, name_fault
+    player = defined_pattern("move", "player")
+    for name in ("José", "Zoë", "Çağla", "Ŀuís", "Ạnh", "ana_b-2"):
+        assert player.fullmatch(name) and SAFE_NAME.fullmatch(name), name
+        assert name_fault(f"turn-001-{name}.yaml") is None, name
+        assert name_fault(f"turn-001-{name}.yaml.sig") is None, name
+    for c in map(chr, range(0x20, 0x2000)):  # every letter the schema takes, SAFE_NAME takes
+        if player.fullmatch(f"a{c}"):
+            assert SAFE_NAME.fullmatch(c), repr(c)
+    decomposed = unicodedata.normalize("NFD", "José")
+    assert name_fault(f"turn-001-{decomposed}.yaml") is not None  # not NFC: no move file
+    assert name_fault("turn-001-j\u043ese.yaml") is not None  # a Cyrillic o

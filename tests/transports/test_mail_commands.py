@@ -28,30 +28,30 @@ from transport_support import PLAYERS, REFEREE, new_args, pick_move, run
 # What each command's answer says, by language: (words of its subject, words of its text).
 ANSWERS = {
     "help": {"en": ("the commands", "Commands: write one of these words"),
-             "fr": ("les commandes", "Commandes : écris l'un de ces mots"),
+             "fr": ("les commandes", "Commandes\u00a0: écris l'un de ces mots"),
              "pt": ("os comandos", "Comandos: escreve uma destas palavras")},
     "moves": {"en": ("your legal moves", "Your legal moves: "),
-              "fr": ("tes coups légaux", "Tes coups légaux : "),
+              "fr": ("tes coups légaux", "Tes coups légaux\u00a0: "),
               "pt": ("os teus lances válidos", "Os teus lances válidos: ")},
     "history": {"en": ("the moves so far", "The deal: each player was dealt"),
-                "fr": ("les coups joués jusqu'ici", "La distribution : chaque joueur"),
+                "fr": ("les coups joués jusqu'ici", "La distribution\u00a0: chaque joueur"),
                 "pt": ("os lances até agora", "A distribuição: ")},
     "away": {"en": ("away: not available", "The command away is not available in this game."),
-             "fr": ("away : non disponible",
+             "fr": ("away\u00a0: non disponible",
                     "La commande away n'est pas disponible dans cette partie."),
              "pt": ("away: não disponível", "O comando away não está disponível neste jogo.")},
     "hello": {"en": ("the commands", '"hello" is not a command.'),
-              "fr": ("les commandes", "« hello » n'est pas une commande."),
+              "fr": ("les commandes", "«\u00a0hello\u00a0» n'est pas une commande."),
               "pt": ("os comandos", "«hello» não é um comando.")},
     "resign": {"en": ("you resigned",
                       "You have left the game: from now on the bot moves for you"),
                "fr": ("tu as abandonné",
-                      "Tu as quitté la partie : désormais le bot joue à ta place"),
+                      "Tu as quitté la partie\u00a0: désormais le bot joue à ta place"),
                "pt": ("desististe",
                       "Saíste do jogo: a partir de agora o bot joga no teu lugar")},
 }
 # The subject of alice's view at turn 1, by language (the answer to "view").
-VIEW_SUBJECT = {"en": "turn 1: your move", "fr": "tour 1 : à toi de jouer",
+VIEW_SUBJECT = {"en": "turn 1: your move", "fr": "tour 1\u00a0: à toi de jouer",
                 "pt": "turno 1: é a tua vez"}
 REFUSED = {"en": "your command was not carried out", "fr": "ta commande n'a pas été exécutée",
            "pt": "o teu comando não foi executado"}
@@ -176,7 +176,7 @@ def test_moves_out_of_turn_is_refused_with_the_reason_in_the_senders_language(tm
     assert "command moves refused" in post.mail_in().output
     reply = only_to(post.new(), PLAYERS["bob"])
     assert REFUSED["fr"] in reply["Subject"]
-    assert "bob n'a pas de coup à jouer : le tour 1 est celui de alice" in text_of(reply)
+    assert "bob n'a pas de coup à jouer\u00a0: le tour 1 est celui d'alice" in text_of(reply)
 
 
 def test_a_command_in_the_first_line_of_the_text_of_a_reply(tmp_path):
@@ -229,7 +229,7 @@ def test_a_signed_players_command_must_be_signed_and_name_the_game(tmp_path):
     post.deliver(message(PLAYERS["alice"], "history cmd", "", [("c.txt.sig", forged)],
                          msgid="<s2@example.org>"))
     assert "command history refused" in post.mail_in().output
-    assert "ne correspond pas à la clé de alice" in text_of(only_to(post.new(),
+    assert "ne correspond pas à la clé d'alice" in text_of(only_to(post.new(),
                                                                      PLAYERS["alice"]))
     # signed, but without the game: refused (it could be sent again to another game)
     post.deliver(message(PLAYERS["alice"], "history", "", [("c.sig", ssh_sign(key, b"history\n"))],
@@ -334,7 +334,7 @@ def test_a_command_through_the_console_script(tmp_path):
     assert "command moves (alice); answer queued" in done.stdout.decode()
     answer = only_to(post.new(), PLAYERS["alice"])
     assert answer["Subject"] == "[Rebis cmd] tes coups légaux"
-    assert "Tes coups légaux : " in text_of(answer)
+    assert "Tes coups légaux\u00a0: " in text_of(answer)
 
 
 def test_tick_plays_a_resigned_seat_at_once_when_a_move_came_by_another_way(tmp_path):

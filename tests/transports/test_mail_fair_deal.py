@@ -194,7 +194,8 @@ def test_join_phase_mail_is_in_the_players_language(tmp_path):
     game, gid = fair_game(run_inproc, tmp_path, langs=("alice=fr", "bob=pt"))
     assert run_inproc("mail", "views", game, env=ENV).code == 0
     subjects = {to(m): m["Subject"] for m in queued(game)}
-    assert subjects[PLAYERS["alice"]] == f"[Rebis {gid}] la distribution : envoie ton inscription"
+    assert subjects[PLAYERS["alice"]] == (f"[Rebis {gid}] la distribution\u00a0: "
+                                          "envoie ton inscription")
     assert subjects[PLAYERS["bob"]] == f"[Rebis {gid}] a distribuição: envia a tua inscrição"
 
 
@@ -278,7 +279,7 @@ def test_the_referees_move_for_a_player_is_told_as_the_referees(tmp_path):
     assert told[PLAYERS["carol"]].startswith(
         "Turn 1 (alice): the referee moved for alice (missed deadline); alice played ")
     assert told[PLAYERS["bob"]].startswith(
-        "Tour 1 (alice) : l'arbitre a joué à la place de alice (échéance dépassée)")
+        "Tour 1 (alice)\u00a0: l'arbitre a joué à la place d'alice (échéance dépassée)")
     # the views (files and mails) tell it in their history too
     history = yaml.safe_load((tmp_path / "g.views" / "alice.yaml").read_text())["history"]
     assert history[-1]["by"] == "referee" and history[-1]["reason"] == "missed deadline"
@@ -294,7 +295,7 @@ def test_the_referees_move_in_french_to_the_player_it_was_made_for(tmp_path):
     assert run_inproc("move-for", game, "--player", "alice",
                       "--now", "2025-01-02T00:00:00Z").code == 0
     text = run_inproc("view", game, "--player", "alice").out
-    assert "l'arbitre a joué à ta place (à la demande du joueur) ; l'arbitre a posé" in text \
+    assert "l'arbitre a joué à ta place (à la demande du joueur)\u00a0; l'arbitre a posé" in text \
         or "l'arbitre a joué à ta place (à la demande du joueur); l'arbitre a posé" in text
     assert "tu as joué" not in text
 

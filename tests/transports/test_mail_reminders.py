@@ -100,7 +100,7 @@ def test_after_a_stand_in_move_the_views_are_queued_and_the_next_player_reminded
     assert "the referee moved for ana (missed deadline)" in picture_words(html)
     record, replay, _ = referee.open_game(game)
     french = referee.picture(record, replay, "bob", "fr")
-    assert "l'arbitre a joué à la place de ana" in picture_words(french)
+    assert "l'arbitre a joué à la place d'ana" in picture_words(french)
     count = len(queued(game))
     done = run_inproc("tick", game, "--now", at(73 + 60), "--referee", REFEREE)
     reminder = queued(game)[count:]

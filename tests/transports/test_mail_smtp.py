@@ -246,5 +246,5 @@ def test_a_french_subject_keeps_its_spaces_through_the_smtp_server(tmp_path, smt
     assert out.returncode == 0, out.stderr
     [(recipients, answer)] = inbox.take()
     assert recipients == [PLAYERS["alice"]]
-    assert str(answer["Subject"]) == ("[Rebis subject-in-french-by-smtp] tour 1 : ton coup n'a "
-                                      "pas été appliqué")
+    assert str(answer["Subject"]) == ("[Rebis subject-in-french-by-smtp] tour 1\u00a0: "
+                                      "ton coup n'a pas été appliqué")

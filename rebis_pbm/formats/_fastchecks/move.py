@@ -2,7 +2,7 @@
 # From schemas/move.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "f74f53089b2637ca2b997d8c2d2b4510fd41e79d01e87ab8385cafed00cf7967"
+SCHEMA_SHA256 = "18311ae450db8e28843cea811c06ad529acc9e87f032362878fd613877791834"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re
@@ -11,7 +11,7 @@ from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException
 
 REGEX_PATTERNS = {
     '^[0-9a-f]{64}$(?!\\n)': re.compile('^[0-9a-f]{64}\\Z(?!\\n)'),
-    '^[A-Za-z][A-Za-z0-9_-]{0,31}$(?!\\n)': re.compile('^[A-Za-z][A-Za-z0-9_-]{0,31}\\Z(?!\\n)'),
+    '^[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff][A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff0-9_-]{0,31}$(?!\\n)': re.compile('^[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff][A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff0-9_-]{0,31}\\Z(?!\\n)'),
     '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$(?!\\n)': re.compile('^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\\Z(?!\\n)')
 }
 
@@ -188,8 +188,8 @@ def validate____defs_player(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (str)):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be string")
     if isinstance(data, str):
-        if not REGEX_PATTERNS['^[A-Za-z][A-Za-z0-9_-]{0,31}$(?!\\n)'].search(data):
-            raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Za-z][A-Za-z0-9_-]{0,31}$(?!\\n)")
+        if not REGEX_PATTERNS['^[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff][A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff0-9_-]{0,31}$(?!\\n)'].search(data):
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must match pattern ^[A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff][A-Za-z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u01bf\\u01c4-\\u024f\\u1e00-\\u1eff0-9_-]{0,31}$(?!\\n)")
     return data
 
 def validate____defs_game(data, custom_formats={}, name_prefix=None):

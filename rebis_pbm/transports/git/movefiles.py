@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 MOVES = "moves/"
 REFUSALS = "refusals/"  # in a public repository: each refusal's reason, encrypted to its mover
-# The characters a move file's name may hold (its form: rebis_pbm.files.names.MOVE_NAME).
-SAFE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+# The characters a move file's name may hold (its form: rebis_pbm.files.names.MOVE_NAME): the
+# schema's player names' (schemas/move.schema.json, $defs/player: Latin letters with accents,
+# precomposed, so turn-001-José.yaml in NFC; tests/transports check the two agree) and '.'.
+NAME_CHARS = r"A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u01bf\u01c4-\u024f\u1e00-\u1eff0-9_.-"
+SAFE_NAME = re.compile(f"[{NAME_CHARS}]+")
 KEEP = ".gitkeep"  # an empty folder's placeholder, never a move
 
 Say = Callable[[str, bool], None]  # (line, for the referee's attention: standard error)

@@ -19,6 +19,7 @@ from rebis_pbm.files.names import DEFAULT_GAME
 from rebis_pbm.transports.git.game import Changes, Outcome, apply_round
 from rebis_pbm.transports.git.movefiles import (
     KEEP,
+    NAME_CHARS,
     SAFE_NAME,
     GameFiles,
     Say,
@@ -229,7 +230,7 @@ def _due(path: str, moves: str, recorded: int | None) -> bool:
 
 
 # A move file's or signature's name (MOVE_NAME or COMPANION, of SAFE_NAME's characters only).
-_MOVE_OR_SIGNATURE = re.compile(r"turn-([0-9]+)-[A-Za-z0-9_.-]+\.yaml(?:\.sig)?(?:\.age)?")
+_MOVE_OR_SIGNATURE = re.compile(rf"turn-([0-9]+)-[{NAME_CHARS}]+\.yaml(?:\.sig)?(?:\.age)?")
 
 
 def shard_stop(stopped: list[tuple[GameFiles, RebisError]], rest: str) -> RebisError:
