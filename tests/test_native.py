@@ -221,3 +221,13 @@ def test_a_game_of_accented_names_is_played_through_apply(tmp_path):
     assert run_inproc("verify", game).code == 0
     view = run_inproc("view", game, "--player", "José")
     assert view.code == 0 and "José" in view.out
+
+
+def test_an_accented_name_with_an_address_is_refused_with_a_sentence(tmp_path):
+    """The keyed digest holds addresses under ASCII names only (record/digests.py): `new` says
+    so in one sentence (it stopped with an internal error) and writes nothing."""
+    done = run_inproc("new", tmp_path / "g.yaml", "--player", "José=jose@example.org",
+                      "--player", "bob=bob@example.org", "--insecure-seed", "--seed", "s")
+    assert done.code == 2, done.err
+    assert "cannot have an address yet" in done.err and "internal error" not in done.err
+    assert list(tmp_path.iterdir()) == []
