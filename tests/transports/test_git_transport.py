@@ -700,8 +700,8 @@ def test_a_fair_deal_through_git_takes_each_join_as_turn_0_then_deals(tmp_path, 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
     "a player's address is keyed by their name in the keyed header digest, and the canonical "
     "form takes ASCII keys only (record/digests.py, docs/audit.md; tests/record/"
-    "test_audit_vectors.py holds it): `new` with an accented name and an address stops with an "
-    "internal error until the rebis-pbm/4 digest documents take such names"))
+    "test_audit_vectors.py holds it): `new` refuses an accented name with an address (one "
+    "sentence, exit 2) until the rebis-pbm/4 digest documents take such names"))
 def test_a_player_with_an_accented_name_moves_through_git(tmp_path, monkeypatch):
     # turn-001-José.yaml: the git transport's move file names take the schema's player names
     # (Latin letters with accents, NFC; movefiles.SAFE_NAME), in a rebis-pbm/4 record
