@@ -56,10 +56,7 @@ def open_view(path: PathLike, identity: PathLike | None = None) -> OpenedView:
         InputError: the file cannot be read or decrypted, is not a view, is a view of an older
             format or contradicts itself; an encrypted view without ``identity`` (exit 2).
     """
-    from rebis_pbm.formats.filekinds import wrong_kind
-    from rebis_pbm.formats.schemas import validate
-    from rebis_pbm.formats.yaml_reader import load_yaml
-    from rebis_pbm.present.infoset import check_view_format, infoset_from_view
+    from rebis_pbm.present.infoset import infoset_from_view
 
     source = os.fspath(path)
     if source.endswith(ENCRYPTED):
@@ -71,13 +68,8 @@ def open_view(path: PathLike, identity: PathLike | None = None) -> OpenedView:
         data = decrypt_file(path, identity)
     else:
         data, source = read_input(source, kind="view")
-    loaded = load_yaml(data, source=source, kind="view")
-    misfiled = wrong_kind(loaded.data, "view")
-    if misfiled:
-        raise InputError(misfiled, source=source)
-    check_view_format(loaded.data, source)
-    validate(loaded, "view")
-    view = cast("View", loaded.data)
+    from rebis_pbm.app.player import view_document
+    view = cast("View", view_document(data, source).data)
     lang = view.get("lang") or "en"
     if view.get("phase") == "join":
         return OpenedView(view, None, lang)
@@ -199,21 +191,10 @@ def sign(path: PathLike, key: PathLike) -> bytes:
     Raises:
         Failed: ``ssh-keygen`` is missing or refused to sign (exit 2).
     """
-    from rebis_pbm.app.sealing import SIGNATURE_NAMESPACE
+    from rebis_pbm.app.sealing import ssh_sign
 
     with open(path, "rb") as f:
-        data = f.read()
-    try:
-        done = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", os.fspath(key), "-n",
-                               SIGNATURE_NAMESPACE], capture_output=True, input=data)
-    except FileNotFoundError:
-        raise Failed("ssh-keygen is not installed on this machine; install OpenSSH's client "
-                     "to sign moves") from None
-    if done.returncode != 0 or not done.stdout:
-        said = done.stderr.decode("utf-8", "replace").strip()
-        why = (said.splitlines() or ["no reason given"])[-1]
-        raise Failed(f"ssh-keygen could not sign {os.fspath(path)} with {os.fspath(key)}: {why}")
-    return done.stdout
+        return ssh_sign(f.read(), key, os.fspath(path))
 
 
 # --- sending ---------------------------------------------------------------------------------

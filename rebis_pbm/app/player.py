@@ -11,7 +11,7 @@ from rebis_pbm.engine import IllegalMove, Move, check_move
 from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import ExitCode, InputError, RebisError, Refused
 from rebis_pbm.files.atomic import PathLike, read_input
-from rebis_pbm.formats.yaml_reader import load_yaml, top_level_text
+from rebis_pbm.formats.yaml_reader import Loaded, load_yaml, top_level_text
 from rebis_pbm.present import views as views_mod
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
@@ -45,19 +45,32 @@ def read_view(view_path: PathLike) -> ViewState:
     return _read_view(view_path)[0]
 
 
-def _read_view(view_path: PathLike) -> tuple[ViewState, View]:
-    """:func:`read_view`, with the view's document (its witness names the history a move from
-    it answers, rebis-pbm/4)."""
+def view_document(data: bytes, source: str) -> Loaded:
+    """A YAML (or JSON) view file's bytes read by the strict loader and checked: a view (not
+    another of rebis-pbm's files, said so), of a format this version reads, valid against the
+    view schema.
+
+    Raises:
+        InputError: any of these fails (one sentence, exit 2).
+    """
     from rebis_pbm.formats.filekinds import wrong_kind
     from rebis_pbm.formats.schemas import validate
-    from rebis_pbm.present.infoset import check_view_format, infoset_from_view
-    data, source = read_input(os.fspath(view_path), kind="view")
+    from rebis_pbm.present.infoset import check_view_format
     loaded = load_yaml(data, source=source, kind="view")
     misfiled = wrong_kind(loaded.data, "view")
     if misfiled:
         raise InputError(misfiled, source=source)
     check_view_format(loaded.data, source)
     validate(loaded, "view")
+    return loaded
+
+
+def _read_view(view_path: PathLike) -> tuple[ViewState, View]:
+    """:func:`read_view`, with the view's document (its witness names the history a move from
+    it answers, rebis-pbm/4)."""
+    from rebis_pbm.present.infoset import infoset_from_view
+    data, source = read_input(os.fspath(view_path), kind="view")
+    loaded = view_document(data, source)
     _refuse_join_phase(cast("dict[str, Any]", loaded.data), source)
     doc = cast("View", loaded.data)
     return infoset_from_view(doc, source), doc

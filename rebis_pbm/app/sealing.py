@@ -184,7 +184,6 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
         Failed: ``ssh-keygen`` is missing or refused to sign (its reason, exit 2).
     """
     import stat
-    import subprocess
 
     from rebis_pbm.crypto.age import encrypt_to, padded_move
     path = os.fspath(move_path)
@@ -204,23 +203,11 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
         to = [referee_recipient_of(game, move_game)]
     files = [(path, data)]
     if ssh_key is not None:
-        try:
-            # The move on standard input, the signature on standard output: signing a file
-            # would keep a MOVE.yaml.sig left from an earlier version of the move (ssh-keygen
-            # will not replace it, and says so only by asking), sealing a stale signature.
-            done = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", os.fspath(ssh_key),
-                                   "-n", SIGNATURE_NAMESPACE], capture_output=True, input=data)
-        except FileNotFoundError:
-            raise Failed("ssh-keygen is not installed on this machine; install OpenSSH's client "
-                         "to sign moves") from None
-        if done.returncode != 0 or not done.stdout:
-            said = done.stderr.decode("utf-8", "replace").strip()
-            why = (said.splitlines() or ["no reason given"])[-1]
-            raise Failed(f"ssh-keygen could not sign {path} with {os.fspath(ssh_key)}: {why}")
+        signature = ssh_sign(data, ssh_key, path)
         if game is not None:
-            _check_sealing_key(game, doc, data, done.stdout, ssh_key,
+            _check_sealing_key(game, doc, data, signature, ssh_key,
                                None if other_game_ok else move_game)
-        files.append((path + SIGNATURE, done.stdout))
+        files.append((path + SIGNATURE, signature))
     sealed = [(name + ENCRYPTED, encrypt_to(content, to)) for name, content in files]
     written = []
     # The padded move (its mode kept: a closing play's card is a secret) and its signature, in
@@ -236,6 +223,31 @@ def seal_move(move_path: PathLike, to: Sequence[str], ssh_key: PathLike | None =
 
 
 SIGNATURE_NAMESPACE = "rebis-pbm"  # ssh-keygen -Y sign -n: what a move's signature is for
+
+
+def ssh_sign(data: bytes, key: PathLike, what: str) -> bytes:
+    """The armoured SSH signature of ``data`` (the bytes of the file ``what``) by the private
+    ``key``, as ``ssh-keygen -Y sign -f KEY -n rebis-pbm`` writes it (docs/audit.md, "Signed
+    moves"). The data goes on standard input and the signature comes on standard output:
+    signing the file would keep a ``.sig`` left from an earlier version of it (ssh-keygen will
+    not replace it, and says so only by asking).
+
+    Raises:
+        Failed: ``ssh-keygen`` is missing or refused to sign (exit 2).
+    """
+    import subprocess
+
+    try:
+        done = subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-f", os.fspath(key), "-n",
+                               SIGNATURE_NAMESPACE], capture_output=True, input=data)
+    except FileNotFoundError:
+        raise Failed("ssh-keygen is not installed on this machine; install OpenSSH's client "
+                     "to sign moves") from None
+    if done.returncode != 0 or not done.stdout:
+        said = done.stderr.decode("utf-8", "replace").strip()
+        why = (said.splitlines() or ["no reason given"])[-1]
+        raise Failed(f"ssh-keygen could not sign {what} with {os.fspath(key)}: {why}")
+    return done.stdout
 
 
 def check_referee_identity(record: Record, identity_file: PathLike | None) -> None:
