@@ -22,16 +22,15 @@ import tempfile
 from pathlib import Path
 
 from run import (
-    FLOOR,
     ISSUE_FLOOR_MS,
     ISSUE_GROWTH_MS,
     LONG_RULESET,
     Ruleset,
     bot_game,
     move_file,
-    run_once,
     write_game,
 )
+from timing import FLOOR, run_once
 
 LENGTHS = (10, 200)  # recorded moves of the records the growth is measured on
 

@@ -19,7 +19,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
-from run import FLOOR, PLAYERS, run_once
+from timing import FLOOR, PLAYERS, run_once
 
 from rebis_pbm import app
 from rebis_pbm.bots import make_bot

@@ -44,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from timing import FLOOR, PLAYERS, rebis_pbm, run_once
+
 from rebis_pbm.bots import make_bot
 from rebis_pbm.engine import Ruleset, apply_move, information_set, legal_moves, setup
 from rebis_pbm.formats.yaml_reader import load_yaml
@@ -52,27 +54,7 @@ from rebis_pbm.record import Record, dump_record, dump_secret
 from rebis_pbm.record.digests import commitment, insecure_salt, salted
 from rebis_pbm.record.model import FORMAT
 
-FLOOR = [sys.executable, "-c", "import yaml, jsonschema, click"]
-PLAYERS = ("alice", "bob", "carol", "dave")
 LONG_RULESET = Ruleset(deck=tuple((n, 40) for n in range(1, 10)), golden_dust=99, gold=99)
-
-
-def rebis_pbm() -> list[str]:
-    found = Path(sys.executable).with_name("rebis-pbm")
-    if found.exists():
-        return [str(found)]
-    return [shutil.which("rebis-pbm") or sys.exit("rebis-pbm is not installed beside "
-                                                  f"{sys.executable}: run `make bench`")]
-
-
-def run_once(cmd: list[str], cwd: Path) -> tuple[float, float, int, int]:
-    """(wall seconds, CPU seconds, peak RSS in KiB, exit code) of one run of ``cmd``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode
 
 
 # --instructions: also count each command's instructions once (see instructions()).
