@@ -223,11 +223,17 @@ def test_a_game_of_accented_names_is_played_through_apply(tmp_path):
     assert view.code == 0 and "José" in view.out
 
 
-def test_an_accented_name_with_an_address_is_refused_with_a_sentence(tmp_path):
-    """The keyed digest holds addresses under ASCII names only (record/digests.py): `new` says
-    so in one sentence (it stopped with an internal error) and writes nothing."""
-    done = run_inproc("new", tmp_path / "g.yaml", "--player", "José=jose@example.org",
+def test_an_accented_name_takes_an_address(tmp_path):
+    """The keyed record digest holds the addresses under the players' names, accented ones
+    included (record/digests.py, UTF-16 key order): `new` takes them, and the record verifies
+    with the seed; two players with one address are still refused."""
+    game = tmp_path / "g.yaml"
+    done = run_inproc("new", game, "--player", "José=jose@example.org",
                       "--player", "bob=bob@example.org", "--insecure-seed", "--seed", "s")
-    assert done.code == 2, done.err
-    assert "cannot have an address yet" in done.err and "internal error" not in done.err
-    assert list(tmp_path.iterdir()) == []
+    assert done.code == 0, done.err
+    assert "José: jose@example.org" in game.read_text(encoding="utf-8")
+    verified = run_inproc("verify", game)
+    assert verified.code == 0 and "Not checked" not in verified.out, verified.out + verified.err
+    same = run_inproc("new", tmp_path / "h.yaml", "--player", "José=jose@example.org",
+                      "--player", "Zoë=JOSE@example.org", "--insecure-seed", "--seed", "s")
+    assert same.code == 2 and "have the same address" in same.err
