@@ -143,6 +143,50 @@ def test_a_players_own_view_speaks_to_them_in_the_second_person(tmp_path):
         assert "(s)" not in text
 
 
+def _sentences_naming(text: str, name: str) -> list[str]:
+    """The lines of ``name``'s own text view that name them in a sentence. Left out, as data
+    rather than sentences: the title ("view of ana"), the seats' table (its rows begin with each
+    player's name, theirs included, and list who placed each card), each account's prefix
+    ("turn 3 (ana): ", then the account is checked) and the move template (YAML)."""
+    found = []
+    for i, line in enumerate(text.splitlines()):
+        told = re.split(r"^\s+\S+ \d+ \([^)]*\)[\u00a0 ]?: ", line, maxsplit=1)[-1]
+        if i == 0 or line.startswith(f"{name} (") or re.match(r"^\s*(#|[a-z_]+:( |$))", line) \
+                or re.match(r"^\s+\S[^:]*[\u00a0 ]?: ([+-]\d+ \(\w+\) ?)+$", line):
+            continue
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", told):
+            found.append(line)
+    return found
+
+
+def test_every_line_of_a_players_own_view_speaks_to_them(tmp_path):
+    """In a game with a deadline, each player's own view, turn after turn, in fr, pt and en:
+    no sentence names its reader (the deadline line included: "Deadline for your move")."""
+    game = tmp_path / "game.yaml"
+    out = run_inproc("new", game, "--insecure-seed", "--referee-deal", "--seed", "native",
+                     "--game-id", "g30", "--player", "ana", "--player", "hugo", "--player",
+                     "ian", "--lang", "ana=fr", "--lang", "hugo=pt", "--deadline", "72h")
+    assert out.code == 0, out.err
+    deadline = {"ana": "Échéance de ton coup", "hugo": "Prazo para o teu lance",
+                "ian": "Deadline for your move"}
+    seen_to_move = set()
+    for _turn in range(6):
+        mover = None
+        for name in ("ana", "hugo", "ian"):
+            text = run_inproc("view", game, "--player", name).out
+            assert _sentences_naming(text, name) == [], (name, text)
+            listed = run_inproc("moves", game, "--player", name, "--format", "json")
+            if listed.code == 0:
+                mover = name
+                assert deadline[name] in text, text
+                seen_to_move.add(name)
+                path = tmp_path / f"m{_turn}.json"
+                path.write_text(json.dumps(json.loads(listed.out)[0]["move"]), encoding="utf-8")
+        assert mover is not None
+        assert run_inproc("apply", game, path).code == 0
+    assert seen_to_move == {"ana", "hugo", "ian"}
+
+
 def test_names_with_accents_are_kept_in_nfc_and_refused_when_they_repeat_another():
     check_players(["José", "Zoë", "Çağla"], {}, record_format="rebis-pbm/4")
     assert same_name_key("José") == same_name_key("jose") == same_name_key("JOSÉ")
