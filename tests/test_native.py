@@ -281,3 +281,38 @@ def test_an_accented_name_takes_an_address(tmp_path):
     same = run_inproc("new", tmp_path / "h.yaml", "--player", "José=jose@example.org",
                       "--player", "Zoë=JOSE@example.org", "--insecure-seed", "--seed", "s")
     assert same.code == 2 and "have the same address" in same.err
+
+
+PLURAL_FORMS = {"fr": "nplurals=2; plural=(n > 1);", "pt": "nplurals=2; plural=(n != 1);"}
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("fr", {0: ("0 carte", "0 jeton de"), 1: ("1 carte", "1 jeton de"),
+            2: ("2 cartes", "2 jetons de")}),
+    ("pt", {0: ("0 cartas", "0 fichas de"), 1: ("1 carta", "1 ficha de"),
+            2: ("2 cartas", "2 fichas de")}),
+    ("en", {0: ("0 cards", "0 golden dust tokens"), 1: ("1 card", "1 golden dust token "),
+            2: ("2 cards", "2 golden dust tokens")}),
+])
+def test_a_count_takes_its_languages_plural_at_0_1_and_2(lang, said):
+    """CLDR's rules, as gettext writes them: French 0 and 1 singular (0 jeton), European
+    Portuguese 0 plural (0 fichas), English 0 plural (0 cards)."""
+    catalog = i18n.translation(lang)
+    for n, (cards, tokens) in said.items():
+        assert catalog.ngettext("{count} card", "{count} cards", n).format(count=n) == cards
+        told = catalog.ngettext(
+            "{count} golden dust token from your reserve on your shelf {shelf}",
+            "{count} golden dust tokens from your reserve on your shelf {shelf}", n)
+        assert told.format(count=n, shelf=1).startswith(tokens), (n, told)
+
+
+@pytest.mark.parametrize("lang", ["fr", "pt"])
+def test_each_catalog_has_the_cldr_plural_rule_and_as_many_forms(lang):
+    with open(i18n.LOCALE_DIR + f"/{lang}/LC_MESSAGES/rebis_pbm.po", "rb") as f:
+        po = read_po(f)
+    assert po.plural_forms == PLURAL_FORMS[lang]
+    text = open(i18n.LOCALE_DIR + f"/{lang}/LC_MESSAGES/rebis_pbm.po", encoding="utf-8").read()
+    assert f'"Plural-Forms: {PLURAL_FORMS[lang]}\\n"' in text
+    assert "msgstr[2]" not in text
+    plurals = [m for m in po if m.pluralizable]
+    assert plurals and all(len(m.string) == 2 and all(m.string) for m in plurals)
