@@ -311,8 +311,45 @@ def test_each_catalog_has_the_cldr_plural_rule_and_as_many_forms(lang):
     with open(i18n.LOCALE_DIR + f"/{lang}/LC_MESSAGES/rebis_pbm.po", "rb") as f:
         po = read_po(f)
     assert po.plural_forms == PLURAL_FORMS[lang]
-    text = open(i18n.LOCALE_DIR + f"/{lang}/LC_MESSAGES/rebis_pbm.po", encoding="utf-8").read()
+    with open(i18n.LOCALE_DIR + f"/{lang}/LC_MESSAGES/rebis_pbm.po", encoding="utf-8") as f:
+        text = f.read()
     assert f'"Plural-Forms: {PLURAL_FORMS[lang]}\\n"' in text
     assert "msgstr[2]" not in text
     plurals = [m for m in po if m.pluralizable]
     assert plurals and all(len(m.string) == 2 and all(m.string) for m in plurals)
+
+
+def _described_in_a_game(lang: str) -> list[str]:
+    """The sentences of every listed move (issue 29), in ``lang``, over the first turns of a
+    three-player game with a small shelf limit (so shelves close: sentences of several
+    clauses, a token taken, a card drawn)."""
+    from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
+    from rebis_pbm.present.describe import described_moves
+
+    state, _ = setup(Ruleset(shelf_limit=9), ("ana", "hugo", "ian"), "native-describe")
+    said = []
+    for turn in range(12):
+        if state.to_move is None:
+            break
+        said += [d.description for d in described_moves("g30", state, lang)]
+        moves = legal_moves(state)
+        state, _ = apply_move(state, moves[(turn * 7) % len(moves)])
+    return said
+
+
+@pytest.mark.parametrize("lang", ["fr", "pt", "en"])
+def test_described_moves_join_their_clauses_as_the_language_does(lang):
+    """An account's clauses and a described move's are joined alike (present/i18n.py
+    ``separator``): in French with a no-break space before the semicolon."""
+    said = _described_in_a_game(lang)
+    several = [text for text in said if ";" in text]
+    assert several, "no described move of several clauses to read"
+    for text in said:
+        if lang == "fr":
+            assert not re.search(r"[ \t][;:!?]", text), text  # a plain space before
+            assert not re.search(r"[^\u00a0][;:!?](\s|$)", text), text  # no space at all
+        else:
+            assert not re.search(r"\s;", text), text
+        assert "(s)" not in text, text
+    joiner = f"{NB}; " if lang == "fr" else "; "
+    assert all(joiner in text for text in several), several[:3]
