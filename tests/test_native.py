@@ -36,7 +36,7 @@ def _fields(template: str) -> list[str]:
 
 
 def _filled(lang: str, name: str) -> list[tuple[str, str]]:
-    """Every message of ``lang``'s catalog (each plural form for 1 and 2) filled in: names with
+    """Every message of ``lang``'s catalog (each plural form, for 0, 1 and 2) filled in: names with
     ``name``, a shelf with the way the catalog itself says one, numbers with 2."""
     catalog = i18n.translation(lang)
     _ = catalog.gettext
@@ -47,7 +47,7 @@ def _filled(lang: str, name: str) -> list[tuple[str, str]]:
     for message in po:
         if not message.id:
             continue
-        said = ([catalog.ngettext(*message.id, n) for n in (1, 2)]
+        said = ([catalog.ngettext(*message.id, n) for n in (0, 1, 2)]
                 if isinstance(message.id, tuple) else [_(message.id)])
         for text in said:
             params: dict[str, object] = {}
@@ -95,6 +95,10 @@ def test_french_punctuation_has_its_no_break_space(name):
     for msgid, text in _filled("fr", name):
         assert not re.search(r"[ \t][;:!?]", text), (msgid, text)  # a plain space before
         assert not re.search(r"\w[;!?](\s|$)", text), (msgid, text)  # no space at all
+        # nor after a bracket or a quote ("(poids 3 sur 9); " escaped the check above); a colon
+        # after a word is the title's own ("Rebis: Zero")
+        assert not re.search(r"[^\u00a0\s][;!?](\s|$)", text), (msgid, text)
+        assert not re.search(r"[^\w\u00a0\s]:(\s|$)", text), (msgid, text)
         assert "« " not in text and " »" not in text, (msgid, text)
 
 
