@@ -182,8 +182,8 @@ def test_a_player_reads_times_in_their_zone_and_the_record_stays_utc(cli, tmp_pa
     game = game_with(tmp_path, zones={"ana": "America/Sao_Paulo"})
     take_absence(game, "bob", at(24), at(48), now=at(0))
     text = (tmp_path / "g.views" / "ana.txt").read_text()
-    assert ("Deadline for ana's move: 2026-07-04T21:00:00-03:00 (America/Sao_Paulo); after it "
-            "the referee may move for them.") in text
+    assert ("Deadline for your move: 2026-07-04T21:00:00-03:00 (America/Sao_Paulo); after it "
+            "the referee may move for you.") in text
     assert "bob is away until 2026-07-02T21:00:00-03:00 (America/Sao_Paulo)" in text
     assert "Deadline for ana's move: 2026-07-05T00:00:00Z (UTC)" in \
         (tmp_path / "g.views" / "bob.txt").read_text()

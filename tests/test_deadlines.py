@@ -63,8 +63,10 @@ def test_tick_before_the_deadline_changes_nothing_and_says_a_reminder_is_due(cli
 def test_the_deadline_shows_in_the_view_and_extending_it_is_logged(cli, tmp_path):
     small_game(tmp_path)
     game = tmp_path / "g.yaml"
+    assert "Deadline for your move: 2025-01-04T00:00:00Z" in cli("view", game, "--player",
+                                                                 "ana").out
     assert "Deadline for ana's move: 2025-01-04T00:00:00Z" in cli("view", game, "--player",
-                                                                  "ana").out
+                                                                  "bob").out
     done = cli("extend", game, "--by", "1d", "--reason", "ana is away", "--now", at(2))
     assert done.code == 0 and "2025-01-05T00:00:00Z" in done.out
     assert cli("tick", game, "--now", at(80)).out.startswith("No deadline")

@@ -191,8 +191,8 @@ def test_the_examples_of_the_issue_in_three_languages():
     mine = effect(state, Move(state.turn, "ana", play=Play((8,), "ana", "positive")))
     assert tell(mine, "ana", 13) == "8 + on your shelf 1 (weight 11 of 13)"
     assert tell(closing, "ana", 13, "fr") == (
-        "6 sur l'étagère 2 de ben\u00a0: la ferme face cachée; tu prends un jeton de poussière "
-        "dorée; ben pioche une carte")
+        "6 sur l'étagère 2 de ben\u00a0: la ferme face cachée\u00a0; tu prends un jeton de "
+        "poussière dorée\u00a0; ben pioche une carte")
     assert tell(minus, "ana", 13, "pt") == (
         "3 - na prateleira 2 de ben: valor 9 -> 6 (peso 12 de 13); vais tirar uma carta")
     assert tell(mine, "ana", 13, "fr") == "8 + sur ton étagère 1 (poids 11 sur 13)"

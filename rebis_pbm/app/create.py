@@ -94,13 +94,6 @@ def check_players(players: Sequence[str], addresses: dict[str, str],
                          "upper/lower case or accents count as the same", "--player")
     taken: dict[str, str] = {}
     for name, address in addresses.items():
-        if not name.isascii():
-            # The keyed digest keeps each address under its player's name, and its canonical
-            # form takes ASCII keys only (record/digests.py): refused with a sentence, not a crash.
-            raise UsageError(f"{clip(name)!r} cannot have an address yet: a player with an "
-                             f"accent in their name plays by files, not by mail or git, in this "
-                             f"version; write the name without accents to give an address",
-                             "--player")
         if ascii_lower(address) in taken:
             raise UsageError(f"{taken[ascii_lower(address)]} and {name} have the same address "
                              f"{address}; each player needs their own, so that a move's sender "

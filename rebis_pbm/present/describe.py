@@ -28,7 +28,7 @@ from rebis_pbm.engine import (
 )
 from rebis_pbm.engine import events as ev
 from rebis_pbm.formats.yaml_writer import dump_yaml
-from rebis_pbm.present.i18n import gettext_for, ngettext_for
+from rebis_pbm.present.i18n import gettext_for, ngettext_for, separator
 
 FORMATS = ("yaml", "json", "text")  # the listing's formats (``moves --format``)
 
@@ -137,7 +137,9 @@ def effect(seen: State, move: Move) -> Effect:
 
 def tell(said: Effect, mover: str, limit: int, lang: str | None = None) -> str:
     """The sentence of an :class:`Effect` for ``mover`` (whose move it is), in ``lang``
-    (default English); ``limit`` is the ruleset's shelf limit (R4)."""
+    (default English); ``limit`` is the ruleset's shelf limit (R4). Its clauses are joined as an
+    account's are (:func:`~rebis_pbm.present.i18n.separator`: ``" ; "`` with a no-break space in
+    French, ``"; "`` otherwise)."""
     _, n_ = gettext_for(lang), ngettext_for(lang)
     parts: list[str] = []
     if said.dust:
@@ -150,7 +152,7 @@ def tell(said: Effect, mover: str, limit: int, lang: str | None = None) -> str:
                 _("the red token on {owner}'s shelf {shelf}: score {before} -> {after}"))
         parts.append(text.format(owner=said.owner, shelf=said.shelf, before=said.score_before,
                                  after=said.score_after))
-        return "; ".join(parts)
+        return separator(lang).join(parts)
     cards = (str(said.cards[0]) if len(said.cards) == 1 else
              _("{first} and {second}").format(first=said.cards[0], second=said.cards[1]))
     if said.closes:
@@ -185,7 +187,7 @@ def tell(said: Effect, mover: str, limit: int, lang: str | None = None) -> str:
     if said.ends is not None:
         from rebis_pbm.present.wording import end_words  # why a game ends, worded once (R11)
         parts.append(_("the game ends: {why}").format(why=end_words(said.ends, lang)))
-    return "; ".join(parts)
+    return separator(lang).join(parts)
 
 
 def described_moves(game: str, state: State, lang: str | None = None) -> list[Described]:

@@ -20,9 +20,8 @@ def time_lines(view: View, lang: str | None = None) -> list[str]:
     zone = view.get("time_zone")
     lines = []
     if "deadline" in view:
-        # the second person to the player to move, in French and Portuguese (English keeps the
-        # name: tests/transports read it)
-        you = view["to_move"] == view.get("viewer") and bool(lang) and lang != "en"
+        # the player to move reads it in the second person in their own view, in every language
+        you = view["to_move"] == view.get("viewer")
         if zone:
             deadline = shown_time(view["deadline"], zone)
             lines.append((_("Deadline for your move: {deadline}; after it the referee may move "

@@ -3,8 +3,9 @@
 Everything here is specified in docs/audit.md, precisely enough for another implementation to
 recompute it, with test vectors that the tests read from that page.
 
-* :func:`canonical` turns plain data into bytes: JSON with keys sorted, no whitespace, UTF-8,
-  integers only (the RFC 8785 form, restricted to the data a record holds).
+* :func:`canonical` turns plain data into bytes: JSON with keys sorted (by UTF-16 code units, as
+  RFC 8785 sorts them), no whitespace, UTF-8, integers only (the RFC 8785 form, restricted to the
+  data a record holds).
 * :func:`header_digest`: SHA-256 of the canonical header (format, game id, ruleset, players in
   seat order, seed commitment). It is the chain's first link, stored as ``header_sha256``.
 * :func:`chain_digest`: SHA-256 of ``{"entry": ENTRY, "prev": PREVIOUS}``; ``ENTRY`` is the move's
@@ -42,24 +43,31 @@ MAX_SAFE_INTEGER = 2**53 - 1
 def canonical(value: object) -> bytes:
     """The canonical serialisation of ``value`` (docs/audit.md, "Canonical form").
 
-    ``value`` is made of dicts with ASCII text keys, lists or tuples, text, integers
-    (|n| <= 2**53 - 1), booleans and None. Output: UTF-8 JSON, object keys sorted, no whitespace,
-    text escaped as RFC 8785 does (only ``"``, ``\\`` and control characters).
+    ``value`` is made of dicts with text keys, lists or tuples, text, integers
+    (|n| <= 2**53 - 1), booleans and None. Output: UTF-8 JSON, object keys sorted by their UTF-16
+    code units (RFC 8785, section 3.2.3; for ASCII keys the same order as their bytes), no
+    whitespace, text escaped as RFC 8785 does (only ``"``, ``\\`` and control characters). Keys
+    are taken as they are, not normalised (player names, the only non-ASCII keys, are NFC).
 
     Raises:
-        ValueError: a float, a non-ASCII or non-text key, an integer out of range, another type,
-            or text that is not valid Unicode (a lone surrogate).
+        ValueError: a float, a non-text key, an integer out of range, another type, or text or a
+            key that is not valid Unicode (a lone surrogate).
 
     >>> canonical({"b": [1, True, None], "a": "é"})
     b'{"a":"\\xc3\\xa9","b":[1,true,null]}'
+    >>> canonical({"\uff61": 1, "\U0001f600": 2})  # U+1F600 is D83D DE00 in UTF-16: first
+    b'{"\\xf0\\x9f\\x98\\x80":2,"\\xef\\xbd\\xa1":1}'
     """
-    _check(value)
+    if _check(value):
+        value = _utf16_ordered(value)
+        return _encode(value, sort_keys=False)
     return _encode(value)
 
 
-def _encode(value: object) -> bytes:
-    """The JSON text of :func:`canonical`, for a value already known to be of the allowed types."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+def _encode(value: object, sort_keys: bool = True) -> bytes:
+    """The JSON text of :func:`canonical`, for a value already known to be of the allowed types;
+    ``sort_keys=False`` for a value whose objects :func:`_utf16_ordered` has already ordered."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=sort_keys, separators=(",", ":"),
                       allow_nan=False)
     try:
         return text.encode("utf-8")
@@ -68,10 +76,31 @@ def _encode(value: object) -> bytes:
                          "surrogates)") from None
 
 
-def _check(value: object) -> None:
+def utf16_key(key: str) -> bytes:
+    """The sort key of an object key in the canonical form: its UTF-16 code units, big-endian,
+    so that comparing the bytes compares the code units one by one (RFC 8785, section 3.2.3).
+    It differs from code-point order only for characters above U+FFFF against U+E000..U+FFFF."""
+    return key.encode("utf-16-be")
+
+
+def _utf16_ordered(value: object) -> object:
+    """``value`` with the items of every object in :func:`utf16_key` order (a copy of what
+    changes), for a value :func:`_check` has accepted."""
+    if isinstance(value, dict):
+        return {key: _utf16_ordered(value[key]) for key in sorted(value, key=utf16_key)}
+    if isinstance(value, (list, tuple)):
+        return [_utf16_ordered(item) for item in value]
+    return value
+
+
+def _check(value: object) -> bool:
+    """Check ``value`` holds only the types :func:`canonical` writes; True when some object key
+    is not ASCII (its objects are then ordered by :func:`_utf16_ordered`, not by ``json``'s
+    code-point order)."""
     # Iterative walk: records are shallow, but no input should reach the recursion limit. The
     # exact built-in types are tested first (a state document has hundreds of values per move);
     # anything else, subclasses included, takes the general isinstance path below.
+    wide = False  # a non-ASCII key was seen
     stack: list[YamlValue] = [value]  # the values still to check, of any type
     while stack:
         item = stack.pop()
@@ -84,7 +113,7 @@ def _check(value: object) -> None:
                     keys_ok = False
                 if not keys_ok:
                     for key in item:
-                        _check_key(key)
+                        wide = _check_key(key) or wide
             for sub in item.values() if kind is dict else item:
                 if type(sub) is int:
                     if -MAX_SAFE_INTEGER <= sub <= MAX_SAFE_INTEGER:
@@ -100,18 +129,28 @@ def _check(value: object) -> None:
                                  "(at most 2**53-1)")
         elif isinstance(item, dict):
             for key in item:
-                _check_key(key)
+                wide = _check_key(key) or wide
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
         else:
             raise ValueError(f"canonical form: {type(item).__name__} values are not allowed "
                              f"(only objects, lists, text, integers, true, false and null)")
+    return wide
 
 
-def _check_key(key: object) -> None:
-    if not isinstance(key, str) or not key.isascii():
-        raise ValueError(f"canonical form: object key {key!r} is not ASCII text")
+def _check_key(key: object) -> bool:
+    """Check an object key is text and valid Unicode; True when it is not ASCII."""
+    if not isinstance(key, str):
+        raise ValueError(f"canonical form: object key {key!r} is not text")
+    if key.isascii():
+        return False
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"canonical form: object key {key!r} is not valid Unicode (a lone "
+                         "surrogate)") from None
+    return True
 
 
 def sha256_hex(data: bytes) -> str:

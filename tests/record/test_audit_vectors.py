@@ -9,6 +9,7 @@ import hashlib
 import hmac
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,8 @@ VECTORS = vectors()
 
 
 def test_the_page_has_the_vectors_the_tests_expect():
-    assert set(VECTORS) == {"canonical-move", "canonical-text", "header", "state", "chain"}
+    assert set(VECTORS) == {"canonical-move", "canonical-text", "canonical-names",
+                            "canonical-utf16", "header", "state", "chain"}
     for name, blocks in VECTORS.items():
         assert {"value", "canonical"} <= set(blocks), name
         assert ("sha256" in blocks) != ("hmac-sha256" in blocks), name
@@ -116,8 +118,8 @@ def test_chain_vector():
 
 
 @pytest.mark.parametrize("value", [
-    1.5, {"a": 0.0}, [float("nan")], {1: "x"}, {"é": 1}, 2**53, -(2**53), {"a": {1, 2}}, b"x",
-    "\ud800",
+    1.5, {"a": 0.0}, [float("nan")], {1: "x"}, 2**53, -(2**53), {"a": {1, 2}}, b"x",
+    "\ud800", {"\ud800": 1}, {"é": {"a\udc00": 1}}, [{"José": "\udfff"}],
 ])
 def test_canonical_refuses_what_it_cannot_write_one_way(value):
     with pytest.raises(ValueError):
@@ -127,3 +129,75 @@ def test_canonical_refuses_what_it_cannot_write_one_way(value):
 def test_canonical_accepts_the_integer_bounds_and_tuples():
     assert canonical([2**53 - 1, -(2**53 - 1)]) == b"[9007199254740991,-9007199254740991]"
     assert canonical((1, (2,))) == b"[1,[2]]"
+
+
+def utf16_units(key: str) -> list[int]:
+    """RFC 8785's sort key, written apart from the code under test: the key's UTF-16 code units,
+    a character above U+FFFF as its surrogate pair (RFC 2781, section 2.1)."""
+    units = []
+    for char in key:
+        point = ord(char)
+        if point > 0xFFFF:
+            point -= 0x10000
+            units += [0xD800 + (point >> 10), 0xDC00 + (point & 0x3FF)]
+        else:
+            units.append(point)
+    return units
+
+
+def canonical_apart(value) -> str:
+    """The canonical text of a JSON value by a separate small writer: keys in UTF-16 order,
+    text escaped as RFC 8785 does; the vectors with keys that are not ASCII are checked against
+    it, not against the page's text alone."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        short = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+                 "\f": "\\f", "\r": "\\r"}
+        return '"' + "".join(short.get(c) or (f"\\u{ord(c):04x}" if c < " " else c)
+                             for c in value) + '"'
+    if isinstance(value, list):
+        return "[" + ",".join(map(canonical_apart, value)) + "]"
+    return "{" + ",".join(canonical_apart(key) + ":" + canonical_apart(value[key])
+                          for key in sorted(value, key=utf16_units)) + "}"
+
+
+@pytest.mark.parametrize("name", sorted(VECTORS))
+def test_each_vector_matches_a_separate_writer_in_utf16_order(name):
+    blocks = VECTORS[name]
+    assert canonical_apart(json.loads(blocks["value"])) == blocks["canonical"]
+
+
+def test_the_utf16_vector_parts_from_code_point_order():
+    """The vector would catch an implementation sorting by code points (Python's sort_keys)."""
+    value = json.loads(VECTORS["canonical-utf16"]["value"])
+    by_points = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    assert by_points != VECTORS["canonical-utf16"]["canonical"]
+    assert canonical(value).decode("utf-8") == VECTORS["canonical-utf16"]["canonical"]
+
+
+def test_the_names_vector_is_the_record_document_of_accented_names():
+    from rebis_pbm.record.digests import record_digest, record_document
+    value = json.loads(VECTORS["canonical-names"]["value"])
+    assert all(unicodedata.normalize("NFC", name) == name for name in value["addresses"])
+    document = record_document(value["header_sha256"], value["chain_sha256"], None,
+                               value["addresses"], False, value["langs"])
+    assert document == value
+    assert record_digest(VECTORS["canonical-names"]["key"], document) == \
+        VECTORS["canonical-names"]["hmac-sha256"]
+
+
+@pytest.mark.parametrize("keys", [
+    ["B", "_", "a", "a1", "a\x7f", "~", ""], ["ana", "bruno", "carl", "Ana", "ana_b-2"],
+    [chr(c) for c in range(128)], [chr(a) + chr(b) for a in range(0, 128, 7) for b in range(128)],
+])
+def test_ascii_keys_sort_as_before(keys):
+    """docs/audit.md, "Canonical form": for ASCII keys UTF-16 order is byte order, so every
+    document of ASCII keys (every archived record) digests as before non-ASCII keys came."""
+    ascii_keys = [key for key in keys if key.isascii()]
+    assert sorted(ascii_keys, key=utf16_units) == sorted(ascii_keys, key=str.encode)
+    value = {key: i for i, key in enumerate(ascii_keys)}
+    assert canonical(value) == json.dumps(value, ensure_ascii=False, sort_keys=True,
+                                          separators=(",", ":")).encode()

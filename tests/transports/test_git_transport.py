@@ -697,15 +697,11 @@ def test_a_fair_deal_through_git_takes_each_join_as_turn_0_then_deals(tmp_path, 
     assert played(repo / "game.yaml") == [move]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "a player's address is keyed by their name in the keyed header digest, and the canonical "
-    "form takes ASCII keys only (record/digests.py, docs/audit.md; tests/record/"
-    "test_audit_vectors.py holds it): `new` refuses an accented name with an address (one "
-    "sentence, exit 2) until the rebis-pbm/4 digest documents take such names"))
-def test_a_player_with_an_accented_name_moves_through_git(tmp_path, monkeypatch):
+def test_players_with_accented_names_and_addresses_play_through_git(tmp_path, monkeypatch):
     # turn-001-José.yaml: the git transport's move file names take the schema's player names
-    # (Latin letters with accents, NFC; movefiles.SAFE_NAME), in a rebis-pbm/4 record
-    players = {"José": "jose@example.org", "Zoë": "zoe@example.org"}
+    # (Latin letters with accents, NFC; movefiles.SAFE_NAME), in a rebis-pbm/4 record whose
+    # keyed record digest holds the addresses under those names (docs/audit.md, "Canonical form")
+    players = {"José": "jose@example.org", "Zoë": "zoe@example.org", "Émile": "emile@example.org"}
     repo = tmp_path / "rebis-game"
     shutil.copytree(REPO / "examples" / "git", repo)
     git(repo, "init", "--quiet", "--initial-branch=main")
@@ -713,21 +709,41 @@ def test_a_player_with_an_accented_name_moves_through_git(tmp_path, monkeypatch)
     git(repo, "config", "user.email", REFEREE[1])
     made = run(*new_args(repo / "game.yaml", SEED, "gitgame", players=players))
     assert made.returncode == 0, made.stderr
+    assert "format: rebis-pbm/4" in (repo / "game.yaml").read_text(encoding="utf-8")
     shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
     monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
     git(repo, "add", "--all")
     git(repo, "commit", "--quiet", "-m", "Start the game")
-    before = git(repo, "rev-parse", "HEAD").strip()
-    state = open_game(repo / "game.yaml")[1].state
-    mover, move = state.player_to_move, pick_move(state)
-    assert mover in players
-    path = repo / "moves" / f"turn-{move.turn:03d}-{mover}.yaml"
-    path.write_text(dump_yaml({"game": "gitgame", **move.as_dict()}), encoding="utf-8")
-    git(repo, "add", str(path.relative_to(repo)))
-    git(repo, "commit", "--quiet", "-m", "my move", author=(mover, players[mover]))
-    done = job(repo, f"{before}..HEAD")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert played(repo / "game.yaml")[-1] == move
+    applied = []
+    while not (state := open_game(repo / "game.yaml")[1].state).finished:
+        before = git(repo, "rev-parse", "HEAD").strip()
+        mover, move = state.player_to_move, pick_move(state)
+        assert mover in players
+        path = repo / "moves" / f"turn-{move.turn:03d}-{mover}.yaml"
+        path.write_text(dump_yaml({"game": "gitgame", **move.as_dict()}), encoding="utf-8")
+        git(repo, "add", str(path.relative_to(repo)))
+        git(repo, "commit", "--quiet", "-m", "my move", author=(mover, players[mover]))
+        done = job(repo, f"{before}..HEAD")
+        assert done.returncode == 0, done.stdout + done.stderr
+        applied.append(move)
+        assert played(repo / "game.yaml") == applied
+    assert {m.player for m in applied} == set(players)
+    # Each player's view (the referee's `view`, with the seed) and the public one name them.
+    for name in players:
+        shown = run("view", repo / "game.yaml", "--player", name,
+                    env={"REBIS_PBM_SEED": key(repo)})
+        assert shown.returncode == 0, shown.stderr
+        own = shown.stdout.decode("utf-8")
+        assert f"view of {name}" in own and "The game is over." in own
+    assert "José" in (repo / "game.views" / "public.txt").read_text(encoding="utf-8")
+    # The record verifies with the seed (the keyed record digest over the accented names'
+    # addresses) and, the game over, on its own.
+    for seed in (key(repo), ""):
+        verified = run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": seed})
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+        assert verified.stdout.startswith(b"Verified: game gitgame (")
+    with_seed = run("verify", repo / "game.yaml", env={"REBIS_PBM_SEED": key(repo)})
+    assert b"record_hmac" in with_seed.stdout and b"Not checked" not in with_seed.stdout
 
 
 def test_move_file_names_take_the_schemas_player_names():

@@ -641,3 +641,43 @@ def test_python_dash_m_knows_every_command(module):
     done = subprocess.run([sys.executable, "-m", module, "mail", "in", "--help"], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "MESSAGE|-|MAILDIR" in done.stdout, done.stderr
+
+
+# --- accented names with addresses (issue 30) ----------------------------------------------------
+
+def test_players_with_accented_names_and_addresses_play_a_game_by_mail(tmp_path):
+    """The keyed record digest holds the addresses under the players' names, accented ones
+    included (docs/audit.md, "Canonical form"): a whole game by mail, each player mailed their
+    own view under their name, and the record verifies."""
+    players = {"José": "jose@example.org", "Zoë": "zoe@example.org", "Hélène": "helene@example.org"}
+    game = tmp_path / "game.yaml"
+    made = invoke(*new_args(game, SEED, "g1", players=players))
+    assert made.exit_code == 0, made.output
+    assert invoke("mail", "views", game, "--referee", REFEREE).exit_code == 0
+    turn = 0
+    while not (state := state_of(game)).finished:
+        turn += 1
+        mover, move = state.player_to_move, pick_move(state)
+        queue = game.with_name("game.mailq")
+        shutil.rmtree(queue, ignore_errors=True)
+        sender = f"{mover} <{players[mover]}>"
+        result = mail_in(game, incoming(sender, move_doc(move), msgid=f"<in{turn}@x.org>"),
+                         tmp_path, name=f"msg{turn}.eml")
+        assert result.exit_code == 0, result.output
+        assert f"turn {move.turn} applied ({mover})" in result.output
+        messages = queued(game)
+        assert sorted(to_address(m) for m in messages) == sorted([*players.values(), REFEREE])
+        for msg in messages:
+            viewer = next((n for n, a in players.items() if a == to_address(msg)), None)
+            if viewer is None:
+                continue
+            text = msg.get_body(("plain",)).get_content()
+            assert f"view of {viewer}" in text
+            assert not any(f"view of {o}" in text for o in players if o != viewer)
+            expected = invoke("view", game, "--player", viewer, "--format", "yaml").output
+            assert attachment(msg, "view-g1-turn-") == expected
+    assert turn >= 6 and {m.player for m in open_game(game)[0].moves} == set(players)
+    verified = invoke("verify", game)
+    assert verified.exit_code == 0, verified.output
+    assert "the keyed record digest record_hmac" in verified.output
+    assert "Not checked" not in verified.output and "FAILED" not in verified.output

@@ -42,7 +42,9 @@ def test_every_mail_of_a_game_with_a_deadline_carries_it(tmp_path):
     game = mail_game(tmp_path)
     for msg in queued(game):
         text = msg.get_body(preferencelist=("plain",)).get_content()
-        assert "Deadline for ana's move: 2025-01-04T00:00:00Z (UTC)" in text, msg["To"]
+        # ana, to move, reads it in the second person; the others (and the referee) by name
+        whose = "your" if msg["To"].addresses[0].addr_spec == "ana@example.org" else "ana's"
+        assert f"Deadline for {whose} move: 2025-01-04T00:00:00Z (UTC)" in text, msg["To"]
 
 
 def test_tick_queues_one_reminder_a_turn_to_the_late_player_alone(cli, tmp_path):
@@ -62,7 +64,7 @@ def test_tick_queues_one_reminder_a_turn_to_the_late_player_alone(cli, tmp_path)
     assert reminder["Auto-Submitted"] == "auto-generated"
     text = reminder.get_body(preferencelist=("plain",)).get_content()
     assert text.startswith("Reminder: your move for turn 1 is due by 2025-01-04T00:00:00Z (UTC).")
-    assert "Deadline for ana's move" in text and "Your hand:" in text
+    assert "Deadline for your move" in text and "Your hand:" in text
     # once a turn: a second tick in the same turn queues nothing more
     done = cli("tick", game, "--now", at(70), "--referee", REFEREE)
     assert "no reminder queued" in done.out and len(queued(game)) == before + 1
@@ -92,7 +94,7 @@ def test_after_a_stand_in_move_the_views_are_queued_and_the_next_player_reminded
     assert sorted(str(m["To"].addresses[0].addr_spec) for m in messages) == \
         ["ana@example.org", "bob@example.org", REFEREE]
     bob_view = next(m for m in messages if m["To"].addresses[0].addr_spec == "bob@example.org")
-    assert "Deadline for bob's move: 2025-01-07T01:00:00Z (UTC)" in \
+    assert "Deadline for your move: 2025-01-07T01:00:00Z (UTC)" in \
         bob_view.get_body(preferencelist=("plain",)).get_content()
     # The picture tells the move as the text does: the referee's, for ana. So does the picture
     # in another language (`view --format svg --lang fr`).
