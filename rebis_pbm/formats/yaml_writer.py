@@ -144,7 +144,8 @@ class _NotSure(Exception):
 
 def _text_document(data: YamlValue) -> str | None:
     """``data`` (a dict or list) as :func:`_dump_events` writes it, or None when a part of it is
-    one the text writer is not sure of (floats, keys other than text, texts with line breaks,
+    one the text writer is not sure of (floats, keys other than text, texts with line breaks
+    other than :func:`_text_literal`'s,
     long texts or keys, ...) or ``data`` is not a dict or list (a lone scalar document).
 
     Guaranteed: the same bytes as :func:`_dump_events` whenever not None. Tested in
@@ -177,7 +178,11 @@ def _text_mapping(data: dict[str, YamlValue], lead: str, indent: str, out: list[
         lead = indent
         kind = type(value)
         if kind is str:
-            out.append(f"{head} {texts.get(value) or _str_text(value)}\n")
+            written = texts.get(value)
+            if written is None and "\n" in value:
+                _text_literal(head, value, indent + "  ", out)  # a signature, a signed move
+            else:
+                out.append(f"{head} {written or _str_text(value)}\n")
         elif kind is int:  # most values are texts or numbers: written here, not by a call each
             out.append(f"{head} {value}\n")
         elif kind is dict and value:
@@ -188,6 +193,24 @@ def _text_mapping(data: dict[str, YamlValue], lead: str, indent: str, out: list[
             _text_sequence(value, indent, indent, out)
         else:
             out.append(f"{head} {_text_inline(value)}\n")
+
+
+def _text_literal(head: str, text: str, indent: str, out: list[str]) -> None:
+    """Append ``head`` and the text ``text`` as a ``|`` block, its lines after ``indent``, when
+    the emitter is sure to write it so: printable ASCII lines (no tab, no control character),
+    none ending with a space, the first neither empty nor starting with a space, one final line
+    break and no more (so no indentation or chomping indicator). Other texts: _NotSure. The
+    signatures and signed move texts of a signed game's record are such texts; without this
+    the whole record went to the emitter, which reads every character in Python."""
+    lines = text.split("\n")
+    last = lines.pop()
+    if last or not lines[-1] or not lines[0] or lines[0][0] == " " or not text.isascii():
+        raise _NotSure
+    for line in lines:
+        if line.endswith(" ") or not line.isprintable():
+            raise _NotSure
+    out.append(head + " |\n")
+    out.extend(f"{indent}{line}\n" if line else "\n" for line in lines)
 
 
 def _text_sequence(data: list[YamlValue], lead: str, indent: str, out: list[str]) -> None:
