@@ -151,7 +151,7 @@ def new_game(tmp_path: Path, *extra) -> Path:
 
 @pytest.mark.parametrize("lang", ["en", "fr", "pt"])
 def test_every_legal_move_is_a_link_whose_mail_mail_in_applies(tmp_path, smtp, lang):
-    port, handler = smtp
+    port, _ = smtp
     game = new_game(tmp_path, "--lang", f"alice={lang}")
     record, replay, _ = referee.open_game(game)
     listed = by_card(described_moves(record.game, replay.state, lang))
@@ -173,7 +173,10 @@ def test_every_legal_move_is_a_link_whose_mail_mail_in_applies(tmp_path, smtp, l
         block = body.split("---\n", 1)[1].split("...\n", 1)[0]
         doc = yaml.safe_load(block)
         assert doc == {**item.doc, "after": record.last_digest()}
-        assert block.startswith(f"# {item.description}\n")
+        comment = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+        assert " ".join(comment) == item.description
+        # no line a mail client would wrap (format=flowed wraps at 72 characters)
+        assert max(len(line) for line in body.splitlines()) <= 72
     # nobody else's link: bob and carol, not to move, get none; the referee neither
     others = messages_for(game)
     assert not any(anchors(others[a]) for a in (PLAYERS["bob"], PLAYERS["carol"], REFEREE))
@@ -191,7 +194,7 @@ def test_every_legal_move_is_a_link_whose_mail_mail_in_applies(tmp_path, smtp, l
 
 def test_links_carry_only_the_players_own_move_and_cards(tmp_path):
     game = new_game(tmp_path)
-    record, replay, _ = referee.open_game(game)
+    _, replay, _ = referee.open_game(game)
     hand = set(replay.state.hands[0])
     for anchor in anchors(messages_for(game)[PLAYERS["alice"]]):
         msg = click(anchor["href"], PLAYERS["alice"])

@@ -167,6 +167,8 @@ def test_one_game_by_links_by_play_send_mail_and_by_play_send_git(tmp_path, smtp
     bobs = [turn for turn, (m, _) in enumerate(replay.history) if m.player == "bob"]
     assert bobs and all(record.proofs[turn] is not None for turn in bobs)
     git(ref, "fetch", "--quiet", "origin")
-    pushed = git(ref, "ls-tree", "--name-only", "origin/main", "moves/").split()
-    assert pushed and all(name.endswith("-carol.yaml") for name in pushed)
+    pushed = [name for name in git(ref, "ls-tree", "--name-only", "origin/main",
+                                   "moves/").split() if name != "moves/.gitkeep"]
+    assert pushed == [f"moves/turn-{turn + 1:03d}-carol.yaml"
+                      for turn, (m, _) in enumerate(replay.history) if m.player == "carol"]
     assert run("verify", game, env=env).returncode == 0

@@ -5,7 +5,8 @@ view lists every legal move, told as :mod:`rebis_pbm.present.describe` tells it,
 ``mailto:`` link (RFC 6068) to the referee's address whose subject names the game, the turn and
 the move, and whose body is the move file that ``rebis-pbm play`` would write for it
 (:func:`rebis_pbm.app.play.move_file`: ``after:`` and every field of the view's move template),
-between a line ``---`` and a line ``...``, as ``mail in`` reads a move written in a message's
+between a line ``---`` and a line ``...`` (its description's comment in short lines, so that a
+mail client's wrapping cannot break it), as ``mail in`` reads a move written in a message's
 text. A click and "send" is the move. The links carry only this player's own moves, read from
 their own view (their information set): nothing another player may keep secret.
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from rebis_pbm.present.describe import Described
     from rebis_pbm.present.shapes import View
 
+WIDTH = 66  # a link's body lines: under the 72 characters a mail client may wrap at
 FEW = 16  # up to this many moves: one line each; more: one line per card
 CLAUSES = re.compile(r"\s*;\s*")  # a description's clauses ("; ", French " ; ")
 HEADING = N_("Your move in one click: choose it below, then send the mail it opens as it is.")
@@ -85,7 +87,7 @@ def move_links(view: View, referee: str, lang: str | None = None,
                                                                         .shelf_limit, lang)
         links = []
         for item, text in zip(items, texts, strict=True):
-            _name, body = move_file(opened, item)
+            body = _wrapped(move_file(opened, item)[1])
             subject = f"[Rebis {seen.game}] " + _("turn {turn}: {move}").format(
                 turn=item.doc["turn"], move=item.description)
             links.append(Link(text, item.description,
@@ -93,6 +95,19 @@ def move_links(view: View, referee: str, lang: str | None = None,
                               subject, f"---\n{body}...\n"))
         out.append((_heading(items[0], dust, cards, lang), links))
     return out
+
+
+def _wrapped(text: str) -> str:
+    """A move file's opening comment (its description) in lines of at most :data:`WIDTH`
+    characters: a mail client that wraps long lines (format=flowed, 72 characters) would
+    otherwise break a comment into a line that is no YAML."""
+    import textwrap
+
+    first, _, rest = text.partition("\n")
+    if not first.startswith("# "):
+        return text
+    lines = textwrap.wrap(first[2:], WIDTH - 2, break_long_words=False, break_on_hyphens=False)
+    return "".join(f"# {line}\n" for line in lines) + rest
 
 
 def _heading(first: Described, dust: int, cards: tuple[int, ...], lang: str | None) -> str:
