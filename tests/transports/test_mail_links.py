@@ -246,7 +246,7 @@ def test_a_signed_players_mail_gives_the_one_command_and_no_links(tmp_path):
 
 
 @pytest.mark.parametrize(("lang", "words"), [("fr", "ton coup doit donc être signé"),
-                                             ("pt", "a tua jogada tem de ser assinada")])
+                                             ("pt", "o teu lance tem de ser assinado")])
 def test_the_signed_players_line_is_in_their_language(tmp_path, lang, words):
     key = ssh_key(tmp_path, "alice_key")
     game = new_game(tmp_path, "--key", f"alice={key}.pub", "--lang", f"alice={lang}")
