@@ -71,6 +71,9 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
                        "chain_sha256": record.last_digest()}
     if "move_template" in view and not record.joining() and record.pins_history:
         view["move_template"] = with_after(view["move_template"], record.last_digest())
+    if "move_template" in view and viewer is not None and record.player_keys(viewer):
+        # their move must be signed: the template says so, and how (issue 29)
+        view["move_template"] = views_mod.signed_note(lang) + view["move_template"]
     if record.witness_signature is not None:  # the referee's word for it (rebis-pbm/4)
         view["witness_signature"] = record.witness_signature
     return view

@@ -243,6 +243,19 @@ def move_template(game: str, state: State, lang: str | None = None) -> str:
     return "".join(f"# {line}\n" for line in notes.split("\n")) + dump_yaml(doc)
 
 
+def signed_note(lang: str | None = None) -> str:
+    """The comment lines that open the move template of a player who registered a key (in
+    ``lang``): their move must be signed, and how (issue 29: ``rebis-pbm play --key``, or the
+    ``ssh-keygen`` line); a move file that carries them is still a move file."""
+    _ = gettext_for(lang)
+    notes = (_("You registered a key, so this move must be signed. The one command that\n"
+               "writes it, signs it and sends it (docs/play.md):\n"
+               "  rebis-pbm play VIEW.yaml --key ~/.ssh/id_ed25519 --send\n"
+               "or sign the file you send: ssh-keygen -Y sign -f KEY -n rebis-pbm FILE\n"
+               "(it writes FILE.sig: send both)."))
+    return "".join(f"# {line}\n" for line in notes.split("\n"))
+
+
 def moves_listing(game: str, state: State, fmt: str) -> str:
     """Every legal move of the player to move, each a complete move file that ``apply`` accepts.
 

@@ -34,6 +34,7 @@ from rebis_pbm.present.build import (
     join_view,
     move_template,
     moves_listing,
+    signed_note,
 )
 from rebis_pbm.present.render import render
 from rebis_pbm.present.text import render_text, ruleset_text, tokens_text
@@ -80,5 +81,5 @@ __all__ = ["JOIN_PLACEHOLDER", "LAST_CARD", "LAST_TOKEN", "LAST_TURN", "PUBLIC",
            "TOKEN_WORDS", "VIEW_FORMAT", "CardView", "EndView", "HistoryEntry", "PlayerView",
            "ShelfView", "View", "a_card", "account", "build_view", "counted", "describe",
            "end_line", "end_warnings", "end_words", "is_join_placeholder", "join_view", "moment",
-           "move_template", "moves_listing", "render", "render_text", "ruleset_text", "standing",
-           "tokens_text", "winners_line", "witness_line"]
+           "move_template", "moves_listing", "render", "render_text", "ruleset_text", "signed_note",
+           "standing", "tokens_text", "winners_line", "witness_line"]

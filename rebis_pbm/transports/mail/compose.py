@@ -124,6 +124,11 @@ HOW_TO_JOIN = N_("To join, reply with the attached {template}, the words after j
                  "any text of your own (a join that keeps them is refused), or write the join in "
                  "your reply between a line '---' and a line '...'. Quoted lines (starting with "
                  "'>') and your signature are ignored.")
+HOW_TO_SIGN = N_("You registered a key, so your move must be signed. Save the attached {view} "
+                 "and run this one command (with your own key's path):")
+PLAY_COMMAND = "    rebis-pbm play {view} --key ~/.ssh/id_ed25519 --send"
+HOW_TO_SIGN_BY_HAND = N_("(Or sign the move file yourself: ssh-keygen -Y sign -f KEY -n "
+                         "rebis-pbm FILE writes FILE.sig; attach both.)")
 
 
 def file_names(game: str, view: View) -> tuple[str, str]:
@@ -139,7 +144,8 @@ def file_names(game: str, view: View) -> tuple[str, str]:
 
 def view_message(*, game: str, view: View, view_text: str, view_yaml: str, news: str | None,
                  sender: str, to: str, original: EmailMessage | None = None,
-                 lang: str | None = None, picture: View | None = None) -> EmailMessage:
+                 lang: str | None = None, picture: View | None = None,
+                 signed: bool = False) -> EmailMessage:
     """One view by mail: to a player (``view["viewer"]`` is their name) or to the referee (the
     public view).
 
@@ -155,6 +161,12 @@ def view_message(*, game: str, view: View, view_text: str, view_yaml: str, news:
     around
     the view are in it; pass ``view`` (and ``view_text``, ``news``) built in it, ``view_yaml``
     in English.
+
+    ``signed``: the viewer registered a key (their moves must be signed): the text says so and
+    gives the one command that makes and sends the move (``rebis-pbm play VIEW --key ...
+    --send``, docs/play.md). Otherwise, for the player to move, the HTML part lists every legal
+    move as a reply link (:mod:`rebis_pbm.transports.mail.links`): a click and "send" is the
+    move.
     """
     viewer = view["viewer"]
     display = "Rebis referee" if viewer == "public" else viewer
@@ -166,16 +178,24 @@ def view_message(*, game: str, view: View, view_text: str, view_yaml: str, news:
     parts = [news] if news else []
     parts.append(view_text.rstrip("\n"))
     if "move_template" in view:
-        how = HOW_TO_JOIN if view["phase"] == "join" else HOW_TO_MOVE
-        parts.append(gettext_for(lang)(how).format(template=template_name))
+        _ = gettext_for(lang)
+        if signed:
+            parts.append(_(HOW_TO_SIGN).format(view=view_name) + "\n" +
+                         PLAY_COMMAND.format(view=view_name) + "\n" + _(HOW_TO_SIGN_BY_HAND))
+        else:
+            how = HOW_TO_JOIN if view["phase"] == "join" else HOW_TO_MOVE
+            parts.append(_(how).format(template=template_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
     if picture is not None:
         from rebis_pbm.present.svg import told_last_move
+        from rebis_pbm.transports.mail.links import links_html, move_links
 
+        links = "" if signed or viewer == "public" else links_html(
+            move_links(view, sender, lang, str(msg["Message-ID"])), lang)
         # base64: 7-bit safe on every mail server, and about half the work of the
         # quoted-printable the email package would choose for the picture's long lines.
-        msg.add_alternative(html_body(picture, text, title, lang, told_last_move(view)),
+        msg.add_alternative(html_body(picture, text, title, lang, told_last_move(view), links),
                             subtype="html", content_manager=_BASE64_TEXT)
     msg.add_attachment(view_yaml.encode("utf-8"), maintype="application", subtype="yaml",
                        filename=view_name)
@@ -208,13 +228,13 @@ _BASE64_TEXT.add_set_handler(str, _set_base64_text)
 
 
 def reminder_message(*, game: str, view: View, view_text: str, view_yaml: str, sender: str,
-                     to: str, lang: str | None = None, picture: View | None = None
-                     ) -> EmailMessage:
+                     to: str, lang: str | None = None, picture: View | None = None,
+                     signed: bool = False) -> EmailMessage:
     """A reminder to the player to move that their deadline is near (docs/deadlines.md): their
     view by mail (:func:`view_message`, so the same view, picture, attachments and thread), told
     as a reminder in its subject and first paragraph. ``view`` must be that player's view in a
     game with a deadline (``view["deadline"]``, UTC), shown in the view's ``time_zone`` when it
-    has one. ``lang``, ``picture``: as for :func:`view_message`.
+    has one. ``lang``, ``picture``, ``signed``: as for :func:`view_message`.
     """
     from rebis_pbm.record.deadlines import shown_time
     _ = gettext_for(lang)
@@ -231,7 +251,8 @@ def reminder_message(*, game: str, view: View, view_text: str, view_yaml: str, s
         title = _("turn {turn}: reminder, your move is due by {deadline} UTC").format(
             turn=turn, deadline=deadline)
     msg = view_message(game=game, view=view, view_text=view_text, view_yaml=view_yaml,
-                       news=news, sender=sender, to=to, lang=lang, picture=picture)
+                       news=news, sender=sender, to=to, lang=lang, picture=picture,
+                       signed=signed)
     del msg["Subject"]
     msg["Subject"] = f"[Rebis {game}] " + title
     return msg
@@ -240,12 +261,14 @@ def reminder_message(*, game: str, view: View, view_text: str, view_yaml: str, s
 def late_messages(*, game: str, view: View, view_text: str, view_yaml: str, sender: str,
                   to: str, grace_end: str,
                   others: Sequence[tuple[str, str, str | None, str | None]],
-                  lang: str | None = None, picture: View | None = None) -> list[EmailMessage]:
+                  lang: str | None = None, picture: View | None = None,
+                  signed: bool = False) -> list[EmailMessage]:
     """The late notices of one turn (docs/deadlines.md, "Grace period"): to the late player
     (``view`` is theirs, with its ``deadline``; ``to`` their address), their view told as late,
     the end of the grace period ``grace_end`` (UTC) first; to each of ``others`` (``(name,
     address, lang, time zone)``), one line saying who is late and until when the game waits.
     Every time is shown in its reader's zone (the view's ``time_zone``, the others' own).
+    ``signed``: the late player registered a key (:func:`view_message`).
     """
     from rebis_pbm.record.deadlines import shown_time
     _ = gettext_for(lang)
@@ -255,7 +278,8 @@ def late_messages(*, game: str, view: View, view_text: str, view_yaml: str, send
              "move for you after {grace_end} unless your move comes first.").format(
         turn=turn, deadline=shown_time(deadline, zone), grace_end=shown_time(grace_end, zone))
     msg = view_message(game=game, view=view, view_text=view_text, view_yaml=view_yaml,
-                       news=news, sender=sender, to=to, lang=lang, picture=picture)
+                       news=news, sender=sender, to=to, lang=lang, picture=picture,
+                       signed=signed)
     del msg["Subject"]
     msg["Subject"] = f"[Rebis {game}] " + _("turn {turn}: you are late").format(turn=turn)
     out = [msg]
@@ -274,7 +298,7 @@ def late_messages(*, game: str, view: View, view_text: str, view_yaml: str, send
 
 
 def html_body(view: View, text: str, title: str | None = None, lang: str | None = None,
-              last_move: str | None = None) -> str:
+              last_move: str | None = None, links: str = "") -> str:
     """The HTML alternative of a view's message: the picture of the table as an inline SVG,
     then ``text`` (the plain-text part) as preformatted text.
 
@@ -284,7 +308,8 @@ def html_body(view: View, text: str, title: str | None = None, lang: str | None 
     from ``view`` alone, the same information set as the text; a view of the join phase (no
     cards yet) has no picture. ``lang``: the reader's language, which ``<html lang>`` names and
     the picture's words are in (default English); ``last_move``: the last move's account in it
-    (:func:`rebis_pbm.present.svg.render_svg`).
+    (:func:`rebis_pbm.present.svg.render_svg`); ``links``: the reply links' HTML
+    (:func:`rebis_pbm.transports.mail.links.links_html`), between the picture and the text.
     """
     from rebis_pbm.present.svg import escape, render_svg
     title = subject(view["game"], view) if title is None else title
@@ -294,7 +319,7 @@ def html_body(view: View, text: str, title: str | None = None, lang: str | None 
     return (f'<!DOCTYPE html>\n<html lang="{escape(lang or "en")}"><head><meta charset="utf-8">'
             f"<title>{escape(title)}</title></head>\n"
             '<body style="margin:0;padding:8px;background:#f6f4ee">\n'
-            f"{picture}"
+            f"{picture}{links}"
             '<pre style="font-family:monospace;white-space:pre-wrap">'
             f"{escape(text)}</pre>\n</body></html>\n")
 

@@ -104,7 +104,8 @@ def queue_reminder(game: str | os.PathLike[str], referee_address: str, queue_dir
         add_to_queue(queue_dir, [reminder_message(
             game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
             view_yaml=views.render(view, "yaml"), sender=referee_address,
-            to=record.addresses[player], lang=lang, picture=view if pictures else None)])
+            to=record.addresses[player], lang=lang, picture=view if pictures else None,
+            signed=bool(record.player_keys(player)))])
         write_atomic(queue_dir / REMINDED_STATE, f"{state.turn}\n", mode=0o600)
     return player
 
@@ -145,7 +146,7 @@ def queue_late_notice(game: str | os.PathLike[str], referee_address: str, queue_
             game=record.game, view=text_view, view_text=views.render(text_view, "text", lang),
             view_yaml=views.render(view, "yaml"), sender=referee_address,
             to=record.addresses[player], grace_end=grace_end, others=others, lang=lang,
-            picture=view if pictures else None)
+            picture=view if pictures else None, signed=bool(record.player_keys(player)))
         add_to_queue(queue_dir, messages)
         write_atomic(queue_dir / LATE_STATE, f"{state.turn}\n", mode=0o600)
     return len(messages)
@@ -270,7 +271,8 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
             sender=referee_address,
             to=referee_address if viewer is None else record.addresses[viewer],
             original=original if viewer is not None and viewer == author else None,
-            lang=lang, picture=view if pictures else None))
+            lang=lang, picture=view if pictures else None,
+            signed=viewer is not None and bool(record.player_keys(viewer))))
     return out
 
 
