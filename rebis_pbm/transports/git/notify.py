@@ -1,9 +1,11 @@
-"""Telling the players of the turns the job pushed (``git apply --queue``), through the
-transports' one interface (:func:`rebis_pbm.transports.outbox_for`), never a transport's modules.
+"""Telling the players of the turns the job pushed (``git apply --queue``, and the chat
+webhooks), through the transports' one interface (:func:`rebis_pbm.transports.outbox_for`,
+:func:`rebis_pbm.transports.announce`), never a transport's modules.
 
-Once the job's work is pushed, each game where a move was applied has every player's view
-queued; a game whose queue notes an earlier turn than its record (a job killed between its push
-and queueing, as ``mail in`` finds a turn it never queued) has its views queued now.
+Once the job's work is pushed, each game where a move was applied posts its chat notice and, with
+``--queue``, has every player's view queued; a game whose queue notes an earlier turn than its
+record (a job killed between its push and queueing, as ``mail in`` finds a turn it never
+queued) has its views queued now.
 """
 
 from __future__ import annotations
@@ -16,6 +18,22 @@ from rebis_pbm.transports.git.game import Outcome
 from rebis_pbm.transports.git.shard import RECORD
 
 Echo = Callable[[str], None]  # a line for the referee's log (standard output)
+
+
+def announce_turns(top: Path, outcome: Outcome, say: Callable[[str, bool], None], *,
+                   game: str = DEFAULT_GAME) -> None:
+    """Post the chat notices of the turns the job began (docs/league.md): each game where a
+    move was applied (``game``, or a shard's ``outcome.games``) whose referee set webhooks
+    (``game.notify.yaml`` beside its record, never committed). A notice that cannot be queued
+    is said as a note (``say(line, True)``); a post that fails stays queued for ``notify
+    send``: never an error of the job."""
+    from rebis_pbm.transports import announce
+
+    records = outcome.games if outcome.games else ((game,) if outcome.applied else ())
+    for record in records:
+        note = announce(top / record)
+        if note:
+            say(f"rebis-pbm git: {record}: note: {note}", True)
 
 
 def queue_turns(top: Path, outcome: Outcome, referee_address: str, echo: Echo, *,
