@@ -58,13 +58,25 @@ class Answer(NamedTuple):
     moved: int = 0
 
 
-# game, player, lang, now, the command's words
-Handler = Callable[[PathLike, str, str | None, str | None, tuple[str, ...]], Answer]
+class Request(NamedTuple):
+    """A command to carry out: the ``game``'s record, the ``player`` who sent it, their
+    ``lang``, the time a change is logged at (``now``; None: the clock), the command's words
+    (``args``) and the views folder a change writes (``views_dir``; None: beside the record)."""
+
+    game: PathLike
+    player: str
+    lang: str | None
+    now: str | None = None
+    args: tuple[str, ...] = ()
+    views_dir: PathLike | None = None
+
+
+Handler = Callable[[Request], Answer]
 
 
 class Spec(NamedTuple):
     """One command of the table: ``summary`` (a line of the help, translatable),
-    ``handler(game, player, lang, now, args)``, and ``available(record)`` (None: always; else
+    ``handler(request)``, and ``available(record)`` (None: always; else
     whether this game offers the command)."""
 
     summary: str
@@ -101,18 +113,19 @@ def help_text(lang: str | None, record: Record | None = None) -> str:
     return "\n".join(lines)
 
 
-def _help(game: PathLike, player: str, lang: str | None,
-          now: str | None = None, args: tuple[str, ...] = ()) -> Answer:
-    return Answer(_gettext(lang)(N_("the commands")), help_text(lang, open_game(game).record))
+def _help(request: Request) -> Answer:
+    lang = request.lang
+    return Answer(_gettext(lang)(N_("the commands")),
+                  help_text(lang, open_game(request.game).record))
 
 
-def _view(game: PathLike, player: str, lang: str | None,
-          now: str | None = None, args: tuple[str, ...] = ()) -> Answer:
+def _view(request: Request) -> Answer:
+    lang = request.lang
     return Answer(_gettext(lang)(N_("your view")), "", view=True)
 
 
-def _moves(game: PathLike, player: str, lang: str | None,
-           now: str | None = None, args: tuple[str, ...] = ()) -> Answer:
+def _moves(request: Request) -> Answer:
+    game, player, lang = request.game, request.player, request.lang
     _ = _gettext(lang)
     listing = legal_moves_listing(game, player, "yaml")  # Refused when not their turn
     moves = [doc for doc in listing.split("---\n") if doc.strip()]
@@ -121,6 +134,17 @@ def _moves(game: PathLike, player: str, lang: str | None,
              "'...', is a move file ready to send: reply with the one you choose in your "
              "text (or saved as a file and attached).").format(count=len(moves))
     return Answer(_("your legal moves"), head + "\n\n" + "\n\n".join(blocks))
+
+
+def standing_line(record: Record, replay: Replay, lang: str | None) -> str:
+    """What anyone may know of where the game stands, in ``lang``: the turn awaited and whose,
+    or the end; in a fair deal's join phase, whom the deal waits for. Every answer ends so."""
+    from rebis_pbm.present.views import standing
+    state = replay.state
+    if state is None:  # the join phase of a fair deal
+        return _gettext(lang)(N_("The deal waits for joins by {players}.")).format(
+            players=", ".join(record.waiting_for()))
+    return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state), lang)
 
 
 def history_lines(record: Record, replay: Replay, lang: str | None) -> list[str]:
@@ -140,8 +164,8 @@ def history_lines(record: Record, replay: Replay, lang: str | None) -> list[str]
     return lines
 
 
-def _history(game: PathLike, player: str, lang: str | None,
-             now: str | None = None, args: tuple[str, ...] = ()) -> Answer:
+def _history(request: Request) -> Answer:
+    game, lang = request.game, request.lang
     _ = _gettext(lang)
     record, replay, _seed = open_game(game)
     lines = history_lines(record, replay, lang)
@@ -151,10 +175,10 @@ def _history(game: PathLike, player: str, lang: str | None,
     return Answer(_("the moves so far"), text)
 
 
-def _resign(game: PathLike, player: str, lang: str | None,
-            now: str | None = None, args: tuple[str, ...] = ()) -> Answer:
+def _resign(request: Request) -> Answer:
+    game, player, lang = request.game, request.player, request.lang
     _ = _gettext(lang)
-    moved = resign(game, player, now=now)
+    moved = resign(game, player, now=request.now, views_dir=request.views_dir)
     text = _("You have left the game: from now on the bot moves for you, to the end of the "
              "game, and the record says so (the referee's action `replace-player`, "
              "\"{reason}\"). "
@@ -162,7 +186,8 @@ def _resign(game: PathLike, player: str, lang: str | None,
     return Answer(_("you resigned"), text, moved=moved)
 
 
-def resign(game: PathLike, player: str, *, now: str | None = None) -> int:
+def resign(game: PathLike, player: str, *, now: str | None = None,
+           views_dir: PathLike | None = None) -> int:
     """``player`` leaves the game for good (the ``resign`` command): logged as the referee's
     ``replace_player`` action (reason ``resigned by mail``, nothing replaced), then the bot
     moves for them at once if they are to move (:func:`play_resigned`). Returns how many
@@ -177,8 +202,9 @@ def resign(game: PathLike, player: str, *, now: str | None = None) -> int:
     from rebis_pbm.app.deadlines import log_action
     record, replay, _seed = open_game(game)
     _refuse_resign(record, replay, player, game)
-    log_action(game, "replace_player", now=now, player=player, reason=RESIGNED)
-    return len(play_resigned(game, now=now))
+    log_action(game, "replace_player", now=now, views_dir=views_dir, player=player,
+               reason=RESIGNED)
+    return len(play_resigned(game, now=now, views_dir=views_dir))
 
 
 def _refuse_resign(record: Record, replay: Replay, player: str, game: PathLike) -> None:
@@ -278,10 +304,11 @@ def _absence_refused(exc: RebisError) -> Refused:
                                  {"reason": str(exc)}))
 
 
-def _away(game: PathLike, player: str, lang: str | None, now: str | None = None,
-          args: tuple[str, ...] = ()) -> Answer:
+def _away(request: Request) -> Answer:
     from rebis_pbm.app.absences import take_absence
     from rebis_pbm.record.deadlines import now_text, shown_time, time_zone_of
+    game, player, lang = request.game, request.player, request.lang
+    now, args = request.now, request.args
     _ = _gettext(lang)
     if len(args) != 2:
         raise Refused(phrase=Phrase(N_(
@@ -292,7 +319,8 @@ def _away(game: PathLike, player: str, lang: str | None, now: str | None = None,
     at = now_text(now)
     start, end = _when(args[0], zone, end=False, now=at), _when(args[1], zone, end=True, now=at)
     try:
-        done = take_absence(game, player, start, end, now=at, reason="away by command")
+        done = take_absence(game, player, start, end, now=at, reason="away by command",
+                            views_dir=request.views_dir)
     except (Refused, UsageError) as exc:
         raise _absence_refused(exc) from None
     days, rest = divmod(done.seconds_left, 86400)
@@ -304,13 +332,13 @@ def _away(game: PathLike, player: str, lang: str | None, now: str | None = None,
     return Answer(_("you are away"), text)
 
 
-def _back(game: PathLike, player: str, lang: str | None, now: str | None = None,
-          args: tuple[str, ...] = ()) -> Answer:
+def _back(request: Request) -> Answer:
     from rebis_pbm.app.absences import end_absence
     from rebis_pbm.record.deadlines import deadline_of, shown_time, time_zone_of
+    game, player, lang, now = request.game, request.player, request.lang, request.now
     _ = _gettext(lang)
     try:
-        record = end_absence(game, player, now=now)
+        record = end_absence(game, player, now=now, views_dir=request.views_dir)
     except Refused as exc:
         raise _absence_refused(exc) from None
     deadline = deadline_of(record)
@@ -389,11 +417,12 @@ def command_signature(record: Record, player: str, command: Command,
 
 
 def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *,
-              now: str | None = None) -> Answer:
+              now: str | None = None, views_dir: PathLike | None = None) -> Answer:
     """What ``command`` from ``player`` (registered, and its signature checked:
     :func:`command_signature`) gives them, in ``lang``: an unknown command the help; a command
     not available in this game a sentence saying so, then the help. ``now``: the time a change
-    is logged at (``resign``; default the clock).
+    is logged at (``away``, ``back``, ``resign``; default the clock); ``views_dir``: where a
+    change writes the views (default: beside the record).
 
     Raises:
         Refused: the command names another game, or cannot be carried out now (``moves`` when
@@ -414,4 +443,4 @@ def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *
         return Answer(_("{name}: not available").format(name=command.name),
                       _("The command {name} is not available in this game.").format(
                           name=command.name) + "\n\n" + help_text(lang, record))
-    return spec.handler(game, player, lang, now, command.args)
+    return spec.handler(Request(game, player, lang, now, command.args, views_dir))

@@ -19,7 +19,7 @@ from dataclasses import replace
 from rebis_pbm.errors import Failed, RebisError, UsageError
 from rebis_pbm.files.names import DEFAULT_GAME
 from rebis_pbm.transports.git.game import Changes, Outcome, apply_round
-from rebis_pbm.transports.git.movefiles import MOVES, GameFiles, Say, say_print
+from rebis_pbm.transports.git.movefiles import COMMANDS, MOVES, GameFiles, Say, say_print
 from rebis_pbm.transports.git.notify import announce_turns
 from rebis_pbm.transports.git.privacy import NO_PRIVACY, Privacy
 from rebis_pbm.transports.git.repository import (
@@ -136,7 +136,7 @@ def _rounds(git: Git, revisions: str | None, game: str, remote: str | None, bran
         tip = git.out("rev-parse", "HEAD")
         folder = shard_folder(games) if games is not None else None
         tree = git.listing(tip, folder) if folder is not None else \
-            git.listing(tip, MOVES, secret_of(game))
+            git.listing(tip, MOVES, COMMANDS, secret_of(game))
         shard = None if games is None else shard_games(tree, tip, games)
         changes = None
         if revisions is not None:  # (a wrong range stops the whole job, before any game)

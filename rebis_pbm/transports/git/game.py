@@ -238,10 +238,18 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
                                              for suffix in (".yaml", ".txt")))
         git.commit(f"Apply {path} from {move.shown_author}", said)
         applied.append(move.turn)
+    # the players' command files, once the moves are in (docs/git.md, "Commands")
+    from rebis_pbm.transports.git.commands import answer_commands
+    judged = answer_commands(git, tip, tree, files, record_path, say, privacy)
+    commits += judged.commits
     stop: RebisError | None = None
     if refused:  # each said above once; the job still fails, for the mover's push
         stop = Refused(f"{len(refused)} move file(s) refused, each said above (a reason that may "
                        f"speak of a hand is only in {files.refusals}, encrypted to its mover); "
                        f"every other move was applied", refused[0].exit_code)
+    elif judged.refused:  # each answered in answers/: the job fails for the sender's push
+        stop = Refused(f"{len(judged.refused)} command file(s) refused, each answered in "
+                       f"{files.answers}; every other command and move was carried out",
+                       judged.refused[0].exit_code)
     return Outcome(tuple(applied), repeated, refusals=commits), stop
 

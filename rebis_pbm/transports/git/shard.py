@@ -66,8 +66,8 @@ def shard_games(tree: Listing, commit: str, games: str) -> list[GameFiles]:
         raise UsageError(f"{folder} holds no game at commit {commit[:12]}: a shard's games are "
                          f"{folder}NAME/{RECORD}, each with its move files in "
                          f"{folder}NAME/moves/", "--games")
-    return [GameFiles(f"{top}{RECORD}", f"{top}moves/", f"{top}refusals/")
-            for top in sorted(found)]
+    return [GameFiles(f"{top}{RECORD}", f"{top}moves/", f"{top}refusals/", f"{top}commands/",
+                      f"{top}answers/") for top in sorted(found)]
 
 
 def folder_of(files: GameFiles) -> str:
@@ -203,12 +203,15 @@ def by_game(tree: Listing, folder: str) -> dict[str, list[str]]:
 
 def has_work(files: GameFiles, paths: list[str], head: RecordHead, changed: list[str]) -> bool:
     """Does the game ``files`` need opening: a committed seed file, a file in its moves/ that
-    is no move file's name (either stops it), a move file or signature the push changed
-    (``changed``), or one whose turn is the record's next or later (``head``)? ``paths``: the
-    game's files (:func:`by_game`). A game whose moves are not counted is opened."""
+    is no move file's name (either stops it), a command file in its commands/, a move file or
+    signature the push changed (``changed``), or one whose turn is the record's next or later
+    (``head``)? ``paths``: the game's files (:func:`by_game`). A game whose moves are not
+    counted is opened."""
     moves = files.moves
     if head.moves is None or secret_of(files.record) in paths:
         return True
+    if any(p.startswith(files.commands) and p != files.commands + KEEP for p in paths):
+        return True  # a player's command to answer (docs/git.md, "Commands")
     if any(p.startswith(moves) and p != moves + KEEP for p in changed):
         return True
     for path in paths:
