@@ -12,6 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from test_git_job import git as bare_git
+from test_git_shard import player_clone, runner_clone, shard, shard_job  # noqa: F401
 from test_git_transport import (  # noqa: F401
     PLAYERS,
     REFEREE,
@@ -116,3 +118,69 @@ def test_a_keyed_players_command_is_signed_and_the_hand_encrypted_to_them(tmp_pa
     plain = decrypt_file(repo / "answers" / "alice-2.txt.age", key_file).decode()
     assert plain.startswith("your legal moves\n\nYour legal moves: ")
     assert run("verify", repo / "game.yaml").returncode == 0
+
+
+def test_view_asked_by_command_is_mailed_by_git_apply_queue(repo, tmp_path):  # noqa: F811
+    """In a private repository views travel by mail (``--queue``): a ``view`` command file has
+    that player's view queued, to them alone, even when no move was applied."""
+    import mailbox
+    commit_command(repo, "bob-v.txt", "view", "bob")
+    queue = tmp_path / "queue"
+    done = job(repo, "HEAD", "--queue", str(queue), "--referee", "referee@example.org")
+    assert done.returncode == 0, done.stderr
+    assert "bob's view of game.yaml, asked for by command, queued for mail out" in done.stdout
+    [message] = list(mailbox.Maildir(queue, create=False))
+    assert message["To"] == f"bob <{PLAYERS['bob']}>"
+
+
+def test_each_game_of_a_shard_answers_its_own_command_files(shard, tmp_path):  # noqa: F811
+    """A shard's game with only a command file is opened and answers it in its own answers/;
+    the other games are left alone."""
+    player = player_clone(tmp_path, shard)
+    path = player / "games" / "b" / "commands" / "carol-1.txt"
+    path.parent.mkdir()
+    path.write_text("history\n")
+    bare_git(player, "add", "games")
+    bare_git(player, "commit", "--quiet", "-m", "history", author="carol")
+    bare_git(player, "push", "--quiet", "origin", "main")
+    clone = runner_clone(tmp_path, shard)
+    done = shard_job(clone)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "command history (carol); answered in games/b/answers/carol-1.txt" in done.stdout
+    final = player_clone(tmp_path, shard)
+    assert (final / "games" / "b" / "answers" / "carol-1.txt").read_text().startswith(
+        "the moves so far\n")
+    assert not (final / "games" / "b" / "commands" / "carol-1.txt").exists()
+    assert not (final / "games" / "a" / "answers").exists()
+
+
+def test_in_a_public_repository_every_answer_is_encrypted_to_its_player(tmp_path):
+    """A game with encrypted views: the answer to ``help`` and the refusal of an unsigned
+    command are committed only encrypted, each to its player; no reason reaches the log."""
+    from test_public_game import job as public_job
+    from test_public_game import set_up
+
+    from rebis_pbm.errors import InputError
+    from sshkeys import ssh_sign
+
+    table = set_up(tmp_path)
+    clone = table.clone("alice")
+    line = "help public-game"
+    commit_command(clone, "alice-1.txt", line, "alice",
+                   ssh_sign(table.keys["alice"], (line + "\n").encode()))
+    commit_command(clone, "carol-1.txt", "history public-game", "carol")  # unsigned
+    bare_git(clone, "push", "--quiet", "origin", "main")
+    done = public_job(table)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "must be signed" not in done.stdout + done.stderr
+    bare_git(clone, "pull", "--quiet", "--ff-only", "origin", "main")
+    files = tracked(clone)
+    assert {"answers/alice-1.txt.age", "answers/carol-1.txt.age"} <= files
+    assert not any(p.startswith("commands/") for p in files)
+    assert "answers/alice-1.txt" not in files and "answers/carol-1.txt" not in files
+    help_text = decrypt_file(clone / "answers" / "alice-1.txt.age", table.keys["alice"])
+    assert help_text.decode().startswith("the commands\n")
+    refusal = decrypt_file(clone / "answers" / "carol-1.txt.age", table.keys["carol"])
+    assert b"carol registered a key, so their commands must be signed" in refusal
+    with pytest.raises(InputError, match="not encrypted to"):
+        decrypt_file(clone / "answers" / "carol-1.txt.age", table.keys["alice"])

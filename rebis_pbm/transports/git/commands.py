@@ -9,7 +9,8 @@ the file registered, and a player with a key commits the signature beside it
 commit of its answer, ``answers/NAME-*.txt``, in the player's language. An answer that shows the
 player's hand (``view``, ``moves``) is committed only encrypted to their key
 (``answers/NAME-*.txt.age``), and without a key it says where to find it instead; in a game
-whose views are encrypted (a public repository) every answer is encrypted so.
+whose views are encrypted (a public repository) every answer is encrypted so. A ``view`` is also
+mailed to its player by ``git apply --queue``, as every view of the game is after a move.
 """
 
 from __future__ import annotations
@@ -36,12 +37,14 @@ HAND = ("view", "moves")  # the answers that show the player's hand
 
 class Judged(NamedTuple):
     """What the job did with one game's command files: ``commits`` made, ``refused`` (the
-    refusals, each answered), and whether a command changed the record (``changed``: away,
-    back, resign)."""
+    refusals, each answered), whether a command changed the record (``changed``: away, back,
+    resign), and the players who asked for their view (``views``: ``git apply --queue`` then
+    mails it to them, as ``mail views --player`` does)."""
 
     commits: int
     refused: list[RebisError]
     changed: bool
+    views: list[str]
 
 
 def command_files(tree: Listing, files: GameFiles) -> list[str]:
@@ -76,10 +79,11 @@ def answer_commands(git: Git, tip: str, tree: Listing, files: GameFiles, record_
     """
     paths = command_files(tree, files)
     if not paths:
-        return Judged(0, [], False)
+        return Judged(0, [], False, [])
     known = last_commits(git, tip, [*paths, *(p + SIGNATURE for p in paths)])
     commits, changed = 0, False
     refused: list[RebisError] = []
+    asked: list[str] = []
     for path in paths:
         record = referee.open_game(record_path).record
         entry = tree.get(path)
@@ -110,6 +114,8 @@ def answer_commands(git: Git, tip: str, tree: Listing, files: GameFiles, record_
             rel = _write_answer(git, files, path, player, answer.text, record_path, privacy,
                                 hand=answer.hand)
             added = [rel]
+            if answer.name == "view":
+                asked.append(player)
             if answer.changed:
                 changed = True
                 added += _commit_views(git, files, record_path, views, privacy)
@@ -120,7 +126,7 @@ def answer_commands(git: Git, tip: str, tree: Listing, files: GameFiles, record_
             git.commit(f"Answer {path} from {one_line(author)}",
                        f"Command {answer.name} of {player}; the answer is in {rel}.")
             commits += 1
-    return Judged(commits, refused, changed)
+    return Judged(commits, refused, changed, asked)
 
 
 class GitAnswer(NamedTuple):

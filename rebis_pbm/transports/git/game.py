@@ -49,6 +49,7 @@ class Outcome:
     refusals: int = 0   # commits of refusals: reasons and removed files (a public repository)
     stopped: tuple[str, ...] = ()  # a shard's games (their folders) whose moves stopped
     games: tuple[str, ...] = ()    # a shard's games (their records) where a move was applied
+    asked: tuple[tuple[str, str], ...] = ()  # (record, player): a view asked for by command
 
 
 class Changes(NamedTuple):
@@ -251,5 +252,6 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
         stop = Refused(f"{len(judged.refused)} command file(s) refused, each answered in "
                        f"{files.answers}; every other command and move was carried out",
                        judged.refused[0].exit_code)
-    return Outcome(tuple(applied), repeated, refusals=commits), stop
+    asked = tuple((game, player) for player in judged.views)
+    return Outcome(tuple(applied), repeated, refusals=commits, asked=asked), stop
 

@@ -36,6 +36,29 @@ def announce_turns(top: Path, outcome: Outcome, say: Callable[[str, bool], None]
             say(f"rebis-pbm git: {record}: note: {note}", True)
 
 
+def _queue_asked(top: Path, outcome: Outcome, referee_address: str, echo: Echo, *, game: str,
+                 queue: str | None, pictures: bool) -> None:
+    """Queue the view of each player who asked for it by a command file (``view``, docs/git.md
+    "Commands"), unless every view of their game is queued anyway (a move was applied). A view
+    that cannot be queued (no address) is a line of the log, never the job's failure."""
+    from rebis_pbm.errors import RebisError
+    from rebis_pbm.transports import outbox_for
+
+    for record, player in outcome.asked:
+        if record in outcome.games or (record == game and outcome.applied):
+            continue
+        where = Path(queue) if queue and record == game else None
+        try:
+            outbox_for(top / record, referee_address, where,
+                       pictures=pictures).queue_views((player,))
+        except RebisError as exc:
+            echo(f"rebis-pbm git: {record}: {player}'s view, asked for by command, was not "
+                 f"queued: {exc}")
+            continue
+        echo(f"rebis-pbm git: {player}'s view of {record}, asked for by command, queued for "
+             f"mail out.")
+
+
 def queue_turns(top: Path, outcome: Outcome, referee_address: str, echo: Echo, *,
                 game: str = DEFAULT_GAME, games: str | None = None,
                 queue: str | None = None, pictures: bool = True) -> None:
@@ -52,6 +75,8 @@ def queue_turns(top: Path, outcome: Outcome, referee_address: str, echo: Echo, *
     from rebis_pbm.present.views import counted
     from rebis_pbm.transports import outbox_for
 
+    _queue_asked(top, outcome, referee_address, echo, game=game, queue=queue,
+                 pictures=pictures)
     if games is None:
         # (DIR as given, relative to the working folder, as ever)
         outbox = outbox_for(top / game, referee_address, Path(queue) if queue else None,

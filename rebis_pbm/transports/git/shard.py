@@ -257,6 +257,7 @@ def apply_shard(git: Git, tip: str, tree: Listing, changes: Changes | None, fold
     repeated = refusals = 0
     stopped: list[tuple[GameFiles, RebisError]] = []
     games: list[str] = []
+    asked: list[tuple[str, str]] = []
     records = shard_records(git, tree, shard)
     ids = same_ids(records)
     changed = changes.paths if changes is not None else []
@@ -291,10 +292,12 @@ def apply_shard(git: Git, tip: str, tree: Listing, changes: Changes | None, fold
         games += [files.record] if done.applied else []
         repeated += done.repeated
         refusals += done.refusals
+        asked += done.asked
         if stop is not None:
             stopped.append((files, stop))
             say(one_line(f"rebis-pbm git: {folder_of(files)}: {stop}"), True)
     rest = "every other game's moves were applied" + (" and pushed" if pushed else "")
     return (Outcome(tuple(applied), repeated, refusals=refusals,
-                    stopped=tuple(folder_of(f) for f, _ in stopped), games=tuple(games)),
+                    stopped=tuple(folder_of(f) for f, _ in stopped), games=tuple(games),
+                    asked=tuple(asked)),
             shard_stop(stopped, rest) if stopped else None)
