@@ -102,8 +102,7 @@ def answer_commands(git: Git, tip: str, tree: Listing, files: GameFiles, record_
                                             signature, views)
             except Refused as exc:
                 refused.append(exc)
-                to = owner if owner is not None else None
-                said = _answer_refusal(git, files, path, to, exc, record, privacy)
+                said = _answer_refusal(git, files, path, owner, exc, record, privacy)
                 say(one_line(f"rebis-pbm git: {path} (commit {short}): the command was "
                              f"refused{said}; the job removed it: each command file is "
                              f"judged once"), True)
