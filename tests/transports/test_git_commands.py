@@ -184,3 +184,45 @@ def test_in_a_public_repository_every_answer_is_encrypted_to_its_player(tmp_path
     assert b"carol registered a key, so their commands must be signed" in refusal
     with pytest.raises(InputError, match="not encrypted to"):
         decrypt_file(clone / "answers" / "carol-1.txt.age", table.keys["alice"])
+
+
+def test_away_and_resign_by_command_file_commit_the_record_and_the_public_view(tmp_path,
+                                                                               monkeypatch):
+    """The commands that change the record: the record and the public view are committed with
+    the answer, the private views never."""
+    from test_git_transport import REPO, SEED
+    from test_git_transport import key as seed_of
+
+    from rebis_pbm.app import open_game
+    from rebis_pbm.record.deadlines import absences, resigned
+    from transport_support import new_args
+
+    top = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", top)
+    git(top, "init", "--quiet", "--initial-branch=main")
+    made = run(*new_args(top / "game.yaml", SEED, "gitgame"), "--deadline", "72h",
+               "--absence", "14d/3")
+    assert made.returncode == 0, made.stderr
+    shutil.move(top / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    monkeypatch.setenv("REBIS_PBM_SEED", seed_of(top))
+    git(top, "add", "--all")
+    git(top, "commit", "--quiet", "-m", "Start the game", author=REFEREE)
+    commit_command(top, "carol-away.txt", "away 2031-01-06 2031-01-09", "carol")
+    commit_command(top, "bob-bye.txt", "resign", "bob")
+    done = job(top, "HEAD")
+    assert done.returncode == 0, done.stderr
+    record = open_game(top / "game.yaml").record
+    assert [(a.player, a.start) for a in absences(record)] == [("carol",
+                                                                "2031-01-06T00:00:00Z")]
+    assert resigned(record, "bob")
+    # one commit each, in the files' order: bob's resign, then carol's absence
+    first, second = git(top, "show", "HEAD~1:game.yaml"), git(top, "show", "HEAD:game.yaml")
+    assert "resigned by mail" in first and "action: away" not in first
+    assert "action: away" in second
+    assert (top / "answers" / "carol-away.txt").read_text().startswith("you are away\n")
+    assert "carol is away until 2031-01-10T00:00:00Z (UTC)" in \
+        git(top, "show", "HEAD:game.views/public.txt")
+    files = tracked(top)
+    assert {p for p in files if p.startswith("game.views/")} == {"game.views/public.txt",
+                                                                 "game.views/public.yaml"}
+    assert run("verify", top / "game.yaml").returncode == 0

@@ -97,6 +97,7 @@ def answer_commands(git: Git, tip: str, tree: Listing, files: GameFiles, record_
         gone = [path] + ([path + SIGNATURE] if sig_entry is not None else [])
         with tempfile.TemporaryDirectory() as work:
             views = Path(work) / "views"
+            views.mkdir()  # (a change writes the views only into a folder that exists)
             try:
                 player, answer = _carry_out(record_path, record, path, named, author, data,
                                             signature, views)
@@ -165,7 +166,7 @@ def _carry_out(record_path: Path, record: Record, path: str, named: str | None,
                       f"{', '.join(commands.COMMANDS)} (docs/git.md, \"Commands\")")
     commands.command_signature(record, named, command, signature)
     lang = record.lang(named)
-    before = record.last_digest()
+    before = record_path.read_bytes()  # (an action leaves the chain of moves as it was)
     answer = commands.carry_out(record_path, named, command, lang, views_dir=views)
     after = referee.open_game(record_path)
     text = answer.text
@@ -174,7 +175,7 @@ def _carry_out(record_path: Path, record: Record, path: str, named: str | None,
     status = commands.standing_line(after.record, after.replay, lang)
     body = f"{answer.title}\n\n{text.rstrip()}\n\n{status}\n"
     return named, GitAnswer(command.name, body, command.name in HAND,
-                            after.record.last_digest() != before)
+                            record_path.read_bytes() != before)
 
 
 def _first_line(data: bytes) -> str | None:
