@@ -300,8 +300,9 @@ def _when(word: str, zone: str | None, *, end: bool, now: str) -> str:
 def _absence_refused(exc: RebisError) -> Refused:
     """An absence the game cannot log (:mod:`rebis_pbm.app.absences`' sentence), as a refusal of
     the command; nothing was written."""
+    reason = getattr(exc, "phrase", None) or str(exc)  # a phrase: said in the player's words
     return Refused(phrase=Phrase(N_("the absence was not logged: {reason}"),
-                                 {"reason": str(exc)}))
+                                 {"reason": reason}))
 
 
 def _away(request: Request) -> Answer:

@@ -100,3 +100,14 @@ def test_a_signed_players_away_must_be_signed_and_name_the_game(tmp_path):
     assert "command away (alice); answer queued" in post.mail_in().output
     assert only_to(post.new(), PLAYERS["alice"])["Subject"] == "[Rebis cmd] estás ausente"
     assert [a.player for a in absences(open_game(game).record)] == ["alice"]
+
+
+def test_an_absence_past_the_allowance_is_refused_in_the_players_language(tmp_path):
+    game = make_game(tmp_path, "fr", PLAYERS, "--deadline", "72h", "--absence", "5d/2")
+    post = Post(game)
+    post.deliver(message(PLAYERS["alice"], f"away {day(2)} {day(20)}", ""))
+    post.mail_in()
+    reply = text_of(only_to(post.new(), PLAYERS["alice"]))
+    assert ("l'absence n'a pas été enregistrée\u00a0: il reste à alice 5d d'absence en "
+            in reply), reply
+    assert "rien n'a été écrit" in reply
