@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from rebis_pbm.app.deadlines import log_action
+from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import Failed, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike
 from rebis_pbm.record import BEFORE_V4, Record
@@ -89,17 +90,22 @@ def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
         for other in absences(record):  # the player's own absences may not overlap
             if other.player == player and other.end != other.start \
                     and parse_time(other.start) < ends and parse_time(other.end) > begins:
-                raise Refused(f"{player} is already away from {other.start} to {other.end}; "
-                              f"nothing was written")
+                raise Refused(phrase=Phrase(N_(
+                    "{player} is already away from {start} to {end}; nothing was written"),
+                    {"player": player, "start": other.start, "end": other.end}))
         used, count = allowance_used(record, player, begins.year)
         length = int((ends - begins).total_seconds())
         if count + 1 > slots:
-            raise Refused(f"{player} has had {count} absences in {begins.year}, all the "
-                          f"allowance gives ({slots} a year); nothing was written")
+            raise Refused(phrase=Phrase(N_(
+                "{player} has had {count} absences in {year}, all the allowance gives ({slots} "
+                "a year); nothing was written"),
+                {"player": player, "count": count, "year": begins.year, "slots": slots}))
         if used + length > seconds:
-            raise Refused(f"{player} has {_days(seconds - used)} of absence left in "
-                          f"{begins.year} (the allowance is {_days(seconds)} a year), less than "
-                          f"the {_days(length)} asked; nothing was written")
+            raise Refused(phrase=Phrase(N_(
+                "{player} has {left} of absence left in {year} (the allowance is {allowance} a "
+                "year), less than the {asked} asked; nothing was written"),
+                {"player": player, "left": _days(seconds - used), "year": begins.year,
+                 "allowance": _days(seconds), "asked": _days(length)}))
         left.append((seconds - used - length, slots - count - 1))
 
     log_action(game, "away", now=at_text, views_dir=views_dir, check=check, player=player,
@@ -123,7 +129,8 @@ def end_absence(game: PathLike, player: str, *, now: str | None = None,
     def check(record: Record, at: str) -> None:
         _allowance(record)
         if away_now(record, player, at) is None:  # log_action checked the name first
-            raise Refused(f"{player} is not away and has no absence to come; nothing was "
-                          f"written")
+            raise Refused(phrase=Phrase(N_(
+                "{player} is not away and has no absence to come; nothing was written"),
+                {"player": player}))
 
     return log_action(game, "back", now=now, views_dir=views_dir, check=check, player=player)

@@ -1,10 +1,11 @@
-"""A player's commands (help, view, moves, history, resign): what each does, for every transport.
+"""A player's commands (help, view, moves, history, away, back, resign), for every transport.
 
-A command is one line, ``NAME [GAME]`` (docs/mail.md, "Commands"): the transports find the line
-(a mail's subject or first line of text) and answer with what :func:`carry_out` returns, to the
-player alone. Only ``resign`` changes the record: it is logged as the referee's
-``replace_player`` action with the reason ``resigned by mail`` and no new address, key or
-language (the record's format has no action of its own for it:
+A command is one line, ``NAME [GAME]`` (``away FROM TO [GAME]``; docs/mail.md, "Commands"): the
+transports find the line (a mail's subject or first line of text, a git command file) and answer
+with what :func:`carry_out` returns, to the player alone. ``away`` and ``back`` log an absence
+(:mod:`rebis_pbm.app.absences`) in a game with an allowance. ``resign`` changes the record
+too: it is logged as the referee's ``replace_player`` action with the reason ``resigned by
+mail`` and no new address, key or language (the record's format has no action of its own for it:
 :func:`rebis_pbm.record.deadlines.resigned` reads it), and from then on the bot moves for that
 player whenever they are to move (:func:`play_resigned`), each move recorded as the referee's
 with the same reason, as ``tick`` records a missed deadline's.
@@ -21,23 +22,28 @@ from rebis_pbm.app.games import Game, open_game
 from rebis_pbm.app.reading import legal_moves_listing
 from rebis_pbm.app.views import stand_ins
 from rebis_pbm.engine.phrases import N_, Phrase
-from rebis_pbm.errors import Failed, Refused
+from rebis_pbm.errors import Failed, RebisError, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike
 from rebis_pbm.files.lock import locked
 from rebis_pbm.record import Record, Replay
 from rebis_pbm.record.deadlines import RESIGNED, resigned
 
 LINE = re.compile(r"[ \t]*([A-Za-z][A-Za-z-]*)((?:[ \t]+[^\s:]+)*)[ \t]*")  # NAME [WORDS]
+# away FROM TO [GAME]: its times may hold ":" (2026-12-10T09:00Z), which a move's first line has
+AWAY = re.compile(r"[ \t]*(away)((?:[ \t]+\S+){0,4})[ \t]*", re.IGNORECASE)
+DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 class Command(NamedTuple):
     """A command line read (:func:`parse_command`): its ``name`` (lower case, possibly no
-    command's), the game it names (``game``, or None) and the ``line`` as written (what a
-    player with a key signs)."""
+    command's), the game it names (``game``, or None), the ``line`` as written (what a
+    player with a key signs) and the words the command takes (``args``: ``away``'s FROM and
+    TO)."""
 
     name: str
     game: str | None
     line: str
+    args: tuple[str, ...] = ()
 
 
 class Answer(NamedTuple):
@@ -52,15 +58,30 @@ class Answer(NamedTuple):
     moved: int = 0
 
 
-Handler = Callable[[PathLike, str, str | None, str | None], Answer]  # game, player, lang, now
+class Request(NamedTuple):
+    """A command to carry out: the ``game``'s record, the ``player`` who sent it, their
+    ``lang``, the time a change is logged at (``now``; None: the clock), the command's words
+    (``args``) and the views folder a change writes (``views_dir``; None: beside the record)."""
+
+    game: PathLike
+    player: str
+    lang: str | None
+    now: str | None = None
+    args: tuple[str, ...] = ()
+    views_dir: PathLike | None = None
+
+
+Handler = Callable[[Request], Answer]
 
 
 class Spec(NamedTuple):
-    """One command of the table: ``summary`` (a line of the help, translatable), and
-    ``handler(game, player, lang, now)`` (None: not available in this game)."""
+    """One command of the table: ``summary`` (a line of the help, translatable),
+    ``handler(request)``, and ``available(record)`` (None: always; else
+    whether this game offers the command)."""
 
     summary: str
-    handler: Handler | None
+    handler: Handler
+    available: Callable[[Record], bool] | None = None
 
 
 def _gettext(lang: str | None) -> Callable[[str], str]:
@@ -68,12 +89,17 @@ def _gettext(lang: str | None) -> Callable[[str], str]:
     return gettext_for(lang)
 
 
-def help_text(lang: str | None) -> str:
-    """The commands, one a line, and how to send one, in ``lang``."""
+def _offered(spec: Spec, record: Record | None) -> bool:
+    return spec.available is None or record is None or spec.available(record)
+
+
+def help_text(lang: str | None, record: Record | None = None) -> str:
+    """The commands, one a line, and how to send one, in ``lang``; with ``record``, the
+    commands its game does not offer are named apart (``away``, ``back``: no allowance)."""
     _ = _gettext(lang)
     rows = [f"{name:<9} {_(spec.summary)}" for name, spec in COMMANDS.items()
-            if spec.handler is not None]
-    off = [name for name, spec in COMMANDS.items() if spec.handler is None]
+            if _offered(spec, record)]
+    off = [name for name, spec in COMMANDS.items() if not _offered(spec, record)]
     lines = [_("Commands: write one of these words as the subject of a message to the referee, "
                "or as the first line of its text (the game's id may follow it, e.g. "
                "\"history GAME\"):"), "", *rows]
@@ -87,18 +113,19 @@ def help_text(lang: str | None) -> str:
     return "\n".join(lines)
 
 
-def _help(game: PathLike, player: str, lang: str | None,
-          now: str | None = None) -> Answer:
-    return Answer(_gettext(lang)(N_("the commands")), help_text(lang))
+def _help(request: Request) -> Answer:
+    lang = request.lang
+    return Answer(_gettext(lang)(N_("the commands")),
+                  help_text(lang, open_game(request.game).record))
 
 
-def _view(game: PathLike, player: str, lang: str | None,
-          now: str | None = None) -> Answer:
+def _view(request: Request) -> Answer:
+    lang = request.lang
     return Answer(_gettext(lang)(N_("your view")), "", view=True)
 
 
-def _moves(game: PathLike, player: str, lang: str | None,
-           now: str | None = None) -> Answer:
+def _moves(request: Request) -> Answer:
+    game, player, lang = request.game, request.player, request.lang
     _ = _gettext(lang)
     listing = legal_moves_listing(game, player, "yaml")  # Refused when not their turn
     moves = [doc for doc in listing.split("---\n") if doc.strip()]
@@ -107,6 +134,17 @@ def _moves(game: PathLike, player: str, lang: str | None,
              "'...', is a move file ready to send: reply with the one you choose in your "
              "text (or saved as a file and attached).").format(count=len(moves))
     return Answer(_("your legal moves"), head + "\n\n" + "\n\n".join(blocks))
+
+
+def standing_line(record: Record, replay: Replay, lang: str | None) -> str:
+    """What anyone may know of where the game stands, in ``lang``: the turn awaited and whose,
+    or the end; in a fair deal's join phase, whom the deal waits for. Every answer ends so."""
+    from rebis_pbm.present.views import standing
+    state = replay.state
+    if state is None:  # the join phase of a fair deal
+        return _gettext(lang)(N_("The deal waits for joins by {players}.")).format(
+            players=", ".join(record.waiting_for()))
+    return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state), lang)
 
 
 def history_lines(record: Record, replay: Replay, lang: str | None) -> list[str]:
@@ -126,8 +164,8 @@ def history_lines(record: Record, replay: Replay, lang: str | None) -> list[str]
     return lines
 
 
-def _history(game: PathLike, player: str, lang: str | None,
-             now: str | None = None) -> Answer:
+def _history(request: Request) -> Answer:
+    game, lang = request.game, request.lang
     _ = _gettext(lang)
     record, replay, _seed = open_game(game)
     lines = history_lines(record, replay, lang)
@@ -137,10 +175,10 @@ def _history(game: PathLike, player: str, lang: str | None,
     return Answer(_("the moves so far"), text)
 
 
-def _resign(game: PathLike, player: str, lang: str | None,
-            now: str | None = None) -> Answer:
+def _resign(request: Request) -> Answer:
+    game, player, lang = request.game, request.player, request.lang
     _ = _gettext(lang)
-    moved = resign(game, player, now=now)
+    moved = resign(game, player, now=request.now, views_dir=request.views_dir)
     text = _("You have left the game: from now on the bot moves for you, to the end of the "
              "game, and the record says so (the referee's action `replace-player`, "
              "\"{reason}\"). "
@@ -148,7 +186,8 @@ def _resign(game: PathLike, player: str, lang: str | None,
     return Answer(_("you resigned"), text, moved=moved)
 
 
-def resign(game: PathLike, player: str, *, now: str | None = None) -> int:
+def resign(game: PathLike, player: str, *, now: str | None = None,
+           views_dir: PathLike | None = None) -> int:
     """``player`` leaves the game for good (the ``resign`` command): logged as the referee's
     ``replace_player`` action (reason ``resigned by mail``, nothing replaced), then the bot
     moves for them at once if they are to move (:func:`play_resigned`). Returns how many
@@ -163,8 +202,9 @@ def resign(game: PathLike, player: str, *, now: str | None = None) -> int:
     from rebis_pbm.app.deadlines import log_action
     record, replay, _seed = open_game(game)
     _refuse_resign(record, replay, player, game)
-    log_action(game, "replace_player", now=now, player=player, reason=RESIGNED)
-    return len(play_resigned(game, now=now))
+    log_action(game, "replace_player", now=now, views_dir=views_dir, player=player,
+               reason=RESIGNED)
+    return len(play_resigned(game, now=now, views_dir=views_dir))
 
 
 def _refuse_resign(record: Record, replay: Replay, player: str, game: PathLike) -> None:
@@ -217,24 +257,125 @@ def play_resigned(game: PathLike, *, now: str | None = None,
             opened = Game(done.record, done.replay, seed)
 
 
-# The commands, in the order the help lists them. A command not yet available in this game has
-# no handler: it is answered "not available in this game" (away and back: absences, to come).
+def _has_allowance(record: Record) -> bool:
+    from rebis_pbm.record import BEFORE_V4
+    return (record.format not in BEFORE_V4 and bool(record.header_extra.get("absence"))
+            and "deadline" in record.header_extra)
+
+
+def _when(word: str, zone: str | None, *, end: bool, now: str) -> str:
+    """``away``'s FROM or TO as an ISO 8601 time (UTC): ``now``; a date (the player's day, in
+    their time zone: FROM its start, or now when that day has begun already; TO its end); or an
+    ISO 8601 time with its zone.
+
+    Raises:
+        Refused: any other word.
+    """
+    from datetime import datetime, time, timedelta, timezone
+
+    from rebis_pbm.record.deadlines import format_time, parse_time
+    if word.lower() == "now" and not end:
+        return now
+    if DATE.fullmatch(word):
+        import zoneinfo
+        try:
+            day = datetime.strptime(word, "%Y-%m-%d").date()
+        except ValueError:
+            day = None
+        if day is not None:
+            tz = zoneinfo.ZoneInfo(zone) if zone else timezone.utc
+            start = datetime.combine(day + timedelta(days=1) if end else day, time(), tz)
+            return now if not end and start < parse_time(now) else format_time(start)
+    else:
+        try:
+            return format_time(parse_time(word))
+        except UsageError:
+            pass
+    raise Refused(phrase=Phrase(N_(
+        "\"{word}\" is not a date: write away FROM TO, each a date such as 2026-12-10 (a day "
+        "in your time zone; FROM may be now) or a time such as 2026-12-10T09:00:00Z"),
+        {"word": word}))
+
+
+def _absence_refused(exc: RebisError) -> Refused:
+    """An absence the game cannot log (:mod:`rebis_pbm.app.absences`' sentence), as a refusal of
+    the command; nothing was written."""
+    reason = getattr(exc, "phrase", None) or str(exc)  # a phrase: said in the player's words
+    return Refused(phrase=Phrase(N_("the absence was not logged: {reason}"),
+                                 {"reason": reason}))
+
+
+def _away(request: Request) -> Answer:
+    from rebis_pbm.app.absences import take_absence
+    from rebis_pbm.record.deadlines import now_text, shown_time, time_zone_of
+    game, player, lang = request.game, request.player, request.lang
+    now, args = request.now, request.args
+    _ = _gettext(lang)
+    if len(args) != 2:
+        raise Refused(phrase=Phrase(N_(
+            "away takes two dates: away FROM TO (e.g. away 2026-12-10 2026-12-17, or away now "
+            "2026-12-17), then the game's id if you sign it"), {}))
+    record = open_game(game).record
+    zone = time_zone_of(record, player)
+    at = now_text(now)
+    start, end = _when(args[0], zone, end=False, now=at), _when(args[1], zone, end=True, now=at)
+    try:
+        done = take_absence(game, player, start, end, now=at, reason="away by command",
+                            views_dir=request.views_dir)
+    except (Refused, UsageError) as exc:
+        raise _absence_refused(exc) from None
+    days, rest = divmod(done.seconds_left, 86400)
+    text = _("You are away from {start} to {end}: the game's clock stops meanwhile, and every "
+             "view says so. Send back when you return earlier. Left in {year}: {days} d {hours} "
+             "h of absence, in at most {count} more absences.").format(
+                 start=shown_time(done.start, zone), end=shown_time(done.end, zone),
+                 year=done.start[:4], days=days, hours=rest // 3600, count=done.absences_left)
+    return Answer(_("you are away"), text)
+
+
+def _back(request: Request) -> Answer:
+    from rebis_pbm.app.absences import end_absence
+    from rebis_pbm.record.deadlines import deadline_of, shown_time, time_zone_of
+    game, player, lang, now = request.game, request.player, request.lang, request.now
+    _ = _gettext(lang)
+    try:
+        record = end_absence(game, player, now=now, views_dir=request.views_dir)
+    except Refused as exc:
+        raise _absence_refused(exc) from None
+    deadline = deadline_of(record)
+    text = _("Welcome back: your absence has ended (one still to come is called off), and the "
+             "game's clock runs again.")
+    if deadline is not None:
+        text += " " + _("The deadline of turn {turn} is {deadline}.").format(
+            turn=len(record.moves) + 1,
+            deadline=shown_time(deadline, time_zone_of(record, player)))
+    return Answer(_("you are back"), text)
+
+
+# The commands, in the order the help lists them. A command this game does not offer (away and
+# back without an allowance) is answered "not available in this game".
 COMMANDS: dict[str, Spec] = {
     "help": Spec(N_("this list"), _help),
     "view": Spec(N_("your view of the game, sent again"), _view),
     "moves": Spec(N_("your legal moves, each a move file ready to send"), _moves),
     "history": Spec(N_("every move so far, as anyone may know it"), _history),
     "resign": Spec(N_("leave the game: the bot makes your moves to the end"), _resign),
-    "away": Spec(N_("away from a date to a date"), None),
-    "back": Spec(N_("back before the end of an absence"), None),
+    "away": Spec(N_("away from a date to a date"), _away, _has_allowance),
+    "back": Spec(N_("back before the end of an absence"), _back, _has_allowance),
 }
 
 
 def parse_command(line: str) -> Command | None:
     """The command in one line of text, or None when the line is not one: a word (letters and
     ``-``) with at most one more word (the game id) and no ``:`` (a move file's first line
-    always has one, or starts with ``#``, ``---`` or ``{``). The name may be no command's
+    always has one, or starts with ``#``, ``---`` or ``{``); ``away`` takes up to four words
+    (FROM TO, then the game id), whose times may hold ``:``. The name may be no command's
     (:func:`carry_out` answers it with the help)."""
+    away = AWAY.fullmatch(line)
+    if away is not None:  # away FROM TO [GAME]
+        words = away.group(2).split()
+        return Command("away", words[2] if len(words) == 3 else None, line.strip(),
+                       tuple(words[:2]) if len(words) == 3 else tuple(words))
     found = LINE.fullmatch(line)
     if found is None:
         return None
@@ -277,11 +418,12 @@ def command_signature(record: Record, player: str, command: Command,
 
 
 def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *,
-              now: str | None = None) -> Answer:
+              now: str | None = None, views_dir: PathLike | None = None) -> Answer:
     """What ``command`` from ``player`` (registered, and its signature checked:
     :func:`command_signature`) gives them, in ``lang``: an unknown command the help; a command
     not available in this game a sentence saying so, then the help. ``now``: the time a change
-    is logged at (``resign``; default the clock).
+    is logged at (``away``, ``back``, ``resign``; default the clock); ``views_dir``: where a
+    change writes the views (default: beside the record).
 
     Raises:
         Refused: the command names another game, or cannot be carried out now (``moves`` when
@@ -297,9 +439,9 @@ def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *
     spec = COMMANDS.get(command.name)
     if spec is None:
         return Answer(_("the commands"), _("\"{name}\" is not a command.").format(
-            name=command.name) + "\n\n" + help_text(lang))
-    if spec.handler is None:
+            name=command.name) + "\n\n" + help_text(lang, record))
+    if not _offered(spec, record):
         return Answer(_("{name}: not available").format(name=command.name),
                       _("The command {name} is not available in this game.").format(
-                          name=command.name) + "\n\n" + help_text(lang))
-    return spec.handler(game, player, lang, now)
+                          name=command.name) + "\n\n" + help_text(lang, record))
+    return spec.handler(Request(game, player, lang, now, command.args, views_dir))

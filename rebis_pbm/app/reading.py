@@ -32,7 +32,7 @@ from rebis_pbm.formats.yaml_reader import load_yaml
 from rebis_pbm.record import HEADER, Record, dump_record, parse_record, secret_path
 
 if TYPE_CHECKING:  # imported where used: only their commands pay for them
-    from rebis_pbm.present.site import PublicGame
+    from rebis_pbm.present.site import JoinGame, PublicGame
     from rebis_pbm.record.audit import Report
 
 
@@ -336,7 +336,42 @@ def write_site(game: PathLike, out_dir: PathLike, lang: str | None = None) -> li
     """
     from rebis_pbm.present import site
     require_record(game)
+    joining = public_join(game)
+    if joining is not None:  # before the deal: no table yet, the page of the join phase
+        return site.write_join_site(out_dir, joining, lang)
     return site.write_site(out_dir, public_game(game), lang)
+
+
+def public_join(game: PathLike) -> JoinGame | None:
+    """What a spectator may know of a fair deal's join phase, for its web page: the players,
+    whom the deal waits for (the record's ``status``: its ``phase: join`` and ``waiting``
+    fields), the deadline if any, and ``verify``'s verdict on the record alone (no seed needed:
+    nothing is dealt yet). None once the cards are dealt.
+
+    Raises:
+        InputError: the record cannot be read (exit 2). CorruptRecord: it fails verification
+            (exit 3).
+    """
+    from rebis_pbm.app.games import record_of
+    from rebis_pbm.errors import CorruptRecord
+    from rebis_pbm.present.site import JoinGame
+    from rebis_pbm.record.audit import verify as run_verify
+    from rebis_pbm.record.deadlines import deadline_of
+
+    data, source = read_input(os.fspath(game), kind="record")
+    record = record_of(data, source)
+    found = record.status(None) if record.joining() else None
+    if found is None or found.get("phase") != "join":
+        return None
+    # Under its file name only: no folder of the referee's in a page built from it.
+    report = run_verify(data, os.path.basename(os.fspath(game)))
+    if report.problem is not None:
+        raise CorruptRecord(f"{source} fails verification at {report.problem.sentence()}; "
+                            f"rebis-pbm verify {source} tells more", report.problem)
+    waiting = tuple(str(name) for name in found.get("waiting", ()))
+    return JoinGame(record.game, tuple(record.players), waiting, deadline_of(record),
+                    report.verified, report.render_text(), record.seed_sha256,
+                    bool(found.get("abandoned")))
 
 
 def bot_move(game: PathLike, player: str, strategy: str = "random",

@@ -33,5 +33,9 @@ def site(game: str, out_dir: str, lang: str | None) -> None:
     from rebis_pbm.present.i18n import check_language
     written = referee.write_site(game, out_dir,
                                  None if lang is None else check_language(lang, f"--lang {lang}"))
+    if len(written) == 1:  # a fair deal's join phase: no table yet
+        click.echo(f"Wrote the page of the join phase {os.path.join(out_dir, written[0])} (no "
+                   f"table before the deal).")
+        return
     click.echo(f"Wrote the game page {os.path.join(out_dir, written[0])} and "
                f"{len(written) - 1} pictures of the table in {out_dir.rstrip('/') or '/'}/.")

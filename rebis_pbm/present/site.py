@@ -112,6 +112,24 @@ class PublicGame:
     seed_sha256: str = ""
 
 
+@dataclass(frozen=True)
+class JoinGame:
+    """What the page of a fair deal's join phase shows, all of it public: the game id, the
+    ``players`` in seat order, those the deal ``waiting`` for (the record's ``status``), the
+    join ``deadline`` (UTC, ISO 8601) or None, ``verify``'s verdict and text on the record
+    alone, the seed's commitment, and whether the game was ``abandoned`` (its seed revealed
+    before the deal)."""
+
+    game: str
+    players: tuple[str, ...]
+    waiting: tuple[str, ...]
+    deadline: str | None
+    verified: bool
+    verify_text: str
+    seed_sha256: str = ""
+    abandoned: bool = False
+
+
 def public_frames(game: str, start: State, setup_events: tuple[Event, ...],
                   history: Sequence[tuple[Move, tuple[Event, ...]]],
                   states: Sequence[State] | None = None) -> list[Frame]:
@@ -166,6 +184,59 @@ def write_site(out_dir: PathLike, game: PublicGame, lang: str | None = None) -> 
         write_atomic(os.path.join(out_dir, name), text, mode=0o644, durable=False)
     write_atomic(os.path.join(out_dir, PAGE), page, mode=0o644, durable=False)  # last: complete
     return written
+
+
+def write_join_site(out_dir: PathLike, game: JoinGame, lang: str | None = None) -> list[str]:
+    """Write the page of a join phase (``index.html``: :func:`render_join_page`) into
+    ``out_dir`` (created if missing; its parent must exist), in ``lang``; the pictures of an
+    earlier run are left alone (there are none before the deal). Returns ``[PAGE]``."""
+    make_folder(out_dir, what="the site folder")
+    write_atomic(os.path.join(out_dir, PAGE), render_join_page(game, lang), mode=0o644,
+                 durable=False)
+    return [PAGE]
+
+
+def render_join_page(game: JoinGame, lang: str | None = None) -> str:
+    """The page of a fair deal's join phase as HTML text in ``lang`` (default English): who
+    joined, whom the deal waits for, the deadline if any, the seed's commitment and
+    ``verify``'s verdict on the record. Every text from the game is escaped."""
+    e = html.escape
+    _ = gettext_for(lang)
+    title = e(_("Rebis game {game}").format(game=game.game))
+    joined = [p for p in game.players if p not in game.waiting]
+    none = _("nobody yet")
+    out = ["<!DOCTYPE html>", f'<html lang="{lang or "en"}">', "<head>", '<meta charset="utf-8">',
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{title}</title>", f"<style>{STYLE}</style>", "</head>",
+           "<body>", f"<h1>{title}</h1>",
+           "<p>" + e(_("Players in seat order: {players}.").format(
+               players=", ".join(game.players))) + "</p>",
+           "<p>" + e(_("The cards are not dealt yet: each player sends a join, and the deal "
+                       "mixes their entropy with the referee's seed, so that nobody alone "
+                       "chooses the deck.")) + "</p>",
+           "<h2>" + e(_("Joins")) + "</h2>", "<ul>",
+           "<li>" + e(_("Joined: {players}.").format(players=", ".join(joined) or none))
+           + "</li>",
+           "<li>" + e(_("The deal waits for: {players}.").format(
+               players=", ".join(game.waiting) or none)) + "</li>"]
+    if game.deadline is not None:
+        out.append("<li>" + e(_("Deadline for the joins: {deadline} (UTC).").format(
+            deadline=game.deadline)) + "</li>")
+    if game.abandoned:
+        out.append("<li>" + e(_("The referee ended the game before the deal.")) + "</li>")
+    out.append("</ul>")
+    out.append("<h2>" + e(_("The seed and {command}")).format(
+        command="<code>rebis-pbm verify</code>") + "</h2>")
+    out.append("<p>" + e(_("The referee's seed was fixed before any join: the record holds only "
+                           "its SHA-256, {commitment}.")).format(
+        commitment=f"<code>{e(game.seed_sha256)}</code>") + "</p>")
+    verdict = (f'<span class="ok">{e(_("verified"))}</span>' if game.verified else
+               f'<span class="failed">{e(_("FAILED"))}</span>')
+    out.append("<p>" + e(_("Verdict of {command} on the record: {verdict}")).format(
+        command="<code>rebis-pbm verify</code>", verdict=verdict) + "</p>")
+    out.append(f"<pre>{e(game.verify_text.rstrip())}</pre>")
+    out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"
 
 
 STYLE = """

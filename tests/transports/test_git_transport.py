@@ -382,8 +382,8 @@ def test_the_workflow_runs_the_referee_for_pushes_to_main_and_checks_pull_reques
     flow = workflow()
     triggers = flow[True]  # PyYAML reads the key `on` as true (YAML 1.1)
     # pull_request_target and workflow_run would run from main with a pull request's content.
-    assert triggers == {"push": {"branches": ["main"], "paths": ["moves/**"]},
-                        "pull_request": {"paths": ["moves/**"]}}
+    assert triggers == {"push": {"branches": ["main"], "paths": ["moves/**", "commands/**"]},
+                        "pull_request": {"paths": ["moves/**", "commands/**"]}}
     assert flow["permissions"] == {"contents": "read"}
     referee = flow["jobs"]["referee"]
     assert referee["if"] == "github.event_name == 'push' && github.ref == 'refs/heads/main'"
@@ -465,8 +465,9 @@ def test_code_owners_review_every_change_but_move_files():
     rules = [line.split() for line in
              (REPO / "examples/git/.github/CODEOWNERS").read_text().splitlines()
              if line.strip() and not line.startswith("#")]
-    # The last matching pattern wins: moves/ has no owner, everything else is the referee's.
-    assert rules == [["*", "@REFEREE"], ["/moves/"]]
+    # The last matching pattern wins: moves/ and commands/ have no owner, everything else
+    # (answers/ included) is the referee's.
+    assert rules == [["*", "@REFEREE"], ["/moves/"], ["/commands/"]]
 
 
 def test_the_guide_names_the_workflows_environment_and_has_players_push_branches_not_main():

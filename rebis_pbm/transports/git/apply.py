@@ -19,7 +19,8 @@ from dataclasses import replace
 from rebis_pbm.errors import Failed, RebisError, UsageError
 from rebis_pbm.files.names import DEFAULT_GAME
 from rebis_pbm.transports.git.game import Changes, Outcome, apply_round
-from rebis_pbm.transports.git.movefiles import MOVES, GameFiles, Say, say_print
+from rebis_pbm.transports.git.movefiles import COMMANDS, MOVES, GameFiles, Say, say_print
+from rebis_pbm.transports.git.notify import announce_turns
 from rebis_pbm.transports.git.privacy import NO_PRIVACY, Privacy
 from rebis_pbm.transports.git.repository import (
     REFEREE,
@@ -56,6 +57,8 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
     record's next waits, unjudged, until its turn. Each is entered with
     :func:`rebis_pbm.app.submit_move` with ``--check-name`` and the author address of its
     last commit; after each applied move the record and the public view are committed.
+    Each game where a move was applied then posts its chat notices
+    (:func:`rebis_pbm.transports.git.notify.announce_turns`: a failed post is never the job's).
     ``after_push`` is called once the job's work is on the remote (or committed, without one),
     whether or not a move was applied this time (a job killed before it ran leaves views to
     queue: the next job's ``after_push`` finds them).
@@ -102,6 +105,7 @@ def apply_moves(start: str | os.PathLike[str], revisions: str | None = None, *,
         outcome, stop = _rounds(git, revisions, game, remote, branch, say, privacy, games)
     finally:
         git.close()
+    announce_turns(git.top, outcome, say, game=game)  # chat webhooks: never the job's failure
     if after_push is not None:
         after_push(outcome)
     repeated = (f", {outcome.repeated} already in the record (resent: nothing changed)"
@@ -132,7 +136,7 @@ def _rounds(git: Git, revisions: str | None, game: str, remote: str | None, bran
         tip = git.out("rev-parse", "HEAD")
         folder = shard_folder(games) if games is not None else None
         tree = git.listing(tip, folder) if folder is not None else \
-            git.listing(tip, MOVES, secret_of(game))
+            git.listing(tip, MOVES, COMMANDS, secret_of(game))
         shard = None if games is None else shard_games(tree, tip, games)
         changes = None
         if revisions is not None:  # (a wrong range stops the whole job, before any game)

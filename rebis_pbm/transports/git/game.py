@@ -49,6 +49,7 @@ class Outcome:
     refusals: int = 0   # commits of refusals: reasons and removed files (a public repository)
     stopped: tuple[str, ...] = ()  # a shard's games (their folders) whose moves stopped
     games: tuple[str, ...] = ()    # a shard's games (their records) where a move was applied
+    asked: tuple[tuple[str, str], ...] = ()  # (record, player): a view asked for by command
 
 
 class Changes(NamedTuple):
@@ -238,10 +239,19 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
                                              for suffix in (".yaml", ".txt")))
         git.commit(f"Apply {path} from {move.shown_author}", said)
         applied.append(move.turn)
+    # the players' command files, once the moves are in (docs/git.md, "Commands")
+    from rebis_pbm.transports.git.commands import answer_commands
+    judged = answer_commands(git, tip, tree, files, record_path, say, privacy)
+    commits += judged.commits
     stop: RebisError | None = None
     if refused:  # each said above once; the job still fails, for the mover's push
         stop = Refused(f"{len(refused)} move file(s) refused, each said above (a reason that may "
                        f"speak of a hand is only in {files.refusals}, encrypted to its mover); "
                        f"every other move was applied", refused[0].exit_code)
-    return Outcome(tuple(applied), repeated, refusals=commits), stop
+    elif judged.refused:  # each answered in answers/: the job fails for the sender's push
+        stop = Refused(f"{len(judged.refused)} command file(s) refused, each answered in "
+                       f"{files.answers}; every other command and move was carried out",
+                       judged.refused[0].exit_code)
+    asked = tuple((game, player) for player in judged.views)
+    return Outcome(tuple(applied), repeated, refusals=commits, asked=asked), stop
 

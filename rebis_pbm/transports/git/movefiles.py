@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 MOVES = "moves/"
 REFUSALS = "refusals/"  # in a public repository: each refusal's reason, encrypted to its mover
+COMMANDS = "commands/"  # players' commands, NAME-WORDS.txt (docs/git.md, "Commands")
+ANSWERS = "answers/"    # the job's answers to them
 # The characters a move file's name may hold (its form: rebis_pbm.files.names.MOVE_NAME): the
 # schema's player names' (schemas/move.schema.json, $defs/player: Latin letters with accents,
 # precomposed, so turn-001-José.yaml in NFC; tests/transports check the two agree) and '.'.
@@ -41,15 +43,17 @@ def say_print(line: str, notice: bool = False) -> None:
 @dataclass(frozen=True)
 class GameFiles:
     """Where one game's files are, relative to the repository's top: its ``record``, the folder
-    of its move files (``moves``) and, in a public repository, of its refusals (``refusals``),
-    each folder ending in ``/``. One game per repository: ``game.yaml``, ``moves/``,
-    ``refusals/``; a shard's game ``NAME`` in ``DIR``: ``DIR/NAME/game.yaml``,
-    ``DIR/NAME/moves/``, ``DIR/NAME/refusals/``
-    (:func:`rebis_pbm.transports.git.shard.shard_games`)."""
+    of its move files (``moves``), in a public repository of its refusals (``refusals``), and
+    of the players' commands and their answers (``commands``, ``answers``), each folder ending
+    in ``/``. One game per repository: ``game.yaml``, ``moves/``, ``refusals/``,
+    ``commands/``, ``answers/``; a shard's game ``NAME`` in ``DIR``: ``DIR/NAME/game.yaml``,
+    ``DIR/NAME/moves/`` and so on (:func:`rebis_pbm.transports.git.shard.shard_games`)."""
 
     record: str = DEFAULT_GAME
     moves: str = MOVES
     refusals: str = REFUSALS
+    commands: str = COMMANDS
+    answers: str = ANSWERS
 
 
 def refuse_name(git: Git, path: str, why: str, span: str, moves: str = MOVES) -> Failed:

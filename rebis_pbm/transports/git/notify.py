@@ -1,9 +1,11 @@
-"""Telling the players of the turns the job pushed (``git apply --queue``), through the
-transports' one interface (:func:`rebis_pbm.transports.outbox_for`), never a transport's modules.
+"""Telling the players of the turns the job pushed (``git apply --queue``, and the chat
+webhooks), through the transports' one interface (:func:`rebis_pbm.transports.outbox_for`,
+:func:`rebis_pbm.transports.announce`), never a transport's modules.
 
-Once the job's work is pushed, each game where a move was applied has every player's view
-queued; a game whose queue notes an earlier turn than its record (a job killed between its push
-and queueing, as ``mail in`` finds a turn it never queued) has its views queued now.
+Once the job's work is pushed, each game where a move was applied posts its chat notice and, with
+``--queue``, has every player's view queued; a game whose queue notes an earlier turn than its
+record (a job killed between its push and queueing, as ``mail in`` finds a turn it never
+queued) has its views queued now.
 """
 
 from __future__ import annotations
@@ -16,6 +18,45 @@ from rebis_pbm.transports.git.game import Outcome
 from rebis_pbm.transports.git.shard import RECORD
 
 Echo = Callable[[str], None]  # a line for the referee's log (standard output)
+
+
+def announce_turns(top: Path, outcome: Outcome, say: Callable[[str, bool], None], *,
+                   game: str = DEFAULT_GAME) -> None:
+    """Post the chat notices of the turns the job began (docs/league.md): each game where a
+    move was applied (``game``, or a shard's ``outcome.games``) whose referee set webhooks
+    (``game.notify.yaml`` beside its record, never committed). A notice that cannot be queued
+    is said as a note (``say(line, True)``); a post that fails stays queued for ``notify
+    send``: never an error of the job."""
+    from rebis_pbm.transports import announce
+
+    records = outcome.games if outcome.games else ((game,) if outcome.applied else ())
+    for record in records:
+        note = announce(top / record)
+        if note:
+            say(f"rebis-pbm git: {record}: note: {note}", True)
+
+
+def _queue_asked(top: Path, outcome: Outcome, referee_address: str, echo: Echo, *, game: str,
+                 queue: str | None, pictures: bool) -> None:
+    """Queue the view of each player who asked for it by a command file (``view``, docs/git.md
+    "Commands"), unless every view of their game is queued anyway (a move was applied). A view
+    that cannot be queued (no address) is a line of the log, never the job's failure."""
+    from rebis_pbm.errors import RebisError
+    from rebis_pbm.transports import outbox_for
+
+    for record, player in outcome.asked:
+        if record in outcome.games or (record == game and outcome.applied):
+            continue
+        where = Path(queue) if queue and record == game else None
+        try:
+            outbox_for(top / record, referee_address, where,
+                       pictures=pictures).queue_views((player,))
+        except RebisError as exc:
+            echo(f"rebis-pbm git: {record}: {player}'s view, asked for by command, was not "
+                 f"queued: {exc}")
+            continue
+        echo(f"rebis-pbm git: {player}'s view of {record}, asked for by command, queued for "
+             f"mail out.")
 
 
 def queue_turns(top: Path, outcome: Outcome, referee_address: str, echo: Echo, *,
@@ -34,6 +75,8 @@ def queue_turns(top: Path, outcome: Outcome, referee_address: str, echo: Echo, *
     from rebis_pbm.present.views import counted
     from rebis_pbm.transports import outbox_for
 
+    _queue_asked(top, outcome, referee_address, echo, game=game, queue=queue,
+                 pictures=pictures)
     if games is None:
         # (DIR as given, relative to the working folder, as ever)
         outbox = outbox_for(top / game, referee_address, Path(queue) if queue else None,

@@ -66,8 +66,8 @@ def shard_games(tree: Listing, commit: str, games: str) -> list[GameFiles]:
         raise UsageError(f"{folder} holds no game at commit {commit[:12]}: a shard's games are "
                          f"{folder}NAME/{RECORD}, each with its move files in "
                          f"{folder}NAME/moves/", "--games")
-    return [GameFiles(f"{top}{RECORD}", f"{top}moves/", f"{top}refusals/")
-            for top in sorted(found)]
+    return [GameFiles(f"{top}{RECORD}", f"{top}moves/", f"{top}refusals/", f"{top}commands/",
+                      f"{top}answers/") for top in sorted(found)]
 
 
 def folder_of(files: GameFiles) -> str:
@@ -203,12 +203,15 @@ def by_game(tree: Listing, folder: str) -> dict[str, list[str]]:
 
 def has_work(files: GameFiles, paths: list[str], head: RecordHead, changed: list[str]) -> bool:
     """Does the game ``files`` need opening: a committed seed file, a file in its moves/ that
-    is no move file's name (either stops it), a move file or signature the push changed
-    (``changed``), or one whose turn is the record's next or later (``head``)? ``paths``: the
-    game's files (:func:`by_game`). A game whose moves are not counted is opened."""
+    is no move file's name (either stops it), a command file in its commands/, a move file or
+    signature the push changed (``changed``), or one whose turn is the record's next or later
+    (``head``)? ``paths``: the game's files (:func:`by_game`). A game whose moves are not
+    counted is opened."""
     moves = files.moves
     if head.moves is None or secret_of(files.record) in paths:
         return True
+    if any(p.startswith(files.commands) and p != files.commands + KEEP for p in paths):
+        return True  # a player's command to answer (docs/git.md, "Commands")
     if any(p.startswith(moves) and p != moves + KEEP for p in changed):
         return True
     for path in paths:
@@ -254,6 +257,7 @@ def apply_shard(git: Git, tip: str, tree: Listing, changes: Changes | None, fold
     repeated = refusals = 0
     stopped: list[tuple[GameFiles, RebisError]] = []
     games: list[str] = []
+    asked: list[tuple[str, str]] = []
     records = shard_records(git, tree, shard)
     ids = same_ids(records)
     changed = changes.paths if changes is not None else []
@@ -288,10 +292,12 @@ def apply_shard(git: Git, tip: str, tree: Listing, changes: Changes | None, fold
         games += [files.record] if done.applied else []
         repeated += done.repeated
         refusals += done.refusals
+        asked += done.asked
         if stop is not None:
             stopped.append((files, stop))
             say(one_line(f"rebis-pbm git: {folder_of(files)}: {stop}"), True)
     rest = "every other game's moves were applied" + (" and pushed" if pushed else "")
     return (Outcome(tuple(applied), repeated, refusals=refusals,
-                    stopped=tuple(folder_of(f) for f, _ in stopped), games=tuple(games)),
+                    stopped=tuple(folder_of(f) for f, _ in stopped), games=tuple(games),
+                    asked=tuple(asked)),
             shard_stop(stopped, rest) if stopped else None)

@@ -47,13 +47,8 @@ from rebis_pbm.transports.mail.policy import MailError, is_automatic, parse_mess
 
 def _status(record: Record, replay: Replay, lang: str | None = None) -> str:
     """What anyone may know of where the game stands (for a refused sender), in ``lang``."""
-    from rebis_pbm.present.views import standing
-    state = replay.state
-    if state is None:  # the join phase of a fair deal
-        _ = gettext_for(lang)
-        return _("The deal waits for joins by {players}.").format(
-            players=", ".join(record.waiting_for()))
-    return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state), lang)
+    from rebis_pbm.app.commands import standing_line
+    return standing_line(record, replay, lang)
 
 
 def _turn(replay: Replay) -> int:

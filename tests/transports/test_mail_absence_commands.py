@@ -1,0 +1,113 @@
+"""The ``away FROM TO`` and ``back`` commands by mail (docs/mail.md, "Commands"; issue 28, item
+1): a registered player logs their own absence in a game with an allowance (``new --absence``),
+is answered in their language, alone; a player with a key signs the line; a bad date or an
+absence past the allowance is refused and nothing is written.
+
+Real Maildir, ``mail in`` through click's runner; keys and signatures by ``ssh-keygen``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from test_mail_commands import PLAYERS, REFUSED, Post, make_game, message, only_to, text_of
+
+from rebis_pbm.app import open_game
+from rebis_pbm.record.deadlines import absences, deadline_of
+from sshkeys import needs_ssh, ssh_key, ssh_sign
+
+ALLOWANCE = ("--deadline", "72h", "--absence", "14d/3")
+ANSWERS = {  # (subject of away's answer, its text's words, back's subject, back's words)
+    "en": ("you are away", "You are away from ", "you are back", "Welcome back"),
+    "fr": ("absence enregistrée", "Ton absence va du ", "tu es de retour", "Bon retour\u00a0:"),
+    "pt": ("estás ausente", "Estás ausente de ", "estás de volta", "De volta: a tua ausência"),
+}
+
+
+def day(offset: int) -> str:
+    """The date ``offset`` days from today (UTC)."""
+    return (datetime.now(timezone.utc) + timedelta(days=offset)).strftime("%Y-%m-%d")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "pt"])
+def test_away_then_back_by_mail_in_the_players_language(tmp_path, lang):
+    game = make_game(tmp_path, lang, PLAYERS, *ALLOWANCE)
+    post = Post(game)
+    before = deadline_of(open_game(game).record)
+    start, end = day(3), day(6)
+    post.deliver(message(PLAYERS["alice"], f"[Rebis cmd] away {start} {end}", "",
+                         msgid="<a1@example.org>"))
+    assert "command away (alice); answer queued" in post.mail_in().output
+    answer = only_to(post.new(), PLAYERS["alice"])
+    away_subject, away_words, back_subject, back_words = ANSWERS[lang]
+    assert answer["Subject"] == f"[Rebis cmd] {away_subject}"
+    assert away_words in text_of(answer) and f"{start}T00:00:00Z (UTC)" in text_of(answer)
+    record = open_game(game).record
+    [absence] = absences(record)
+    assert (absence.player, absence.start, absence.end) == (
+        "alice", f"{start}T00:00:00Z", f"{day(7)}T00:00:00Z")  # TO's day to its end
+    assert deadline_of(record) != before  # the clock stops while she is away
+    # back, in the text's first line: the absence to come is called off
+    post.deliver(message(PLAYERS["alice"], "Re: [Rebis cmd] tour 1", "back\n",
+                         msgid="<a2@example.org>"))
+    post.mail_in()
+    answer = only_to(post.new(), PLAYERS["alice"])
+    assert answer["Subject"] == f"[Rebis cmd] {back_subject}"
+    assert back_words in text_of(answer)
+    assert deadline_of(open_game(game).record) == before
+
+
+def test_a_bad_date_and_an_absence_past_the_allowance_are_refused(tmp_path):
+    game = make_game(tmp_path, "fr", PLAYERS, "--deadline", "72h", "--absence", "5d/2")
+    post = Post(game)
+    before = game.read_bytes()
+    for number, line in enumerate(["away tomorrow 2030-01-01", f"away {day(2)} {day(20)}",
+                                   f"away {day(5)} {day(2)}", "away", "back"]):
+        post.deliver(message(PLAYERS["bob"], line, "", msgid=f"<r{number}@example.org>"))
+        assert "refused" in post.mail_in().output
+        reply = only_to(post.new(), PLAYERS["bob"])
+        assert reply["Subject"].endswith("turn 1: your command was not carried out")
+    assert game.read_bytes() == before
+    # from now: logged
+    post.deliver(message(PLAYERS["bob"], f"away now {day(1)}", "", msgid="<n1@example.org>"))
+    assert "command away (bob)" in post.mail_in().output
+    post.new()
+    assert [a.player for a in absences(open_game(game).record)] == ["bob"]
+
+
+def test_away_is_not_available_without_an_allowance(tmp_path):
+    game = make_game(tmp_path, "en", PLAYERS)
+    post = Post(game)
+    post.deliver(message(PLAYERS["bob"], f"away {day(2)} {day(3)}", ""))
+    post.mail_in()
+    assert only_to(post.new(), PLAYERS["bob"])["Subject"] == "[Rebis cmd] away: not available"
+
+
+@needs_ssh
+def test_a_signed_players_away_must_be_signed_and_name_the_game(tmp_path):
+    key = ssh_key(tmp_path, "alice_key")
+    game = make_game(tmp_path, "pt", PLAYERS, *ALLOWANCE, "--key", f"alice={key}.pub")
+    post = Post(game)
+    line = f"away {day(2)} {day(4)} cmd"
+    post.deliver(message(PLAYERS["alice"], line, "", msgid="<s1@example.org>"))
+    assert "command away refused" in post.mail_in().output
+    assert REFUSED["pt"] in only_to(post.new(), PLAYERS["alice"])["Subject"]
+    assert absences(open_game(game).record) == []
+    post.deliver(message(PLAYERS["alice"], line, "",
+                         [("c.txt.sig", ssh_sign(key, (line + "\n").encode()))],
+                         msgid="<s2@example.org>"))
+    assert "command away (alice); answer queued" in post.mail_in().output
+    assert only_to(post.new(), PLAYERS["alice"])["Subject"] == "[Rebis cmd] estás ausente"
+    assert [a.player for a in absences(open_game(game).record)] == ["alice"]
+
+
+def test_an_absence_past_the_allowance_is_refused_in_the_players_language(tmp_path):
+    game = make_game(tmp_path, "fr", PLAYERS, "--deadline", "72h", "--absence", "5d/2")
+    post = Post(game)
+    post.deliver(message(PLAYERS["alice"], f"away {day(2)} {day(20)}", ""))
+    post.mail_in()
+    reply = text_of(only_to(post.new(), PLAYERS["alice"]))
+    assert ("l'absence n'a pas été enregistrée\u00a0: il reste à alice 5d d'absence en "
+            in reply), reply
+    assert "rien n'a été écrit" in reply
