@@ -13,6 +13,7 @@ every transport), :func:`check_move_file`, :func:`player_view`, :func:`legal_mov
 are (docs/api.md):
 
 >>> import tempfile, os
+>>> from rebis_pbm.app import create_game
 >>> folder = tempfile.mkdtemp()
 >>> game = os.path.join(folder, "game.yaml")
 >>> created = create_game(game, ["ann", "ben"], seed="doctest seed", game_id="doc",
