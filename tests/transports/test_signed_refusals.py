@@ -176,7 +176,7 @@ def test_a_signed_refusal_needs_the_referee_key(tmp_path):
     """A game with a referee key sends no unsigned refusal: without the key, mail in stops
     before answering (the referee's side), and the message is answered once the key is
     given."""
-    game, alice, key = signed_game(tmp_path)
+    game, _, key = signed_game(tmp_path)
     move = alice_move(game)
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = PLAYERS["alice"], REFEREE, "my move"
@@ -192,6 +192,10 @@ def test_a_signed_refusal_needs_the_referee_key(tmp_path):
     assert "--referee-key" in done.err
     assert not game.with_name("game.mailq").exists() or not maildir_new(
         game.with_name("game.mailq"))
+    done = run_inproc("mail", "in", game, path, "--referee", REFEREE, env={KEY_ENV: str(key)})
+    assert done.code == 0 and "refused" in done.out, done.out + done.err
+    replies = maildir_new(game.with_name("game.mailq"))
+    assert len(replies) == 1 and b"Referee's refusal: game refusals" in replies[0].read_bytes()
 
 
 @pytest.mark.skipif(not shutil.which("git"), reason="needs git (Debian: git)")
