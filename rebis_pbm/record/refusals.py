@@ -6,6 +6,7 @@ can do what").
 * :func:`read_refusal`: the signed statement in a saved refusal mail (.eml) or refusal file.
 * :func:`check_refusal_signature`: whether the game's referee signed it.
 * :func:`refusal_witnesses`: the points of the history it names, checked as witnesses are.
+* :func:`describe_refusal`: what a signed refusal says, for ``verify``'s report.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
     from rebis_pbm.record.witness import Witness
 
-__all__ = ["REFUSAL_STATEMENT", "Refusal", "check_refusal_signature", "read_refusal",
-           "refusal_witnesses"]
+__all__ = ["REFUSAL_STATEMENT", "Refusal", "check_refusal_signature", "describe_refusal",
+           "read_refusal", "refusal_witnesses"]
 
 _HEX = "[0-9a-f]{64}"
 # The statement as refusal_text writes it (line ends as a mail may carry them).

@@ -114,7 +114,8 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     A registered player's mistake is answered and counts as handled. A message from an address
     no player registered is not answered at all (it would tell a stranger, or a spammer, that
     the game exists and where it stands): it counts as handled, with a notice. Raises only for
-    the referee's side (record, seed, lock, disk): then nothing was applied and nothing queued.
+    the referee's side (record, seed, lock, disk, and in a game with a referee key the key that
+    signs a refusal): then nothing was applied and nothing queued.
     """
     too_big = len(data) > policy.MAIL_MAX_BYTES
     msg = parsed if parsed is not None else _read(data, label)
