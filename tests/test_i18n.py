@@ -608,3 +608,18 @@ def test_mails_name_the_referee_the_html_and_the_multiplier_in_the_readers_langu
     for name in ("ann", "ben"):
         assert re.search(r">p\d+ v-?\d+<", pictures[name]), name
         assert not re.search(r">w\d+ v-?\d+<", pictures[name]), name
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "pt"])
+def test_a_due_red_token_is_not_said_to_have_ended_the_game(lang):
+    """R12: the red token's placement is the game's last move: while it is due the game has
+    not ended, and no language says it has."""
+    from rebis_pbm.present.views import standing
+    said = standing("red_token", 36, "bob", lang=lang)
+    yours = standing("red_token", 36, "bob", lang=lang, viewer="bob")
+    ended = {"en": "has ended", "fr": "terminée", "pt": "terminou"}[lang]
+    last = {"en": "the game's last move", "fr": "dernier coup de la partie",
+            "pt": "o último lance do jogo"}[lang]
+    for text in (said, yours):
+        assert ended not in text and last in text and "36" in text, text
+    assert "bob" in said and "bob" not in yours

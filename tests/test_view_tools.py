@@ -201,3 +201,43 @@ def test_a_signed_move_of_a_card_not_held_is_told_so_first(tmp_path):
         referee.submit_move(tmp_path / "g.yaml", data, "m.yaml",
                             signature=ssh_sign(keys["ana"], data))
     assert f"you have no {missing} in your hand" in str(caught.value)
+
+
+@needs_ssh
+def test_check_against_the_view_of_a_player_with_a_key_asks_for_the_signature(cli, tmp_path):
+    """A newcomer's report: `check --view` approved an unsigned move that `apply` then refused
+    because the player registered a key. The player's view names their keys (`your_keys`,
+    public), and `check --view` refuses an unsigned move with `apply`'s sentence, checks the
+    `.sig` beside the move, and reads an older view without the field as before."""
+    import yaml
+    keys = {p: ssh_key(tmp_path, p) for p in ("ana", "bob")}
+    created = referee.create_game(tmp_path / "g.yaml", ["ana", "bob"], seed="view tools",
+                                  insecure_seed=True,
+                                  keys={p: k.with_suffix(".pub").read_text()
+                                        for p, k in keys.items()})
+    view = tmp_path / "g.views" / "ana.yaml"
+    doc = yaml.safe_load(view.read_text())
+    assert doc["your_keys"] == [" ".join(keys["ana"].with_suffix(".pub").read_text().split()[:2])]
+    assert "your_keys" not in yaml.safe_load((tmp_path / "g.views" / "public.yaml").read_text())
+    move = tmp_path / "m.yaml"
+    data = MOVE.format(game=created.record.game, card=min(created.state.hands[0])).replace(
+        "turn: 1", f"after: {created.record.last_digest()}\nturn: 1")
+    move.write_text(data)
+    unsigned = cli("check", str(move), "--view", str(view))
+    applied = cli("apply", str(tmp_path / "g.yaml"), str(move), "--dry-run")
+    assert unsigned.code == applied.code == 1, unsigned.output
+    assert unsigned.err == applied.err
+    assert "ana registered a key, so their moves must be signed" in unsigned.err
+    sig = tmp_path / "m.yaml.sig"
+    sig.write_bytes(ssh_sign(keys["bob"], move.read_bytes()))
+    wrong = cli("check", str(move), "--view", str(view))
+    assert wrong.code == 1 and "does not check against ana's key" in wrong.err
+    sig.write_bytes(ssh_sign(keys["ana"], move.read_bytes()))
+    signed = cli("check", str(move), "--view", str(view))
+    assert signed.code == 0, signed.output
+    # A view written before the field: read as before (the move judged on the rules alone).
+    sig.unlink()
+    older = tmp_path / "older.yaml"
+    older.write_text(yaml.safe_dump({k: v for k, v in doc.items() if k != "your_keys"},
+                                    sort_keys=False, allow_unicode=True))
+    assert cli("check", str(move), "--view", str(older)).code == 0

@@ -26,7 +26,8 @@ its family (one concern each; a module imports only those listed before it, neve
 
 - :mod:`rebis_pbm.app.games`: reading a game (record, seed, replay; the process's cache).
 - :mod:`rebis_pbm.app.sealing`: sealing moves to the referee with age, opening them.
-- :mod:`rebis_pbm.app.signing`: the referee's key, signing its witnesses and acts (rebis-pbm/4).
+- :mod:`rebis_pbm.app.signing`: the referee's key, signing its witnesses, acts and refusals
+  (rebis-pbm/4).
 - :mod:`rebis_pbm.app.views`: each viewer's view, and writing the views folder.
 - :mod:`rebis_pbm.app.options`: ``NAME=VALUE`` options and a new game's ruleset.
 - :mod:`rebis_pbm.app.create`: creating a game.
@@ -84,6 +85,7 @@ if TYPE_CHECKING:  # at run time each name is imported when first used (__getatt
     from rebis_pbm.app.sealing import referee_recipient_of as referee_recipient_of
     from rebis_pbm.app.sealing import seal_move as seal_move
     from rebis_pbm.app.signing import make_referee_ssh_key as make_referee_ssh_key
+    from rebis_pbm.app.signing import signed_refusal as signed_refusal
     from rebis_pbm.app.views import kept_rendering as kept_rendering
     from rebis_pbm.app.views import kept_view as kept_view
     from rebis_pbm.app.views import picture as picture
@@ -147,6 +149,7 @@ _HOME = {
     "referee_recipient_of": "rebis_pbm.app.sealing",
     "seal_move": "rebis_pbm.app.sealing",
     "make_referee_ssh_key": "rebis_pbm.app.signing",
+    "signed_refusal": "rebis_pbm.app.signing",
     "kept_rendering": "rebis_pbm.app.views",
     "kept_view": "rebis_pbm.app.views",
     "picture": "rebis_pbm.app.views",

@@ -280,7 +280,7 @@ def check_signature(record: Record, move: Move | JoinMove, data: bytes, signatur
     Raises:
         Refused: no signature, or one that does not check (exit 1).
     """
-    from rebis_pbm.crypto.signatures import parse_keys, signed_by
+    from rebis_pbm.crypto.signatures import parse_keys
     keys = record.player_keys(move.player) if move.player in record.players else ()
     if not keys and isinstance(move, JoinMove) and move.key is not None:
         try:  # a join that registers a key proves it holds the key by signing with it
@@ -292,18 +292,31 @@ def check_signature(record: Record, move: Move | JoinMove, data: bytes, signatur
                 "{source}: key: give one public key line"), {"source": source}))
     if not keys:
         return None
+    return data, signed_with(keys, move.player, data, signature, source)
+
+
+def signed_with(keys: tuple[str, ...], player: str, data: bytes, signature: bytes | None,
+                source: str) -> str:
+    """The armoured signature of a move file of ``player``, who registered ``keys``: required,
+    and valid over ``data`` (the file's exact bytes) by one of them in namespace ``rebis-pbm``.
+    The one check of :func:`check_signature` (``apply``) and ``check --view``.
+
+    Raises:
+        Refused: no signature, or one that does not check (exit 1).
+    """
+    from rebis_pbm.crypto.signatures import signed_by
     if signature is None:
         raise Refused(phrase=Phrase(N_(
             "{source}: move rejected: {player} registered a key, so their moves must be signed "
             "(ssh-keygen -Y sign -f KEY -n rebis-pbm FILE writes FILE.sig); no signature came "
-            "with it"), {"source": source, "player": move.player}))
+            "with it"), {"source": source, "player": player}))
     text = signature.decode("ascii", "replace")
     if not signed_by(data, text, keys):
         raise Refused(phrase=Phrase(N_(
             "{source}: move rejected: its signature does not check against {player}'s key over "
             "this exact file (sign the file as sent, with ssh-keygen -Y sign -n rebis-pbm)"),
-            {"source": source, "player": move.player}))
-    return data, text.strip() + "\n"
+            {"source": source, "player": player}))
+    return text.strip() + "\n"
 
 
 def move_document(data: bytes, source: str, *, joins: bool = True) -> dict[str, Any]:

@@ -140,10 +140,14 @@ def legal_moves_from_view(view_path: PathLike, fmt: str = "yaml",
     return listing
 
 
-def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
+def check_against_view(view_path: PathLike, data: bytes, source: str,
+                       signature: bytes | None = None) -> Move:
     """Check a move file against the rules as the referee will, from the mover's own view
     file: the move's form (as :func:`read_move`), its game, then the rules (R6-R12) on the
-    information set the view holds. ``apply --dry-run`` gives the same verdict on the same
+    information set the view holds. When the view names the viewer's keys (``your_keys``:
+    they registered one), the move must be signed as ``apply`` requires: ``signature`` (the
+    ``.sig`` file beside the move) over ``data`` by one of them, else the same refusal.
+    ``apply --dry-run`` gives the same verdict on the same
     position for the view's viewer (a move already applied aside: the referee accepts it again
     as "already applied", the view, being newer, calls it stale).
 
@@ -154,9 +158,10 @@ def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
         InputError: the view cannot be read (exit 2), or the move is another player's (a view
             can judge only its viewer's moves).
         Refused: the move is unreadable, schema-invalid or for another game (exit 2); against
-            the rules, with the referee's sentence (exit 1).
+            the rules, or unsigned (or wrongly signed) by a viewer with a key, with the
+            referee's sentence (exit 1).
     """
-    seen = read_view(view_path)
+    seen, view = _read_view(view_path)
     doc = move_document(data, source, joins=False)
     if doc["game"] != seen.game:
         raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
@@ -171,6 +176,10 @@ def check_against_view(view_path: PathLike, data: bytes, source: str) -> Move:
         raise InputError(f"this view is {seen.viewer}'s, so it can judge only {seen.viewer}'s "
                          f"moves, not {move.player}'s; check the move with {move.player}'s view",
                          source=os.fspath(view_path))
+    keys = view.get("your_keys")
+    if keys and move.player == seen.viewer:  # apply refuses an unsigned move of theirs first
+        from rebis_pbm.app.moves import signed_with
+        signed_with(tuple(keys), move.player, data, signature, source)
     if seen.abandoned:
         raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was abandoned (its "
                                        "seed was revealed with rebis-pbm reveal); no more moves "

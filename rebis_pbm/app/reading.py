@@ -89,7 +89,7 @@ def score(game: PathLike) -> dict[str, Any]:
 
 
 def verify(game: PathLike, seed_file: PathLike | None = None,
-           witnesses: Sequence[PathLike] = ()) -> Report:
+           witnesses: Sequence[PathLike] = (), refusals: Sequence[PathLike] = ()) -> Report:
     """Check that the record in ``game`` is the game that was played, by the rules, and
     unedited (docs/audit.md). Anyone can: without the seed, the form, the header digest and
     each move's turn, seat order and chain digest; with it (revealed in the record, the secret
@@ -98,13 +98,18 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
 
     ``witnesses``: saved views or mails (:func:`rebis_pbm.record.witness.read_witness`); the record
     must still hold each one's chain digest at its move, else the report fails naming it.
+    ``refusals``: saved refusal mails or refusal files (rebis-pbm/4, a game with a referee key):
+    each must carry a statement this game's referee signed
+    (:func:`rebis_pbm.record.refusals.check_refusal_signature`), and the record must hold the
+    header digest and the chain digest it names, as a witness's.
 
     Returns:
         a :class:`rebis_pbm.record.audit.Report`; ``report.verified`` says whether it passed.
 
     Raises:
-        InputError: the record, the seed file or a witness cannot be read, or the record is
-            another of rebis-pbm's files, such as a move or a secret file (exit 2).
+        InputError: the record, the seed file, a witness or a refusal cannot be read, a
+            witness or refusal is not signed by the game's referee, or the record is another
+            of rebis-pbm's files, such as a move or a secret file (exit 2).
         SeedError: the seed file is another game's.
     """
     from rebis_pbm.record import SEED_ENV, read_secret
@@ -124,9 +129,16 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
             return read_secret(sidecar, record), sidecar
         return None
 
+    from rebis_pbm.record.refusals import (
+        check_refusal_signature,
+        describe_refusal,
+        read_refusal,
+        refusal_witnesses,
+    )
     from rebis_pbm.record.witness import check_witness_signature, read_witness
     seen = [read_witness(os.fspath(w)) for w in witnesses]
-    if seen:  # the referee's signature first (rebis-pbm/4): an unsigned witness proves nothing
+    said = [read_refusal(os.fspath(r)) for r in refusals]
+    if seen or said:  # the referee's signature first (rebis-pbm/4): unsigned, it proves nothing
         try:
             signed: Record | None = parse_record(data, source)
         except InputError:
@@ -134,7 +146,13 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
         for witness in seen:
             if signed is not None:
                 check_witness_signature(signed, witness)
-    report = run_verify(data, source, find, seen)
+        for refused in said:
+            if signed is not None:
+                check_refusal_signature(signed, refused)
+    report = run_verify(data, source, find,
+                        seen + [w for refused in said for w in refusal_witnesses(refused)])
+    if report.verified:
+        report.checked.extend(describe_refusal(refused) for refused in said)
     if report.problem is not None and report.problem.code == "schema":
         _refuse_other_kind(data, source)
     return report

@@ -1,4 +1,4 @@
-"""The referee's key: found, checked against the game's, and signing its witnesses and acts.
+"""The referee's key: found, checked against the game's, signing what the referee says.
 
 rebis-pbm/4, docs/audit.md "The referee's signatures".
 
@@ -149,6 +149,29 @@ def signed_record(record: Record, key_file: PathLike | None) -> Record:
     return record.with_referee_signatures(
         dict(zip(moves, signatures, strict=False)),
         dict(zip(actions, signatures[len(moves):], strict=False)), signatures[-1])
+
+
+def signed_refusal(record: Record, data: bytes, player: str | None, exit_code: int,
+                   reason: str, key_file: PathLike | None = None) -> str | None:
+    """The referee's signed statement of a refusal it sends (rebis-pbm/4, a game with a
+    referee key; None for any other game, whose refusals are as before): the text of
+    :func:`~rebis_pbm.record.acts.refusal_text` (the game, the point of its history, the
+    SHA-256 of the refused file's bytes ``data``, the ``player`` who sent it, the exit code and
+    the ``reason`` as sent), a line break and its armoured signature by the referee's key,
+    made as the witnesses' are (:func:`sign_texts`). ``verify --refusal FILE`` checks it.
+
+    Raises:
+        as :func:`check_referee_key` and :func:`sign_texts`: a game with a referee key sends
+            no unsigned refusal.
+    """
+    if record.referee_key is None:
+        return None
+    import hashlib
+
+    from rebis_pbm.record.acts import refusal_text
+    path = check_referee_key(record, key_file)
+    text = refusal_text(record, hashlib.sha256(data).hexdigest(), player, exit_code, reason)
+    return text + "\n" + sign_texts(path, [text])[0]
 
 
 def make_referee_ssh_key(out: PathLike) -> str:

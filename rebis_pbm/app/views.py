@@ -65,6 +65,9 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
         items = list(view.items())
         at = [key for key, _ in items].index("viewer") + 1
         view = cast("View", dict([*items[:at], ("lang", record.lang(viewer)), *items[at:]]))
+    if viewer is not None and viewer in record.players and record.player_keys(viewer):
+        # the keys the viewer's moves must be signed with (public): check --view says so
+        view["your_keys"] = list(record.player_keys(viewer))
     if record.referee_recipient:  # public: what players seal their moves to (rebis-pbm/3)
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),

@@ -37,9 +37,14 @@ if TYPE_CHECKING:
               type=click.Path(dir_okay=False, readable=False, path_type=Path),
               help="A view or mail saved during the game (repeatable): fail (exit 3) unless the "
               "record still holds the chain digest it saw at its move.")
+@click.option("--refusal", "refusals", multiple=True, metavar="FILE",
+              type=click.Path(dir_okay=False, readable=False, path_type=Path),
+              help="A refusal mail or refusal file the referee sent (repeatable; a game with a "
+              "referee key): exit 2 unless this game's referee signed it, 3 unless the record "
+              "holds the point of the history it names.")
 @click.pass_context
 def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, jobs: int,
-           fmt: str, witnesses: tuple[Path, ...]) -> None:
+           fmt: str, witnesses: tuple[Path, ...], refusals: tuple[Path, ...]) -> None:
     """Check that GAME is the game that was played, by the rules, and unedited.
 
     \b
@@ -63,7 +68,7 @@ def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, 
     cannot be read.
     """
     if len(games) == 1 and not games[0].is_dir():
-        report = referee.verify(games[0], seed_file, witnesses)
+        report = referee.verify(games[0], seed_file, witnesses, refusals)
         if fmt == "json":
             click.echo(json.dumps(report.as_dict(), indent=2))
         else:
@@ -71,9 +76,10 @@ def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, 
         if not report.verified:
             ctx.exit(ExitCode.VERIFY)
         return
-    if witnesses:
-        raise UsageError("give --witness with a single GAME: a witness belongs to one game",
-                         "--witness")
+    if witnesses or refusals:
+        name = "--witness" if witnesses else "--refusal"
+        raise UsageError(f"give {name} with a single GAME: a {name[2:]} belongs to one game",
+                         name)
     if seed_file is not None:
         raise UsageError("give --seed-file with a single GAME; with many records, each one's "
                          "secret file beside it (or a revealed seed) is used", "--seed-file")

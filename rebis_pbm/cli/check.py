@@ -23,7 +23,8 @@ from rebis_pbm.present.i18n import check_language
 @click.argument("move_file", metavar="MOVE.yaml|-", required=False)
 @click.option("--view", "view_file", metavar="VIEW.yaml", type=click.Path(dir_okay=False),
               help="Check MOVE.yaml against the rules from your own YAML view, as the referee "
-              "will (then give only MOVE.yaml).")
+              "will (then give only MOVE.yaml); when the view says you registered a key, "
+              "MOVE.yaml.sig beside it must sign it.")
 @click.option("--as", "author", metavar="PLAYER|ADDRESS",
               help="Who sends the move (a player's name or registered address): refuse it "
               "unless it is that player's own move (exit 1).")
@@ -52,7 +53,8 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
         lang = None if lang is None else check_language(lang)
         data, source = read_input(game, kind="move")
         try:
-            legal = referee.check_against_view(view_file, data, source)
+            legal = referee.check_against_view(view_file, data, source,
+                                               _signature_beside(game))
         except Refused as exc:
             if lang is None:
                 lang = referee.view_language(view_file)
@@ -81,3 +83,14 @@ def check(game: str | None, move_file: str | None, view_file: str | None, author
         refuse_for_mover(exc, player, lang or mover_lang)
     click.echo(f"{source}: a well-formed move of turn {move.turn} by {move.player} for game "
                f"{record.game}; the rules are checked when it is applied.")
+
+
+def _signature_beside(move: str) -> bytes | None:
+    """The signature file ``MOVE.sig`` beside a move file, read as ``apply`` reads it; None
+    when there is none (or the move comes from standard input)."""
+    import os
+
+    from rebis_pbm.files.names import SIGNATURE
+    if move == "-" or not os.path.exists(move + SIGNATURE):
+        return None
+    return read_input(move + SIGNATURE, kind="signature")[0]

@@ -285,6 +285,13 @@ def _scalar_value(value: str, tag: str, kind: str, source: str, path: FieldPath,
     return value
 
 
+def _digest_field(path: FieldPath) -> bool:
+    """Does ``path`` name a SHA-256 digest field (``after``, ``header_sha256``,
+    ``chain_sha256``, ...), whose value is text even when its hex digits are all decimal?"""
+    name = path[-1]
+    return isinstance(name, str) and (name == "after" or name.endswith("sha256"))
+
+
 def too_big(kind: str, source: str) -> InputError:
     """The refusal of an input longer than :func:`max_bytes` of ``kind`` (``source``: its name
     in messages, ``'<stdin>'`` for standard input)."""
@@ -605,6 +612,8 @@ def _build(text: str, *, source: str, kind: str) -> Loaded:
                 else:
                     name = frame[2][0]
                     path = frame[1] + (name,)
+                    if tag == TAG_INT and len(value) == 64 and _digest_field(path):
+                        tag = TAG_STR  # a hex digest may be all digits (after: 000...0)
                     container[name] = value if tag == TAG_STR else _scalar_value(
                         value, tag, kind, source, path, mark)
                     frame[2] = None

@@ -199,3 +199,4 @@ class View(_ViewRequired, total=False):
     referee_recipient: str
     witness: Witness
     witness_signature: str  # the referee's signature of the witness line (rebis-pbm/4)
+    your_keys: list[str]  # the viewer's registered public keys, their own view only

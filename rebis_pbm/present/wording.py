@@ -235,9 +235,11 @@ def standing(phase: str, turn: int, to_move: str | None, abandoned: bool = False
         return _("The game is over.")
     you = to_move is not None and to_move == viewer
     if phase == RED_TOKEN:
-        return (_("The game has ended; you place the red token (turn {turn}).") if you else
-                _("The game has ended; {player} places the red token (turn {turn}).")).format(
-                    player=to_move, turn=turn)
+        # R12: the red token's placement is the game's last move, still to be played
+        return (_("The turns are over; you place the red token, the game's last move "
+                  "(turn {turn}).") if you else
+                _("The turns are over; {player} places the red token, the game's last move "
+                  "(turn {turn}).")).format(player=to_move, turn=turn)
     return (_("The game awaits turn {turn}: you to move.") if you else
             _("The game awaits turn {turn}: {player} to move.")).format(turn=turn,
                                                                          player=to_move)

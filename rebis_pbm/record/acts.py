@@ -1,5 +1,6 @@
 """What the referee signs (rebis-pbm/4, docs/audit.md "The referee's signatures"): the exact
-texts its key signs for a witness, a move it made for a player and a logged action.
+texts its key signs for a witness, a move it made for a player, a logged action and a refusal
+it sent.
 
 Each text names the game and a chain digest, so that one signature vouches for the entry and
 everything before it; each kind of text begins with its own words, so that no signature of one
@@ -23,6 +24,28 @@ def witness_text(game: str, move: int, digest: str) -> str:
     chain_sha256 D`` (D the chain digest after the record's first N moves: the header's, or the
     last join's, for N = 0)."""
     return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
+
+
+def refusal_text(record: Record, file_sha256: str, player: str | None, exit_code: int,
+                 reason: str) -> str:
+    """What the referee signs for a refusal it sends (a refusal mail, a refusal file): ::
+
+        Referee's refusal: game G, move N, chain_sha256 D
+        header_sha256 H
+        file_sha256 F
+        player P
+        exit C
+        reason SENTENCE
+
+    G the game, N its number of moves and D its last chain digest (the point of the history
+    the refused file met), H its header digest, F the SHA-256 of the refused file's bytes
+    (hex), P the player who sent it (``-`` when none), C the exit code and SENTENCE the
+    reason as sent (on one line). Read back by :mod:`rebis_pbm.record.refusals`."""
+    from rebis_pbm.errors import one_line
+    return (f"Referee's refusal: game {record.game}, move {len(record.moves)}, chain_sha256 "
+            f"{record.last_digest()}\nheader_sha256 {record.header_sha256}\n"
+            f"file_sha256 {file_sha256}\nplayer {player or '-'}\nexit {int(exit_code)}\n"
+            f"reason {one_line(reason).strip()}")
 
 
 def record_witness(record: Record) -> str:

@@ -416,7 +416,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         else:
             if witnesses:
                 report.checked.append("the record holds every witness (" + ", ".join(
-                    w.source for w in witnesses) + ")")
+                    dict.fromkeys(w.source for w in witnesses)) + ")")  # a refusal names two
     if report.problem is not None:
         return report
     finished = written["status"].get("phase") == FINISHED

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
 __all__ = ["WITNESS_LINE", "Witness", "check_witness", "check_witness_signature",
-           "read_witness"]
+           "read_witness", "saved_texts", "signature_after"]
 
 
 class Witness(NamedTuple):
@@ -51,18 +51,7 @@ def read_witness(path: str) -> Witness:
     from rebis_pbm.files.atomic import read_input
     from rebis_pbm.formats.yaml_reader import load_yaml
     data, source = read_input(path, kind="witness")
-    texts = [data]
-    if re.match(rb"^[A-Za-z-]+: ", data) and b"\n\n" in data.replace(b"\r\n", b"\n"):
-        import email
-        from email import policy
-
-        message = email.message_from_bytes(data, policy=policy.default)
-        for part in message.walk():
-            if part.get_content_maintype() == "text" or part.get_filename():
-                payload = part.get_payload(decode=True)
-                if isinstance(payload, bytes) and payload:  # decoded: bytes, or None
-                    texts.append(payload)
-    for text in texts:
+    for text in saved_texts(data):
         try:
             doc = load_yaml(text, source=source, kind="view").data
             if not isinstance(doc, dict):
@@ -78,13 +67,30 @@ def read_witness(path: str) -> Witness:
         found = WITNESS_LINE.search(decoded)
         if found:
             return Witness(found["game"], int(found["move"]), found["digest"], source,
-                           _signature_after(decoded[found.end():]))
+                           signature_after(decoded[found.end():]))
     raise InputError("holds no witness: give a view saved from rebis-pbm (YAML or text) or a "
                      "mail from the referee, which carry a line 'Witness: game ..., move ..., "
                      "chain_sha256 ...'", source=source)
 
 
-def _signature_after(text: str) -> str | None:
+def saved_texts(data: bytes) -> list[bytes]:
+    """The texts a saved file holds: its bytes, and for a saved mail (.eml) each text part and
+    attachment, decoded from its transfer encoding."""
+    texts = [data]
+    if re.match(rb"^[A-Za-z-]+: ", data) and b"\n\n" in data.replace(b"\r\n", b"\n"):
+        import email
+        from email import policy
+
+        message = email.message_from_bytes(data, policy=policy.default)
+        for part in message.walk():
+            if part.get_content_maintype() == "text" or part.get_filename():
+                payload = part.get_payload(decode=True)
+                if isinstance(payload, bytes) and payload:  # decoded: bytes, or None
+                    texts.append(payload)
+    return texts
+
+
+def signature_after(text: str) -> str | None:
     """The armoured signature block right under a text view's witness line (blank space
     between them only; rebis-pbm/4), or None."""
     from rebis_pbm.crypto.signatures import ARMOUR

@@ -256,3 +256,24 @@ def test_a_signed_join_must_name_the_header_it_joins(tmp_path):
                      f"join: alice's own words\n")
     Path(f"{bound}.sig").write_bytes(ssh_sign(key, bound.read_bytes()))
     assert run_inproc("apply", game, bound).code == 0
+
+
+def test_an_all_digit_after_is_read_as_the_digest_written(tmp_path):
+    """``after: 000...0`` (64 decimal digits, unquoted: a hex digest may be all digits) is the
+    text written, not a too-long number: the move is judged on its history."""
+    from rebis_pbm.formats.yaml_reader import load_yaml
+    digits = "0" * 64
+    read = load_yaml(f"after: {digits}\nheader_sha256: {'1' * 64}\n".encode(), source="m.yaml",
+                     kind="move").data
+    assert read == {"after": digits, "header_sha256": "1" * 64}
+    game = tmp_path / "game.yaml"
+    made = run_inproc("new", game, "--player", "ann", "--player", "ben", "--seed", "digits",
+                      "--insecure-seed", "--referee-deal")
+    assert made.code == 0, made.err
+    listing = run_inproc("moves", game, "--player", "ann").out.split("---\n")[1]
+    move = tmp_path / "m.yaml"
+    move.write_text("".join(f"after: {digits}\n" if x.startswith("after:") else x
+                            for x in listing.splitlines(True)))
+    refused = run_inproc("apply", game, move)
+    assert refused.code == 1, refused.err
+    assert "another history" in refused.err and "digits" not in refused.err, refused.err

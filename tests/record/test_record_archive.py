@@ -39,6 +39,8 @@ WRITTEN_BY_0_1_0 = {
 WRITTEN_IN_REBIS_PBM_2 = {
     "v2-fair-deal", "v2-referee-deal", "v2-signed", "v2-unfinished", "v2-deadline", "v2-ended",
 }
+# The games scripts/make-record-archive-v4.py wrote in the format rebis-pbm/4: none may disappear.
+WRITTEN_IN_REBIS_PBM_4 = {"v4-signed"}
 # What verify reports of a rebis-pbm/2 record besides the fields of stable_fields: who dealt, and
 # the fingerprints of the players' keys (docs/audit.md). Their expected files hold them.
 V2_FIELDS = ("deal_from", "deal_pending", "keys")
@@ -131,9 +133,11 @@ def test_the_records_are_byte_for_byte_as_written():
 @pytest.mark.parametrize("name", RECORDS)
 def test_each_record_is_in_the_format_it_was_written_in(name):
     record = yaml.safe_load((ARCHIVE / f"{name}.yaml").read_text(encoding="utf-8"))
-    assert name in WRITTEN_BY_0_1_0 | WRITTEN_IN_REBIS_PBM_2, (
+    assert name in WRITTEN_BY_0_1_0 | WRITTEN_IN_REBIS_PBM_2 | WRITTEN_IN_REBIS_PBM_4, (
         f"{name}.yaml: list a record added to the archive with the format it was written in")
-    assert record["format"] == ("rebis-pbm/1" if name in WRITTEN_BY_0_1_0 else "rebis-pbm/2")
+    assert record["format"] == ("rebis-pbm/1" if name in WRITTEN_BY_0_1_0 else
+                                "rebis-pbm/4" if name in WRITTEN_IN_REBIS_PBM_4 else
+                                "rebis-pbm/2")
 
 
 # ------------------------------------------------------------------ what a version must say
@@ -316,8 +320,11 @@ def rechain(text: str, first: int) -> str:
     assert first == 0 or digest(first - 1) == moves[first - 1]["chain_sha256"], "forger's chain"
     for index in range(first, len(moves)):
         new = digest(index)
-        assert text.count(moves[index]["chain_sha256"]) == 1
-        text = text.replace(moves[index]["chain_sha256"], new)
+        # the field only: a rebis-pbm/4 signed move file names its predecessor's digest too
+        # (after:), in bytes its player signed, which a forger cannot rewrite
+        field = f"chain_sha256: {moves[index]['chain_sha256']}"
+        assert text.count(field) == 1
+        text = text.replace(field, f"chain_sha256: {new}")
         moves[index]["chain_sha256"] = new
     return text
 
@@ -373,5 +380,47 @@ def test_the_archived_views_are_witnesses_the_record_holds(script, tmp_path, nam
                                             encoding="utf-8")
     done = run(script, "verify", f"{name}.yaml", "--witness", "ahead.view.yaml", "--format",
                "json", cwd=folder)
+    if "witness_signature" in ahead:
+        # rebis-pbm/4 with a referee key: the edited witness no longer fits the referee's
+        # signature, so it proves nothing (exit 2) rather than a record cut short
+        assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+        assert "not signed by this game's referee" in done.stderr
+        return
     assert done.returncode == 3, (done.returncode, done.stdout, done.stderr)
     assert json.loads(done.stdout)["problem"]["code"] == "witness"
+
+
+REFEREE_SIGNED = [name for name in RECORDS if "referee_key" in expected(name)]
+
+
+@pytest.mark.skipif(SSH_KEYGEN is None, reason="needs ssh-keygen (Debian: openssh-client; "
+                    ".ci/run installs it)")
+@pytest.mark.parametrize("name", REFEREE_SIGNED)
+def test_the_referees_signatures_are_checked_with_the_archived_referee_key(script, tmp_path,
+                                                                         name):
+    """A rebis-pbm/4 game with a referee key (keys/referee): verify checks the referee's
+    signatures (witness, stand-in moves, logged actions) with the key whose fingerprint
+    `ssh-keygen -l` prints for keys/referee.pub; one logged action's signature swapped for the
+    record's witness signature fails (exit 3, code signature)."""
+    done = subprocess.run([SSH_KEYGEN, "-l", "-f", str(KEYS / "referee.pub")],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.split()[1] == expected(name)["referee_key"]
+    folder = copy_game(name, tmp_path)
+    out = run(script, "verify", f"{name}.yaml", cwd=folder)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"the referee's signatures (key {expected(name)['referee_key']})" in out.stdout
+    record = folder / f"{name}.yaml"
+    text = record.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    assert any(m.get("by") == "referee" for m in data["moves"]), "a stand-in move"
+    action = data["actions"][0]["referee_signature"]
+    witness = data["witness_signature"]
+
+    def block(signature: str) -> str:
+        return "".join(f"    {line}\n" for line in signature.splitlines())
+
+    assert text.count(block(action)) == 1
+    record.write_text(text.replace(block(action), block(witness)), encoding="utf-8")
+    out = run(script, "verify", f"{name}.yaml", "--format", "json", cwd=folder)
+    assert out.returncode == 3, (out.returncode, out.stdout, out.stderr)
+    assert json.loads(out.stdout)["problem"]["code"] == "signature"

@@ -24,7 +24,7 @@ from rebis_pbm import app as referee
 from rebis_pbm.crypto import age as encryption
 from rebis_pbm.formats.yaml_reader import load_yaml
 from rebis_pbm.formats.yaml_writer import dump_yaml
-from sshkeys import ssh_key
+from sshkeys import ssh_key, ssh_sign
 from transport_support import run
 
 pytestmark = pytest.mark.skipif(not shutil.which("ssh-keygen"),
@@ -261,6 +261,8 @@ def test_a_padded_view_reads_as_the_plain_view(cli, tmp_path, keys, table):
     assert listed[0].code == 0 and listed[0].out == listed[1].out, listed[1].err
     move = tmp_path / "move.yaml"
     move.write_text(listed[0].out.split("---")[1].lstrip())
+    # alice registered a key, which her view names: check --view wants the .sig apply wants
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["alice"], move.read_bytes()))
     checked = [cli("check", move, "--view", view) for view in (plain, padded)]
     assert checked[0].code == 0 and checked[1].code == 0, checked
     assert checked[0].out == checked[1].out.replace(str(padded), str(plain))

@@ -58,6 +58,7 @@ class Table:
     secret: str          # the game's SALT:SEED (a CI secret)
     outputs: list[str] = field(default_factory=list)
     jobs: int = 0
+    referee_key: Path | None = None  # the referee's SSH key (new --referee-key, a CI secret)
 
     def clone(self, name: str) -> Path:
         return self.root / "clones" / name
@@ -73,13 +74,16 @@ def referee_git(cwd: Path, *args: str) -> str:
     return git(cwd, *args, env=env)
 
 
-def set_up(root: Path, record_format: str | None = None) -> Table:
+def set_up(root: Path, record_format: str | None = None, referee_key: bool = False) -> Table:
     """The referee's set-up: keys, identity, `new --encrypt-views --referee-recipient --key`,
     the first (encrypted) views committed and pushed; the seed kept out of the repository.
-    ``record_format``: an older format, the game made by the library as `new` made it then."""
+    ``record_format``: an older format, the game made by the library as `new` made it then;
+    ``referee_key``: with `new --referee-key` (rebis-pbm/4), the job given the key as CI gives
+    it."""
     keys_dir = root / "keys"
     keys_dir.mkdir()
     keys = {p: ssh_key(keys_dir, p) for p in PLAYERS}
+    signer = ssh_key(keys_dir, "referee") if referee_key else None
     identity_file = root / "referee.key"
     made = run("keygen-referee", identity_file)
     assert made.returncode == 0, made.stderr
@@ -100,6 +104,7 @@ def set_up(root: Path, record_format: str | None = None) -> Table:
         created = run("new", setup_dir / "game.yaml", "--insecure-seed", "--referee-deal",
                       "--seed", SEED, "--game-id", GAME_ID, *SMALL_RULES, "--encrypt-views",
                       "--referee-recipient", recipient,
+                      *(("--referee-key", str(signer)) if signer is not None else ()),
                       *(a for p, address in PLAYERS.items()
                         for a in ("--player", f"{p}={address}", "--key", f"{p}={keys[p]}.pub")))
         assert created.returncode == 0, created.stderr
@@ -113,7 +118,8 @@ def set_up(root: Path, record_format: str | None = None) -> Table:
     for p in PLAYERS:
         git(root / "clones", "clone", "--quiet", str(origin), p)
         (root / "private" / p).mkdir(parents=True)
-    return Table(root, origin, keys, identity_file.read_text(), secret_key(secret))
+    return Table(root, origin, keys, identity_file.read_text(), secret_key(secret),
+                 referee_key=signer)
 
 
 def job(table: Table) -> subprocess.CompletedProcess:
@@ -124,7 +130,8 @@ def job(table: Table) -> subprocess.CompletedProcess:
     where.parent.mkdir(exist_ok=True)
     git(where.parent, "clone", "--quiet", f"file://{table.origin}", str(where))
     env = {**bare_env(where.parent / "home"), "REBIS_PBM_SEED": table.secret,
-           "REBIS_PBM_AGE_IDENTITY": table.identity}
+           "REBIS_PBM_AGE_IDENTITY": table.identity,
+           **({"REBIS_PBM_REFEREE_KEY": str(table.referee_key)} if table.referee_key else {})}
     done = subprocess.run([exe(), "git", "apply", "--remote", "origin", "--branch", "main",
                            "--email", REFEREE_EMAIL], cwd=where, env=env, capture_output=True,
                           text=True, timeout=120)

@@ -152,7 +152,11 @@ def refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError,
             target = git.top / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             reason = refusal(exc, (langs or {}).get(owner))
-            text = f"{reason}\n".encode()  # padded: age does not hide a length
+            # rebis-pbm/4 with a referee key: the referee's signed statement under the reason
+            statement = referee.signed_refusal(record, move.data, owner, exc.exit_code,
+                                               one_line(reason))
+            text = (f"{reason}\n" + (f"\n{statement}" if statement else "")).encode()
+            # padded: age does not hide a length
             text = padded(text, bucket([len(text)], REFUSAL_PAD))
             target.write_bytes(encrypt_to_ssh_keys(text, [key],
                                                    source=f"{owner}'s key"))

@@ -326,7 +326,8 @@ def html_body(view: View, text: str, title: str | None = None, lang: str | None 
 
 def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, to: str,
                   headline: str, reason: str | None, status: str,
-                  lang: str | None = None, footer: str | None = None) -> EmailMessage:
+                  lang: str | None = None, footer: str | None = None,
+                  statement: str | None = None) -> EmailMessage:
     """A reply to ``original``'s sender alone: ``headline``, the ``reason`` quoted, ``status``.
 
     Used for a refused move (and a move sent twice), and a refused command (with ``footer``,
@@ -334,7 +335,9 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
     awaited (``turn`` 0: the join phase of a fair deal, ``the deal: ...``); ``In-Reply-To`` and
     ``References`` point at ``original``. Only public facts and a reason meant for this sender go
     in. ``lang``: the sender's language, which ``headline``,
-    ``reason`` and ``status`` are given in too (default English).
+    ``reason`` and ``status`` are given in too (default English). ``statement``: the
+    referee's signed statement of a refusal (rebis-pbm/4, :func:`rebis_pbm.app.signed_refusal`),
+    the last paragraph, as it was signed.
     """
     _ = gettext_for(lang)
     about_turn = (_("the deal: {headline}") if turn == 0 else
@@ -352,6 +355,10 @@ def reply_message(*, game: str, turn: int, original: EmailMessage, sender: str, 
                                           "from the message's text between a line '---' and a "
                                           "line '...'; quoted lines and your signature are "
                                           "ignored.")]
+    if statement:
+        lines += ["", _("The referee's signed statement of this refusal (rebis-pbm verify GAME "
+                        "--refusal FILE checks it, FILE this message saved):"), "",
+                  statement.rstrip("\n")]
     msg.set_content("\n".join(lines) + "\n")
     return msg
 

@@ -109,7 +109,8 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     A registered player's mistake is answered and counts as handled. A message from an address
     no player registered is not answered at all (it would tell a stranger, or a spammer, that
     the game exists and where it stands): it counts as handled, with a notice. Raises only for
-    the referee's side (record, seed, lock, disk): then nothing was applied and nothing queued.
+    the referee's side (record, seed, lock, disk, and in a game with a referee key the key that
+    signs a refusal): then nothing was applied and nothing queued.
     """
     too_big = len(data) > policy.MAIL_MAX_BYTES
     msg = parsed if parsed is not None else _read(data, label)
@@ -131,6 +132,7 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     if found is not None:
         return _command(game, record, msg, found, sender, label, referee_address, queue_dir,
                         stamp, pictures)
+    judged = data  # the refused file, whose digest a signed refusal names: the message's
     try:
         if too_big:
             raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
@@ -140,19 +142,23 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
             move_file = extract_move(msg)
         except MailError as exc:
             raise Refused(str(exc), ExitCode.INPUT, phrase=exc.phrase) from None
+        judged = move_file.data  # or the move file's, once it is found
         done = referee.submit_move(game, move_file.data, move_file.source, author=sender,
                                    views_dir=views_dir, signature=move_file.signature,
                                    now=stamp)
     except Refused as exc:
         record, replay, _ = referee.open_game(game)
-        lang = record.lang(record.player_at(sender))  # the sender's language
+        mover = record.player_at(sender)
+        lang = record.lang(mover)  # the sender's language
         tr = gettext_for(lang)
+        reason = one_line(refusal(exc, lang))
+        # rebis-pbm/4 with a referee key: the refusal carries the referee's signed statement
+        statement = referee.signed_refusal(record, judged, mover, exc.exit_code, reason)
         queue(queue_dir, [reply_message(
             game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
-            to=sender, headline=tr(N_("your move was not applied")),
-            reason=one_line(refusal(exc, lang)),
+            to=sender, headline=tr(N_("your move was not applied")), reason=reason,
             status=tr(N_("Nothing in the game changed.")) + " " + _status(record, replay, lang),
-            lang=lang)])
+            lang=lang, statement=statement)])
         return Handled(f"{label} from {sender}: refused ({one_line(str(exc))}); reply queued")
     move = done.move
     joining = isinstance(move, referee.JoinMove)
