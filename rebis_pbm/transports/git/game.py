@@ -210,7 +210,9 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
             next_turn = len(record.moves) + 1
             if isinstance(done.move, referee.JoinMove):  # a fair deal's join: no turn yet
                 waiting = record.waiting_for()
-                said = (f"{done.move.player} joined the deal; it waits for "
+                did = ("sent their commitment" if done.move.commitment is not None
+                       else "joined the deal")
+                said = (f"{done.move.player} {did}; it waits for "
                         f"{', '.join(waiting)}" if waiting else
                         f"{done.move.player} joined the deal: every player has joined, the "
                         f"cards are dealt")

@@ -124,6 +124,12 @@ HOW_TO_JOIN = N_("To join, reply with the attached {template}, the words after j
                  "any text of your own (a join that keeps them is refused), or write the join in "
                  "your reply between a line '---' and a line '...'. Quoted lines (starting with "
                  "'>') and your signature are ignored.")
+# rebis-pbm/5 (docs/shuffle.md, "Two rounds"): the template holds no entropy, the player's own
+# command writes the commitment, then the join
+HOW_TO_COMMIT = N_("Run rebis-pbm play on the attached {view} on your own machine: it writes "
+                   "your commitment in round 1, your join in round 2 (from the join text it "
+                   "kept), as a move file; reply with that file attached (rebis-pbm play --send "
+                   "sends it for you).")
 
 
 def file_names(game: str, view: View) -> tuple[str, str]:
@@ -166,8 +172,9 @@ def view_message(*, game: str, view: View, view_text: str, view_yaml: str, news:
     parts = [news] if news else []
     parts.append(view_text.rstrip("\n"))
     if "move_template" in view:
-        how = HOW_TO_JOIN if view["phase"] == "join" else HOW_TO_MOVE
-        parts.append(gettext_for(lang)(how).format(template=template_name))
+        how = (HOW_TO_COMMIT if "round" in view else HOW_TO_JOIN if view["phase"] == "join"
+               else HOW_TO_MOVE)
+        parts.append(gettext_for(lang)(how).format(template=template_name, view=view_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
     if picture is not None:
