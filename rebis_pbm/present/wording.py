@@ -286,5 +286,6 @@ def winners_line(winners: Sequence[str], lang: str | None = None) -> str:
 
 
 __all__ = ["JOIN_PLACEHOLDER", "PLAY_WRITES_IT", "TOKEN_WORDS", "a_card", "account", "counted",
-           "describe", "end_line", "end_words", "is_join_placeholder", "moment", "standing", "winners_line",
+           "describe", "end_line", "end_words", "is_join_placeholder", "moment", "standing",
+           "winners_line",
            "witness_line"]
