@@ -404,7 +404,7 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
               else check_signature(record, move, data, signature, source))
     if isinstance(move, JoinMove):
         return _join(game, record, replay, seed, move, signed, source, views_dir, dry_run,
-                     referee_key)
+                     referee_key, now)
     if record.joining():
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the deal waits for joins by "
                                        "{players}; no turn can be played before"),
@@ -446,8 +446,11 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
 
 def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinMove,
           signed: tuple[bytes, str] | None, source: str, views_dir: str,
-          dry_run: bool, referee_key: PathLike | None = None) -> Submitted:
-    """A join move entering the join phase; the last join deals (docs/shuffle.md)."""
+          dry_run: bool, referee_key: PathLike | None = None,
+          now: str | None = None) -> Submitted:
+    """A join move entering the join phase; the last join deals (docs/shuffle.md). In a
+    rebis-pbm/5 game with a deadline each entry keeps when it was recorded (``at``): the join
+    phase's deadlines count from it (docs/deadlines.md)."""
     from rebis_pbm.engine import setup
     from rebis_pbm.record import Proof
 
@@ -508,8 +511,9 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
     if record.views_encrypted:
         _join_brings_a_key(record, move, source)
     proof = None if signed is None else Proof(signed[1], signed[0].decode("utf-8"))
+    at = _stamp(record, now).get("at") if record.two_rounds else None
     new_record = record.with_join(Join(move.player, move.entropy, _key_line(move.key), proof,
-                                       commitment=move.commitment, after=move.after))
+                                       commitment=move.commitment, after=move.after, at=at))
     if move.lang is not None:
         new_record = dc_replace(new_record, langs=with_lang(new_record.langs, move.player,
                                                             move.lang))

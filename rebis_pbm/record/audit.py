@@ -196,8 +196,10 @@ def confirmed_joins(record: Record) -> set[str]:
 def _two_round_lines(report: Report) -> list[str]:
     """The deal's lines of a rebis-pbm/5 fair deal: short, as a newcomer reads them."""
     lines = []
+    status = report.status or {}
+    if report.deal_pending and status.get("abandoned"):
+        return ["Deal: none (the game ended before the deal; nobody saw a card)."]
     if report.deal_pending:
-        status = report.status or {}
         lines.append(f"Deal: not dealt yet, round {status.get('round', 1)} of 2, waiting for "
                      + ("commitments" if status.get("round", 1) == 1 else "joins") + " by "
                      + ", ".join(status.get("waiting", [])) + ".")

@@ -129,6 +129,7 @@ class Join(NamedTuple):
     chain_sha256: str = ""
     commitment: str | None = None  # rebis-pbm/5: round 1
     after: str | None = None  # rebis-pbm/5: round 2, the last commitment's chain digest
+    at: str | None = None  # rebis-pbm/5, a game with a deadline: when the referee recorded it
 
     def entry(self) -> Document:
         """The join's record entry without its chain digest: what the chain digest covers."""
@@ -137,6 +138,8 @@ class Join(NamedTuple):
                          else {"join": self.entropy, "player": self.player})
         if self.after is not None:
             doc["after"] = self.after
+        if self.at is not None:
+            doc["at"] = self.at
         if self.key is not None:
             doc["key"] = self.key
         if self.proof is not None:
@@ -150,4 +153,5 @@ class Join(NamedTuple):
                    None if doc.get("key") is None else str(doc["key"]),
                    Proof.from_entry(doc), str(doc["chain_sha256"]),
                    None if doc.get("commitment") is None else str(doc["commitment"]),
-                   None if doc.get("after") is None else str(doc["after"]))
+                   None if doc.get("after") is None else str(doc["after"]),
+                   None if doc.get("at") is None else str(doc["at"]))

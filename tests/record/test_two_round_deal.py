@@ -310,3 +310,70 @@ def test_play_in_round_2_without_the_kept_text_says_where_it_should_be(tmp_path)
     view.write_text(run_inproc("view", game, "--player", "ann", "--format", "yaml").out)
     done = run_inproc("play", view, "--yes", "--out", elsewhere)
     assert done.code == 1 and "your join text is not there" in done.err
+
+
+def _deadline_game(tmp: Path) -> Path:
+    return new_game(tmp / "ref", None, "tr", "--deadline", "24h", "--grace", "1h", "--now",
+                    "2025-01-01T00:00:00Z")
+
+
+def test_a_player_who_never_commits_ends_the_game_before_the_deal(tmp_path):
+    """docs/deadlines.md, "The join phase": round 1 runs from new; within the grace period the
+    player is late; after it, tick ends the game before the deal (a referee act), and nobody
+    saw a card."""
+    game = _deadline_game(tmp_path)
+    ann = play_join(game, "ann", tmp_path / "ann")
+    assert apply(game, ann, "--now", "2025-01-01T10:00:00Z").code == 0
+    quiet = run_inproc("tick", game, "--now", "2025-01-01T12:00:00Z")
+    assert quiet.code == 0 and "No deadline has passed" in quiet.out
+    late = run_inproc("tick", game, "--now", "2025-01-02T00:30:00Z")
+    assert late.code == 0 and "ben is late" in late.out
+    ended = run_inproc("tick", game, "--now", "2025-01-02T01:01:00Z")
+    assert ended.code == 0, ended.err
+    assert ("ended before the deal: ben did not commit by 2025-01-02T00:00:00Z"
+            in ended.out)
+    record = referee.open_game(game).record
+    assert record.seed is not None and record.joining()
+    assert record.actions[-1]["action"] == "end_game"
+    text, _ = verify_text(game)
+    assert "Deal: none (the game ended before the deal; nobody saw a card)." in text
+    header = yaml.safe_load(game.read_text())["header_sha256"]
+    late_one = tmp_path / "ben.yaml"
+    late_one.write_text(f"game: tr\nplayer: ben\nheader_sha256: {header}\n"
+                        f"commitment: {commitment_of('tr', 'ben', 'too late')}\n")
+    refused = apply(game, late_one)
+    assert refused.code == 1 and "abandoned" in refused.err
+
+
+def test_round_2_runs_from_the_last_commitment_and_turn_1_from_the_deal(tmp_path):
+    game = _deadline_game(tmp_path)
+    for n, p in enumerate(PLAYERS):
+        move = play_join(game, p, tmp_path / p)
+        assert apply(game, move, "--now", f"2025-01-01T1{n}:00:00Z").code == 0
+    # the last commitment at 11:00: round 2's deadline is the next day at 11:00
+    assert "No deadline has passed" in run_inproc(
+        "tick", game, "--now", "2025-01-02T10:59:00Z").out
+    assert "is late" in run_inproc("tick", game, "--now", "2025-01-02T11:30:00Z").out
+    assert apply(game, play_join(game, "ann", tmp_path / "ann"),
+                 "--now", "2025-01-02T11:40:00Z").code == 0
+    assert apply(game, play_join(game, "ben", tmp_path / "ben"),
+                 "--now", "2025-01-02T11:50:00Z").code == 0
+    record = referee.open_game(game).record
+    assert not record.joining() and record.joins[-1].at == "2025-01-02T11:50:00Z"
+    from rebis_pbm.record.deadlines import deadline_of
+    assert deadline_of(record) == "2025-01-03T11:50:00Z"  # turn 1 from the deal
+    assert run_inproc("verify", game).code == 0
+
+
+def test_a_player_who_never_reveals_ends_the_game_and_no_deal_is_made(tmp_path):
+    game = _deadline_game(tmp_path)
+    for p in PLAYERS:
+        assert apply(game, play_join(game, p, tmp_path / p),
+                     "--now", "2025-01-01T10:00:00Z").code == 0
+    assert apply(game, play_join(game, "ann", tmp_path / "ann"),
+                 "--now", "2025-01-01T12:00:00Z").code == 0
+    ended = run_inproc("tick", game, "--now", "2025-01-02T11:01:00Z")
+    assert "ended before the deal: ben did not reveal their join by 2025-01-02T10:00:00Z" \
+        in ended.out
+    record = referee.open_game(game).record
+    assert record.seed is not None and record.joining() and not record.moves

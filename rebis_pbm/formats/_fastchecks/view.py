@@ -2,7 +2,7 @@
 # From schemas/view.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "b29fab19b0ef62196ba01dd09494b0f8245abe78466ba4e8d021a791770f5fcf"
+SCHEMA_SHA256 = "390ddf17ea48341aa9f8a539946f4b3511c08b19eafaf40e5fad2aa4c5a7a1db"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re
