@@ -7,15 +7,27 @@ commitment's chain digest (``after:``) and hash to the player's commitment.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import Refused
 from rebis_pbm.record import Record
 from rebis_pbm.record.commitments import commitment_of, commitments, reveals, two_round_waiting
 
-if TYPE_CHECKING:
-    from rebis_pbm.app.moves import JoinMove
+
+class JoinMove(Protocol):
+    """What this module reads of a join-phase move as sent (``app.moves.JoinMove``)."""
+
+    @property
+    def player(self) -> str: ...
+    @property
+    def entropy(self) -> str: ...
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def commitment(self) -> str | None: ...
+    @property
+    def after(self) -> str | None: ...
 
 __all__ = ["check_round", "last_commitment", "same_entry"]
 
