@@ -337,6 +337,8 @@ def test_a_player_who_never_commits_ends_the_game_before_the_deal(tmp_path):
     assert record.actions[-1]["action"] == "end_game"
     text, _ = verify_text(game)
     assert "Deal: none (the game ended before the deal; nobody saw a card)." in text
+    league = json.loads(run_inproc("league", game.parent, "--format", "json").out)
+    assert [g["state"] for g in league["games"]] == ["abandoned"] and not league["in_progress"]
     header = yaml.safe_load(game.read_text())["header_sha256"]
     late_one = tmp_path / "ben.yaml"
     late_one.write_text(f"game: tr\nplayer: ben\nheader_sha256: {header}\n"
