@@ -306,6 +306,8 @@ def test_older_formats_have_no_keyed_record_digest():
         doc = yaml.safe_load(path.read_text())
         if not isinstance(doc, dict) or "header_sha256" not in doc or doc["format"] in seen:
             continue
+        if doc["format"] not in ("rebis-pbm/1", "rebis-pbm/2"):  # a later one keeps record_hmac
+            continue
         seen.add(doc["format"])
         assert "record_hmac" not in doc
         doc["record_hmac"] = "0" * 64
