@@ -302,7 +302,8 @@ def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
         keys = record.join_keys(join.player)
         if signatures and (keys or join.proof is not None):
             from rebis_pbm.crypto.signatures import signed_by
-            keys = keys or ((join.key,) if join.key else ())
+            # the key the join brought (rebis-pbm/5: its player's commitment brought it)
+            keys = keys or tuple(j.key for j in record.joins if j.player == join.player and j.key)
             proof = join.proof
             if proof is None or proof.signed is None or not signed_by(
                     proof.signed.encode("utf-8"), proof.signature, keys):

@@ -379,3 +379,46 @@ def test_a_player_who_never_reveals_ends_the_game_and_no_deal_is_made(tmp_path):
         in ended.out
     record = referee.open_game(game).record
     assert record.seed is not None and record.joining() and not record.moves
+
+
+@needs_ssh
+def test_a_game_ended_before_the_deal_is_the_referees_signed_act(tmp_path):
+    """In a game with a referee key, the end of the join phase is an act the referee signs
+    (docs/audit.md, "The referee's signatures"); without the key tick writes nothing."""
+    referee_key = ssh_key(keydir(tmp_path), "referee")
+    game = new_game(tmp_path / "ref", None, "tr", "--deadline", "1h", "--now",
+                    "2025-01-01T00:00:00Z", "--referee-key", str(referee_key))
+    without = run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z")
+    assert without.code != 0 and referee.open_game(game).record.seed is None
+    ended = run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z", "--referee-key",
+                       referee_key)
+    assert ended.code == 0, ended.err
+    assert "ann, ben did not commit" in ended.out
+    act = referee.open_game(game).record.actions[-1]
+    assert act["action"] == "end_game" and "referee_signature" in act
+    text, report = verify_text(game)
+    assert report["verified"] and "the referee ended the game" in text
+
+
+@needs_ssh
+def test_a_commitment_signed_by_the_key_it_brings_is_not_confirmed(tmp_path):
+    """A key the commitment itself brings (key:) may be the referee's: not confirmed."""
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in PLAYERS}
+    game = new_game(tmp_path / "ref", {"ben": keys["ben"]})
+    header = yaml.safe_load(game.read_text())["header_sha256"]
+    move = tmp_path / "ann.yaml"
+    move.write_text(f"game: tr\nplayer: ann\nheader_sha256: {header}\n"
+                    f"commitment: {commitment_of('tr', 'ann', 'ann text')}\n"
+                    "key: " + " ".join(Path(f"{keys['ann']}.pub").read_text().split()[:2]) + "\n")
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["ann"], move.read_bytes()))
+    assert apply(game, move).code == 0
+    assert apply(game, play_join(game, "ben", tmp_path / "ben", keys["ben"])).code == 0
+    after = referee.open_game(game).record.joins[-1].chain_sha256
+    move = tmp_path / "ann-join.yaml"
+    move.write_text(f"game: tr\nplayer: ann\nafter: {after}\njoin: ann text\n")
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["ann"], move.read_bytes()))
+    assert apply(game, move).code == 0
+    assert apply(game, play_join(game, "ben", tmp_path / "ben", keys["ben"])).code == 0
+    text, report = verify_text(game)
+    assert report["unsigned_joins"] == ["ann"]
+    assert "Deal: not confirmed for ann (unsigned or keys registered later)" in text
