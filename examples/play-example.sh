@@ -5,8 +5,9 @@
 #   1. each player makes an SSH key (ssh-keygen, ed25519; no passphrase for the demo);
 #   2. the referee creates the game in its join phase with each player's public key (new --key):
 #      the record commits to the seed, nobody has cards yet;
-#   3. each player joins with entropy of their own, the join file signed by their registered key
-#      (so the referee could not have written it: verify calls the deal fair);
+#   3. the deal takes two rounds (rebis-pbm/5): each player sends a commitment to a join text of
+#      their own, then, once every commitment is in, the join text itself, both signed by their
+#      registered key (so the referee could not have written them: verify calls the deal fair);
 #   4. the deck is shuffled from the seed and every player's entropy; every move is chosen by
 #      the greedy bot for its player, signed with that player's key and applied;
 #   5. verify checks every signature and says whose entropy went into the deal (deal_from).
@@ -36,14 +37,35 @@ rebis-pbm new "$game" --player alice --player bob --player carol \
     --key "alice=$out/keys/alice.pub" --key "bob=$out/keys/bob.pub" --key "carol=$out/keys/carol.pub" \
     --seed "rebis-pbm example game" --insecure-seed --game-id example
 echo
-echo "== each player joins with their own entropy, the join file signed by their registered key"
+echo "== round 1 of the deal: each player sends a commitment to a join text of their own, signed"
+echo "   (rebis-pbm play on their view does it all; here the plain way, with fixed texts for a"
+echo "   reproducible demo: the commitment is sha256 of 'rebis-pbm-commitment', game, name, text)"
+for p in "${players[@]}"; do
+    words="$p's own words, which nobody could know when the seed was committed"
+    commitment=$(printf '%s\n%s\n%s\n%s' rebis-pbm-commitment example "$p" "$words" \
+                 | sha256sum | cut -d' ' -f1)
+    move="$out/moves/commitment-$p.yaml"
+    {
+        echo "game: example"
+        echo "player: $p"
+        # The game's header digest, as the join template names it: the signed commitment binds to it.
+        grep '^header_sha256: ' "$game"
+        echo "commitment: $commitment"
+    } > "$move"
+    sign "$move" "$p"
+    printf '%s: ' "$(basename "$move")"
+    rebis-pbm apply "$game" "$move"
+done
+echo
+echo "== round 2: every commitment is in; each player sends the join text itself, naming the"
+echo "   commitments it answers (after: the last commitment's chain digest), signed"
+after=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["joins"][-1]["chain_sha256"])' "$game")
 for p in "${players[@]}"; do
     join="$out/moves/join-$p.yaml"
     {
         echo "game: example"
         echo "player: $p"
-        # The game's header digest, as the join template names it: the signed join binds to it.
-        grep '^header_sha256: ' "$game"
+        echo "after: $after"
         echo "join: $p's own words, which nobody could know when the seed was committed"
     } > "$join"
     sign "$join" "$p"

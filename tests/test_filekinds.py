@@ -47,6 +47,7 @@ def test_a_record_given_as_a_view_is_named(cli, folder):
     ({"view": "rebis-pbm/view/2", "players": []}, "view"),
     ({"game": "g", "seed": "s", "salt": "t"}, "secret"),
     ({"game": "g", "player": "ann", "join": "entropy"}, "move"),
+    ({"game": "g", "player": "ann", "commitment": "0" * 64}, "move"),  # rebis-pbm/5, round 1
     ([{"game": "g", "turn": 1, "player": "ann"}], "listing"),
     ({"game": "g"}, None),
     ("text", None),

@@ -180,6 +180,10 @@ def test_every_refusal_is_translated_and_names_no_more_numbers_than_in_english()
 
 # --- a language per player in the record --------------------------------------------------------
 
+# A fair deal of one round of joins (rebis-pbm/4; rebis-pbm/5's two rounds: test_two_round_deal.py)
+ONE_ROUND = ("--record-format", "rebis-pbm/4")
+
+
 def _new(cli, tmp_path, *extra, deal=("--referee-deal",)):
     game = tmp_path / "game.yaml"
     args = ["new", game, "--insecure-seed", *deal, "--seed", "issue 18 languages", "--game-id",
@@ -194,7 +198,7 @@ def _new(cli, tmp_path, *extra, deal=("--referee-deal",)):
 def test_new_keeps_each_players_language_in_a_rebis_pbm_3_record(cli, tmp_path):
     game = _new(cli, tmp_path)
     record = yaml.safe_load(game.read_text())
-    assert record["format"] == "rebis-pbm/4"
+    assert record["format"] == "rebis-pbm/5"
     assert record["langs"] == {"ann": "fr", "ben": "pt"}  # cid: English, the default
     assert "étagère active" in (tmp_path / "game.views" / "ann.txt").read_text()
     assert "Partie de Rebis g18" in (tmp_path / "game.views" / "ann.txt").read_text()
@@ -231,7 +235,7 @@ def test_view_speaks_the_players_language_unless_told_otherwise(cli, tmp_path):
 
 
 def test_a_join_chooses_a_language_and_the_referee_can_change_it(tmp_path):
-    game = _new(run_inproc, tmp_path, deal=())  # a fair deal: each player joins
+    game = _new(run_inproc, tmp_path, deal=ONE_ROUND)  # a fair deal: each player joins
     move = tmp_path / "join.yaml"
     move.write_text("game: g18\nplayer: cid\njoin: some entropy of cid's\nlang: pt\n")
     assert run_inproc("apply", game, move).code == 0
@@ -250,7 +254,7 @@ def test_a_join_chooses_a_language_and_the_referee_can_change_it(tmp_path):
 
 def test_an_older_record_never_carries_languages(tmp_path):
     game = _new(run_inproc, tmp_path)
-    text = game.read_text().replace("format: rebis-pbm/4", "format: rebis-pbm/2")
+    text = game.read_text().replace("format: rebis-pbm/5", "format: rebis-pbm/2")
     game.write_text(text)
     outcome = run_inproc("view", game, "--player", "cid")
     assert outcome.code != 0
@@ -547,7 +551,7 @@ def test_moves_from_a_view_says_there_is_no_move_in_the_viewers_language(cli, tm
 
 
 def test_the_join_template_speaks_the_players_language_and_offers_lang(cli, tmp_path):
-    game = _new(cli, tmp_path, deal=())
+    game = _new(cli, tmp_path, deal=ONE_ROUND)
     ann = cli("moves", game, "--player", "ann").out
     assert "# Ton inscription" in ann and "lang: en, fr ou pt" in ann and "Your join" not in ann
     cid = cli("moves", game, "--player", "cid").out

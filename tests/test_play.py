@@ -105,7 +105,7 @@ def test_not_your_move_is_refused_with_the_referees_sentence(tmp_path):
 
 
 def test_a_join_phase_view_writes_a_join_with_fresh_entropy(tmp_path):
-    game = new_game(tmp_path / "ref", fair=True)
+    game = new_game(tmp_path / "ref", "--record-format", "rebis-pbm/4", fair=True)  # one round
     view = view_of(game, "alice", tmp_path / "alice")
     done = play(view, "--out", tmp_path / "alice", "--yes")
     assert done.returncode == 0, done.stderr

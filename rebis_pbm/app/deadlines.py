@@ -27,14 +27,17 @@ class Ticked(_Ticked):
     """What :func:`tick` did: the moves the referee made (``(turn, player, reason)``), the
     player a reminder is due for (None: none), and :attr:`late`, the player to move past their
     deadline but within the grace period (rebis-pbm/4 ``grace``: a late notice is due; None:
-    none). It is the pair ``(moved, remind)`` as before, ``late`` an attribute beside it."""
+    none). It is the pair ``(moved, remind)`` as before, ``late`` an attribute beside it, and
+    :attr:`ended` the reason a rebis-pbm/5 game ended in its join phase (None: it did not)."""
 
     late: str | None
+    ended: str | None  # rebis-pbm/5: why the game ended in its join phase (None: it did not)
 
     def __new__(cls, moved: list[tuple[int, str, str]], remind: str | None,
-                late: str | None = None) -> Ticked:
+                late: str | None = None, ended: str | None = None) -> Ticked:
         made = super().__new__(cls, moved, remind)
         made.late = late
+        made.ended = ended
         return made
 
 
@@ -128,8 +131,8 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
             if "deadline" not in record.header_extra:
                 raise Failed(f"game {record.game} has no deadline (new --deadline gives one); "
                              f"nothing to do")
-            if state is None:  # the join phase: no turn yet, so no deadline missed
-                return Ticked(moved, None)
+            if state is None:  # a fair deal's join phase: no turn yet
+                return _tick_join_phase(game, opened, now, views_dir, referee_key)
             if state.finished or record.abandoned(state):
                 if not moved:
                     raise Refused(f"game {record.game} is over; no deadline runs any more "
@@ -152,6 +155,41 @@ def tick(game: PathLike, *, now: str | None = None, views_dir: PathLike | None =
             done = _move_for(game, opened, player, bot, reason, now, views_dir, referee_key)
             moved.append((done.move.turn, player, reason))
             opened = Game(done.record, done.replay, seed)
+
+
+def _tick_join_phase(game: PathLike, opened: Game, now: str, views_dir: PathLike | None,
+                     referee_key: PathLike | None) -> Ticked:
+    """:func:`tick` in a fair deal's join phase (docs/deadlines.md, "The join phase"). Only a
+    rebis-pbm/5 deal has join-phase deadlines: round 1 from ``created``, round 2 from the last
+    commitment. Past the deadline and its grace period, the game ends before the deal (an
+    ``end_game`` act naming who did not commit or join; the seed revealed): dealing without
+    a missing join would let a player who withholds theirs, with the seed's holder, choose
+    between two deals. Within the grace period the first player waited for is late; near the
+    deadline a reminder is due for them. The lock on ``game`` is held by the caller."""
+    from rebis_pbm.app.signing import signed_record
+    from rebis_pbm.record.deadlines import deadline_of, parse_time, reminder_due
+    record, replay, seed = opened
+    waiting = record.waiting_for()
+    if not record.two_rounds or record.seed is not None or not waiting:
+        return Ticked([], None)  # one round: no join deadline (as before rebis-pbm/5)
+    deadline = deadline_of(record) or now
+    if parse_time(now) <= parse_time(deadline_of(record, grace=True) or now):
+        if parse_time(now) > parse_time(deadline):
+            return Ticked([], None, waiting[0])  # within the grace period: late
+        return Ticked([], waiting[0] if reminder_due(record, now) else None)
+    did = ("did not commit" if record.join_round() == 1 else "did not reveal their join")
+    reason = f"ended before the deal: {', '.join(waiting)} {did} by {deadline}"
+    from rebis_pbm.record.deadlines import check_forward
+    check_forward(record, now)
+    ended = record.with_action({"action": "end_game", "at": now, "reason": reason[:REASON_MAX]})
+    ended = signed_record(ended.revealed(seed), referee_key)
+    check_writable(game)
+    write_atomic(game, dump_record(ended, None, seed))
+    views = views_dir or default_views_dir(game)
+    if os.path.isdir(views):
+        check_views_dir(views, record.game, game, record.players)
+        write_views(views, ended, replay)
+    return Ticked([], None, ended=reason)
 
 
 REASON_MAX = 200  # characters of a logged action's reason (the record schema's maxLength)

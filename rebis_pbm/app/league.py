@@ -100,9 +100,11 @@ def game_line(path: PathLike) -> GameLine:
         mover = record.moves[turn - 1].player
         made_for[mover] = made_for.get(mover, 0) + 1
     missed = {p: n for p in record.players if (n := missed_turns(record, p))}
-    if state is None:  # a fair deal's join phase
-        return GameLine(os.fspath(path), record.game, record.players, JOINING, 0, None,
-                        record.waiting_for(), None, (), {}, made_for, missed)
+    if state is None:  # a fair deal's join phase; ended before the deal (rebis-pbm/5): abandoned
+        ended = record.seed is not None
+        return GameLine(os.fspath(path), record.game, record.players,
+                        ABANDONED if ended else JOINING, 0, None,
+                        () if ended else record.waiting_for(), None, (), {}, made_for, missed)
     scores = {p.player: p.total for p in score_table(state)}
     won: tuple[str, ...]
     if record.abandoned(state):

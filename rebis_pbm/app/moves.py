@@ -138,7 +138,7 @@ def read_move_after(record: Record, game: PathLike, data: bytes, source: str, *,
     :func:`read_move`."""
     doc = move_document(data, source)
     after = None if doc.get("after") is None else str(doc["after"])
-    joining = "join" in doc
+    joining = "join" in doc or "commitment" in doc
     if doc["game"] != record.game:
         raise Refused(None, ExitCode.INPUT, phrase=Phrase(N_(
             "{source}: this move is for game {other}, but {record} is game {game}"),
@@ -157,12 +157,14 @@ def read_move_after(record: Record, game: PathLike, data: bytes, source: str, *,
     if author is not None:
         check_sender(record, author, doc["player"], source)
     if joining:
-        return JoinMove(str(doc["player"]), str(doc["join"]),
+        return JoinMove(str(doc["player"]), str(doc.get("join", "")),
                         None if doc.get("key") is None else str(doc["key"]),
                         lang=None if doc.get("lang") is None else str(doc["lang"]).lower(),
                         header=None if doc.get("header_sha256") is None
                         else str(doc["header_sha256"]),
-                        tz=None if doc.get("tz") is None else str(doc["tz"])), after
+                        tz=None if doc.get("tz") is None else str(doc["tz"]),
+                        commitment=None if doc.get("commitment") is None
+                        else str(doc["commitment"]), after=after), after
     return Move.from_dict(doc), after
 
 
@@ -268,6 +270,8 @@ class JoinMove(NamedTuple):
     lang: str | None = None
     header: str | None = None
     tz: str | None = None  # rebis-pbm/4 (absences): the time zone the player reads times in
+    commitment: str | None = None  # rebis-pbm/5, round 1 (then ``entropy`` is "")
+    after: str | None = None  # rebis-pbm/5, round 2: the last commitment's chain digest
 
 
 def check_signature(record: Record, move: Move | JoinMove, data: bytes, signature: bytes | None,
@@ -335,7 +339,8 @@ def move_document(data: bytes, source: str, *, joins: bool = True) -> dict[str, 
         misfiled = wrong_kind(loaded.data, "move")  # another of rebis-pbm's files, sent as a move
         if misfiled:
             raise InputError(misfiled, source=source)
-        joining = joins and isinstance(loaded.data, dict) and "join" in loaded.data
+        joining = joins and isinstance(loaded.data, dict) and (
+            "join" in loaded.data or "commitment" in loaded.data)
         validate(loaded, {"$ref": "move.schema.json#/$defs/join_move"} if joining else "move")
     except InputError as exc:
         raise Refused(str(exc), ExitCode.INPUT) from None
@@ -412,7 +417,7 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
               else check_signature(record, move, data, signature, source))
     if isinstance(move, JoinMove):
         return _join(game, record, replay, seed, move, signed, source, views_dir, dry_run,
-                     referee_key)
+                     referee_key, now)
     if record.joining():
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the deal waits for joins by "
                                        "{players}; no turn can be played before"),
@@ -454,8 +459,11 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
 
 def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinMove,
           signed: tuple[bytes, str] | None, source: str, views_dir: str,
-          dry_run: bool, referee_key: PathLike | None = None) -> Submitted:
-    """A join move entering the join phase; the last join deals (docs/shuffle.md)."""
+          dry_run: bool, referee_key: PathLike | None = None,
+          now: str | None = None) -> Submitted:
+    """A join move entering the join phase; the last join deals (docs/shuffle.md). In a
+    rebis-pbm/5 game with a deadline each entry keeps when it was recorded (``at``): the join
+    phase's deadlines count from it (docs/deadlines.md)."""
     from rebis_pbm.engine import setup
     from rebis_pbm.record import Proof
 
@@ -471,7 +479,12 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
     if record.abandoned(replay.state):
         raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was abandoned"),
                                     {"source": source, "game": record.game}))
-    for join in record.joins:
+    from rebis_pbm.app.deal_rounds import check_round, same_entry
+    if record.two_rounds or move.commitment is not None:  # rebis-pbm/5: two rounds
+        if same_entry(record, move, _key_line(move.key)):
+            return Submitted(record, replay, move, (), duplicate=True, views_dir=views_dir)
+        check_round(record, move, signed is not None, source)
+    for join in () if record.two_rounds else record.joins:
         if join.player == move.player:
             if join.entropy == move.entropy and join.key == _key_line(move.key):
                 return Submitted(record, replay, move, (), duplicate=True, views_dir=views_dir)
@@ -486,7 +499,8 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
                                        "write your join from this game's template"),
                                     {"source": source, "given": move.header,
                                      "game": record.game, "header": record.header_sha256}))
-    if move.header is None and signed is not None and record.pins_history:
+    if (move.header is None and signed is not None and record.pins_history
+            and move.after is None):
         # rebis-pbm/4: a signed join pins the game's header as a signed move pins its history
         raise Refused(phrase=Phrase(N_("{source}: move rejected: {player} registered a key, so "
                                        "their join must name this game's header: add "
@@ -494,7 +508,7 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
                                        "and sign the file again"),
                                     {"source": source, "player": move.player,
                                      "header": record.header_sha256}))
-    if views_mod.is_join_placeholder(move.entropy):
+    if move.commitment is None and views_mod.is_join_placeholder(move.entropy):
         raise Refused(phrase=Phrase(N_("{source}: move rejected: the join still holds the "
                                        "template's words; replace them with any text of your "
                                        "own that nobody could guess: the deal is fair only if "
@@ -510,7 +524,9 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
     if record.views_encrypted:
         _join_brings_a_key(record, move, source)
     proof = None if signed is None else Proof(signed[1], signed[0].decode("utf-8"))
-    new_record = record.with_join(Join(move.player, move.entropy, _key_line(move.key), proof))
+    at = _stamp(record, now).get("at") if record.two_rounds else None
+    new_record = record.with_join(Join(move.player, move.entropy, _key_line(move.key), proof,
+                                       commitment=move.commitment, after=move.after, at=at))
     if move.lang is not None:
         new_record = dc_replace(new_record, langs=with_lang(new_record.langs, move.player,
                                                             move.lang))

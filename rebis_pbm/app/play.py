@@ -124,17 +124,35 @@ def move_file(opened: OpenedView, chosen: Described) -> tuple[str, str]:
     return name, f"# {chosen.description}\n" + dump_yaml(doc)
 
 
-def join_file(opened: OpenedView) -> tuple[str, str]:
-    """The viewer's join in a fair deal's join phase (docs/shuffle.md): the view's join
-    template with 128 bits of fresh random entropy as its ``join:`` text, named
-    ``turn-000-NAME.yaml`` as the git transport names joins.
+class JoinText(NamedTuple):
+    """A rebis-pbm/5 player's join text as ``play`` keeps it between the two rounds: ``path``
+    (:func:`~rebis_pbm.files.names.join_text_file_name` in the move's folder), the ``text``
+    and whether it is ``new`` (drawn now: :func:`keep_join_text` writes it)."""
+
+    path: str
+    text: str
+    new: bool
+
+
+def join_file(opened: OpenedView, out_dir: PathLike = ".") -> tuple[str, str, JoinText | None]:
+    """The viewer's join in a fair deal's join phase (docs/shuffle.md), named
+    ``turn-000-NAME.yaml`` as the git transport names joins, and the join text to keep.
+
+    One round (before rebis-pbm/5): the view's join template with 128 bits of fresh random
+    entropy as its ``join:`` text. rebis-pbm/5, round 1: the commitment
+    (:func:`~rebis_pbm.record.commitments.commitment_of`) to 128 fresh random bits, which are
+    returned to be kept (or the bits already kept in ``out_dir``, so that running ``play``
+    twice commits to the same text); round 2: the join holding the kept text.
 
     Raises:
-        Refused: the viewer has joined already, or the view is the spectator's (exit 1).
+        Refused: the viewer has joined already, or the view is the spectator's, or (round 2)
+            the kept join text is not in ``out_dir`` (exit 1).
     """
     import secrets
 
+    from rebis_pbm.files.names import join_text_file_name
     from rebis_pbm.formats.yaml_writer import dump_yaml
+    from rebis_pbm.record.commitments import commitment_of
 
     view = opened.view
     viewer = view["viewer"]
@@ -142,10 +160,38 @@ def join_file(opened: OpenedView) -> tuple[str, str]:
     if viewer not in view.get("waiting", []) or not doc:
         raise Refused(f"{viewer} has no join to send: the deal waits for "
                       f"{', '.join(view.get('waiting', [])) or 'nobody'}")
-    doc["join"] = secrets.token_hex(16)
-    if opened.lang != "en":
+    kept: JoinText | None = None
+    round_ = view.get("round")
+    if round_ is None:
+        doc["join"] = secrets.token_hex(16)
+    else:
+        path = os.path.join(os.fspath(out_dir), join_text_file_name(view["game"], viewer))
+        try:
+            with open(path, encoding="utf-8") as f:
+                kept = JoinText(path, f.read(), False)
+        except FileNotFoundError:
+            if round_ == 2:
+                raise Refused(f"{path}: your join text is not there: run rebis-pbm play in the "
+                              f"folder where it wrote your commitment (option --out), which "
+                              f"keeps it") from None
+            kept = JoinText(path, secrets.token_hex(16), True)
+        if round_ == 1:
+            doc["commitment"] = commitment_of(view["game"], viewer, kept.text)
+        else:
+            doc["join"] = kept.text
+    if opened.lang != "en" and round_ != 2:
         doc.setdefault("lang", opened.lang)
-    return move_file_name(0, viewer), dump_yaml(doc)
+    return move_file_name(0, viewer), dump_yaml(doc), kept
+
+
+def keep_join_text(kept: JoinText) -> None:
+    """Write a new join text to its file (mode 0600), before the commitment that hides it.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    if kept.new:
+        write_atomic(kept.path, kept.text.encode("utf-8"), mode=0o600)
 
 
 class Written(NamedTuple):

@@ -51,8 +51,12 @@ def legal_moves_listing(game: PathLike, player: str, fmt: str = "yaml") -> str:
         record = read_record(game)  # a join needs no seed; anything else raises it again below
     check_player(record, player)
     if record.joining() and record.seed is None and player in record.waiting_for():
+        from rebis_pbm.app.deal_rounds import last_commitment
         from rebis_pbm.app.joins import join_listing
-        return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256)
+        return join_listing(record.game, player, fmt, record.lang(player), record.header_sha256,
+                            round_=record.join_round() if record.two_rounds else None,
+                            after=last_commitment(record),
+                            has_key=bool(record.player_keys(player)))
     record, state = for_mover(game, player)
     from rebis_pbm.present.describe import described_listing
 

@@ -33,8 +33,11 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
     "Witnesses"). ``lang``: the language of its sentences (for a text view; default English,
     as YAML and JSON views always are)."""
     if record.joining():
+        from rebis_pbm.app.deal_rounds import last_commitment
         view = views_mod.join_view(record.game, record.players, record.waiting_for(), viewer,
-                                   lang, record.header_sha256)
+                                   lang, record.header_sha256,
+                                   record.join_round() if record.two_rounds else None,
+                                   last_commitment(record))
         if record.seed is not None:
             view["abandoned"] = True
             view.pop("move_template", None)

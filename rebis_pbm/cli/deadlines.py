@@ -49,7 +49,9 @@ def tick(game: str, now: str | None, views_dir: str | None, referee_address: str
     done = referee.tick(game, now=now, views_dir=views_dir, referee_key=referee_key)
     for turn, player, reason in done.moved:
         click.echo(f"Turn {turn}: the referee moved for {player} ({reason}).")
-    if done.late:
+    if done.ended:  # rebis-pbm/5: the join phase's deadline passed (docs/deadlines.md)
+        click.echo(f"Game ended, {done.ended}; nobody saw a card (the seed is revealed).")
+    elif done.late:
         click.echo(f"{done.late} is late: their deadline has passed, and the grace period "
                    f"runs; nothing was written.")
     elif not done.moved:

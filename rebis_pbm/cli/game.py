@@ -104,6 +104,10 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
               "FILE` writes one): its public key is recorded in the header, and it signs every "
               "view's witness and every act of the referee's (docs/audit.md). Later commands "
               "take it with --referee-key or REBIS_PBM_REFEREE_KEY.")
+@click.option("--record-format", metavar="FORMAT", help="Write the record in an older format "
+              "(rebis-pbm/2 to rebis-pbm/4), for players whose tools read no newer one: their "
+              "fair deal takes one round of joins, not a commitment then a join (docs/formats.md). "
+              "Default: the current format.")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,
         insecure_seed: bool, referee_deal: bool, keys: tuple[str, ...], langs: tuple[str, ...],
@@ -111,7 +115,7 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         deadline: str | None, missed: str | None, now: str | None, encrypt_views: bool,
         referee_recipient: str | None, referee_key: str | None, views_dir: str | None,
         absence: str | None = None, grace: str | None = None,
-        zones: tuple[str, ...] = ()) -> None:
+        zones: tuple[str, ...] = (), record_format: str | None = None) -> None:
     """Create a game: write GAME (the record), its secret seed beside it, and the first views."""
     from rebis_pbm.record.deadlines import parse_duration, parse_policy, parse_time
     if missed is not None and deadline is None:
@@ -145,7 +149,8 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         encrypt_views=encrypt_views, referee_recipient=None if referee_recipient is None else
         recipient_given(referee_recipient), referee_key=referee_key,
         absence=None if absence is None else parse_allowance(absence),
-        grace=None if grace is None else parse_duration(grace, "--grace"), time_zones=zone_of)
+        grace=None if grace is None else parse_duration(grace, "--grace"), time_zones=zone_of,
+        **({} if record_format is None else {"record_format": record_format}))
     seats = created.record.players
     click.echo(f"Created game {created.record.game}: {', '.join(seats)} in seat order.")
     click.echo(f"Record: {game}. Seed: {created.secret_path} (keep it from the players until the "
@@ -159,8 +164,13 @@ def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str |
         click.echo(f"The referee signs with key {fingerprint(created.record.referee_key)} "
                    f"(give it with --referee-key or REBIS_PBM_REFEREE_KEY from now on).")
     if created.state is None:
-        click.echo(f"Waiting for joins: {', '.join(seats)} (each sends a join move: rebis-pbm "
-                   f"moves {game} --player NAME writes one).")
+        if created.record.two_rounds:
+            click.echo(f"Waiting for commitments: round 1 of 2, {', '.join(seats)} (each runs "
+                       f"rebis-pbm play on their view, which writes their commitment; then, "
+                       f"once all are in, their join).")
+        else:
+            click.echo(f"Waiting for joins: {', '.join(seats)} (each sends a join move: "
+                       f"rebis-pbm moves {game} --player NAME writes one).")
     else:
         click.echo(f"Turn 1: {seats[0]} to move.")
 
@@ -270,10 +280,18 @@ def apply(game: str, move_file: str, views_dir: str | None, dry_run: bool, autho
         refuse_for_mover(exc, player, lang or mover_lang)
     if isinstance(done.move, referee.JoinMove):
         prefix = "Dry run, nothing written: " if dry_run else ""
-        what = "already joined; nothing changed" if done.duplicate else "joined the deal"
+        committed = done.move.commitment is not None  # rebis-pbm/5, round 1
+        what = (("already committed" if committed else "already joined") + "; nothing changed"
+                if done.duplicate else "sent their commitment" if committed
+                else "joined the deal")
         click.echo(f"{prefix}{done.move.player} {what}.")
         if done.record.joining():
-            click.echo("Waiting for joins: " + ", ".join(done.record.waiting_for()) + ".")
+            round_ = (f"round {done.record.join_round()} of 2, " if done.record.two_rounds
+                      else "")
+            kind = ("commitments" if done.record.two_rounds and done.record.join_round() == 1
+                    else "joins")
+            click.echo(f"Waiting for {kind}: {round_}"
+                       + ", ".join(done.record.waiting_for()) + ".")
         elif not done.duplicate:
             click.echo(f"Every player has joined: the cards are dealt; turn 1: "
                        f"{done.record.players[0]} to move.")

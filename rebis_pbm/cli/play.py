@@ -116,9 +116,11 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
     if not quiet and opened.seen is not None:
         from rebis_pbm.present.views import render
         click.echo(render(opened.view, "text", opened.lang))
+    kept = None
     if opened.seen is None:
-        name, text = use.join_file(opened)
-        what, subject = "", "the deal: my join"
+        name, text, kept = use.join_file(opened, out_dir)
+        what, subject = "", ("the deal: my commitment" if "commitment:" in text
+                             else "the deal: my join")
     else:
         listed = use.choices(opened)
         if number is not None:
@@ -139,6 +141,10 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
                                      else _("Write this move?"), default=True):
         click.echo(_("Nothing written."))
         return
+    if kept is not None and kept.new:
+        use.keep_join_text(kept)
+        click.echo(_("Your join text is kept in {file} (keep it private and keep it: round 2 "
+                     "of the deal needs it).").format(file=kept.path))
     written = use.write_move(opened, name, text, out_dir, key)
     click.echo(_("Written: {files}").format(files=", ".join(
         [written.move, *([written.signature] if written.signature else []),

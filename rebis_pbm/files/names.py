@@ -82,6 +82,13 @@ def lock_path(record_path: PathLike) -> str:
     return os.path.join(folder, f".{name}.lock")
 
 
+def join_text_file_name(game: str, player: str) -> str:
+    """The file in which ``rebis-pbm play`` keeps ``player``'s join text of a rebis-pbm/5 fair
+    deal between the two rounds (mode 0600, beside the move file it writes; docs/shuffle.md):
+    ``GAME-PLAYER.join-text``. Nobody else may see it before every commitment is in."""
+    return f"{game}-{player}.join-text"
+
+
 def move_file_name(turn: int, player: str) -> str:
     """The name of the file that holds ``player``'s move for ``turn`` in a game played through
     git (docs/git.md): ``turn-007-alice.yaml``, the turn with at least three digits."""

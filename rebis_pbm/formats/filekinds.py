@@ -98,7 +98,8 @@ def kind_of(doc: object) -> Kind | None:
 
     A record has ``format`` and ``moves``; a view ``view`` and ``players``; a secret file
     ``game`` and ``seed`` (and ``salt``) only; a move ``turn`` and ``player`` (a join move
-    ``join``); a list of moves is a list of documents with ``turn``.
+    ``join``, a rebis-pbm/5 commitment ``commitment``); a list of moves is a list of documents
+    with ``turn``.
     """
     if isinstance(doc, list):
         return "listing" if doc and all(isinstance(d, dict) and "turn" in d for d in doc) else None
@@ -110,7 +111,8 @@ def kind_of(doc: object) -> Kind | None:
         return "view"
     if "seed" in doc and set(doc) <= {"game", "seed", "salt"}:
         return "secret"
-    if "player" in doc and ("turn" in doc or "join" in doc) and "players" not in doc:
+    if "player" in doc and not {"turn", "join", "commitment"}.isdisjoint(doc) \
+            and "players" not in doc:
         return "move"
     return None
 

@@ -19,7 +19,7 @@ from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN, State
 from rebis_pbm.formats.yaml_writer import dump_yaml
 from rebis_pbm.present.i18n import gettext_for
 from rebis_pbm.present.kept import shelf_view
-from rebis_pbm.present.wording import JOIN_PLACEHOLDER, account
+from rebis_pbm.present.wording import JOIN_PLACEHOLDER, PLAY_WRITES_IT, account
 from rebis_pbm.record import Replay
 
 if TYPE_CHECKING:  # the view's types: for the type checker only (shapes.py says why)
@@ -271,19 +271,34 @@ def moves_listing(game: str, state: State, fmt: str) -> str:
 
 
 def join_view(game: str, players: Sequence[str], waiting: Sequence[str], viewer: str | None,
-              lang: str | None = None, header_sha256: str | None = None) -> View:
+              lang: str | None = None, header_sha256: str | None = None,
+              round_: int | None = None, after: str | None = None) -> View:
     """The view of a game in its join phase (rebis-pbm/2 fair deal): nobody has cards yet.
     ``players`` in seat order, ``waiting`` the players whose join is still awaited; ``lang``
     the language of the move template's placeholder (default English); ``header_sha256`` the
     record's header digest, which the template names so that a signed join binds to this game,
-    its seat order and its ruleset alone (docs/shuffle.md)."""
+    its seat order and its ruleset alone (docs/shuffle.md). ``round_`` (rebis-pbm/5): 1 while
+    the deal waits for commitments, 2 while it waits for joins, whose template names ``after``
+    (the last commitment's chain digest); neither template holds entropy: the player's own
+    ``rebis-pbm play`` writes it."""
     view: View = {"view": VIEW_FORMAT, "game": game,
                   "viewer": PUBLIC if viewer is None else viewer, "phase": "join",
                   "players_joined": [p for p in players if p not in waiting],
                   "waiting": list(waiting)}
+    if round_ is not None:
+        view["round"] = round_
     if viewer is not None and viewer in waiting:
-        filler = gettext_for(lang)(JOIN_PLACEHOLDER)
         bound = "" if header_sha256 is None else f"header_sha256: {header_sha256}\n"
-        view["move_template"] = f"game: {game}\nplayer: {viewer}\n{bound}join: {filler}\n"
+        if round_ == 1:
+            filler = gettext_for(lang)(PLAY_WRITES_IT)
+            view["move_template"] = (f"game: {game}\nplayer: {viewer}\n{bound}"
+                                     f"commitment: {filler}\n")
+        elif round_ == 2:
+            filler = gettext_for(lang)(PLAY_WRITES_IT)
+            view["move_template"] = (f"game: {game}\nplayer: {viewer}\nafter: {after}\n"
+                                     f"join: {filler}\n")
+        else:
+            filler = gettext_for(lang)(JOIN_PLACEHOLDER)
+            view["move_template"] = f"game: {game}\nplayer: {viewer}\n{bound}join: {filler}\n"
     return view
 

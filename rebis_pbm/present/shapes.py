@@ -180,6 +180,7 @@ class View(_ViewRequired, total=False):
     lang: str
     players_joined: list[str]
     waiting: list[str]
+    round: int  # rebis-pbm/5 join phase: 1 (commitments) or 2 (joins)
     turn: int
     ruleset: RulesetView
     abandoned: bool

@@ -144,12 +144,24 @@ def render_text(view: View, lang: str | None = None) -> str:
     who = (_("spectator view") if view["viewer"] == PUBLIC
            else _("view of {player}").format(player=view["viewer"]))
     if view["phase"] == "join":
-        lines = [_("Rebis game {game} - {who}").format(game=view["game"], who=who),
-                 _("The deal waits for joins: {players}.").format(
-                     players=", ".join(view["waiting"]))]
+        lines = [_("Rebis game {game} - {who}").format(game=view["game"], who=who)]
+        if "round" in view:  # rebis-pbm/5: a commitment each, then a join each
+            lines.append((_("The deal, round 1 of 2, waits for commitments: {players}.")
+                          if view["round"] == 1 else
+                          _("The deal, round 2 of 2, waits for joins: {players}.")).format(
+                              players=", ".join(view["waiting"])))
+        else:
+            lines.append(_("The deal waits for joins: {players}.").format(
+                players=", ".join(view["waiting"])))
         if view["players_joined"]:
-            lines.append(_("Joined: {players}.").format(players=", ".join(view["players_joined"])))
-        if "move_template" in view:
+            lines.append((_("Committed: {players}.") if view.get("round") == 1
+                          else _("Joined: {players}.")).format(
+                              players=", ".join(view["players_joined"])))
+        if "move_template" in view and "round" in view:
+            lines += ["", _("Your move (rebis-pbm play on this view writes it, with your join "
+                            "text drawn at random on your machine and kept in a file beside "
+                            "it; send what it writes):"), view["move_template"].rstrip("\n")]
+        elif "move_template" in view:
             lines += ["", _("Your join (save it as a file, put words of your own in place of "
                             "its join text, and send it; with the game's record at hand, "
                             "`rebis-pbm moves GAME --player NAME` writes one with random "

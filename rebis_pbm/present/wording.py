@@ -37,6 +37,10 @@ _END_WORDS: dict[str, str] = {
 # a token kind's name, the one wording of it: the text view's counts (tokens_text), the picture
 TOKEN_WORDS: dict[str, str] = {GOLDEN_DUST: N_("golden dust"), GOLD: N_("gold"), RED: N_("red")}
 
+# The rebis-pbm/5 join templates' words where the player's own command writes the value (a
+# commitment, then the join text it hashed): the referee's template carries no entropy.
+PLAY_WRITES_IT = N_("WRITTEN BY rebis-pbm play ON YOUR VIEW")
+
 
 def a_card(number: int, lang: str | None = None) -> str:
     """"a 7", "an 8", "an 11": a card's number with its article, for sentences (in ``lang``:
@@ -283,6 +287,7 @@ def winners_line(winners: Sequence[str], lang: str | None = None) -> str:
     return record_wording.winners_line(winners, gettext_for(lang))
 
 
-__all__ = ["JOIN_PLACEHOLDER", "TOKEN_WORDS", "a_card", "account", "counted", "describe",
-           "end_line", "end_words", "is_join_placeholder", "moment", "standing", "winners_line",
+__all__ = ["JOIN_PLACEHOLDER", "PLAY_WRITES_IT", "TOKEN_WORDS", "a_card", "account", "counted",
+           "describe", "end_line", "end_words", "is_join_placeholder", "moment", "standing",
+           "winners_line",
            "witness_line"]

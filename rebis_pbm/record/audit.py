@@ -60,6 +60,8 @@ class Report:
             in force for their next move: each player checks that theirs is the key they hold,
             an auditor that they are the keys the players published.
         deal_pending: a fair deal still waiting for joins (``deal_from`` is who joined so far).
+        two_rounds: a rebis-pbm/5 fair deal (a commitment, then a join, each signed by a key
+            registered at ``new`` for the player to count as confirmed).
         referee_recipient: the age recipient players seal their moves to (rebis-pbm/3
             ``new --referee-recipient``), or None.
         encrypt_views: the game's private views are written only encrypted (rebis-pbm/3).
@@ -81,6 +83,7 @@ class Report:
     deal_pending: bool = False
     referee_recipient: str | None = None
     encrypt_views: bool = False
+    two_rounds: bool = False  # rebis-pbm/5: a commitment, then a join (its shorter deal lines)
 
     @property
     def verified(self) -> bool:
@@ -126,7 +129,9 @@ class Report:
         lines.append(f"{head}: game {self.game} ({self.source}), {counted(self.moves, 'move')}, "
                      f"{_status_words(self.status)}.")
         lines.append("Checked: " + "; ".join(self.checked) + ".")
-        if self.deal_pending:
+        if self.two_rounds:
+            lines.extend(_two_round_lines(self))
+        elif self.deal_pending:
             lines.append("Deal: not dealt yet, waiting for joins (joined so far: "
                          + (", ".join(self.deal_from[1:]) or "nobody") + ").")
         elif self.deal_from == ["referee"]:
@@ -168,6 +173,49 @@ class Report:
             lines.append("Final score: " + ", ".join(f"{p} {s}" for p, s in scores.items()) + ".")
             lines.append(winners_line(status.get("winners", [])) + ".")
         return "\n".join(lines) + "\n"
+
+
+def confirmed_joins(record: Record) -> set[str]:
+    """The players of a rebis-pbm/5 fair deal whose commitment and join are both signed by a
+    key the header registered (``new --key``), each over a file naming what it answers (the
+    header digest, the last commitment's digest). A key a join brought or ``replace-player
+    --key`` logged may be the referee's: such a player's deal is not confirmed (docs/audit.md).
+    """
+    from rebis_pbm.crypto.signatures import signed_by
+    found: dict[str, int] = {}
+    for join in record.joins:
+        keys = tuple(record.keys.get(join.player, ()))
+        proof = join.proof
+        if (keys and proof is not None and proof.signed is not None
+                and signed_by(proof.signed.encode("utf-8"), proof.signature, keys)
+                and join_bound(record, join)):
+            found[join.player] = found.get(join.player, 0) + 1
+    return {p for p, n in found.items() if n == 2}
+
+
+def _two_round_lines(report: Report) -> list[str]:
+    """The deal's lines of a rebis-pbm/5 fair deal: short, as a newcomer reads them."""
+    lines = []
+    status = report.status or {}
+    if report.deal_pending and status.get("abandoned"):
+        return ["Deal: none (the game ended before the deal; nobody saw a card)."]
+    if report.deal_pending:
+        lines.append(f"Deal: not dealt yet, round {status.get('round', 1)} of 2, waiting for "
+                     + ("commitments" if status.get("round", 1) == 1 else "joins") + " by "
+                     + ", ".join(status.get("waiting", [])) + ".")
+    unconfirmed = ", ".join(report.unsigned_joins)
+    if report.deal_pending and unconfirmed:
+        lines.append(f"Once dealt, the deal will not be confirmed for {unconfirmed} (unsigned "
+                     f"or keys registered later).")
+    elif unconfirmed:
+        lines.append(f"Deal: not confirmed for {unconfirmed} (unsigned or keys registered "
+                     f"later): they must check their joins in the record.")
+    elif not report.deal_pending:
+        lines.append("Deal: fair (two rounds, every join signed by a key registered at new).")
+    if report.blank_joins:
+        lines.append("The join of " + " and ".join(report.blank_joins) + " kept the join "
+                     "template's words: it adds nothing the referee did not know.")
+    return lines
 
 
 def _unsigned_words(players: list[str]) -> str:
@@ -341,7 +389,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     written = simple if loaded is None else loaded.data
     assert isinstance(written, dict)  # a record's top level is a mapping
     report.game, report.moves, report.status = record.game, len(record.moves), written["status"]
-    joins = {j.player: j for j in record.joins} if record.deal == FAIR_DEAL else {}
+    joins = ({j.player: j for j in record.joins if j.commitment is None}
+             if record.deal == FAIR_DEAL else {})
     # A join that kept the template's words adds nothing the referee did not know.
     report.blank_joins = [p for p in record.players
                           if p in joins and is_join_placeholder(joins[p].entropy)]
@@ -357,6 +406,10 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     report.unsigned_joins = [p for p in report.deal_from[1:]
                              if p not in report.blank_joins
                              and not (record.keys.get(p) and join_bound(record, joins[p]))]
+    if record.two_rounds:  # rebis-pbm/5: both entries signed by a key registered at new
+        report.two_rounds = True
+        confirmed = confirmed_joins(record)
+        report.unsigned_joins = [p for p in report.deal_from[1:] if p not in confirmed]
     keys_held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in keys_held.items() if keys}
     report.referee = referee_lines(record)

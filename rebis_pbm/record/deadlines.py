@@ -119,6 +119,7 @@ def latest_time(record: Record) -> str | None:
     None when it holds none."""
     times: list[str] = [t for t in (record.header_extra.get("created"),
                          *(s.get("at") for s in record.stamps),
+                         *(j.at for j in record.joins),
                          *(a.get("at") for a in record.actions)) if t]
     return max(times, key=parse_time) if times else None
 
@@ -138,11 +139,19 @@ def check_forward(record: Record, now: str) -> None:
 
 def turn_began(record: Record) -> str | None:
     """When the current turn began: the last move's ``at``, else ``created``; None when the
-    record has no times (no deadline)."""
+    record has no times (no deadline). A rebis-pbm/5 fair deal's join entries keep their time
+    (``at``): its second round begins with the last commitment, turn 1 with the deal (the last
+    join); its first round with ``created`` (docs/deadlines.md, "The join phase")."""
     for stamp in reversed(record.stamps):
         if "at" in stamp:
             at: str = stamp["at"]
             return at
+    if record.two_rounds and len(record.joins) >= len(record.players):
+        # round 2 from the last commitment; turn 1 from the last join (the deal)
+        last = (record.joins[len(record.players) - 1] if record.joining()
+                else record.joins[-1])
+        if last.at is not None:
+            return last.at
     created: str | None = record.header_extra.get("created")
     return created
 

@@ -113,21 +113,45 @@ class Proof(NamedTuple):
 
 
 class Join(NamedTuple):
-    """A player's join entry of a rebis-pbm/2 fair deal (docs/shuffle.md): the entropy they
-    sent, their public key if they registered one, their signature if they had a key, and the
-    entry's chain digest (the joins are chained after the header, before turn 1)."""
+    """A player's join entry of a fair deal (docs/shuffle.md): the entropy they sent, their
+    public key if they registered one, their signature if they had a key, and the entry's chain
+    digest (the joins are chained after the header, before turn 1).
+
+    rebis-pbm/5 deals in two rounds: a round-1 entry holds the player's ``commitment`` (64
+    lower-case hex digits, :func:`rebis_pbm.record.commitments.commitment_of`) and an empty
+    ``entropy``; a round-2 entry (the reveal) holds the ``entropy`` and ``after``, the chain
+    digest of the last commitment, which pins the whole commitment set."""
 
     player: str
     entropy: str
     key: str | None = None
     proof: Proof | None = None
     chain_sha256: str = ""
+    commitment: str | None = None  # rebis-pbm/5: round 1
+    after: str | None = None  # rebis-pbm/5: round 2, the last commitment's chain digest
+    at: str | None = None  # rebis-pbm/5, a game with a deadline: when the referee recorded it
 
     def entry(self) -> Document:
         """The join's record entry without its chain digest: what the chain digest covers."""
-        doc: Document = {"join": self.entropy, "player": self.player}
+        doc: Document = ({"commitment": self.commitment, "player": self.player}
+                         if self.commitment is not None
+                         else {"join": self.entropy, "player": self.player})
+        if self.after is not None:
+            doc["after"] = self.after
+        if self.at is not None:
+            doc["at"] = self.at
         if self.key is not None:
             doc["key"] = self.key
         if self.proof is not None:
             doc.update(self.proof.as_dict())
         return doc
+
+    @classmethod
+    def from_entry(cls, doc: Document) -> Join:
+        """A schema-valid record entry of ``joins``."""
+        return cls(str(doc["player"]), str(doc.get("join", "")),
+                   None if doc.get("key") is None else str(doc["key"]),
+                   Proof.from_entry(doc), str(doc["chain_sha256"]),
+                   None if doc.get("commitment") is None else str(doc["commitment"]),
+                   None if doc.get("after") is None else str(doc["after"]),
+                   None if doc.get("at") is None else str(doc["at"]))

@@ -20,6 +20,7 @@ from rebis_pbm.engine import Move, Ruleset, State, score_table, winners
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord, SeedError
+from rebis_pbm.record.commitments import BEFORE_V5, reveals, two_round_waiting
 from rebis_pbm.record.deadlines import ABSENCE_FIELDS, BEFORE_V4, check_absence_fields
 from rebis_pbm.record.digests import (
     chain_digest,
@@ -40,9 +41,9 @@ from rebis_pbm.record.entries import Proof as Proof
 from rebis_pbm.record.entries import SealedMove as SealedMove
 from rebis_pbm.record.entries import entry_from_dict as entry_from_dict
 
-FORMAT = "rebis-pbm/4"  # the format new games are written in
+FORMAT = "rebis-pbm/5"  # the format new games are written in
 # every format this version reads, verifies and appends to
-FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4")
+FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4", "rebis-pbm/5")
 
 REFEREE_DEAL = "referee"  # a rebis-pbm/2 deal from the referee's seed alone (new --referee-deal)
 FAIR_DEAL = "players"  # from the referee's seed and every player's join entropy (docs/shuffle.md)
@@ -300,11 +301,24 @@ class Record:
         return self.prev_digest(len(self.moves))
 
     def joining(self) -> bool:
-        """Whether the game is in its join phase: a fair deal waiting for some player's join."""
-        return self.deal == FAIR_DEAL and len(self.joins) < len(self.players)
+        """Whether the game is in its join phase: a fair deal waiting for some player's join
+        (rebis-pbm/5: or commitment)."""
+        return self.deal == FAIR_DEAL and len(reveals(self.joins)) < len(self.players)
+
+    @property
+    def two_rounds(self) -> bool:
+        """Whether this game's fair deal takes a commitment, then a join (rebis-pbm/5)."""
+        return self.deal == FAIR_DEAL and self.format not in BEFORE_V5
+
+    def join_round(self) -> int:
+        """The join phase's round: 1 (commitments) or 2 (joins) in rebis-pbm/5; else 1."""
+        return two_round_waiting(self.players, self.joins)[0] if self.two_rounds else 1
 
     def waiting_for(self) -> tuple[str, ...]:
-        """The players whose join the fair deal still waits for, in seat order."""
+        """The players whose join (rebis-pbm/5: commitment in round 1) the fair deal still
+        waits for, in seat order."""
+        if self.two_rounds:
+            return two_round_waiting(self.players, self.joins)[1]
         joined = {j.player for j in self.joins}
         return tuple(p for p in self.players if p not in joined) if self.deal == FAIR_DEAL else ()
 
@@ -394,7 +408,7 @@ class Record:
             if self.format in BEFORE_V4 or salt == insecure_salt(seed):
                 return seed
             return secret
-        entropy = {j.player: j.entropy for j in self.joins}
+        entropy = {p: j.entropy for p, j in reveals(self.joins).items()}
         if set(entropy) != set(self.players):
             raise ValueError("the deal waits for " + ", ".join(self.waiting_for()))
         from rebis_pbm.engine.shuffle import fair_deal_seed
@@ -614,10 +628,7 @@ class Record:
             written_status=data["status"],
             deal=None if data.get("deal") is None else str(data["deal"]),
             keys={str(p): tuple(str(k) for k in ks) for p, ks in data.get("keys", {}).items()},
-            joins=tuple(Join(str(j["player"]), str(j["join"]),
-                             None if j.get("key") is None else str(j["key"]),
-                             Proof.from_entry(j), str(j["chain_sha256"]))
-                        for j in data.get("joins", ())),
+            joins=tuple(Join.from_entry(j) for j in data.get("joins", ())),
             proofs=tuple(Proof.from_entry(m) for m in data["moves"]),
             header_extra={k: data[k] for k in HEADER_EXTRA + ENCRYPTION_FIELDS + ABSENCE_FIELDS
                           + REFEREE_FIELDS
@@ -643,8 +654,12 @@ JOIN = "join"  # the status phase of a fair deal waiting for joins (rebis-pbm/2)
 
 
 def join_status(record: Record) -> Document:
-    """The ``status`` of a game in its join phase: ``{"phase": "join", "waiting": [names]}``."""
-    return {"phase": JOIN, "waiting": list(record.waiting_for())}
+    """The ``status`` of a game in its join phase: ``{"phase": "join", "waiting": [names]}``,
+    and in rebis-pbm/5 ``round`` (1: commitments, 2: joins)."""
+    found: Document = {"phase": JOIN, "waiting": list(record.waiting_for())}
+    if record.two_rounds:
+        found["round"] = record.join_round()
+    return found
 
 
 def status(state: State) -> Document:

@@ -282,13 +282,17 @@ def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
     if record.joins and record.deal != FAIR_DEAL:
         return Problem("join", "join entries in a game dealt by the referee alone",
                        expected="no joins", found=f"{len(record.joins)} join(s)")
-    seen: set[str] = set()
+    seen: set[tuple[str, bool]] = set()
     for index, join in enumerate(record.joins):
-        if join.player not in record.players or join.player in seen:
+        kind = join.commitment is not None
+        if join.player not in record.players or (join.player, kind) in seen:
             return Problem("join", "a join by someone who is not a player, or a second join by "
                            "the same player", player=join.player,
                            expected="one join per player", found=f"join by {join.player}")
-        seen.add(join.player)
+        seen.add((join.player, kind))
+        problem = _check_round(record, index, join)
+        if problem is not None:
+            return problem
         computed = chain_digest(record.join_prev(index), join.entry())
         if computed != join.chain_sha256:
             return Problem("chain_digest", f"{join.player}'s join does not match its chain digest: "
@@ -298,7 +302,8 @@ def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
         keys = record.join_keys(join.player)
         if signatures and (keys or join.proof is not None):
             from rebis_pbm.crypto.signatures import signed_by
-            keys = keys or ((join.key,) if join.key else ())
+            # the key the join brought (rebis-pbm/5: its player's commitment brought it)
+            keys = keys or tuple(j.key for j in record.joins if j.player == join.player and j.key)
             proof = join.proof
             if proof is None or proof.signed is None or not signed_by(
                     proof.signed.encode("utf-8"), proof.signature, keys):
@@ -321,6 +326,42 @@ def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
                                player=join.player,
                                expected=f"header_sha256 {record.header_sha256}",
                                found="another header digest, or none")
+    return None
+
+
+def _check_round(record: Record, index: int, join: Join) -> Problem | None:
+    """A join entry where its round puts it (rebis-pbm/5, docs/shuffle.md): one-round games
+    hold no commitment; in two rounds every commitment comes before every join, and each join
+    names the last commitment's chain digest and hashes to its player's commitment."""
+    if not record.two_rounds:
+        if join.commitment is None and join.after is None:
+            return None
+        return Problem("join", f"{join.player}'s entry is a commitment of two rounds, in a "
+                       f"{record.format} record whose fair deal takes one",
+                       player=join.player, expected="a join", found="a commitment")
+    from rebis_pbm.record.commitments import commitment_of, commitments
+    committed = commitments(record.joins[:index])
+    if join.commitment is not None:
+        if len(committed) < index:
+            return Problem("join", f"{join.player}'s commitment comes after a join: the second "
+                           "round opens only when every commitment is recorded",
+                           player=join.player, expected="every commitment before any join",
+                           found=f"a commitment at entry {index + 1}")
+        return None
+    if len(committed) < len(record.players):
+        return Problem("join", f"{join.player}'s join comes before every commitment was "
+                       "recorded", player=join.player, expected="every commitment first",
+                       found=f"a join at entry {index + 1}")
+    last = record.joins[len(record.players) - 1].chain_sha256
+    if join.after is not None and join.after != last:
+        return Problem("join", f"{join.player}'s join answers another history than this "
+                       "game's commitments", player=join.player, expected=f"after {last}",
+                       found=f"after {join.after}")
+    if commitment_of(record.game, join.player, join.entropy) != committed[join.player].commitment:
+        return Problem("join", f"{join.player}'s join does not match their commitment",
+                       player=join.player,
+                       expected=f"commitment {committed[join.player].commitment}",
+                       found=f"join {join.entropy}")
     return None
 
 
@@ -349,8 +390,13 @@ def _signed_join_is(record: Record, join: Join) -> bool:
         key = None if given is None else parse_keys(str(given), "key")[0]
     except ValueError:  # not a key: not the join recorded
         return False
+    if join.commitment is not None:  # rebis-pbm/5, round 1
+        said = "commitment" in doc and str(doc["commitment"]) == join.commitment
+    else:
+        said = ("join" in doc and str(doc["join"]) == join.entropy
+                and (join.after is None or doc.get("after") == join.after))
     return (doc.get("game") == record.game and doc.get("player") == join.player
-            and "join" in doc and str(doc["join"]) == join.entropy and key == join.key
+            and said and key == join.key
             and doc.get("header_sha256", record.header_sha256) == record.header_sha256)
 
 
@@ -360,6 +406,10 @@ def join_bound(record: Record, join: Join) -> bool:
     then can the signature not have been taken to another game of the same id, seats or rules
     remade from the same seed, whose deal the referee preferred (docs/shuffle.md)."""
     doc = _signed_join(join)
+    if (doc is not None and join.commitment is None and record.two_rounds
+            and len(record.joins) >= len(record.players)):
+        # rebis-pbm/5: a join names the last commitment's digest, which chains from the header
+        return doc.get("after") == record.joins[len(record.players) - 1].chain_sha256
     return doc is not None and doc.get("header_sha256") == record.header_sha256
 
 

@@ -28,6 +28,8 @@ from sshkeys import SSH_KEYGEN, needs_ssh, ssh_key, ssh_sign
 
 RULES = ["shelf_limit=3"]  # short games
 
+ONE_ROUND = "rebis-pbm/4"  # a fair deal of one round of joins (rebis-pbm/5: two rounds)
+
 
 def move_bytes(record: Record, move) -> bytes:
     """``move`` as a JSON move file of ``record``'s game, naming the history it answers
@@ -108,7 +110,7 @@ def test_fair_deal_and_referee_deal_are_told_apart(tmp_path):
     fair = tmp_path / "fair" / "g.yaml"
     fair.parent.mkdir()
     created = referee.create_game(fair, ["ann", "ben"], seed="42", insecure_seed=True,
-                                  referee_deal=False)
+                                  referee_deal=False, record_format=ONE_ROUND)
     assert created.state is None
     view = run_inproc("view", fair, "--player", "ann")
     assert "waits for joins: ann, ben" in view.out
@@ -350,7 +352,7 @@ def test_a_weak_seed_cannot_be_found_from_a_hand_in_a_fair_deal(tmp_path):
 
     game = tmp_path / "g.yaml"
     created = referee.create_game(game, ["ann", "ben"], seed="42", insecure_seed=True,
-                                  referee_deal=False)
+                                  referee_deal=False, record_format=ONE_ROUND)
     gid = created.record.game
     for name in ("ann", "ben"):
         referee.submit_move(game, f"game: {gid}\nplayer: {name}\njoin: e {name}\n".encode(),
@@ -372,7 +374,8 @@ def test_verify_shows_each_players_key_fingerprint_as_ssh_keygen_prints_it(tmp_p
     a player sees at once whether the key of their seat is theirs (docs/audit.md)."""
     keys = {p: ssh_key(tmp_path, p) for p in ("ann", "ben")}
     game = tmp_path / "g.yaml"
-    created = referee.create_game(game, ["ann", "ben"], referee_deal=False)
+    created = referee.create_game(game, ["ann", "ben"], referee_deal=False,
+                                  record_format=ONE_ROUND)
     gid = created.record.game
     report = json.loads(run_inproc("verify", game, "--format", "json").out)
     assert report["deal_pending"] is True and report["deal_from"] == ["referee"]
@@ -401,7 +404,8 @@ def test_a_join_that_keeps_the_template_s_words_is_refused(tmp_path, words):
     languages, whatever its case) adds nothing the referee did not know: refused, nothing
     written, and the sentence says what to write instead."""
     game = tmp_path / "g.yaml"
-    created = referee.create_game(game, ["ann", "ben"], referee_deal=False, langs={"ben": "fr"})
+    created = referee.create_game(game, ["ann", "ben"], referee_deal=False, langs={"ben": "fr"},
+                                  record_format=ONE_ROUND)
     before = game.read_bytes()
     gid = created.record.game
     move = tmp_path / "join-ben.yaml"
@@ -417,17 +421,17 @@ def test_a_join_that_keeps_the_template_s_words_is_refused(tmp_path, words):
 def test_verify_does_not_count_a_join_that_kept_the_template_s_words(tmp_path):
     """A record whose joins kept the placeholder (written before it was refused) is not called
     a fair deal for them: verify names them and leaves them out of the deal."""
-    from rebis_pbm.record import FAIR_DEAL, FORMAT, Join, commitment, dump_secret, salted
+    from rebis_pbm.record import FAIR_DEAL, Join, commitment, dump_secret, salted
 
     key = salted("a seed for the test", "00" * 16)
-    record = Record("g-blank", referee.ruleset_from(), ("ann", "ben"), commitment(FORMAT, key),
-                    deal=FAIR_DEAL)
+    record = Record("g-blank", referee.ruleset_from(), ("ann", "ben"),
+                    commitment(ONE_ROUND, key), deal=FAIR_DEAL, format=ONE_ROUND)
     record = record.with_join(Join("ann", "WRITE ANY TEXT OF YOUR CHOOSING", None, None))
     record = record.with_join(Join("ben", "ÉCRIS LE TEXTE DE TON CHOIX", None, None))
     state, _ = setup(record.ruleset, record.players, record.deal_seed(key))
     game = tmp_path / "g.yaml"
     game.write_text(dump_record(record, state, key), encoding="utf-8")
-    (tmp_path / "g.secret.yaml").write_text(dump_secret("g-blank", key, FORMAT))
+    (tmp_path / "g.secret.yaml").write_text(dump_secret("g-blank", key, ONE_ROUND))
     report = json.loads(run_inproc("verify", game, "--format", "json").out)
     assert report["verified"], report
     assert report["deal_from"] == ["referee"] and report["blank_joins"] == ["ann", "ben"]

@@ -35,7 +35,9 @@ def new_game(folder: Path, keys: dict[str, Path],
                             addresses={p: f"{p}@example.org" for p in PLAYERS},
                             keys={p: Path(f"{k}.pub").read_text() for p, k in keys.items()})
         return game, "uj"
-    args = ["new", game, "--seed", seed, "--insecure-seed", "--game-id", "uj"]
+    # One round of joins: a rebis-pbm/4 game (rebis-pbm/5's two rounds: test_two_round_deal.py)
+    args = ["new", game, "--seed", seed, "--insecure-seed", "--game-id", "uj",
+            "--record-format", "rebis-pbm/4"]
     for p in PLAYERS:
         args += ["--player", f"{p}={p}@example.org"]
     for p, key in keys.items():

@@ -658,6 +658,7 @@ def test_a_fair_deal_through_git_takes_each_join_as_turn_0_then_deals(tmp_path, 
     git(repo, "config", "user.name", REFEREE[0])
     git(repo, "config", "user.email", REFEREE[1])
     args = [a for a in new_args(repo / "game.yaml", SEED, "fairgame") if a != "--referee-deal"]
+    args += ["--record-format", "rebis-pbm/4"]  # one round of joins (two: test_git_two_rounds)
     made = run(*args)
     assert made.returncode == 0, made.stderr
     shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
@@ -698,9 +699,55 @@ def test_a_fair_deal_through_git_takes_each_join_as_turn_0_then_deals(tmp_path, 
     assert played(repo / "game.yaml") == [move]
 
 
+def test_git_two_rounds_takes_commitments_then_joins_then_deals(tmp_path, monkeypatch):
+    """rebis-pbm/5 (docs/shuffle.md, "Two rounds"): each player commits their commitment as
+    moves/turn-000-NAME.yaml, then, once all are in, the join in the same file; a join
+    committed in round 1 is refused; the last join deals."""
+    from rebis_pbm.record.commitments import commitment_of
+
+    repo = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", repo)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    git(repo, "config", "user.name", REFEREE[0])
+    git(repo, "config", "user.email", REFEREE[1])
+    args = [a for a in new_args(repo / "game.yaml", SEED, "fairgame") if a != "--referee-deal"]
+    made = run(*args)
+    assert made.returncode == 0, made.stderr
+    shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "Start the game")
+
+    def send(name: str, text: str) -> subprocess.CompletedProcess:
+        (repo / "moves" / f"turn-000-{name}.yaml").write_text(text)
+        git(repo, "add", "moves")
+        git(repo, "commit", "--quiet", "-m", f"{name}: the deal", author=(name, PLAYERS[name]))
+        return job(repo, "HEAD~1..HEAD")
+
+    early = send("alice", "game: fairgame\nplayer: alice\njoin: a1\n")
+    assert early.returncode != 0 and "first round" in early.stdout + early.stderr
+    assert not open_game(repo / "game.yaml").record.joins
+    for name in PLAYERS:
+        done = send(name, f"game: fairgame\nplayer: {name}\n"
+                          f"commitment: {commitment_of('fairgame', name, name + ' words')}\n")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"{name} sent their commitment" in done.stdout
+    record = open_game(repo / "game.yaml").record
+    assert record.join_round() == 2
+    after = record.joins[-1].chain_sha256
+    for name in PLAYERS:
+        done = send(name, f"game: fairgame\nplayer: {name}\nafter: {after}\n"
+                          f"join: {name} words\n")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"{name} joined the deal" in done.stdout
+    assert "every player has joined, the cards are dealt" in done.stdout
+    assert not open_game(repo / "game.yaml").record.joining()
+    assert run("verify", repo / "game.yaml").returncode == 0
+
+
 def test_players_with_accented_names_and_addresses_play_through_git(tmp_path, monkeypatch):
     # turn-001-José.yaml: the git transport's move file names take the schema's player names
-    # (Latin letters with accents, NFC; movefiles.SAFE_NAME), in a rebis-pbm/4 record whose
+    # (Latin letters with accents, NFC; movefiles.SAFE_NAME), in a rebis-pbm/5 record whose
     # keyed record digest holds the addresses under those names (docs/audit.md, "Canonical form")
     players = {"José": "jose@example.org", "Zoë": "zoe@example.org", "Émile": "emile@example.org"}
     repo = tmp_path / "rebis-game"
@@ -710,7 +757,7 @@ def test_players_with_accented_names_and_addresses_play_through_git(tmp_path, mo
     git(repo, "config", "user.email", REFEREE[1])
     made = run(*new_args(repo / "game.yaml", SEED, "gitgame", players=players))
     assert made.returncode == 0, made.stderr
-    assert "format: rebis-pbm/4" in (repo / "game.yaml").read_text(encoding="utf-8")
+    assert "format: rebis-pbm/5" in (repo / "game.yaml").read_text(encoding="utf-8")
     shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
     monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
     git(repo, "add", "--all")

@@ -72,9 +72,11 @@ def attachment(msg, name: str) -> str | None:
     return found[0].get_content().decode() if found else None
 
 
-def fair_game(cli, folder: Path, langs=()) -> tuple[Path, str]:
+def fair_game(cli, folder: Path, langs=(), fmt=("--record-format", "rebis-pbm/4")
+              ) -> tuple[Path, str]:
     game = folder / "game.yaml"
-    args = ["new", game, "--game-id", "fair1"]
+    # one round of joins (rebis-pbm/4); rebis-pbm/5's two rounds: test_mail_two_rounds below
+    args = ["new", game, "--game-id", "fair1", *fmt]
     for name, address in PLAYERS.items():
         args += ["--player", f"{name}={address}"]
     for lang in langs:
@@ -326,3 +328,47 @@ def test_mail_in_after_a_tick_ahead_of_the_clock_applies_the_move(tmp_path, cli)
 def test_counted_messages(count, words):
     from rebis_pbm.present.views import counted
     assert counted(count, "message") == words
+
+
+def test_mail_two_rounds_takes_commitments_then_joins_then_deals(tmp_path):
+    """rebis-pbm/5 by mail: the join-phase message says to run rebis-pbm play on the attached
+    view (its template holds no entropy); each player's commitment written by play comes back
+    by mail, then, in round 2, each join; a join in round 1 is refused with its sentence."""
+    game, gid = fair_game(run_inproc, tmp_path, fmt=())
+    assert run_inproc("mail", "views", game, env=ENV).code == 0
+    first = {to(m): m for m in queued(game)}
+    alice = first[PLAYERS["alice"]]
+    assert f"Run rebis-pbm play on the attached view-{gid}-join-alice.yaml" in text_of(alice)
+    assert "round 1 of 2, waits for commitments" in text_of(alice)
+    box = maildir(tmp_path / "inbox")
+    deliver(box, "early", PLAYERS["alice"], f"game: {gid}\nplayer: alice\njoin: mine\n",
+            when=999)
+    sent: dict[str, Path] = {}
+    for n, name in enumerate(PLAYERS):
+        home = tmp_path / name
+        home.mkdir()
+        view = home / "view.yaml"
+        view.write_text(attachment(first[PLAYERS[name]], f"view-{gid}-join-{name}.yaml"))
+        assert run_inproc("play", view, "--yes", "--out", home).code == 0
+        sent[name] = home / f"turn-000-{name}.yaml"
+        deliver(box, f"c{n}", PLAYERS[name], sent[name].read_text(), when=1000 + n,
+                attachment=f"join-{name}.yaml")
+    done = run_inproc("mail", "in", game, box, env=ENV)
+    assert done.code == 0, (done.out, done.err)
+    lines = done.out.splitlines()
+    assert lines[0].startswith("early from alice@example.org: ") and "rejected" in lines[0]
+    assert referee.read_record(game).join_round() == 2
+    news = [m for m in queued(game) if to(m) == PLAYERS["bob"]][-1]
+    assert "round 2 of 2, waits for joins" in text_of(news)
+    for n, name in enumerate(PLAYERS):
+        home = tmp_path / name
+        view = home / "view.yaml"
+        view.write_text(run_inproc("view", game, "--player", name, "--format", "yaml").out)
+        assert run_inproc("play", view, "--yes", "--out", home).code == 0
+        deliver(box, f"j{n}", PLAYERS[name], sent[name].read_text(), when=2000 + n,
+                attachment=f"join-{name}.yaml")
+    done = run_inproc("mail", "in", game, box, env=ENV)
+    assert done.code == 0, (done.out, done.err)
+    record = referee.read_record(game)
+    assert not record.joining() and len(record.joins) == 2 * len(PLAYERS)
+    assert run_inproc("verify", game).code == 0

@@ -443,3 +443,68 @@ def test_the_length_attack_learns_nothing_from_the_games_encrypted_files(played)
     assert lengths.pop("refusal") == {encryption.REFUSAL_PAD}
     assert lengths.pop("move") == {encryption.MOVE_PAD}
     assert len(lengths.pop("signature")) == 1 and not lengths
+
+
+def test_a_public_game_deals_in_two_rounds_from_sealed_commitments_and_joins(tmp_path):
+    """rebis-pbm/5 in a public repository (docs/git.md, docs/shuffle.md section 9): each player
+    decrypts their join-phase view and runs their own `rebis-pbm play` on it, which seals the
+    signed commitment to the referee's recipient (the join text stays in their private folder);
+    the job applies it; then the same for the joins; the last one deals, and verify passes."""
+    root = tmp_path
+    keys_dir = root / "keys"
+    keys_dir.mkdir()
+    keys = {p: ssh_key(keys_dir, p) for p in PLAYERS}
+    identity_file = root / "referee.key"
+    made = run("keygen-referee", identity_file)
+    assert made.returncode == 0, made.stderr
+    recipient = made.stdout.decode().split("Recipient (give it to the players): ")[1].split()[0]
+    origin = root / "origin.git"
+    git(root, "init", "--quiet", "--bare", "--initial-branch=main", str(origin))
+    setup_dir = root / "setup"
+    shutil.copytree(REPO / "examples" / "git", setup_dir)
+    referee_git(setup_dir, "init", "--quiet", "--initial-branch=main")
+    created = run("new", setup_dir / "game.yaml", "--insecure-seed", "--seed", SEED,
+                  "--game-id", GAME_ID, *SMALL_RULES, "--encrypt-views", "--referee-recipient",
+                  recipient, *(a for p, address in PLAYERS.items()
+                               for a in ("--player", f"{p}={address}",
+                                         "--key", f"{p}={keys[p]}.pub")))
+    assert created.returncode == 0, created.stderr
+    secret = root / "referee-only.secret.yaml"
+    shutil.move(setup_dir / "game.secret.yaml", secret)
+    referee_git(setup_dir, "add", "--all")
+    referee_git(setup_dir, "add", "--force", "game.views")
+    referee_git(setup_dir, "commit", "--quiet", "-m", "Start the game")
+    referee_git(setup_dir, "push", "--quiet", str(origin), "main")
+    (root / "clones").mkdir()
+    for p in PLAYERS:
+        git(root / "clones", "clone", "--quiet", str(origin), p)
+        (root / "private" / p).mkdir(parents=True)
+    table = Table(root, origin, keys, identity_file.read_text(), secret_key(secret))
+    for round_ in (1, 2):
+        for name in PLAYERS:
+            status(table, name)
+            sealed = table.clone(name) / "game.views" / f"{name}.yaml.age"
+            view = table.private(name) / "view.yaml"
+            view.write_bytes(encryption.decrypt(sealed.read_bytes(), keys[name]))
+            assert f"round: {round_}" in view.read_text()
+            done = run("play", view, "--yes", "--quiet", "--out", table.private(name),
+                       "--key", keys[name])
+            assert done.returncode == 0, done.stderr
+            clone = table.clone(name)
+            for suffix in (".age", ".sig.age"):
+                shutil.copy(table.private(name) / f"turn-000-{name}.yaml{suffix}",
+                            clone / "moves" / f"turn-000-{name}.yaml{suffix}")
+            assert not list(clone.rglob("*.join-text"))  # the join text stays private
+            git(clone, "add", "moves")
+            git(clone, "commit", "--quiet", "-m", f"{name}: the deal, round {round_}",
+                author=name)
+            git(clone, "push", "--quiet", "origin", "main")
+            applied = job(table)
+            assert applied.returncode == 0, applied.stdout + applied.stderr
+    final = status(table, "alice")
+    assert final["phase"] == "play" and final["turn"] == 1
+    record = table.clone("alice") / "game.yaml"
+    assert "commitment:" in record.read_text() and "join:" in record.read_text()
+    verified = run("verify", record, env={"REBIS_PBM_SEED": table.secret})
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert b"Deal: fair (two rounds" in verified.stdout

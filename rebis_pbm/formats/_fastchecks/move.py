@@ -2,7 +2,7 @@
 # From schemas/move.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "18311ae450db8e28843cea811c06ad529acc9e87f032362878fd613877791834"
+SCHEMA_SHA256 = "f0aa287240fc02d6b5be4bc964acef9c2ded25be151a5b486bc39ac477acea07"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re

@@ -104,7 +104,9 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
         record = referee.open_game(record_path).record
     except SeedError:  # no seed (or another game's): submit_move says so for the first move
         record = referee.read_record(record_path)
-    next_turn = len(record.moves) + 1
+    # In a fair deal's join phase the files of turn 0 (joins, rebis-pbm/5 commitments) are due
+    # too, found in the tree as a later turn's are (one already recorded is a repeat).
+    next_turn = 0 if record.joining() and record.seed is None else len(record.moves) + 1
     if record.views_encrypted:  # new --encrypt-views (rebis-pbm/3): a public game, flags or not
         privacy = replace(privacy, encrypt_views=True, public_repo=True)
     keys_in_record = privacy.keys is None
@@ -211,7 +213,9 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
             next_turn = len(record.moves) + 1
             if isinstance(done.move, referee.JoinMove):  # a fair deal's join: no turn yet
                 waiting = record.waiting_for()
-                said = (f"{done.move.player} joined the deal; it waits for "
+                did = ("sent their commitment" if done.move.commitment is not None
+                       else "joined the deal")
+                said = (f"{done.move.player} {did}; it waits for "
                         f"{', '.join(waiting)}" if waiting else
                         f"{done.move.player} joined the deal: every player has joined, the "
                         f"cards are dealt")

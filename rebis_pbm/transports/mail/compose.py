@@ -129,6 +129,12 @@ HOW_TO_SIGN = N_("You registered a key, so your move must be signed. Save the at
 PLAY_COMMAND = "    rebis-pbm play {view} --key ~/.ssh/id_ed25519 --send"
 HOW_TO_SIGN_BY_HAND = N_("(Or sign the move file yourself: ssh-keygen -Y sign -f KEY -n "
                          "rebis-pbm FILE writes FILE.sig; attach both.)")
+# rebis-pbm/5 (docs/shuffle.md, "Two rounds"): the template holds no entropy, the player's own
+# command writes the commitment, then the join
+HOW_TO_COMMIT = N_("Run rebis-pbm play on the attached {view} on your own machine: it writes "
+                   "your commitment in round 1, your join in round 2 (from the join text it "
+                   "kept), as a move file; reply with that file attached (rebis-pbm play --send "
+                   "sends it for you).")
 
 
 def file_names(game: str, view: View) -> tuple[str, str]:
@@ -179,12 +185,13 @@ def view_message(*, game: str, view: View, view_text: str, view_yaml: str, news:
     parts.append(view_text.rstrip("\n"))
     if "move_template" in view:
         _ = gettext_for(lang)
-        if signed:
+        if signed and "round" not in view:
             parts.append(_(HOW_TO_SIGN).format(view=view_name) + "\n" +
                          PLAY_COMMAND.format(view=view_name) + "\n" + _(HOW_TO_SIGN_BY_HAND))
         else:
-            how = HOW_TO_JOIN if view["phase"] == "join" else HOW_TO_MOVE
-            parts.append(_(how).format(template=template_name))
+            how = (HOW_TO_COMMIT if "round" in view else HOW_TO_JOIN if view["phase"] == "join"
+                   else HOW_TO_MOVE)
+            parts.append(_(how).format(template=template_name, view=view_name))
     text = "\n\n".join(parts) + "\n"
     msg.set_content(text)
     if picture is not None:

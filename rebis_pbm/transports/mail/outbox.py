@@ -208,7 +208,10 @@ def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
 
 def _told_of_join(record: Record) -> tuple[str, ...] | None:
     """Who hears of the last event when it is a join that did not deal (its player alone, an
-    acknowledgement); None (everyone) for a move or the deal."""
+    acknowledgement); None (everyone) for a move or the deal, and for the last commitment of a
+    rebis-pbm/5 deal, which opens round 2 (every player then has a join to send)."""
+    if record.two_rounds and record.joins and len(record.joins) == len(record.players):
+        return None
     return (record.joins[-1].player,) if record.joining() and record.joins else None
 
 
@@ -255,7 +258,10 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
         view, text_view, lang = _reader_views(record, replay, viewer)
         _ = gettext_for(lang)
         if record.joining():  # a join that did not deal yet, or none yet (news: none)
+            committed = bool(record.joins) and record.joins[-1].commitment is not None
             news = None if joined is None else (
+                _("You sent your commitment.") if committed and viewer == joined else
+                _("{player} sent their commitment.").format(player=joined) if committed else
                 _("You joined the deal.") if viewer == joined else
                 _("{player} joined the deal.").format(player=joined))
         else:

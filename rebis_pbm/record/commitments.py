@@ -1,0 +1,53 @@
+"""The two rounds of a rebis-pbm/5 fair deal: each player's commitment, then their join.
+
+A fair deal of rebis-pbm/5 (docs/shuffle.md, "Two rounds") takes every player's commitment
+first, and only when all are recorded their joins (the entropy itself, the reveal): whoever
+joins last has committed to their entropy before seeing anyone's, so they cannot try several
+(the referee's seed holder with them). The commitment binds the game id and the player's name
+(:func:`commitment_of`), so it cannot be copied to another seat or game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from rebis_pbm.record.entries import Join
+
+__all__ = ["BEFORE_V5", "COMMITMENT_DOMAIN", "commitment_of", "commitments", "reveals",
+           "two_round_waiting"]
+
+# Formats whose fair deal takes one round (a join each, no commitment).
+BEFORE_V5 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4")
+
+COMMITMENT_DOMAIN = "rebis-pbm-commitment"  # the first line of what a commitment hashes
+
+
+def commitment_of(game: str, player: str, entropy: str) -> str:
+    """The commitment to ``entropy`` of ``player`` in game ``game``: the SHA-256 (64
+    lower-case hex digits) of the UTF-8 text ``rebis-pbm-commitment`` LF GAME LF PLAYER LF
+    ENTROPY (no final newline; a game id and a name hold no line break, so the encoding is
+    unambiguous). The same as ``printf '%s\\n%s\\n%s\\n%s' rebis-pbm-commitment GAME PLAYER
+    ENTROPY | sha256sum`` (docs/shuffle.md)."""
+    text = "\n".join((COMMITMENT_DOMAIN, game, player, entropy))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def commitments(joins: Sequence[Join]) -> dict[str, Join]:
+    """Player -> their commitment entry (round 1), of a rebis-pbm/5 join phase."""
+    return {j.player: j for j in joins if j.commitment is not None}
+
+
+def reveals(joins: Sequence[Join]) -> dict[str, Join]:
+    """Player -> their join entry that gives the entropy (round 2, or a one-round join)."""
+    return {j.player: j for j in joins if j.commitment is None}
+
+
+def two_round_waiting(players: Sequence[str], joins: Sequence[Join]) -> tuple[int, tuple[str, ...]]:
+    """The round a rebis-pbm/5 join phase is in (1: commitments, 2: joins) and the players
+    it waits for in seat order (none once every join is in)."""
+    committed = commitments(joins)
+    if any(p not in committed for p in players):
+        return 1, tuple(p for p in players if p not in committed)
+    revealed = reveals(joins)
+    return 2, tuple(p for p in players if p not in revealed)
