@@ -393,7 +393,8 @@ def public_join(game: PathLike) -> JoinGame | None:
     waiting = tuple(str(name) for name in found.get("waiting", ()))
     return JoinGame(record.game, tuple(record.players), waiting, deadline_of(record),
                     report.verified, report.render_text(), record.seed_sha256,
-                    bool(found.get("abandoned")))
+                    bool(found.get("abandoned")),
+                    record.join_round() if record.two_rounds else None)
 
 
 def bot_move(game: PathLike, player: str, strategy: str = "random",

@@ -117,8 +117,9 @@ class JoinGame:
     """What the page of a fair deal's join phase shows, all of it public: the game id, the
     ``players`` in seat order, those the deal ``waiting`` for (the record's ``status``), the
     join ``deadline`` (UTC, ISO 8601) or None, ``verify``'s verdict and text on the record
-    alone, the seed's commitment, and whether the game was ``abandoned`` (its seed revealed
-    before the deal)."""
+    alone, the seed's commitment, whether the game was ``abandoned`` (its seed revealed
+    before the deal), and the ``round`` of a rebis-pbm/5 fair deal (1: commitments, 2: joins;
+    None for an older record's one round)."""
 
     game: str
     players: tuple[str, ...]
@@ -128,6 +129,7 @@ class JoinGame:
     verify_text: str
     seed_sha256: str = ""
     abandoned: bool = False
+    round: int | None = None
 
 
 def public_frames(game: str, start: State, setup_events: tuple[Event, ...],
@@ -214,11 +216,20 @@ def render_join_page(game: JoinGame, lang: str | None = None) -> str:
            "<p>" + e(_("The cards are not dealt yet: each player sends a join, and the deal "
                        "mixes their entropy with the referee's seed, so that nobody alone "
                        "chooses the deck.")) + "</p>",
-           "<h2>" + e(_("Joins")) + "</h2>", "<ul>",
-           "<li>" + e(_("Joined: {players}.").format(players=", ".join(joined) or none))
-           + "</li>",
-           "<li>" + e(_("The deal waits for: {players}.").format(
-               players=", ".join(game.waiting) or none)) + "</li>"]
+           "<h2>" + e(_("Joins")) + "</h2>", "<ul>"]
+    if game.round == 1:  # rebis-pbm/5: docs/shuffle.md, "Two rounds"
+        out += ["<li>" + e(_("Round 1 of 2: each player sends a commitment to a join text of "
+                             "their own; the join texts come in round 2.")) + "</li>",
+                "<li>" + e(_("Sent their commitment: {players}.").format(
+                    players=", ".join(joined) or none)) + "</li>"]
+    else:
+        if game.round == 2:
+            out.append("<li>" + e(_("Round 2 of 2: every commitment is in; each player sends "
+                                    "the join text they committed to.")) + "</li>")
+        out.append("<li>" + e(_("Joined: {players}.").format(players=", ".join(joined) or none))
+                   + "</li>")
+    out.append("<li>" + e(_("The deal waits for: {players}.").format(
+        players=", ".join(game.waiting) or none)) + "</li>")
     if game.deadline is not None:
         out.append("<li>" + e(_("Deadline for the joins: {deadline} (UTC).").format(
             deadline=game.deadline)) + "</li>")
