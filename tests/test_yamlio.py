@@ -16,6 +16,7 @@ from rebis_pbm.formats.yaml_reader import (
     Loaded,
     format_path,
     load_yaml,
+    simple_data,
 )
 from rebis_pbm.formats.yaml_writer import dump_yaml
 
@@ -122,6 +123,19 @@ def test_not_utf8_names_byte_offset():
 def test_control_character_position():
     err = reject("a: 1\nb: x\x07y\n")
     assert (err.line, err.column) == (2, 5) and "U+0007" in err.message
+
+
+@pytest.mark.parametrize("code", [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
+@pytest.mark.parametrize("rest", ["", " é"])  # the ASCII fast path, and text beyond ASCII
+def test_every_control_character_is_refused_where_it_is(code, rest):
+    err = reject(f"a: 1{rest}\nb: x{chr(code)}y\n")
+    assert (err.line, err.column) == (2, 5) and f"U+{code:04X}" in err.message
+    assert simple_data(f"a: 1{rest}\nb: x{chr(code)}y\n".encode(), kind="record") is None
+
+
+def test_tabs_and_line_ends_are_not_control_characters():
+    assert load_yaml(b"a:\t1\r\nb: 2\rc: |\n  x\ty\n", source="t", kind="record").data == {
+        "a": 1, "b": 2, "c": "x\ty\n"}
 
 
 @pytest.mark.parametrize("text", ["", "   \n", "# only a comment\n", "---\n", b"\xef\xbb\xbf"])
