@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from rebis_pbm import app as referee
 from rebis_pbm.errors import RebisError, Refused, one_line
 from rebis_pbm.files.names import ENCRYPTED, SIGNATURE
-from rebis_pbm.transports.git.movefiles import KEEP, SAFE_NAME, GameFiles, Say, last_commits
+from rebis_pbm.transports.git.movefiles import (
+    KEEP,
+    SAFE_NAME,
+    GameFiles,
+    Say,
+    history,
+    last_commits,
+)
 from rebis_pbm.transports.git.privacy import Privacy
 from rebis_pbm.transports.git.repository import Git, Listing
 
@@ -88,8 +95,10 @@ def answer_commands(git: Git, tip: str, tree: Listing, files: GameFiles, record_
         record = referee.open_game(record_path).record
         entry = tree.get(path)
         sig_entry = tree.get(path + SIGNATURE)
-        author = known.get(path, ("", "", ""))[1]
-        short = known.get(path, ("", "", "?"))[2]
+        if path not in known:  # a name last_commits leaves out: its own git log
+            last = history(git, tip, path, last_only=True)
+            known[path] = last[0][:3] if last else ("", "", "?")
+        _, author, short = known[path]
         data = git.blob(entry.oid) if entry is not None else None
         signature = git.blob(sig_entry.oid) if sig_entry is not None else None
         named = player_of(path[len(files.commands):], record.players)
