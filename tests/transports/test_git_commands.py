@@ -90,10 +90,12 @@ def test_moves_without_a_key_never_commits_the_hand(repo):  # noqa: F811
     assert done.returncode == 0, done.stderr
     answer = (repo / "answers" / "alice-m.txt").read_text()
     assert "This answer shows your hand" in answer and "play:" not in answer
+    assert answer.startswith("your legal moves\n\nThis answer shows your hand")
     commit_command(repo, "alice-v.txt", "view", "alice")
     assert job(repo, "HEAD").returncode == 0
     view = (repo / "answers" / "alice-v.txt").read_text()
     assert "This answer shows your hand" in view and "Your hand" not in view
+    assert view.startswith("your view\n\n")  # the title line, as docs/git.md says
 
 
 def test_a_keyed_players_command_is_signed_and_the_hand_encrypted_to_them(tmp_path):

@@ -210,14 +210,14 @@ def answer_path(files: GameFiles, path: str, player: str, sealed: bool) -> str:
 def _write_answer(git: Git, files: GameFiles, path: str, player: str, text: str,
                   record_path: Path, privacy: Privacy, *, hand: bool) -> str:
     """Write the answer to ``path`` for ``player``: encrypted to their key when it shows their
-    hand or the game's views are encrypted; plain otherwise; a hand without a key becomes where
-    to find it. Returns the answer's path (relative to the repository's top)."""
+    hand or the game's views are encrypted; plain otherwise; without a key, the text under the
+    title line (``text``'s first) becomes where to find it. Returns the answer's path (relative to the repository's top)."""
     from rebis_pbm.crypto.age import VIEW_PAD, bucket, encrypt_to_ssh_keys, padded
     record = referee.open_game(record_path).record
     key = (privacy.keys or {}).get(player) or referee.registered_view_keys(record).get(player)
     sealed = hand or privacy.encrypt_views or privacy.public_repo
-    if sealed and key is None:
-        text = _no_key(record, player, hand)
+    if sealed and key is None:  # the title line stays (docs/git.md): only the text goes
+        text = text.split("\n", 1)[0] + "\n\n" + _no_key(record, player, hand)
         sealed = False
     rel = answer_path(files, path, player, sealed)
     target = git.top / rel
