@@ -809,3 +809,34 @@ def test_move_file_names_take_the_schemas_player_names():
     decomposed = unicodedata.normalize("NFD", "José")
     assert name_fault(f"turn-001-{decomposed}.yaml") is not None  # not NFC: no move file
     assert name_fault("turn-001-j\u043ese.yaml") is not None  # a Cyrillic o
+
+
+def test_the_docs_local_set_up_gives_players_a_clone_of_main(repo, tmp_path):
+    """docs/git.md, "Trying it on one machine", run as written after the referee's set-up: the
+    bare repository's HEAD is main, so a player's clone checks out the game (a plain
+    ``git init --bare`` names master, and the clone holds nothing)."""
+    text = (REPO / "docs" / "git.md").read_text(encoding="utf-8")
+    part = text[text.index("**Trying it on one machine**"):]
+    start = part.index("```sh\n") + 6
+    block = part[start:part.index("\n```", start)]
+    assert "--initial-branch=main" in block
+    env = {**os.environ, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(["bash", "-e", "-c", block], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    clone = tmp_path / "alice-game"
+    assert (clone / "game.yaml").read_bytes() == (repo / "game.yaml").read_bytes()
+    assert git(clone, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    # the job of the same section, in the referee's clone, with a move alice pushed
+    state = open_game(repo / "game.yaml")[1].state
+    move = pick_move(state)
+    path = clone / "moves" / f"turn-{move.turn:03d}-{state.player_to_move}.yaml"
+    path.write_text(dump_yaml({"game": "gitgame", **move.as_dict()}), encoding="utf-8")
+    git(clone, "add", "moves")
+    git(clone, "commit", "--quiet", "-m", "my move",
+        author=(state.player_to_move, PLAYERS[state.player_to_move]))
+    git(clone, "push", "--quiet", "origin", "main")
+    applied = job(repo, "--remote", "origin")
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    git(clone, "pull", "--quiet")
+    assert played(clone / "game.yaml") == [move]
