@@ -840,3 +840,32 @@ def test_the_docs_local_set_up_gives_players_a_clone_of_main(repo, tmp_path):
     assert applied.returncode == 0, applied.stdout + applied.stderr
     git(clone, "pull", "--quiet")
     assert played(clone / "game.yaml") == [move]
+
+
+def test_git_apply_refreshes_the_private_views_the_referees_clone_keeps(repo):
+    """`new` wrote each player's view beside the record (never committed); after `git apply`
+    in the referee's clone they tell the game as it stands, as after `apply`, and the clone
+    stays clean. A checkout without them (a CI runner's) gets none."""
+    views = repo / "game.views"
+    before = {p: (views / f"{p}.txt").read_bytes() for p in PLAYERS}
+    state = open_game(repo / "game.yaml")[1].state
+    move = pick_move(state)
+    commit_move(repo, state.player_to_move, move, "my move")
+    done = job(repo, "HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for player in PLAYERS:
+        now = (views / f"{player}.txt").read_bytes()
+        shown = run("view", repo / "game.yaml", "--player", player)
+        assert shown.returncode == 0, shown.stderr
+        assert now == shown.stdout and now != before[player], player
+        assert (views / f"{player}.txt").stat().st_mode & 0o777 == 0o600
+    assert git(repo, "status", "--porcelain") == ""
+    # a runner's checkout: no private view is written where none was
+    for path in views.iterdir():
+        if not path.name.startswith("public."):
+            path.unlink()
+    state = open_game(repo / "game.yaml")[1].state
+    move = pick_move(state)
+    commit_move(repo, state.player_to_move, move, "next move")
+    assert job(repo, "HEAD").returncode == 0
+    assert sorted(p.name for p in views.iterdir()) == ["public.txt", "public.yaml"]
