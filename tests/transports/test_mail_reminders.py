@@ -173,7 +173,6 @@ def test_two_stand_in_moves_in_one_tick_are_both_told_first(tmp_path):
     starts with both turns, oldest first, so ana learns the referee moved for her from its
     first line, not from the recent events alone."""
     from clitools import run_inproc
-
     from rebis_pbm.app.commands import resign
 
     game = tmp_path / "g.yaml"

@@ -211,7 +211,8 @@ def _write_answer(git: Git, files: GameFiles, path: str, player: str, text: str,
                   record_path: Path, privacy: Privacy, *, hand: bool) -> str:
     """Write the answer to ``path`` for ``player``: encrypted to their key when it shows their
     hand or the game's views are encrypted; plain otherwise; without a key, the text under the
-    title line (``text``'s first) becomes where to find it. Returns the answer's path (relative to the repository's top)."""
+    title line (``text``'s first) becomes where to find it. Returns the answer's path
+    (relative to the repository's top)."""
     from rebis_pbm.crypto.age import VIEW_PAD, bucket, encrypt_to_ssh_keys, padded
     record = referee.open_game(record_path).record
     key = (privacy.keys or {}).get(player) or referee.registered_view_keys(record).get(player)
