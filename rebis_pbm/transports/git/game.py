@@ -115,13 +115,14 @@ def refresh_private_views(record_path: Path, privacy: Privacy, say: Say) -> None
     if privacy.encrypt_views:
         return
     views_dir = Path(referee.default_views_dir(record_path))
-    try:
-        game = referee.open_game(record_path)
-        if game.record.views_encrypted or not any(
-                (views_dir / f"{p}{suffix}").exists()
-                for p in game.record.players for suffix in (".yaml", ".txt")):
+    try:  # (a look at the folder first: a runner's checkout holds the public view alone)
+        private = [p for p in views_dir.iterdir() if p.suffix in (".yaml", ".txt")
+                   and not p.name.startswith("public.")] if views_dir.is_dir() else []
+        if not private:
             return
-        referee.write_views(views_dir, game.record, game.replay, stale_only=True)
+        game = referee.open_game(record_path)
+        if not game.record.views_encrypted:
+            referee.write_views(views_dir, game.record, game.replay, stale_only=True)
     except (RebisError, OSError) as exc:
         say(one_line(f"rebis-pbm git: the private views in {views_dir} were not refreshed "
                      f"({exc}); rebis-pbm view {record_path} --player NAME shows each"), True)
