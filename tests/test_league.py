@@ -263,3 +263,12 @@ def test_a_fair_deal_waiting_for_joins_is_in_progress_and_says_whose_joins(cli, 
     assert (eve["games"], eve["finished"], eve["points"]) == (1, 0, "0")
     assert "g4 (" in cli("league", folder).out and "the deal waits for joins by ana, eve" in \
         cli("league", folder).out
+
+
+def test_tied_players_are_ordered_without_regard_to_case_or_accents():
+    """A tie is broken by the name as a reader orders it: carol before José before Zoë (a
+    code point order put José and Zoë, capitals, before carol); the name itself then keeps
+    the order total (José before jose)."""
+    lines = [GameLine("a.yaml", "a", ("Zoë", "carol", "José", "jose", "Émile"), PLAYING, 3,
+                      "carol", (), None, (), {}, {}, {})]
+    assert [s.player for s in rank(lines)] == ["carol", "Émile", "José", "jose", "Zoë"]

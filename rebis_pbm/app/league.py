@@ -20,7 +20,8 @@ The rules of the table (one place; docs/league.md words them for people):
   (:func:`rebis_pbm.record.deadlines.missed_turns`); ``stand_ins``: every move the referee
   made for them (``by: referee`` in the record: a missed deadline, a player replaced by the
   bot after missed deadlines, or at their request: :func:`rebis_pbm.app.stand_ins`).
-- Ranking: points, then wins, then score, highest first; then the name.
+- Ranking: points, then wins, then score, highest first; then the name in the order of
+  :func:`name_order` (case and accents aside: carol before José before Zoë).
 
 Everything is read from the public record (face-down cards count 0 in a game in progress,
 which gives no score anyway), so no hidden card reaches the table; nothing reads the clock.
@@ -30,6 +31,7 @@ The table's types and its renderings are :mod:`rebis_pbm.present.league`'s.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from fractions import Fraction
 
@@ -142,4 +144,17 @@ def rank(games: Iterable[GameLine]) -> list[Standing]:
                         shared_wins=line.shared_wins + (len(game.winners) > 1),
                         points=line.points + Fraction(1, len(game.winners)))
             table[player] = line
-    return sorted(table.values(), key=lambda s: (-s.points, -s.wins, -s.score, s.player))
+    return sorted(table.values(),
+                  key=lambda s: (-s.points, -s.wins, -s.score, *name_order(s.player)))
+
+
+def name_order(name: str) -> tuple[str, str]:
+    """The key that orders player names of a tie: ``name`` case-folded, in NFKD without its
+    combining marks (so ``carol`` comes before ``José``, and ``José`` beside ``jose``), then the
+    name itself, so that the order stays total and the same on every machine.
+
+    >>> sorted(["Zoë", "José", "carol", "jose"], key=name_order)
+    ['carol', 'José', 'jose', 'Zoë']
+    """
+    bare = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return bare.casefold(), name

@@ -90,10 +90,12 @@ def test_moves_without_a_key_never_commits_the_hand(repo):  # noqa: F811
     assert done.returncode == 0, done.stderr
     answer = (repo / "answers" / "alice-m.txt").read_text()
     assert "This answer shows your hand" in answer and "play:" not in answer
+    assert answer.startswith("your legal moves\n\nThis answer shows your hand")
     commit_command(repo, "alice-v.txt", "view", "alice")
     assert job(repo, "HEAD").returncode == 0
     view = (repo / "answers" / "alice-v.txt").read_text()
     assert "This answer shows your hand" in view and "Your hand" not in view
+    assert view.startswith("your view\n\n")  # the title line, as docs/git.md says
 
 
 def test_a_keyed_players_command_is_signed_and_the_hand_encrypted_to_them(tmp_path):
@@ -226,3 +228,83 @@ def test_away_and_resign_by_command_file_commit_the_record_and_the_public_view(t
     assert {p for p in files if p.startswith("game.views/")} == {"game.views/public.txt",
                                                                  "game.views/public.yaml"}
     assert run("verify", top / "game.yaml").returncode == 0
+
+
+def _accented_game(tmp_path, monkeypatch) -> tuple[Path, dict[str, str]]:
+    """A git game of José, bob and Zoë (accented names: git quotes them in its listings unless
+    told not to, core.quotePath)."""
+    from test_git_transport import REPO, SEED
+    from test_git_transport import key as seed_of
+
+    from transport_support import new_args
+
+    players = {"José": "jose@example.org", "bob": "bob@example.org", "Zoë": "zoe@example.org"}
+    top = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", top)
+    git(top, "init", "--quiet", "--initial-branch=main")
+    made = run(*new_args(top / "game.yaml", SEED, "gitgame", players=players))
+    assert made.returncode == 0, made.stderr
+    shutil.move(top / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    monkeypatch.setenv("REBIS_PBM_SEED", seed_of(top))
+    git(top, "add", "--all")
+    git(top, "commit", "--quiet", "-m", "Start the game", author=REFEREE)
+    return top, players
+
+
+def _tracked(top: Path) -> set[str]:
+    """The files HEAD holds, as themselves (``-z``: never quoted)."""
+    return set(filter(None, git(top, "ls-tree", "-r", "-z", "--name-only", "HEAD").split("\0")))
+
+
+def _commit_as(top: Path, name: str, line: str, author: tuple[str, str]) -> None:
+    path = top / "commands" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(line + "\n", encoding="utf-8")
+    git(top, "add", "commands")
+    git(top, "commit", "--quiet", "-m", f"command {name}", author=author)
+
+
+def test_a_command_file_with_an_accented_name_is_answered(tmp_path, monkeypatch):
+    """commands/José-history.txt: git's default core.quotePath writes the path quoted
+    ("commands/Jos\\303\\251-history.txt"); the job still finds the commit's author."""
+    top, players = _accented_game(tmp_path, monkeypatch)
+    git(top, "config", "core.quotePath", "true")  # git's default, said plainly
+    _commit_as(top, "José-history.txt", "history", ("José", players["José"]))
+    done = job(top, "HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no author address" not in done.stdout + done.stderr
+    assert "command history (José); answered in answers/José-history.txt" in done.stdout
+    files = _tracked(top)
+    assert "commands/José-history.txt" not in files and "answers/José-history.txt" in files
+    answer = (top / "answers" / "José-history.txt").read_text(encoding="utf-8")
+    assert answer.startswith("the moves so far\n")
+
+
+def test_a_command_in_an_accented_players_name_is_answered_to_its_committer(tmp_path,
+                                                                            monkeypatch):
+    """bob commits commands/José-x.txt: refused, and the reason is bob's (docs/git.md)."""
+    top, players = _accented_game(tmp_path, monkeypatch)
+    _commit_as(top, "José-x.txt", "resign", ("bob", players["bob"]))
+    before = (top / "game.yaml").read_bytes()
+    done = job(top, "HEAD")
+    assert done.returncode == 1, done.stdout + done.stderr
+    files = _tracked(top)
+    assert "commands/José-x.txt" not in files and "answers/bob-x.txt" in files
+    assert "answers/José-x.txt" not in files
+    answer = (top / "answers" / "bob-x.txt").read_text(encoding="utf-8")
+    assert answer.startswith("your command was not carried out")
+    assert "no author address" not in answer
+    assert (top / "game.yaml").read_bytes() == before
+
+
+def test_a_misnamed_command_file_is_answered_to_its_committer(repo):  # noqa: F811
+    """commands/alice 1.txt (a space: no command file's name) is refused for its name, and
+    the reason goes to alice, whose address committed it (never "no author address")."""
+    commit_command(repo, "alice 1.txt", "history", "alice")
+    done = job(repo, "HEAD")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "no author address" not in done.stdout + done.stderr
+    answers = [p for p in _tracked(repo) if p.startswith("answers/")]
+    assert len(answers) == 1 and answers[0].startswith("answers/alice-"), answers
+    assert "a command file is named commands/NAME-WORDS.txt" in \
+        (repo / answers[0]).read_text(encoding="utf-8")

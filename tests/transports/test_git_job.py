@@ -222,8 +222,10 @@ def killed_after_push(tmp_path: Path) -> dict:
     wrapper = tmp_path / "killing-git"
     wrapper.mkdir()
     real = shutil.which("git")
+    # (the job runs `git -c core.quotePath=false COMMAND ...`: the command is after the -c)
     (wrapper / "git").write_text(f'#!/bin/sh\n"{real}" "$@"; rc=$?\n'
-                                 f'if [ "$1" = push ] && [ $rc = 0 ]; then kill -9 $PPID; fi\n'
+                                 f'cmd=$1; if [ "$1" = -c ]; then cmd=$3; fi\n'
+                                 f'if [ "$cmd" = push ] && [ $rc = 0 ]; then kill -9 $PPID; fi\n'
                                  f'exit $rc\n')
     (wrapper / "git").chmod(0o755)
     return {"PATH": f"{wrapper}{os.pathsep}{os.environ.get('PATH', '')}"}

@@ -809,3 +809,63 @@ def test_move_file_names_take_the_schemas_player_names():
     decomposed = unicodedata.normalize("NFD", "José")
     assert name_fault(f"turn-001-{decomposed}.yaml") is not None  # not NFC: no move file
     assert name_fault("turn-001-j\u043ese.yaml") is not None  # a Cyrillic o
+
+
+def test_the_docs_local_set_up_gives_players_a_clone_of_main(repo, tmp_path):
+    """docs/git.md, "Trying it on one machine", run as written after the referee's set-up: the
+    bare repository's HEAD is main, so a player's clone checks out the game (a plain
+    ``git init --bare`` names master, and the clone holds nothing)."""
+    text = (REPO / "docs" / "git.md").read_text(encoding="utf-8")
+    part = text[text.index("**Trying it on one machine**"):]
+    start = part.index("```sh\n") + 6
+    block = part[start:part.index("\n```", start)]
+    assert "--initial-branch=main" in block
+    env = {**os.environ, "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(["bash", "-e", "-c", block], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    clone = tmp_path / "alice-game"
+    assert (clone / "game.yaml").read_bytes() == (repo / "game.yaml").read_bytes()
+    assert git(clone, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    # the job of the same section, in the referee's clone, with a move alice pushed
+    state = open_game(repo / "game.yaml")[1].state
+    move = pick_move(state)
+    path = clone / "moves" / f"turn-{move.turn:03d}-{state.player_to_move}.yaml"
+    path.write_text(dump_yaml({"game": "gitgame", **move.as_dict()}), encoding="utf-8")
+    git(clone, "add", "moves")
+    git(clone, "commit", "--quiet", "-m", "my move",
+        author=(state.player_to_move, PLAYERS[state.player_to_move]))
+    git(clone, "push", "--quiet", "origin", "main")
+    applied = job(repo, "--remote", "origin")
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    git(clone, "pull", "--quiet")
+    assert played(clone / "game.yaml") == [move]
+
+
+def test_git_apply_refreshes_the_private_views_the_referees_clone_keeps(repo):
+    """`new` wrote each player's view beside the record (never committed); after `git apply`
+    in the referee's clone they tell the game as it stands, as after `apply`, and the clone
+    stays clean. A checkout without them (a CI runner's) gets none."""
+    views = repo / "game.views"
+    before = {p: (views / f"{p}.txt").read_bytes() for p in PLAYERS}
+    state = open_game(repo / "game.yaml")[1].state
+    move = pick_move(state)
+    commit_move(repo, state.player_to_move, move, "my move")
+    done = job(repo, "HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for player in PLAYERS:
+        now = (views / f"{player}.txt").read_bytes()
+        shown = run("view", repo / "game.yaml", "--player", player)
+        assert shown.returncode == 0, shown.stderr
+        assert now == shown.stdout and now != before[player], player
+        assert (views / f"{player}.txt").stat().st_mode & 0o777 == 0o600
+    assert git(repo, "status", "--porcelain") == ""
+    # a runner's checkout: no private view is written where none was
+    for path in views.iterdir():
+        if not path.name.startswith("public."):
+            path.unlink()
+    state = open_game(repo / "game.yaml")[1].state
+    move = pick_move(state)
+    commit_move(repo, state.player_to_move, move, "next move")
+    assert job(repo, "HEAD").returncode == 0
+    assert sorted(p.name for p in views.iterdir()) == ["public.txt", "public.yaml"]

@@ -166,3 +166,31 @@ def test_tick_queues_the_views_it_changes_when_no_view_was_ever_mailed(tmp_path)
     assert told == ["ana@example.org", "bob@example.org", REFEREE]
     again = run_inproc("tick", game, "--now", at(74), "--referee", REFEREE)
     assert len(queued(game)) == 3 and "queued" not in again.out  # nothing changed since
+
+
+def test_two_stand_in_moves_in_one_tick_are_both_told_first(tmp_path):
+    """tick moves for ana (missed deadline), then for bob (resigned): each player's message
+    starts with both turns, oldest first, so ana learns the referee moved for her from its
+    first line, not from the recent events alone."""
+    from clitools import run_inproc
+    from rebis_pbm.app.commands import resign
+
+    game = tmp_path / "g.yaml"
+    addresses = {**ADDRESSES, "cy": "cy@example.org"}
+    referee.create_game(game, ["ana", "bob", "cy"], seed="reminders", insecure_seed=True,
+                        addresses=addresses, deadline=parse_duration("72h"), now=at(0))
+    queue_views(game, REFEREE)
+    first = len(queued(game))
+    assert resign(game, "bob", now=at(1)) == 0  # not bob's turn yet: no move
+    done = run_inproc("tick", game, "--now", at(73), "--referee", REFEREE)
+    assert "Turn 1: the referee moved for ana (missed deadline)." in done.out, done.out
+    assert "Turn 2: the referee moved for bob (resigned by mail)." in done.out, done.out
+    told = {m["To"].addresses[0].addr_spec: m.get_body(preferencelist=("plain",)).get_content()
+            for m in queued(game)[first:]}
+    assert set(told) == {*addresses.values(), REFEREE}
+    lines = told["ana@example.org"].splitlines()
+    assert lines[0].startswith("Turn 1 (ana): the referee moved for you (missed deadline)")
+    assert lines[1].startswith("Turn 2 (bob): the referee moved for bob (resigned by mail)")
+    cy = told["cy@example.org"].splitlines()
+    assert cy[0].startswith("Turn 1 (ana): the referee moved for ana")
+    assert cy[1].startswith("Turn 2 (bob): the referee moved for bob")

@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from rebis_pbm import app as referee
 from rebis_pbm.errors import RebisError, Refused, one_line
 from rebis_pbm.files.names import ENCRYPTED, SIGNATURE
-from rebis_pbm.transports.git.movefiles import KEEP, SAFE_NAME, GameFiles, Say, last_commits
+from rebis_pbm.transports.git.movefiles import (
+    KEEP,
+    SAFE_NAME,
+    GameFiles,
+    Say,
+    history,
+    last_commits,
+)
 from rebis_pbm.transports.git.privacy import Privacy
 from rebis_pbm.transports.git.repository import Git, Listing
 
@@ -88,8 +95,10 @@ def answer_commands(git: Git, tip: str, tree: Listing, files: GameFiles, record_
         record = referee.open_game(record_path).record
         entry = tree.get(path)
         sig_entry = tree.get(path + SIGNATURE)
-        author = known.get(path, ("", "", ""))[1]
-        short = known.get(path, ("", "", "?"))[2]
+        if path not in known:  # a name last_commits leaves out: its own git log
+            last = history(git, tip, path, last_only=True)
+            known[path] = last[0][:3] if last else ("", "", "?")
+        _, author, short = known[path]
         data = git.blob(entry.oid) if entry is not None else None
         signature = git.blob(sig_entry.oid) if sig_entry is not None else None
         named = player_of(path[len(files.commands):], record.players)
@@ -201,14 +210,15 @@ def answer_path(files: GameFiles, path: str, player: str, sealed: bool) -> str:
 def _write_answer(git: Git, files: GameFiles, path: str, player: str, text: str,
                   record_path: Path, privacy: Privacy, *, hand: bool) -> str:
     """Write the answer to ``path`` for ``player``: encrypted to their key when it shows their
-    hand or the game's views are encrypted; plain otherwise; a hand without a key becomes where
-    to find it. Returns the answer's path (relative to the repository's top)."""
+    hand or the game's views are encrypted; plain otherwise; without a key, the text under the
+    title line (``text``'s first) becomes where to find it. Returns the answer's path
+    (relative to the repository's top)."""
     from rebis_pbm.crypto.age import VIEW_PAD, bucket, encrypt_to_ssh_keys, padded
     record = referee.open_game(record_path).record
     key = (privacy.keys or {}).get(player) or referee.registered_view_keys(record).get(player)
     sealed = hand or privacy.encrypt_views or privacy.public_repo
-    if sealed and key is None:
-        text = _no_key(record, player, hand)
+    if sealed and key is None:  # the title line stays (docs/git.md): only the text goes
+        text = text.split("\n", 1)[0] + "\n\n" + _no_key(record, player, hand)
         sealed = False
     rel = answer_path(files, path, player, sealed)
     target = git.top / rel

@@ -91,10 +91,46 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
     never applied later, and the round goes on with the other files; elsewhere the round stops
     at the first refused file, which stays for its player to correct.
 
+    Private views that a referee's clone keeps beside the record (``NAME.yaml``, ``NAME.txt``,
+    written by ``new`` and never committed) are refreshed after the round, as ``apply``
+    refreshes them (:func:`refresh_private_views`), so that a view the referee hands a player
+    is the game as it stands; none is created.
+
     Raises:
         Failed: the game's seed file is committed, or a file in its moves/ is no move file's
             name (nothing of the game applied; exit 2).
     """
+    outcome, stop = _round(git, tip, tree, changes, files, say, privacy, known)
+    if outcome.applied or outcome.refusals or outcome.asked:
+        refresh_private_views(git.top / files.record, privacy, say)
+    return outcome, stop
+
+
+def refresh_private_views(record_path: Path, privacy: Privacy, say: Say) -> None:
+    """Rewrite the plain private views beside ``record_path`` that exist and are out of date
+    (``write_views(stale_only=True)``): a referee's clone keeps those ``new`` wrote. A game
+    whose views are encrypted is left alone (the round commits those), and so is a checkout
+    holding no private view (a CI runner's: nothing is created). A failure is said for the
+    referee's attention, never the job's: the record and its commits stand."""
+    if privacy.encrypt_views:
+        return
+    views_dir = Path(referee.default_views_dir(record_path))
+    try:  # (a look at the folder first: a runner's checkout holds the public view alone)
+        private = [p for p in views_dir.iterdir() if p.suffix in (".yaml", ".txt")
+                   and not p.name.startswith("public.")] if views_dir.is_dir() else []
+        if not private:
+            return
+        game = referee.open_game(record_path)
+        if not game.record.views_encrypted:
+            referee.write_views(views_dir, game.record, game.replay, stale_only=True)
+    except (RebisError, OSError) as exc:
+        say(one_line(f"rebis-pbm git: the private views in {views_dir} were not refreshed "
+                     f"({exc}); rebis-pbm view {record_path} --player NAME shows each"), True)
+
+
+def _round(git: Git, tip: str, tree: Listing, changes: Changes | None, files: GameFiles,
+           say: Say, privacy: Privacy, known: Last | None) -> tuple[Outcome, RebisError | None]:
+    """:func:`apply_round`, without the refresh of the private views."""
     from rebis_pbm.present import views
     game, moves = files.record, files.moves
     refuse_secret(tree, game)

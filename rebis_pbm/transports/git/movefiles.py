@@ -197,8 +197,8 @@ def last_commits(git: Git, tip: str, paths: list[str]) -> Last:
     found: Last = {}
     if not wanted:
         return found
-    walk = subprocess.Popen(["git", "--literal-pathspecs", "log", "--format=@%H%x00%ae%x00%h",
-                             "--name-only", tip, "--", *sorted(wanted)], cwd=git.top,
+    walk = subprocess.Popen(git.argv("--literal-pathspecs", "log", "--format=@%H%x00%ae%x00%h",
+                                     "--name-only", tip, "--", *sorted(wanted)), cwd=git.top,
                             env=git.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert walk.stdout is not None
     try:

@@ -62,21 +62,30 @@ class Git:
                     "GIT_COMMITTER_EMAIL": identity.email, "GIT_TERMINAL_PROMPT": "0"}
         self._batch: subprocess.Popen[bytes] | None = None
 
+    @staticmethod
+    def argv(*args: str) -> list[str]:
+        """The command line of ``git ARGS``, as every git process of the job is started: with
+        ``core.quotePath`` off, so that a path of accented letters (``commands/José-1.txt``)
+        is listed as itself, never quoted with octal escapes (``"commands/Jos\\303\\251..."``)
+        whatever the repository's configuration."""
+        return ["git", "-c", "core.quotePath=false", *args]
+
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """``git ARGS`` in the repository, its output as text.
 
         Raises:
             Failed: git exited non-zero and ``check`` (exit 2), with git's last line.
         """
-        done = subprocess.run(["git", *args], cwd=self.top, env=self.env, capture_output=True,
-                              text=True)
+        done = subprocess.run(self.argv(*args), cwd=self.top, env=self.env,
+                              capture_output=True, text=True)
         if check and done.returncode != 0:
             self._failed(args[0], done.stderr)
         return done
 
     def run_binary(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
         """``git ARGS`` in the repository, its output as bytes (raises as :meth:`run`)."""
-        done = subprocess.run(["git", *args], cwd=self.top, env=self.env, capture_output=True)
+        done = subprocess.run(self.argv(*args), cwd=self.top, env=self.env,
+                              capture_output=True)
         if check and done.returncode != 0:
             self._failed(args[0], done.stderr.decode("utf-8", "replace"))
         return done
@@ -127,7 +136,7 @@ class Git:
     def blobs(self, names: list[str]) -> list[bytes | None]:
         """:meth:`blob` of each of ``names``, asked in batches (fewer round trips)."""
         if self._batch is None:
-            self._batch = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.top,
+            self._batch = subprocess.Popen(self.argv("cat-file", "--batch"), cwd=self.top,
                                            env=self.env, stdin=subprocess.PIPE,
                                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         stdin, stdout = self._pipes()

@@ -200,8 +200,9 @@ def queue_missing_views(game: str | os.PathLike[str], referee_address: str,
     if noted >= _progress(record) or not record.addresses:
         return 0
     record, replay, _ = game_read or referee.open_game(game)
+    told = noted[0] if noted[1] == _ALL_JOINED and not record.joining() else None
     messages = view_messages(record, replay, referee_address, players=_told_of_join(record),
-                             pictures=pictures)
+                             pictures=pictures, since=told)
     _queue_then_note(queue_dir, messages, record)
     return len(messages)
 
@@ -229,13 +230,16 @@ def _reader_views(record: Record, replay: Replay, viewer: str | None
 def view_messages(record: Record, replay: Replay, referee_address: str, *,
                   players: tuple[str, ...] | None = None,
                   original: EmailMessage | None = None, sender: str | None = None,
-                  pictures: bool = True) -> list[EmailMessage]:
+                  pictures: bool = True, since: int | None = None) -> list[EmailMessage]:
     """The messages that tell where a game stands: for each player with an address (or each of
     ``players``) their own view, and for the referee the public view (unless ``players`` is
     given). Each starts with the last move (or the deal) as told to its reader. ``original`` is
     the message of the move just accepted (from ``sender``): its author's view answers it.
     ``pictures``: each message also carries the picture of its view (an HTML alternative with an
-    inline SVG, :func:`rebis_pbm.transports.mail.compose.view_message`).
+    inline SVG, :func:`rebis_pbm.transports.mail.compose.view_message`). ``since``: how many
+    moves the players' last messages told (the queue's note): each move after those is told,
+    oldest first, a line each (``tick`` may make several stand-in moves in one run); None: the
+    last move alone.
     """
     from rebis_pbm.present import views
     joined = record.joins[-1].player if record.joins else None  # the last join (a fair deal)
@@ -264,6 +268,14 @@ def view_messages(record: Record, replay: Replay, referee_address: str, *,
                 _("{player} sent their commitment.").format(player=joined) if committed else
                 _("You joined the deal.") if viewer == joined else
                 _("{player} joined the deal.").format(player=joined))
+        elif since is not None and 0 <= since < len(replay.history) - 1:
+            news = "\n".join(
+                _("{heading}: {account}").format(
+                    heading=_("Turn {turn} ({player})").format(turn=m.turn, player=m.player),
+                    account=views.account(
+                        e, viewer, lang,
+                        stand_in=referee.stand_in_reason(record, since + 1 + at)))
+                for at, (m, e) in enumerate(replay.history[since:]))
         else:
             news = _("{heading}: {account}").format(
                 heading=_(heading).format(**said),
