@@ -141,6 +141,8 @@ def test_the_away_answers_count_in_the_language_and_speak_to_the_player(tmp_path
         post.mail_in()
         said.append(text_of(only_to(post.new(), PLAYERS["alice"])))
     assert one in said[0], said[0]
+    # the answer ends with where the game stands, to alice, who is to move: "you"
+    assert {"fr": "à toi de jouer", "pt": "é a tua vez", "en": "you to move"}[lang] in said[0]
     assert none.format(year=year) in said[1], said[1]
     for text in said:
         assert "alice" not in text.split("\n\n", 1)[1], text  # second person, all through
