@@ -340,14 +340,15 @@ def test_each_player_reads_view_mails_template_and_refusals_in_their_language(tm
     subject, text, _ = replies[ADDRESSES["ben"]]
     assert subject == "[Rebis g18] turno 2: o teu lance não foi aplicado"
     assert "lance recusado: só se pode jogar uma carta na prateleira de outro jogador (R8)" in text
-    assert "Nada mudou no jogo. O jogo espera o turno 2: é a vez de ben." in text
+    # ben is to move: the standing speaks to him (issue 30)
+    assert "Nada mudou no jogo. O jogo espera o turno 2: é a tua vez." in text
     subject, text, _ = replies[ADDRESSES["ann"]]
     assert subject == "[Rebis g18] tour 2\u00a0: ton coup n'a pas été appliqué"
-    assert "coup refusé\u00a0: le tour 2 est à ben, pas à ann" in text
+    assert "coup refusé\u00a0: le tour 2 est à ben, pas à toi" in text  # to ann (issue 30)
     assert "Rien n'a changé dans la partie." in text
     subject, text, _ = replies[ADDRESSES["cid"]]
     assert subject == "[Rebis g18] turn 2: your move was not applied"
-    assert "move rejected: turn 2 is ben's, not cid's" in text
+    assert "move rejected: turn 2 is ben's, not yours" in text
     assert open_game(game).replay.state.turn == 2  # nothing was applied
     # ann's first move delivered twice: the answer says so, in French.
     _mail_in(game, tmp_path, _mail(ADDRESSES["ann"], yaml.safe_dump(
@@ -376,7 +377,7 @@ def test_a_refusal_to_the_mover_speaks_of_their_active_shelf_in_their_language(t
         {"game": "g18", "turn": 1, "player": "ben",
          "play": {"cards": 1, "shelf": "ben", "sign": "positive"}}), "<r2@x>"))
     text = _queued(game, seen)[ADDRESSES["ben"]][1]
-    assert "o turno 1 é de ann, não de ben" in text
+    assert "o turno 1 é de ann, não teu" in text  # said to ben (issue 30)
 
 
 def test_a_player_checks_a_move_against_their_view_in_their_language(cli, tmp_path):

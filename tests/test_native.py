@@ -357,3 +357,77 @@ def test_described_moves_join_their_clauses_as_the_language_does(lang):
         assert "(s)" not in text, text
     joiner = f"{NB}; " if lang == "fr" else "; "
     assert all(joiner in text for text in several), several[:3]
+
+
+# Counts and the second person, for every message to come (issue 30) ---------------------------
+
+# "{count} <noun>s" outside ngettext is right only where the count is never 1 (nor 0 in French)
+COUNT_ALWAYS_PLURAL = {"the message's text has {count} blocks starting with a line '---'; send "
+                       "one move per message"}
+
+
+@pytest.mark.parametrize("lang", ["fr", "pt"])
+def test_a_count_before_a_plural_noun_goes_through_ngettext(lang):
+    """No message that is not a plural entry writes "{count} absences" (or any "{count} Xs"):
+    it would read "1 absences" / "0 absences" in French; ngettext chooses the form."""
+    with open(i18n.LOCALE_DIR + f"/{lang}/LC_MESSAGES/rebis_pbm.po", "rb") as f:
+        po = read_po(f)
+    for message in po:
+        if isinstance(message.id, str) and message.id not in COUNT_ALWAYS_PLURAL:
+            assert not re.search(r"\{count\} (more )?[a-z]+s\b", message.id), message.id
+
+
+def _templates(path) -> list[str]:
+    import ast
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "N_" \
+                and node.args and isinstance(node.args[0], ast.Constant):
+            found.append(node.args[0].value)
+    return found
+
+
+def test_every_sentence_about_a_player_sent_to_them_has_a_second_person():
+    """A use case's refusal about a player ("{player} has no move to make ..."), and the
+    rules' "the current turn is N, X to move" / "turn N is X's, not Y's", are sent to that
+    player by mail or git: each has its second person in i18n.SECOND_PERSON, translated, and
+    a player reading one about themself reads "you" (present/i18n.py ``addressed``)."""
+    from pathlib import Path
+
+    import rebis_pbm
+    package = Path(rebis_pbm.__file__).parent
+    about = [t for path in sorted((package / "app").glob("*.py")) for t in _templates(path)
+             if t.startswith("{player} ")]
+    about += [t for t in _templates(package / "engine" / "rules.py")
+              if "{to_move} to move" in t or "not {player}'s" in t]
+    assert len(about) >= 12
+    keys = {template for template, _field in i18n.SECOND_PERSON}
+    assert [t for t in about if t not in keys] == []
+    for (template, field), you in i18n.SECOND_PERSON.items():
+        params = {f: "Zoë" if f == field else "José" if f in NAME_FIELDS else 2
+                  for f in _fields(template)}
+        for lang in ("en", "fr", "pt"):
+            said = i18n.translate(i18n.Phrase(template, params), lang, "Zoë")
+            assert "Zoë" not in said, (lang, said)
+            assert said != i18n.translate(i18n.Phrase(template, params), lang), said
+            assert said == i18n.translate(i18n.Phrase(you, params), lang)
+
+
+@pytest.mark.parametrize(("lang", "yours", "theirs"), [
+    ("fr", "(à ta demande)", "(à la demande du joueur)"),
+    ("pt", "(a teu pedido)", "(a pedido do jogador)"),
+    ("en", "(at your request)", "(on the player's request)"),
+])
+def test_a_move_made_on_its_players_request_says_so_to_them_in_the_second_person(lang, yours,
+                                                                                  theirs):
+    from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
+    from rebis_pbm.present.views import account
+
+    state, _ = setup(Ruleset(), ("ana", "hugo"), "native-request")
+    mover = state.players[state.to_move]
+    _after, events = apply_move(state, legal_moves(state)[0])
+    own = account(events, mover, lang, stand_in="on the player's request")
+    other = account(events, "hugo" if mover == "ana" else "ana", lang,
+                    stand_in="on the player's request")
+    assert yours in own and theirs not in own, own
+    assert theirs in other, other

@@ -312,3 +312,65 @@ def test_the_dialogue_is_in_the_players_language(tmp_path):
     assert "Quelle carte veux-tu poser\u00a0?" in out and "Où\u00a0?" in out
     assert "Rien n'a été écrit." in out
     assert "sur ton étagère 1 (poids" in out
+
+
+@pytest.mark.parametrize(("lang", "yes", "shown", "wrong", "written"), [
+    ("fr", "oui", "[O/n]\u00a0:", "n'est pas un nombre de 1 à", "Écrit"),
+    ("pt", "s", "[S/n]:", "não é um número de 1 a", "Escrito"),
+    ("en", "y", "[Y/n]:", "is not a number from 1 to", "Written"),
+])
+def test_the_dialogue_takes_the_languages_yes_and_words_its_errors(tmp_path, lang, yes, shown,
+                                                                   wrong, written):
+    """Issue 30: the confirmation takes the language's yes (o/oui, s/sim; y always) and shows
+    it ([O/n], [S/n]); a wrong number is answered in the player's language, then asked again;
+    a player not to move is told so in their language, in the second person."""
+    game = new_game(tmp_path / "ref", "--lang", f"alice={lang}", "--lang", f"bob={lang}")
+    view = view_of(game, "alice", tmp_path / "alice")
+    done = play(view, "--out", tmp_path / "alice", "--quiet",
+                stdin=f"9\nabc\n1\n1\n{yes}\n".encode())
+    assert done.returncode == 0, done.stderr
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert shown in out and wrong in err and "abc" in err, (out, err)
+    assert "Error" not in err and "valid integer" not in err and "range" not in err, err
+    assert (tmp_path / "alice" / "turn-001-alice.yaml").exists()
+    assert written in out
+    no = {"fr": "non", "pt": "não", "en": "no"}[lang]
+    again = play(view, "--out", tmp_path / "again", "--quiet", stdin=f"1\n1\n{no}\n".encode())
+    assert again.returncode == 0 and not (tmp_path / "again").exists(), again.stderr
+    refused = play(view_of(game, "bob", tmp_path / "bob"), "--out", tmp_path / "bob")
+    said = refused.stderr.decode()
+    assert refused.returncode == 1 and {"fr": "tu n'as pas de coup à jouer",
+                                        "pt": "não tens lance a fazer",
+                                        "en": "you have no move to make"}[lang] in said, said
+    assert "bob" not in said, said
+
+
+@pytest.mark.parametrize(("lang", "subject"), [("fr", "tour 1\u00a0: mon coup"),
+                                               ("pt", "turno 1: o meu lance")])
+def test_play_send_writes_the_subject_in_the_players_language(tmp_path, lang, subject):
+    from aiosmtpd.controller import Controller
+
+    inbox = Inbox()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        game = new_game(tmp_path / "ref", "--lang", f"alice={lang}")
+        view = view_of(game, "alice", tmp_path / "alice")
+        config = tmp_path / "alice" / "play.yaml"
+        config.write_text(f"smtp: 127.0.0.1:{controller.port}\ntls: none\n"
+                          f"from: {PLAYERS['alice']}\nreferee: {REFEREE}\n")
+        done = play(view, "--out", tmp_path / "alice", "--send", "--config", config, "--yes",
+                    "--quiet", "--move", "1")
+        assert done.returncode == 0, done.stderr
+        [(_recipients, msg)] = inbox.take()
+        assert msg["Subject"] == f"[Rebis playgame] {subject}"
+        eml = tmp_path / "move.eml"
+        eml.write_bytes(msg.as_bytes())
+        got = run("mail", "in", game, eml, "--referee", REFEREE)  # the referee still routes it
+        assert got.returncode == 0, got.stderr
+        assert moves_made(game) == 1
+    finally:
+        controller.stop()

@@ -43,18 +43,23 @@ def _allowance(record: Record) -> tuple[int, int]:
     return int(allowance["seconds"]), int(allowance["slots"])
 
 
-def _days(seconds: int) -> str:
+def absence_length(seconds: int) -> Phrase:
+    """A length of absence in days and hours, as a phrase each language words (``14d``,
+    ``3d5h``; French ``14 j``)."""
     days, rest = divmod(seconds, 86400)
-    return f"{days}d{rest // 3600}h" if rest >= 3600 else f"{days}d"
+    if rest >= 3600:
+        return Phrase(N_("{days}d{hours}h"), {"days": days, "hours": rest // 3600})
+    return Phrase(N_("{days}d"), {"days": days})
 
 
 def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
                  now: str | None = None, reason: str | None = None,
-                 views_dir: PathLike | None = None) -> Away:
+                 views_dir: PathLike | None = None, zone: str | None = None) -> Away:
     """Log ``player``'s absence from ``start`` (ISO 8601; None: ``now``) to ``end``: the game's
     clock stops meanwhile (:func:`rebis_pbm.record.deadlines.deadline_of`). ``now``: the time it
     is logged at (ISO 8601; default the clock). Logged as the referee's ``away`` action (with
-    ``reason``, one line) and shown in every view.
+    ``reason``, one line) and shown in every view. ``zone``: the time zone a refusal's times
+    are shown in (the player's, when the player asked; default UTC).
 
     Ruling: the allowance is per calendar year (UTC) of the absence's start; an absence that
     would pass it (its length, or one absence too many) is refused, never cut: the referee may
@@ -73,6 +78,7 @@ def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
         format_time,
         now_text,
         parse_time,
+        shown_time,
     )
     at_text = now_text(now)
     begins = parse_time(start, "--from") if start is not None else parse_time(at_text)
@@ -92,20 +98,21 @@ def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
                     and parse_time(other.start) < ends and parse_time(other.end) > begins:
                 raise Refused(phrase=Phrase(N_(
                     "{player} is already away from {start} to {end}; nothing was written"),
-                    {"player": player, "start": other.start, "end": other.end}))
+                    {"player": player, "start": shown_time(other.start, zone),
+                     "end": shown_time(other.end, zone)}))
         used, count = allowance_used(record, player, begins.year)
         length = int((ends - begins).total_seconds())
         if count + 1 > slots:
+            # count == slots: the sentence names no count, which would need a plural form
             raise Refused(phrase=Phrase(N_(
-                "{player} has had {count} absences in {year}, all the allowance gives ({slots} "
-                "a year); nothing was written"),
-                {"player": player, "count": count, "year": begins.year, "slots": slots}))
+                "{player} has had in {year} every absence the allowance gives ({slots} a year); "
+                "nothing was written"), {"player": player, "year": begins.year, "slots": slots}))
         if used + length > seconds:
             raise Refused(phrase=Phrase(N_(
                 "{player} has {left} of absence left in {year} (the allowance is {allowance} a "
                 "year), less than the {asked} asked; nothing was written"),
-                {"player": player, "left": _days(seconds - used), "year": begins.year,
-                 "allowance": _days(seconds), "asked": _days(length)}))
+                {"player": player, "left": absence_length(seconds - used), "year": begins.year,
+                 "allowance": absence_length(seconds), "asked": absence_length(length)}))
         left.append((seconds - used - length, slots - count - 1))
 
     log_action(game, "away", now=at_text, views_dir=views_dir, check=check, player=player,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.app.deadlines import _move_for, _require_v2
 from rebis_pbm.app.games import Game, open_game
@@ -27,6 +27,9 @@ from rebis_pbm.files.atomic import PathLike
 from rebis_pbm.files.lock import locked
 from rebis_pbm.record import Record, Replay
 from rebis_pbm.record.deadlines import RESIGNED, resigned
+
+if TYPE_CHECKING:
+    from rebis_pbm.app.absences import Away
 
 LINE = re.compile(r"[ \t]*([A-Za-z][A-Za-z-]*)((?:[ \t]+[^\s:]+)*)[ \t]*")  # NAME [WORDS]
 # away FROM TO [GAME]: its times may hold ":" (2026-12-10T09:00Z), which a move's first line has
@@ -136,15 +139,19 @@ def _moves(request: Request) -> Answer:
     return Answer(_("your legal moves"), head + "\n\n" + "\n\n".join(blocks))
 
 
-def standing_line(record: Record, replay: Replay, lang: str | None) -> str:
+def standing_line(record: Record, replay: Replay, lang: str | None,
+                  viewer: str | None = None) -> str:
     """What anyone may know of where the game stands, in ``lang``: the turn awaited and whose,
-    or the end; in a fair deal's join phase, whom the deal waits for. Every answer ends so."""
+    or the end; in a fair deal's join phase, whom the deal waits for. Every answer ends so.
+    Said to ``viewer`` (the player it is sent to; None: anyone), in the second person when it
+    is their move ("your move")."""
     from rebis_pbm.present.views import standing
     state = replay.state
     if state is None:  # the join phase of a fair deal
         return _gettext(lang)(N_("The deal waits for joins by {players}.")).format(
             players=", ".join(record.waiting_for()))
-    return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state), lang)
+    return standing(state.phase, state.turn, state.player_to_move, record.abandoned(state), lang,
+                    viewer)
 
 
 def history_lines(record: Record, replay: Replay, lang: str | None) -> list[str]:
@@ -321,16 +328,29 @@ def _away(request: Request) -> Answer:
     start, end = _when(args[0], zone, end=False, now=at), _when(args[1], zone, end=True, now=at)
     try:
         done = take_absence(game, player, start, end, now=at, reason="away by command",
-                            views_dir=request.views_dir)
+                            views_dir=request.views_dir, zone=zone)
     except (Refused, UsageError) as exc:
         raise _absence_refused(exc) from None
-    days, rest = divmod(done.seconds_left, 86400)
     text = _("You are away from {start} to {end}: the game's clock stops meanwhile, and every "
-             "view says so. Send back when you return earlier. Left in {year}: {days} d {hours} "
-             "h of absence, in at most {count} more absences.").format(
-                 start=shown_time(done.start, zone), end=shown_time(done.end, zone),
-                 year=done.start[:4], days=days, hours=rest // 3600, count=done.absences_left)
-    return Answer(_("you are away"), text)
+             "view says so. Send back when you return earlier.").format(
+                 start=shown_time(done.start, zone), end=shown_time(done.end, zone))
+    return Answer(_("you are away"), text + " " + left_words(done, lang))
+
+
+def left_words(done: Away, lang: str | None) -> str:
+    """What is left of ``done``'s player's allowance in the year of the absence, in ``lang``:
+    its length (:func:`rebis_pbm.app.absences.absence_length`) and how many more absences,
+    their noun inflected for the count (``ngettext``), or that no more absence is left."""
+    from rebis_pbm.app.absences import absence_length
+    from rebis_pbm.present.i18n import ngettext_for, translate
+    year, count = done.start[:4], done.absences_left
+    if count == 0:
+        return _gettext(lang)(N_("Left in {year}: no more absence.")).format(year=year)
+    n_ = ngettext_for(lang)
+    return n_(
+        "Left in {year}: {left} of absence, in at most {count} more absence.",
+        "Left in {year}: {left} of absence, in at most {count} more absences.", count).format(
+            year=year, left=translate(absence_length(done.seconds_left), lang), count=count)
 
 
 def _back(request: Request) -> Answer:
@@ -338,10 +358,8 @@ def _back(request: Request) -> Answer:
     from rebis_pbm.record.deadlines import deadline_of, shown_time, time_zone_of
     game, player, lang, now = request.game, request.player, request.lang, request.now
     _ = _gettext(lang)
-    try:
-        record = end_absence(game, player, now=now, views_dir=request.views_dir)
-    except Refused as exc:
-        raise _absence_refused(exc) from None
+    # refused as it is: nothing was being logged ("you are not away ...", said to the player)
+    record = end_absence(game, player, now=now, views_dir=request.views_dir)
     deadline = deadline_of(record)
     text = _("Welcome back: your absence has ended (one still to come is called off), and the "
              "game's clock runs again.")

@@ -8,7 +8,7 @@ click's prompts, so the same dialogue works in a terminal and through a pipe. Th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
@@ -16,6 +16,35 @@ from rebis_pbm.cli import EXIT_CODES, cli
 
 if TYPE_CHECKING:
     from rebis_pbm.present.describe import Described
+
+
+def _number(question: str, low: int, high: int, _: Callable[[str], str]) -> int:
+    """Ask ``question`` for a number from ``low`` to ``high`` (``low`` by default) until one
+    comes, in the player's language (``_``): click's own checks would answer in English."""
+    while True:
+        answer = click.prompt(_("{question} [{default}]:").format(question=question,
+                                                                    default=low),
+                              default=str(low), show_default=False, prompt_suffix=" ")
+        said = answer.strip()
+        if said.isdigit() and low <= int(said) <= high:
+            return int(said)
+        click.echo(_("\"{answer}\" is not a number from {low} to {high}: type one of them.")
+                   .format(answer=said, low=low, high=high), err=True)
+
+
+def confirm(question: str, _: Callable[[str], str]) -> bool:
+    """Ask ``question`` in the player's language (``_``): yes by default; the language's own
+    yes and no (fr o/oui, n/non; pt s/sim, n/não) or the English ones, in any case."""
+    yes = {"y", "yes", *_("y yes").split()}
+    no = {"n", "no", *_("n no").split()}
+    while True:
+        answer = click.prompt(_("{question} [Y/n]:").format(question=question), default="",
+                              show_default=False, prompt_suffix=" ").strip().casefold()
+        if not answer or answer in yes:
+            return True
+        if answer in no:
+            return False
+        click.echo(_("Answer {yes} or {no}.").format(yes=_("y"), no=_("n")), err=True)
 
 
 def _pick(title: str, options: list[str], _: Callable[[str], str]) -> int:
@@ -26,8 +55,7 @@ def _pick(title: str, options: list[str], _: Callable[[str], str]) -> int:
         click.echo(f"  {n}. {text}")
     if len(options) == 1:
         return 0
-    return int(click.prompt(_("Your choice"), type=click.IntRange(1, len(options)),
-                            default=1)) - 1
+    return _number(_("Your choice"), 1, len(options), _) - 1
 
 
 def _cards(item: Described, _: Callable[[str], str]) -> str:
@@ -48,9 +76,8 @@ def choose(listed: list[Described], reserve: int, lang: str | None = None) -> De
     dust = 0
     counts = sorted({d.effect.dust for d in listed})
     if reserve and len(counts) > 1:
-        dust = int(click.prompt(_("Golden dust tokens from your reserve onto your active shelf "
-                                  "first (0-{most})").format(most=counts[-1]),
-                                type=click.IntRange(0, counts[-1]), default=0))
+        dust = _number(_("Golden dust tokens from your reserve onto your active shelf first "
+                         "(0-{most})").format(most=counts[-1]), 0, counts[-1], _)
     listed = [d for d in listed if d.effect.dust == dust]
     cards: list[str] = []
     for d in listed:
@@ -106,7 +133,9 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
           send: str | None, config: str | None, repo: str, number: int | None,
           quiet: bool) -> None:
     from rebis_pbm.app import play as use
-    from rebis_pbm.present.i18n import gettext_for
+    from rebis_pbm.engine.phrases import N_
+    from rebis_pbm.errors import Refused
+    from rebis_pbm.present.i18n import gettext_for, refusal
 
     opened = use.open_view(view_file, identity)
     _ = gettext_for(opened.lang)
@@ -119,10 +148,15 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
     kept = None
     if opened.seen is None:
         name, text, kept = use.join_file(opened, out_dir)
-        what, subject = "", ("the deal: my commitment" if "commitment:" in text
-                             else "the deal: my join")
+        what, subject = "", (N_("the deal: my commitment") if "commitment:" in text
+                             else N_("the deal: my join"))
+        turn = 0
     else:
-        listed = use.choices(opened)
+        try:
+            listed = use.choices(opened)
+        except Refused as exc:  # said to the viewer, in their language (issue 30)
+            raise Refused(refusal(exc, opened.lang, opened.view.get("viewer")), exc.exit_code,
+                          exc.reason, exc.phrase) from None
         if number is not None:
             if number > len(listed):
                 raise click.BadParameter(f"there are {len(listed)} moves to choose from",
@@ -133,12 +167,12 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
                             opened.lang)
         name, text = use.move_file(opened, chosen)
         what = chosen.description
-        subject = f"turn {chosen.doc['turn']}: my move"
+        subject, turn = N_("turn {turn}: my move"), int(cast(int, chosen.doc["turn"]))
     click.echo(_("Your move: {what}").format(what=what) if opened.seen is not None
                else _("Your join:"))
     click.echo(text, nl=False)
-    if not yes and not click.confirm(_("Write this move and send it?") if send
-                                     else _("Write this move?"), default=True):
+    if not yes and not confirm(_("Write this move and send it?") if send
+                               else _("Write this move?"), _):
         click.echo(_("Nothing written."))
         return
     if kept is not None and kept.new:
@@ -151,10 +185,11 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
          *written.sealed])))
     if send == "smtp":
         assert settings is not None
-        use.send_mail(settings, opened.view["game"], subject,
+        # the subject in the player's language: the referee routes by "[Rebis GAME]" alone
+        use.send_mail(settings, opened.view["game"], _(subject).format(turn=turn),
                       use.files_to_send(written, public=False))
         click.echo(_("Sent to {referee}.").format(referee=settings.referee))
     elif send == "git":
         done = use.send_git(repo, use.files_to_send(written, public=True),
-                            f"{opened.view['viewer']}: {subject}")
+                            f"{opened.view['viewer']}: {subject.format(turn=turn)}")
         click.echo(_("Committed and pushed: {files}.").format(files=", ".join(done)))

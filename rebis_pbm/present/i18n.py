@@ -231,15 +231,91 @@ def ngettext_for(lang: str | None) -> Callable[[str, str, int], str]:
     return translation(lang).ngettext
 
 
-def translate(text: Phrase | str, lang: str | None) -> str:
+# A sentence about a player, said to that player (issue 30): the template in the third person
+# and the field that names the player, with the same sentence in the second person. A player
+# reads a refusal or an answer about themself so (:func:`addressed`); the referee's own output
+# keeps the third person. tests/test_native.py holds every "{player} ..." refusal to this table.
+SECOND_PERSON: dict[tuple[str, str], str] = {
+    (N_("{player} has no move to make: turn {turn} is {to_move}'s"), "player"):
+        N_("you have no move to make: turn {turn} is {to_move}'s"),
+    (N_("{player} has no move to make: the game is over"), "player"):
+        N_("you have no move to make: the game is over"),
+    (N_("{player} has no move to make: the deal waits for {player}'s join"), "player"):
+        N_("you have no move to make: the deal waits for your join"),
+    (N_("{player} has no move to make: {player} has joined; the deal waits for {players}"),
+     "player"):
+        N_("you have no move to make: you have joined; the deal waits for {players}"),
+    (N_("{player} has no move to make: game {game} was abandoned (its seed was revealed with "
+        "rebis-pbm reveal)"), "player"):
+        N_("you have no move to make: game {game} was abandoned (its seed was revealed with "
+           "rebis-pbm reveal)"),
+    (N_("turn {turn} has already been played; the current turn is {current}, {to_move} to "
+        "move"), "to_move"):
+        N_("turn {turn} has already been played; the current turn is {current}, you to move"),
+    (N_("turn {turn} has not begun; the current turn is {current}, {to_move} to move"),
+     "to_move"):
+        N_("turn {turn} has not begun; the current turn is {current}, you to move"),
+    (N_("turn {turn} is {to_move}'s, not {player}'s"), "player"):
+        N_("turn {turn} is {to_move}'s, not yours"),
+    (N_("{player} is already away from {start} to {end}; nothing was written"), "player"):
+        N_("you are already away from {start} to {end}; nothing was written"),
+    (N_("{player} is not away and has no absence to come; nothing was written"), "player"):
+        N_("you are not away and have no absence to come; nothing was written"),
+    (N_("{player} has had in {year} every absence the allowance gives ({slots} a year); "
+        "nothing was written"), "player"):
+        N_("you have had in {year} every absence the allowance gives ({slots} a year); nothing "
+           "was written"),
+    (N_("{player} has {left} of absence left in {year} (the allowance is {allowance} a year), "
+        "less than the {asked} asked; nothing was written"), "player"):
+        N_("you have {left} of absence left in {year} (the allowance is {allowance} a year), "
+           "less than the {asked} asked; nothing was written"),
+    (N_("{player} cannot resign before the deal: the bot cannot join for them; send your "
+        "join, or ask the referee"), "player"):
+        N_("you cannot resign before the deal: the bot cannot join for you; send your join, or "
+           "ask the referee"),
+    (N_("{player} has resigned already; nothing changed"), "player"):
+        N_("you have resigned already; nothing changed"),
+    (N_("{player} registered a key, and the bot cannot sign moves for them: ask the referee "
+        "to end your part"), "player"):
+        N_("you registered a key, and the bot cannot sign moves for you: ask the referee to "
+           "end your part"),
+    (N_("{player} registered a key, so their commands must be signed (ssh-keygen -Y sign -f "
+        "KEY -n rebis-pbm FILE, with FILE holding the command line); no signature came with "
+        "it"), "player"):
+        N_("you registered a key, so your commands must be signed (ssh-keygen -Y sign -f KEY "
+           "-n rebis-pbm FILE, with FILE holding the command line); no signature came with it"),
+}
+
+
+def addressed(phrase: Phrase, reader: str | None) -> Phrase:
+    """``phrase`` as ``reader`` (a player's name; None: anyone) reads it: in the second person
+    when it is a sentence about them (:data:`SECOND_PERSON`), else as it is.
+
+    >>> addressed(Phrase(N_("{player} has no move to make: the game is over"),
+    ...                  {"player": "ana"}), "ana").template
+    'you have no move to make: the game is over'
+    """
+    if reader is None:
+        return phrase
+    for field in ("player", "to_move"):
+        said = SECOND_PERSON.get((phrase.template, field))
+        if said is not None and phrase.params.get(field) == reader:
+            return Phrase(said, phrase.params)
+    return phrase
+
+
+def translate(text: Phrase | str, lang: str | None, reader: str | None = None) -> str:
     """``text`` in ``lang``: a :class:`~rebis_pbm.engine.phrases.Phrase` has its template and
     every parameter that is a phrase (or :class:`~rebis_pbm.engine.phrases.Named` words, such
     as a mail's "the attachment X") translated, then filled in; a plain ``str`` is returned as
-    it is (a sentence with no catalog entry stays English)."""
+    it is (a sentence with no catalog entry stays English). To ``reader`` (a player's name),
+    a sentence about them is in the second person (:func:`addressed`)."""
     if not isinstance(text, Phrase):
         return text
     _ = gettext_for(lang)
-    return _(text.template).format(**{k: _param(v, lang) for k, v in text.params.items()})
+    text = addressed(text, reader)
+    return _(text.template).format(**{k: _param(v, lang, reader)
+                                      for k, v in text.params.items()})
 
 
 def separator(lang: str | None) -> str:
@@ -248,23 +324,24 @@ def separator(lang: str | None) -> str:
     return f"{NBSP}; " if lang == "fr" else "; "
 
 
-def _param(value: object, lang: str | None) -> object:
+def _param(value: object, lang: str | None, reader: str | None = None) -> object:
     """A phrase's parameter in ``lang``: a phrase, or words that carry one
     (:class:`~rebis_pbm.engine.phrases.Named`), translated; anything else as it is."""
     if isinstance(value, Named):
         value = value.phrase
-    return translate(value, lang) if isinstance(value, Phrase) else value
+    return translate(value, lang, reader) if isinstance(value, Phrase) else value
 
 
-def refusal(exc: BaseException, lang: str | None) -> str:
+def refusal(exc: BaseException, lang: str | None, reader: str | None = None) -> str:
     """The sentence of a refused move (:class:`~rebis_pbm.errors.Refused`) for its mover, in
     ``lang``: translated when the refusal carries a phrase (the rules' refusals, and the
     referee's own that name one); else ``str(exc)``, which for a language other than English
     is quoted in a sentence of that language (:data:`UNTRANSLATED`: the move file's YAML and
-    schema errors, whose detail names the file's own fields)."""
+    schema errors, whose detail names the file's own fields). To ``reader`` (the player it is
+    sent to), a sentence about them is in the second person (:func:`addressed`)."""
     phrase = getattr(exc, "phrase", None)
     if phrase is not None:
-        return translate(phrase, lang)
+        return translate(phrase, lang, reader)
     if lang is None or lang == ENGLISH:
         return str(exc)
     # A sentence with no translation (the move file's YAML or schema errors, which quote the
@@ -275,6 +352,7 @@ def refusal(exc: BaseException, lang: str | None) -> str:
 UNTRANSLATED = N_("Your move was not accepted; the reason, in English: {details}")
 
 
-__all__ = ["LANGUAGES", "NBSP", "N_", "Message", "Named", "Phrase", "begins_with_vowel",
+__all__ = ["LANGUAGES", "NBSP", "N_", "SECOND_PERSON", "Message", "Named", "Phrase", "addressed",
+           "begins_with_vowel",
            "check_language", "elide", "gettext_for", "ngettext_for", "of_name", "refusal",
            "separator", "spoken", "translate", "translation"]

@@ -35,8 +35,11 @@ def time_lines(view: View, lang: str | None = None) -> list[str]:
                             "may move for them.")).format(player=view["to_move"],
                                                           deadline=view["deadline"]))
     for away in view.get("away", ()):
-        lines.append(_("{player} is away until {until} (from {start}); the game's clock stops "
-                       "meanwhile.").format(player=away["player"],
-                                            until=shown_time(away["until"], zone),
-                                            start=shown_time(away["from"], zone)))
+        # the viewer's own absence in the second person (issue 30), another's by name
+        said = (_("You are away until {until} (from {start}); the game's clock stops "
+                  "meanwhile.") if away["player"] == view.get("viewer") else
+                _("{player} is away until {until} (from {start}); the game's clock stops "
+                  "meanwhile."))
+        lines.append(said.format(player=away["player"], until=shown_time(away["until"], zone),
+                                 start=shown_time(away["from"], zone)))
     return lines

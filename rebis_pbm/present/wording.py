@@ -198,6 +198,8 @@ _STAND_IN_REASONS = {"missed deadline": N_("missed deadline"),
                      "replaced by the bot after missed deadlines":
                          N_("replaced by the bot after missed deadlines"),
                      "resigned by mail": N_("resigned by mail")}
+# ... and as the player the move was made for reads them, in the second person (issue 30)
+_YOUR_STAND_IN_REASONS = {"on the player's request": N_("at your request")}
 
 
 def account(events: Sequence[ev.Event], viewer: str | None = None, lang: str | None = None,
@@ -216,8 +218,10 @@ def account(events: Sequence[ev.Event], viewer: str | None = None, lang: str | N
     _ = gettext_for(lang)
     mover = next((e.player for e in events if isinstance(
         e, (ev.Played, ev.Closed, ev.DustPlaced, ev.TokenPlaced))), None)
-    why = _(_STAND_IN_REASONS[stand_in]) if stand_in in _STAND_IN_REASONS else stand_in
-    lead = (_("the referee moved for you ({reason})") if mover is not None and mover == viewer
+    you = mover is not None and mover == viewer
+    reasons = {**_STAND_IN_REASONS, **_YOUR_STAND_IN_REASONS} if you else _STAND_IN_REASONS
+    why = _(reasons[stand_in]) if stand_in in reasons else stand_in
+    lead = (_("the referee moved for you ({reason})") if you
             else _("the referee moved for {player} ({reason})")).format(player=mover, reason=why)
     return f"{lead}{separator(lang)}{text}" if text else lead + "."
 

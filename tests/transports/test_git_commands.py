@@ -109,7 +109,7 @@ def test_a_keyed_players_command_is_signed_and_the_hand_encrypted_to_them(tmp_pa
     commit_command(repo, "alice-1.txt", "moves gitgame", "alice")  # no signature
     unsigned = job(repo, "HEAD")
     assert unsigned.returncode == 1
-    assert "registered a key, so their commands must be signed" in \
+    assert "you registered a key, so your commands must be signed" in \
         (repo / "answers" / "alice-1.txt").read_text()
     commit_command(repo, "alice-2.txt", "moves gitgame", "alice", sign("moves gitgame"))
     signed = job(repo, "HEAD")
@@ -183,7 +183,7 @@ def test_in_a_public_repository_every_answer_is_encrypted_to_its_player(tmp_path
     help_text = decrypt_file(clone / "answers" / "alice-1.txt.age", table.keys["alice"])
     assert help_text.decode().startswith("the commands\n")
     refusal = decrypt_file(clone / "answers" / "carol-1.txt.age", table.keys["carol"])
-    assert b"carol registered a key, so their commands must be signed" in refusal
+    assert b"you registered a key, so your commands must be signed" in refusal
     with pytest.raises(InputError, match="not encrypted to"):
         decrypt_file(clone / "answers" / "carol-1.txt.age", table.keys["alice"])
 

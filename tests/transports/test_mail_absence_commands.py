@@ -108,6 +108,58 @@ def test_an_absence_past_the_allowance_is_refused_in_the_players_language(tmp_pa
     post.deliver(message(PLAYERS["alice"], f"away {day(2)} {day(20)}", ""))
     post.mail_in()
     reply = text_of(only_to(post.new(), PLAYERS["alice"]))
-    assert ("l'absence n'a pas été enregistrée\u00a0: il reste à alice 5d d'absence en "
+    # said to alice (issue 30), the lengths in French, the allowance a "quota"
+    assert ("l'absence n'a pas été enregistrée\u00a0: il te reste 5 j d'absence en 2026 (ton "
+            "quota est de 5 j par an), moins que les 19 j demandés"
             in reply), reply
     assert "rien n'a été écrit" in reply
+
+
+@pytest.mark.parametrize(("lang", "one", "none", "refused", "not_away"), [
+    ("fr", "5 j d'absence, en 1 absence au plus.", "Il te reste en {year}\u00a0: plus aucune "
+     "absence.", "tu as déjà une absence du ", "tu n'as pas d'absence en cours ni à venir"),
+    ("pt", "5 d de ausência, em no máximo 1 ausência.", "Resta-te em {year}: nenhuma "
+     "ausência mais.", "já estás ausente de ", "não estás ausente nem tens uma ausência"),
+    ("en", "5d of absence, in at most 1 more absence.", "Left in {year}: no more absence.",
+     "you are already away from ", "you are not away and have no absence to come"),
+])
+def test_the_away_answers_count_in_the_language_and_speak_to_the_player(tmp_path, lang, one,
+                                                                          none, refused,
+                                                                          not_away):
+    """Issue 30: what is left is counted through ngettext (1 absence, then none left), a
+    refusal speaks to its player ("you are already away", never their name) with its times
+    in the player's time zone, and back with no absence is refused as "you are not away"
+    (nothing was being logged)."""
+    game = make_game(tmp_path, lang, PLAYERS, "--deadline", "72h", "--absence", "14d/2",
+                     "--tz", "alice=America/Sao_Paulo")
+    post = Post(game)
+    year = day(2)[:4]
+    said = []
+    for n, (start, end) in enumerate(((2, 10), (11, 11), (12, 12), (2, 3))):
+        post.deliver(message(PLAYERS["alice"], f"away {day(start)} {day(end)}", "",
+                             msgid=f"<w{n}@example.org>"))
+        post.mail_in()
+        said.append(text_of(only_to(post.new(), PLAYERS["alice"])))
+    assert one in said[0], said[0]
+    # the answer ends with where the game stands, to alice, who is to move: "you"
+    assert {"fr": "à toi de jouer", "pt": "é a tua vez", "en": "you to move"}[lang] in said[0]
+    assert none.format(year=year) in said[1], said[1]
+    for text in said:
+        assert "alice" not in text.split("\n\n", 1)[1], text  # second person, all through
+        assert "(s)" not in text and "absences au plus" not in text
+    # the third is one too many; the fourth overlaps the first: refused, in her zone
+    assert "(America/Sao_Paulo)" in said[3] and "Z (UTC)" not in said[3], said[3]
+    assert refused in said[3], said[3]
+    post.deliver(message(PLAYERS["bob"], "back", "", msgid="<b0@example.org>"))
+    post.mail_in()
+    text = text_of(only_to(post.new(), PLAYERS["bob"]))
+    assert "you are not away and have no absence to come" in text and "not logged" not in text
+    if lang != "en":
+        make_bob = tmp_path / "b"
+        make_bob.mkdir()
+        game = make_game(make_bob, lang, PLAYERS, *ALLOWANCE)
+        post = Post(game)
+        post.deliver(message(PLAYERS["alice"], "back", "", msgid="<b1@example.org>"))
+        post.mail_in()
+        text = text_of(only_to(post.new(), PLAYERS["alice"]))
+        assert not_away in text and "alice" not in text.split("\n\n", 1)[1], text

@@ -259,7 +259,9 @@ def refused_one(game, tmp_path, data: bytes, to: str, words: str):
     assert reply["Auto-Submitted"] == "auto-replied"
     body = reply.get_content()
     assert words in body
-    assert "The game awaits turn 1: alice to move." in body
+    # to alice, who is to move, in the second person (issue 30); to anyone else by name
+    assert ("The game awaits turn 1: you to move." if to == PLAYERS["alice"]
+            else "The game awaits turn 1: alice to move.") in body
     assert not list(reply.iter_attachments())
     return body
 

@@ -176,7 +176,7 @@ def test_moves_out_of_turn_is_refused_with_the_reason_in_the_senders_language(tm
     assert "command moves refused" in post.mail_in().output
     reply = only_to(post.new(), PLAYERS["bob"])
     assert REFUSED["fr"] in reply["Subject"]
-    assert "bob n'a pas de coup à jouer\u00a0: le tour 1 est celui d'alice" in text_of(reply)
+    assert "tu n'as pas de coup à jouer\u00a0: le tour 1 est celui d'alice" in text_of(reply)
 
 
 def test_a_command_in_the_first_line_of_the_text_of_a_reply(tmp_path):
@@ -222,7 +222,7 @@ def test_a_signed_players_command_must_be_signed_and_name_the_game(tmp_path):
     assert "command history refused" in post.mail_in().output
     reply = only_to(post.new(), PLAYERS["alice"])
     assert REFUSED["fr"] in reply["Subject"]
-    assert "alice a enregistré une clé, donc ses commandes doivent être signées" in \
+    assert "tu as enregistré une clé, donc tes commandes doivent être signées" in \
         text_of(reply)
     # signed by another key (a forger): refused
     forged = ssh_sign(ssh_key(tmp_path, "mallory_key"), b"history cmd\n")
@@ -377,5 +377,5 @@ def test_a_signed_player_cannot_resign_by_mail_for_the_bot_cannot_sign_for_them(
                          [("c.txt.sig", ssh_sign(key, b"resign cmd\n"))]))
     assert "command resign refused" in post.mail_in().output
     reply = only_to(post.new(), PLAYERS["bob"])
-    assert "bob registered a key, and the bot cannot sign moves for them" in text_of(reply)
+    assert "you registered a key, and the bot cannot sign moves for you" in text_of(reply)
     assert game.read_bytes() == before

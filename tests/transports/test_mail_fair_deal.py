@@ -297,8 +297,9 @@ def test_the_referees_move_in_french_to_the_player_it_was_made_for(tmp_path):
     assert run_inproc("move-for", game, "--player", "alice",
                       "--now", "2025-01-02T00:00:00Z").code == 0
     text = run_inproc("view", game, "--player", "alice").out
-    assert "l'arbitre a joué à ta place (à la demande du joueur)\u00a0; l'arbitre a posé" in text \
-        or "l'arbitre a joué à ta place (à la demande du joueur); l'arbitre a posé" in text
+    # her own request, said to her (issue 30)
+    assert "l'arbitre a joué à ta place (à ta demande)\u00a0; l'arbitre a posé" in text
+    assert "demande du joueur" not in text
     assert "tu as joué" not in text
 
 

@@ -181,7 +181,7 @@ def _carry_out(record_path: Path, record: Record, path: str, named: str | None,
     text = answer.text
     if answer.view:
         text = referee.rendered_view(record_path, named, "text", lang)
-    status = commands.standing_line(after.record, after.replay, lang)
+    status = commands.standing_line(after.record, after.replay, lang, named)
     body = f"{answer.title}\n\n{text.rstrip()}\n\n{status}\n"
     return named, GitAnswer(command.name, body, command.name in HAND,
                             record_path.read_bytes() != before)
@@ -254,8 +254,9 @@ def _answer_refusal(git: Git, files: GameFiles, path: str, owner: str | None,
     public = privacy.public_repo or privacy.encrypt_views
     if owner is None:
         return "" if public else f" ({one_line(str(exc))})"
-    _ = gettext_for(record.lang(owner))
-    text = (_("your command was not carried out") + "\n\n" + refusal(exc, record.lang(owner))
+    lang = record.lang(owner)
+    _ = gettext_for(lang)
+    text = (_("your command was not carried out") + "\n\n" + refusal(exc, lang, owner)
             + "\n\n" + _("Nothing in the game changed.") + "\n")
     rel = _write_answer(git, files, path, owner, text, Path(git.top / files.record),
                         privacy, hand=False)

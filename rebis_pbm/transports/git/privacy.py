@@ -151,7 +151,7 @@ def refused_in_public(git: Git, tip: str, move: MoveFile, exc: RebisError,
         if not refusal_current(git, tip, move.path, rel):
             target = git.top / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            reason = refusal(exc, (langs or {}).get(owner))
+            reason = refusal(exc, (langs or {}).get(owner), owner)
             # rebis-pbm/4 with a referee key: the referee's signed statement under the reason
             statement = referee.signed_refusal(record, move.data, owner, exc.exit_code,
                                                one_line(reason))

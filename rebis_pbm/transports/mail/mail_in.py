@@ -45,10 +45,12 @@ from rebis_pbm.transports.mail.outbox import (
 from rebis_pbm.transports.mail.policy import MailError, is_automatic, parse_message, sender_address
 
 
-def _status(record: Record, replay: Replay, lang: str | None = None) -> str:
-    """What anyone may know of where the game stands (for a refused sender), in ``lang``."""
+def _status(record: Record, replay: Replay, lang: str | None = None,
+            reader: str | None = None) -> str:
+    """What anyone may know of where the game stands (for a refused sender), in ``lang``;
+    to ``reader`` (the player it is sent to) in the second person when it is their move."""
     from rebis_pbm.app.commands import standing_line
-    return standing_line(record, replay, lang)
+    return standing_line(record, replay, lang, reader)
 
 
 def _turn(replay: Replay) -> int:
@@ -151,14 +153,14 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         mover = record.player_at(sender)
         lang = record.lang(mover)  # the sender's language
         tr = gettext_for(lang)
-        reason = one_line(refusal(exc, lang))
+        reason = one_line(refusal(exc, lang, mover))
         # rebis-pbm/4 with a referee key: the refusal carries the referee's signed statement
         statement = referee.signed_refusal(record, judged, mover, exc.exit_code, reason)
         queue(queue_dir, [reply_message(
             game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
             to=sender, headline=tr(N_("your move was not applied")), reason=reason,
-            status=tr(N_("Nothing in the game changed.")) + " " + _status(record, replay, lang),
-            lang=lang, statement=statement)])
+            status=tr(N_("Nothing in the game changed.")) + " "
+            + _status(record, replay, lang, mover), lang=lang, statement=statement)])
         return Handled(f"{label} from {sender}: refused ({one_line(str(exc))}); reply queued")
     move = done.move
     joining = isinstance(move, referee.JoinMove)
@@ -172,7 +174,8 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
             sender=referee_address, to=sender,
             headline=gettext_for(lang)(headline).format(turn=move.turn),
             reason=referee.already_applied(done.record, move, lang=lang),
-            status=_status(done.record, done.replay, lang), lang=lang)])
+            status=_status(done.record, done.replay, lang, done.record.player_at(sender)),
+            lang=lang)])
         return Handled(f"{label} from {sender}: {what} was already applied; reply queued")
     messages = view_messages(done.record, done.replay, referee_address, original=msg,
                              sender=sender, players=_told_of_join(done.record),
@@ -242,8 +245,9 @@ def _command(game: str | os.PathLike[str], record: Record, msg: EmailMessage,
         queue(queue_dir, [reply_message(
             game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
             to=sender, headline=tr(N_("your command was not carried out")),
-            reason=one_line(refusal(exc, lang)),
-            status=tr(N_("Nothing in the game changed.")) + " " + _status(record, replay, lang),
+            reason=one_line(refusal(exc, lang, player)),
+            status=tr(N_("Nothing in the game changed.")) + " "
+            + _status(record, replay, lang, player),
             lang=lang, footer=tr(N_("Send help (as the subject, or the first line of the text) "
                                     "for the list of commands.")))])
         return Handled(f"{label} from {sender}: command {name} refused "
@@ -253,7 +257,7 @@ def _command(game: str | os.PathLike[str], record: Record, msg: EmailMessage,
         messages = view_messages(record, replay, referee_address, players=(player,),
                                  pictures=pictures)
     else:
-        status = _status(record, replay, lang)
+        status = _status(record, replay, lang, player)
         messages = [command_message(game=record.game, original=msg, sender=referee_address,
                                     to=sender, title=answer.title,
                                     text=f"{answer.text}\n\n{status}", lang=lang)]
