@@ -561,11 +561,15 @@ tricky_words = st.sampled_from([
     "-----BEGIN SSH SIGNATURE-----\nU1NIU0lH+/=\n-----END SSH SIGNATURE-----\n",
     "game: x\nplay:\n  cards: [5, 5]\n", "a\n\nb\n", "a\n  b\n", "a \nb\n", "a\n\n\n",
     "a\nb \n", "é\nb\n", "a\n\tb\n", "#a\n---\n", " \na\n", "a\n \n", "a\x7f\nb\n",
+    # base64 (a sealed signed move): plain when YAML reads it as text
+    "+1", "+a", "/a", "=", "==", "a=", "+/=", "0x1F", "0b1", "1e3", "12", "+12", "0o17", "Yes",
+    "A" * 2000 + "=", "U1NIU0lHAAAAAQAAADMAAAALc3NoLWVkMjU1MTkAAAAgWhEE+/9Pu/==",
 ])
 tricky_texts = (tricky_words | st.text(max_size=20)
                 | st.text(st.sampled_from(list(":-#?'\" \n\t\rabyesnoNl01.~,[]{}&*!|>%@`é")),
                           max_size=10)
                 | st.builds(lambda a, b: a + b, tricky_words, tricky_words)
+                | st.text(st.sampled_from(list("aZ09+/=eExob.")), min_size=1, max_size=12)
                 | st.lists(st.text(st.sampled_from(list(" a#-:\t\xe9")), max_size=4),
                            min_size=1, max_size=4).map(lambda lines: "\n".join(lines) + "\n"))
 tricky_scalars = (st.none() | st.booleans() | st.integers(-(10**18) + 1, 10**18 - 1)
@@ -647,6 +651,16 @@ def test_text_writer_writes_a_signature_as_a_block():
         "moves:\n- turn: 1\n  signature: |\n    -----BEGIN SSH SIGNATURE-----\n    U1NIU0lH\n"
         "    -----END SSH SIGNATURE-----\n  signed: |\n    game: g\n\n    turn: 1\n")
     assert load_yaml(dump_yaml(data).encode(), source="t", kind="record").data == data
+
+
+def test_text_writer_writes_base64_plain_as_the_emitter_does():
+    import base64
+
+    sealed = base64.b64encode(bytes(range(256)) * 4).decode()  # '+' and '/' inside, '=' at the end
+    assert yaml_writer._str_text(sealed) == sealed
+    for text in (sealed, "+12", "1e3", "="):
+        data = {"signed_sealed": text}
+        assert dump_yaml(data) == yaml_writer._dump_events(data)
 
 
 def test_text_writer_on_the_views_of_bot_games():
