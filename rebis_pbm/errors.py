@@ -100,11 +100,16 @@ class UsageError(RebisError, ValueError):
     Attributes:
         option: the option or argument at fault as the command line spells it (``--player``),
             or None; the command line names it before the sentence.
+        phrase: the sentence as a translatable :class:`~rebis_pbm.engine.phrases.Phrase`, for
+            a player who gave the value (a mail command) to read in their language; None when
+            it is English only.
     """
 
-    def __init__(self, message: str, option: str | None = None):
+    def __init__(self, message: str, option: str | None = None, *,
+                 phrase: Phrase | None = None):
         super().__init__(message)
         self.option = option
+        self.phrase = phrase
 
 
 class SeedError(RebisError, ValueError):

@@ -89,10 +89,16 @@ def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
         seconds, slots = _allowance(record)
         if begins < parse_time(at):
             raise UsageError(f"{format_time(begins)} is before now ({at}): an absence cannot "
-                             f"begin in the past", "--from")
+                             f"begin in the past", "--from", phrase=Phrase(N_(
+                                 "{start} is before now ({now}): an absence cannot begin in "
+                                 "the past"), {"start": shown_time(format_time(begins), zone),
+                                               "now": shown_time(at, zone)}))
         if ends <= begins:
             raise UsageError(f"{format_time(ends)} is not after {format_time(begins)}: an "
-                             f"absence ends after it begins", "--to")
+                             f"absence ends after it begins", "--to", phrase=Phrase(N_(
+                                 "{end} is not after {start}: an absence ends after it "
+                                 "begins"), {"end": shown_time(format_time(ends), zone),
+                                             "start": shown_time(format_time(begins), zone)}))
         for other in absences(record):  # the player's own absences may not overlap
             if other.player == player and other.end != other.start \
                     and parse_time(other.start) < ends and parse_time(other.end) > begins:

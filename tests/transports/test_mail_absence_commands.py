@@ -108,9 +108,10 @@ def test_an_absence_past_the_allowance_is_refused_in_the_players_language(tmp_pa
     post.deliver(message(PLAYERS["alice"], f"away {day(2)} {day(20)}", ""))
     post.mail_in()
     reply = text_of(only_to(post.new(), PLAYERS["alice"]))
+    year = day(2)[:4]  # the allowance's year is the absence's
     # said to alice (issue 30), the lengths in French, the allowance a "quota"
-    assert ("l'absence n'a pas été enregistrée\u00a0: il te reste 5 j d'absence en 2026 (ton "
-            "quota est de 5 j par an), moins que les 19 j demandés"
+    assert ("l'absence n'a pas été enregistrée\u00a0: il te reste 5 j d'absence en " + year
+            + " (ton quota est de 5 j par an), moins que les 19 j demandés"
             in reply), reply
     assert "rien n'a été écrit" in reply
 
@@ -163,3 +164,26 @@ def test_the_away_answers_count_in_the_language_and_speak_to_the_player(tmp_path
         post.mail_in()
         text = text_of(only_to(post.new(), PLAYERS["alice"]))
         assert not_away in text and "alice" not in text.split("\n\n", 1)[1], text
+
+
+@pytest.mark.parametrize(("lang", "past", "backwards"), [
+    ("fr", "est avant maintenant (", "n'est pas après "),
+    ("pt", "é antes de agora (", "não é depois de "),
+    ("en", "is before now (", "is not after "),
+])
+def test_an_absence_in_the_past_or_backwards_is_refused_in_the_players_language(
+        tmp_path, lang, past, backwards):
+    """The dates' own faults are said in the player's language too (issue 30: every text a
+    player reads is translated), in their time zone; nothing is written."""
+    game = make_game(tmp_path, lang, PLAYERS, *ALLOWANCE, "--tz", "alice=America/Sao_Paulo")
+    post = Post(game)
+    post.deliver(message(PLAYERS["alice"], "away 2020-01-01T00:00:00Z 2020-01-05T00:00:00Z", ""))
+    post.mail_in()
+    reply = text_of(only_to(post.new(), PLAYERS["alice"]))
+    assert past in reply and "2019-12-31T21:00:00-03:00" in reply, reply
+    post.deliver(message(PLAYERS["alice"], f"away {day(9)}T00:00:00Z {day(5)}T00:00:00Z", "",
+                         msgid="<b2@example.org>"))
+    post.mail_in()
+    reply = text_of(only_to(post.new(), PLAYERS["alice"]))
+    assert backwards in reply and "-03:00" in reply, reply
+    assert absences(open_game(game).record) == []
