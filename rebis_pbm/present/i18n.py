@@ -279,6 +279,23 @@ SECOND_PERSON: dict[tuple[str, str], str] = {
         "to end your part"), "player"):
         N_("you registered a key, and the bot cannot sign moves for you: ask the referee to "
            "end your part"),
+    (N_("{source}: move rejected: {player} registered a key, so their move must name the "
+        "history it answers: add after: {digest} (the chain_sha256 of your view's witness "
+        "line, as your move template gives it) and sign the file again"), "player"):
+        N_("{source}: move rejected: you registered a key, so your move must name the history "
+           "it answers: add after: {digest} (the chain_sha256 of your view's witness line, as "
+           "your move template gives it) and sign the file again"),
+    (N_("{source}: move rejected: {player} registered a key, so their moves must be signed "
+        "(ssh-keygen -Y sign -f KEY -n rebis-pbm FILE writes FILE.sig); no signature came "
+        "with it"), "player"):
+        N_("{source}: move rejected: you registered a key, so your moves must be signed "
+           "(ssh-keygen -Y sign -f KEY -n rebis-pbm FILE writes FILE.sig); no signature came "
+           "with it"),
+    (N_("{source}: move rejected: its signature does not check against {player}'s key over "
+        "this exact file (sign the file as sent, with ssh-keygen -Y sign -n rebis-pbm)"),
+     "player"):
+        N_("{source}: move rejected: its signature does not check against your key over this "
+           "exact file (sign the file as sent, with ssh-keygen -Y sign -n rebis-pbm)"),
     (N_("{player} registered a key, so their commands must be signed (ssh-keygen -Y sign -f "
         "KEY -n rebis-pbm FILE, with FILE holding the command line); no signature came with "
         "it"), "player"):
