@@ -48,12 +48,13 @@ def check_referee_acts(record: Record) -> Problem | None:
     (rebis-pbm/4, a game created with ``new --referee-key``): each action signed over
     :func:`~rebis_pbm.record.acts.action_text`, the witness of the last entry over
     :func:`~rebis_pbm.record.acts.record_witness`. A game without a referee key has none."""
-    from rebis_pbm.record.acts import action_text, record_witness
+    from rebis_pbm.record.acts import act_digests, action_text, record_witness
     for index, action in enumerate(record.actions):
         signature = action.get(REFEREE_SIGNATURE)
         if record.referee_key is None and signature is None:
             continue
-        if not _referee_signed(record, action_text(record, index), signature):
+        if not any(_referee_signed(record, action_text(record, index, moves), signature)
+                   for moves in act_digests(record, index)):
             return Problem(
                 "signature", f"the referee's logged action {index + 1} ({action.get('action')}, "
                 f"after move {action.get('after')}) is not signed by the game's referee key: "

@@ -111,6 +111,19 @@ def check_record_digest(record: Record, key: str) -> Problem | None:
         else f"record_hmac {record.record_hmac}")
 
 
+def _check_actions(record: Record) -> Problem | None:
+    """The referee's logged actions: their chain digests, then its signatures (rebis-pbm/4)."""
+    broken = record.broken_action()
+    if broken is not None:
+        action = record.actions[broken]
+        return Problem(
+            "chain_digest", f"the referee's logged action {broken + 1} ({action.get('action')}, "
+            f"after move {action.get('after')}) does not match its chain digest: it, or an action "
+            f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
+            found=f"chain_sha256 {action.get('chain_sha256')}")
+    return check_referee_acts(record)  # rebis-pbm/4: the referee's signed word
+
+
 def walk(record: Record, seed: str | None = None, *, signatures: bool = True) -> Walk:
     """Check ``record`` from its header to its last move; stop at the first problem.
 
@@ -161,7 +174,9 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                                 "fair deal", turn=1, player=record.moves[0].player,
                                 expected="joins by " + ", ".join(record.waiting_for()),
                                 found=_short(record.moves[0])), None, 0)
-        problem = None if key is None else check_record_digest(record, key)
+        problem = _check_actions(record)
+        if problem is None and key is not None:
+            problem = check_record_digest(record, key)
         if problem is not None:
             return Walk(problem, None, 0)
         # The join phase: nothing dealt yet, so the replay holds no state (as the app writes it).
@@ -244,15 +259,7 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                 expected="play.sealed" if not sealed else "play.cards",
                 found="play.cards" if not sealed else "play.sealed", **at), None, index)
         history.append((move, events))
-    broken = record.broken_action()
-    if broken is not None:
-        action = record.actions[broken]
-        return Walk(Problem(
-            "chain_digest", f"the referee's logged action {broken + 1} ({action.get('action')}, "
-            f"after move {action.get('after')}) does not match its chain digest: it, or an action "
-            f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
-            found=f"chain_sha256 {action.get('chain_sha256')}"), None, len(record.moves))
-    problem = check_referee_acts(record)  # rebis-pbm/4: the referee's signed word
+    problem = _check_actions(record)
     if problem is None and key is not None and not hmac_holds:
         problem = check_record_digest(record, key)
     if problem is not None:  # last, so that an edited move is reported at its turn

@@ -422,3 +422,90 @@ def test_a_commitment_signed_by_the_key_it_brings_is_not_confirmed(tmp_path):
     text, report = verify_text(game)
     assert report["unsigned_joins"] == ["ann"]
     assert "Deal: not confirmed for ann (unsigned or keys registered later)" in text
+
+
+NOW = "2025-01-01T01:00:00Z"  # every step of the game below, a day before any deadline
+
+
+def _signed_deal_game(tmp: Path) -> tuple[Path, Path, dict[str, Path]]:
+    """A rebis-pbm/5 fair deal of ann and ben, keys registered at new, a referee key and a
+    day's deadline; returns (record, the referee's key, the players' keys)."""
+    keys = {p: ssh_key(keydir(tmp), p) for p in PLAYERS}
+    referee_key = ssh_key(keydir(tmp), "referee")
+    game = new_game(tmp / "ref", keys, "tr", "--deadline", "1d", "--now",
+                    "2025-01-01T00:00:00Z", "--referee-key", str(referee_key))
+    return game, referee_key, keys
+
+
+def _act(game: Path, kind: str, tmp: Path, referee_key: Path,
+         signers: dict[str, Path] | None = None) -> None:
+    """The referee's act ``kind`` logged and signed during the join phase (a new key for ben
+    goes into ``signers``)."""
+    new_key = None
+    if kind == "extend":
+        args = ["extend", game, "--by", "1d"]
+    elif kind == "address":
+        args = ["replace-player", game, "--player", "ben", "--address", "ben@example.org"]
+    else:
+        new_key = ssh_key(keydir(tmp), f"ben-new-{len(list(keydir(tmp).iterdir()))}")
+        args = ["replace-player", game, "--player", "ben", "--key", f"{new_key}.pub"]
+    done = run_inproc(*args, "--now", NOW, "--referee-key", referee_key)
+    assert done.code == 0, done.err
+    if new_key is not None and signers is not None:
+        signers["ben"] = new_key
+
+
+@needs_ssh
+@pytest.mark.parametrize("kind", ["extend", "address", "key"])
+@pytest.mark.parametrize("when", ["before any commitment", "round 1", "round 2"])
+def test_an_act_logged_in_the_join_phase_still_verifies_once_dealt(tmp_path, kind, when):
+    """The attack: an honest referee's act during the join phase (extend, replace-player
+    --address or --key) signed over the join-phase entries as they then were; once the deal
+    happened verify took it for a forgery (exit 3) and the game was dead. The act now counts
+    the join-phase entries before it (``joins``), and the game deals, plays and verifies."""
+    game, referee_key, keys = _signed_deal_game(tmp_path)
+    signers = dict(keys)
+    if when == "before any commitment":
+        _act(game, kind, tmp_path, referee_key, signers)
+    ann = play_join(game, "ann", tmp_path / "ann", keys["ann"])
+    assert apply(game, ann, "--referee-key", referee_key, "--now", NOW).code == 0
+    if when == "round 1":
+        _act(game, kind, tmp_path, referee_key, signers)
+    ben = play_join(game, "ben", tmp_path / "ben", signers["ben"])
+    assert apply(game, ben, "--referee-key", referee_key, "--now", NOW).code == 0
+    if when == "round 2":
+        _act(game, kind, tmp_path, referee_key, signers)
+    record = referee.open_game(game).record
+    assert record.actions[0]["joins"] == {"before any commitment": 0, "round 1": 1,
+                                          "round 2": 2}[when]
+    for p in PLAYERS:
+        done = apply(game, play_join(game, p, tmp_path / p, signers[p]), "--referee-key",
+                     referee_key, "--now", NOW)
+        assert done.code == 0, done.err
+    record, replay, _ = referee.open_game(game)
+    assert not record.joining() and not record.moves
+    _, move = referee.bot_move(game, replay.state.player_to_move, "random", seed="x")
+    path = tmp_path / "turn-001.yaml"
+    path.write_text(json.dumps({"game": record.game, "after": record.last_digest(),
+                                **move.as_dict()}))
+    Path(f"{path}.sig").write_bytes(ssh_sign(keys[move.player], path.read_bytes()))
+    played = apply(game, path, "--referee-key", referee_key, "--now", NOW)
+    assert played.code == 0, played.err
+    text, report = verify_text(game)
+    assert report["verified"], text
+    assert run_inproc("tick", game, "--now", "2025-01-01T01:30:00Z").code == 0
+
+
+@needs_ssh
+def test_an_acts_join_count_edited_fails_verify(tmp_path, monkeypatch):
+    """The count is covered by the act's chain digest and the referee's signature: moving the
+    act to another point of the join phase is caught."""
+    game, referee_key, keys = _signed_deal_game(tmp_path)
+    _act(game, "extend", tmp_path, referee_key)
+    monkeypatch.setenv("REBIS_PBM_REFEREE_KEY", str(referee_key))
+    commit_all(game, tmp_path, keys)
+    assert run_inproc("verify", game).code == 0
+    doc = yaml.safe_load(game.read_text())
+    doc["actions"][0]["joins"] = 1
+    game.write_text(yaml.safe_dump(doc, sort_keys=False))
+    assert run_inproc("verify", game).code == 3

@@ -2,7 +2,7 @@
 # From schemas/view.schema.json; used only while both match.
 # ruff: noqa
 # mypy: ignore-errors
-SCHEMA_SHA256 = "b9bd7abe20b66794d4538fad75eede2ed002117e971a2c58cd74accecafaef6b"
+SCHEMA_SHA256 = "0742b9b1773357645c77df6ebf6dd64a70e36ca89945696a9cf6cdda2d109a97"
 VERSION = "2.22.3"
 from decimal import Decimal
 import re
