@@ -71,6 +71,12 @@ def check_round(record: Record, move: JoinMove, signed: bool, source: str) -> No
             raise Refused(phrase=Phrase(N_(
                 "{source}: move rejected: {player} has sent their commitment already; a player "
                 "commits once"), values))
+        if move.key is not None and record.join_keys(move.player):
+            # verify judges the join by the keys registered already (join_phase_keys)
+            raise Refused(phrase=Phrase(N_(
+                "{source}: move rejected: {player} has a key registered already, so their "
+                "commitment brings no other key: remove key: and sign with the registered "
+                "key"), values))
         return
     if round_ == 1:
         raise Refused(phrase=Phrase(N_(

@@ -285,7 +285,9 @@ def check_signature(record: Record, move: Move | JoinMove, data: bytes, signatur
         Refused: no signature, or one that does not check (exit 1).
     """
     from rebis_pbm.crypto.signatures import parse_keys
-    keys = record.player_keys(move.player) if move.player in record.players else ()
+    from rebis_pbm.record.commitments import join_phase_keys
+    keys = () if move.player not in record.players else join_phase_keys(
+        record, move.player) if isinstance(move, JoinMove) else record.player_keys(move.player)
     if not keys and isinstance(move, JoinMove) and move.key is not None:
         try:  # a join that registers a key proves it holds the key by signing with it
             keys = parse_keys(move.key, f"{source}: key")

@@ -21,6 +21,7 @@ from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord
 from rebis_pbm.formats.yaml_reader import Loaded, YamlValue, load_yaml, simple_data
 from rebis_pbm.record.codec import parse_record
+from rebis_pbm.record.commitments import join_phase_keys
 from rebis_pbm.record.deadlines import BEFORE_V4
 from rebis_pbm.record.digests import chain_digest, commitment, state_digest
 from rebis_pbm.record.model import (
@@ -306,11 +307,9 @@ def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
                            "it, or an entry before it, was edited after it was recorded",
                            player=join.player, expected=f"chain_sha256 {computed}",
                            found=f"chain_sha256 {join.chain_sha256}")
-        keys = record.join_keys(join.player)
+        keys = join_phase_keys(record, join.player)  # as apply judged it
         if signatures and (keys or join.proof is not None):
             from rebis_pbm.crypto.signatures import signed_by
-            # the key the join brought (rebis-pbm/5: its player's commitment brought it)
-            keys = keys or tuple(j.key for j in record.joins if j.player == join.player and j.key)
             proof = join.proof
             if proof is None or proof.signed is None or not signed_by(
                     proof.signed.encode("utf-8"), proof.signature, keys):

@@ -509,3 +509,51 @@ def test_an_acts_join_count_edited_fails_verify(tmp_path, monkeypatch):
     doc["actions"][0]["joins"] = 1
     game.write_text(yaml.safe_dump(doc, sort_keys=False))
     assert run_inproc("verify", game).code == 3
+
+
+def _pub(key: Path) -> str:
+    return " ".join(Path(f"{key}.pub").read_text().split()[:2])
+
+
+@needs_ssh
+def test_a_commitment_bringing_another_key_for_a_registered_player_is_refused(tmp_path):
+    """The attack: ben, whose key was registered at new, sends a commitment with key: eve's
+    key, signed with his own; then his join signed with eve's key, which apply took and verify
+    then refused (exit 3), for good. The commitment is now refused, in one sentence, and
+    nothing is written."""
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in (*PLAYERS, "eve")}
+    game = new_game(tmp_path / "ref", {p: keys[p] for p in PLAYERS})
+    header = yaml.safe_load(game.read_text())["header_sha256"]
+    move = tmp_path / "ben.yaml"
+    move.write_text(f"game: tr\nplayer: ben\nheader_sha256: {header}\n"
+                    f"commitment: {commitment_of('tr', 'ben', 'ben text')}\n"
+                    f"key: {_pub(keys['eve'])}\n")
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["ben"], move.read_bytes()))
+    before = game.read_bytes()
+    refused = apply(game, move)
+    assert refused.code == 1
+    assert "ben has a key registered already, so their commitment brings no other key" in (
+        refused.err)
+    assert len(refused.err.strip().splitlines()) == 1 and game.read_bytes() == before
+
+
+@needs_ssh
+def test_a_join_signed_by_a_key_verify_would_refuse_is_refused_by_apply(tmp_path):
+    """apply and verify judge a join's signature by the same keys (join_phase_keys): ben's
+    join signed by any key but his registered one is refused at apply; his own is taken and
+    the record verifies as a fair deal."""
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in (*PLAYERS, "eve")}
+    game = new_game(tmp_path / "ref", {p: keys[p] for p in PLAYERS})
+    commit_all(game, tmp_path, keys)
+    assert apply(game, play_join(game, "ann", tmp_path / "ann", keys["ann"])).code == 0
+    after = referee.open_game(game).record.joins[1].chain_sha256
+    move = tmp_path / "ben-join.yaml"
+    move.write_text(f"game: tr\nplayer: ben\nafter: {after}\njoin: {join_text(tmp_path, 'ben')}\n")
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["eve"], move.read_bytes()))
+    refused = apply(game, move)
+    assert refused.code == 1 and "does not check against ben's key" in refused.err
+    assert referee.open_game(game).record.joining()
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["ben"], move.read_bytes()))
+    assert apply(game, move).code == 0
+    text, _ = verify_text(game)
+    assert FAIR in text
