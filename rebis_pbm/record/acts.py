@@ -19,11 +19,22 @@ if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
 
-def witness_text(game: str, move: int, digest: str) -> str:
+def witness_text(game: str, move: int, digest: str, header: str | None = None) -> str:
     """The witness line a view shows and the referee signs: ``Witness: game G, move N,
     chain_sha256 D`` (D the chain digest after the record's first N moves: the header's, or the
-    last join's, for N = 0)."""
-    return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
+    last join's, for N = 0); in a rebis-pbm/5 game with a referee key also ``, header_sha256
+    H``, the record's header digest (:func:`witness_header`): two games of one id and one
+    referee key do not share a signed witness."""
+    from rebis_pbm.record.wording import witness_line
+    return witness_line(game, move, digest, header)
+
+
+def witness_header(record: Record) -> str | None:
+    """The header digest a witness of ``record`` names: a rebis-pbm/5 game's with a referee
+    key; None (the line of rebis-pbm/4) otherwise."""
+    from rebis_pbm.record.commitments import BEFORE_V5
+    return (record.header_sha256 if record.referee_key is not None
+            and record.format not in BEFORE_V5 else None)
 
 
 def refusal_text(record: Record, file_sha256: str, player: str | None, exit_code: int,
@@ -51,7 +62,8 @@ def refusal_text(record: Record, file_sha256: str, player: str | None, exit_code
 def record_witness(record: Record) -> str:
     """The witness of ``record`` as it now is: its game, its number of moves, its last chain
     digest (:meth:`Record.last_digest`)."""
-    return witness_text(record.game, len(record.moves), record.last_digest())
+    return witness_text(record.game, len(record.moves), record.last_digest(),
+                        witness_header(record))
 
 
 def move_act_text(record: Record, index: int) -> str:

@@ -283,3 +283,37 @@ def test_a_saved_mail_carries_the_signed_witness(tmp_path):
     saved.write_bytes(bytes(message))
     out = run_inproc("verify", game, "--witness", saved)
     assert out.code == 2 and NOT_SIGNED in out.err
+
+
+def test_a_witness_or_refusal_of_another_game_of_the_same_id_is_not_about_this_record(tmp_path):
+    """The attack: one referee key, one game id, two games (a game restarted): a real witness
+    (and a real refusal) of game A, given to verify game B, read as proof that B was rewritten
+    (exit 3). A rebis-pbm/5 witness names its record's header digest: of another header, it
+    says nothing about this record (exit 2); in game A it still verifies."""
+    from rebis_pbm.record.acts import refusal_text
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, key, keys = signed_game(tmp_path / "a", "--game-id", "g")
+    play_signed(first, keys, tmp_path / "a", key, "2025-01-01T00:10:00Z")
+    second = tmp_path / "b" / "g.yaml"
+    made = run_inproc("new", second, "--player", "ann", "--player", "bo", "--seed",
+                      "the game restarted", "--insecure-seed", "--referee-deal", "--game-id", "g",
+                      "--deadline", "1h", "--now", "2025-01-02T00:00:00Z", "--referee-key", key)
+    assert made.code == 0, made.err
+    a, b = referee.read_record(first), referee.read_record(second)
+    assert a.game == b.game and a.header_sha256 != b.header_sha256
+    for view in ("public.txt", "ann.yaml"):
+        saved = tmp_path / f"saved-{view}"
+        saved.write_bytes((tmp_path / "a" / "g.views" / view).read_bytes())
+        assert f"header_sha256 {a.header_sha256}" in saved.read_text() or (
+            yaml.safe_load(saved.read_text())["witness"]["header_sha256"] == a.header_sha256)
+        assert run_inproc("verify", first, "--witness", saved).code == 0
+        out = run_inproc("verify", second, "--witness", saved)
+        assert out.code == 2, out.out + out.err
+        assert "another record of game g" in out.err and "rewritten since (" not in out.err
+    claim = refusal_text(a, "cd" * 32, "ann", 1, "not your turn")
+    signed = tmp_path / "refusal.txt"
+    signed.write_text(claim + "\n" + sign_texts(key, [claim])[0])
+    assert run_inproc("verify", first, "--refusal", signed).code == 0
+    out = run_inproc("verify", second, "--refusal", signed)
+    assert out.code == 2 and "this refusal is of another record of game g" in out.err
