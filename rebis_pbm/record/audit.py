@@ -412,7 +412,6 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.unsigned_joins = [p for p in report.deal_from[1:] if p not in confirmed]
     keys_held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in keys_held.items() if keys}
-    report.referee = referee_lines(record)
     report.referee_recipient = record.referee_recipient
     report.encrypt_views = record.views_encrypted
     report.checked.append("the record's form (its schema)")
@@ -428,6 +427,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
             sources.append(found[1])
     report.seed = " and ".join(sources) or None
     known = report.seed is not None
+    report.referee = referee_lines(record, known)
     # The fast read replayed the record with every check of the walk, which found nothing.
     result = walk(record, seed) if fast is None else Walk(None, replay, len(record.moves))
     code = result.problem.code if result.problem else None
@@ -498,16 +498,27 @@ _ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
                  "reveal": "the referee revealed the seed (the game abandoned)"}
 
 
-def referee_lines(record: Record) -> list[str]:
+def referee_lines(record: Record, known: bool = False) -> list[str]:
     """What the referee did in a rebis-pbm/2 record, one line each, in order: the moves made
-    for a player ("turn 12: the referee moved for bob (missed deadline, greedy bot)") and the
-    logged actions ("after turn 12: the referee extended the deadline by 86400 s (bob asked)")."""
+    for a player, its reason and bot as the referee's word, then what verify checked of them
+    ("turn 12: the referee moved for bob (the referee says: missed deadline, greedy bot);
+    checked: the deadline had passed, the greedy bot's move"; the bot's move is checked when
+    the seed is ``known``) and the logged actions ("after turn 12: the referee extended the
+    deadline by 86400 s (bob asked)")."""
+    from rebis_pbm.record.deadlines import MISSED
     lines = []
+    timed = "deadline" in record.header_extra
     for move, stamp in zip(record.moves, record.stamps, strict=False):
         if stamp.get("by") == "referee":
-            lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
-                         f"({one_line(str(stamp.get('reason')))}, {stamp.get('bot')} bot"
-                         f"{', signed by the referee' if record.referee_key else ''})")
+            reason, bot = one_line(str(stamp.get("reason"))), stamp.get("bot")
+            checked = (["the deadline had passed"] if timed and "at" in stamp
+                       and stamp.get("reason") == MISSED else [])
+            if known and bot in ("greedy", "random"):
+                checked.append(f"the {bot} bot's move")
+            lines.append(f"  turn {move.turn}: the referee moved for {move.player} (the "
+                         f"referee says: {reason}, {bot} bot"
+                         f"{'; signed by the referee' if record.referee_key else ''}); "
+                         + (f"checked: {', '.join(checked)}" if checked else "not checked"))
     for action in record.actions:
         if action.get("action") == "replace_player":
             changed = [what for field, what in (("address", "address"), ("key", "key"),

@@ -10,9 +10,11 @@ from rebis_pbm.record.model import REFEREE_SIGNATURE
 from rebis_pbm.record.problems import At, Problem
 
 if TYPE_CHECKING:
+    from rebis_pbm.engine import Move, State
     from rebis_pbm.record.model import Record
 
-__all__ = ["check_referee_acts", "check_referee_move"]
+__all__ = ["check_referee_acts", "check_referee_move", "check_stand_in_bot",
+           "check_stand_in_time"]
 
 
 def _referee_signed(record: Record, text: str, signature: str | None) -> bool:
@@ -72,3 +74,49 @@ def check_referee_acts(record: Record) -> Problem | None:
             found="none" if record.witness_signature is None else "a signature that does not "
             "check")
     return None
+
+
+def check_stand_in_time(record: Record, index: int) -> Problem | None:
+    """A move the referee made for its player (``by: referee``) recorded as a ``missed
+    deadline`` must come at or after that turn's deadline plus the grace period, computed from
+    the record as it stood before the move (:func:`~rebis_pbm.record.deadlines.deadline_of`:
+    deadlines are data). Other reasons (at the player's request, the bot replacing a player)
+    are the referee's word, which verify names as such."""
+    from dataclasses import replace
+
+    from rebis_pbm.record.acts import stand_in
+    from rebis_pbm.record.deadlines import MISSED, deadline_of, parse_time
+    stamp = record.stamps[index]
+    if not stand_in(record, index) or stamp.get("reason") != MISSED or "at" not in stamp:
+        return None
+    before = replace(record, moves=record.moves[:index], links=record.links[:index],
+                     stamps=record.stamps[:index], proofs=record.proofs[:index],
+                     referee_signatures=record.referee_signatures[:index],
+                     actions=tuple(a for a in record.actions if int(a.get("after", 0)) <= index))
+    due = deadline_of(before, grace=True)
+    if due is None or parse_time(str(stamp["at"])) >= parse_time(due):
+        return None
+    return Problem("stand_in", f"the referee moved for {record.moves[index].player} for a "
+                   f"missed deadline at {stamp['at']}, before that turn's deadline and grace "
+                   f"period ran out ({due})", expected=f"at {due} or later",
+                   found=f"at {stamp['at']}", turn=index + 1, player=record.moves[index].player)
+
+
+def check_stand_in_bot(record: Record, index: int, state: State, move: Move) -> Problem | None:
+    """With the game's state before move ``index`` known (the seed): a move the referee made
+    for its player with a bot (``bot: greedy`` or ``random``) must be the move that bot chooses
+    from the player's information set, drawing from the game, turn and player as ``tick`` and
+    ``move-for`` do (:func:`~rebis_pbm.bots.make_bot`)."""
+    from rebis_pbm.bots import make_bot
+    from rebis_pbm.engine import information_set
+    from rebis_pbm.record.acts import stand_in
+    bot = record.stamps[index].get("bot")
+    if not stand_in(record, index) or bot not in ("greedy", "random"):
+        return None
+    chosen = make_bot(str(bot), f"{record.game}/{state.turn}/{move.player}").choose(
+        information_set(state, state.to_move))
+    if chosen == move:
+        return None
+    return Problem("stand_in", f"the referee's move for {move.player} is recorded as the {bot} "
+                   f"bot's, but that bot chooses another move there", expected=f"the {bot} "
+                   f"bot's move", found="another move", turn=index + 1, player=move.player)

@@ -40,7 +40,12 @@ from rebis_pbm.record.problems import CODES as CODES
 from rebis_pbm.record.problems import At as _At
 from rebis_pbm.record.problems import Problem as Problem
 from rebis_pbm.record.problems import ProblemCode as ProblemCode
-from rebis_pbm.record.referee_checks import check_referee_acts, check_referee_move
+from rebis_pbm.record.referee_checks import (
+    check_referee_acts,
+    check_referee_move,
+    check_stand_in_bot,
+    check_stand_in_time,
+)
 
 # ------------------------------------------------------------------------- the walk
 
@@ -216,7 +221,7 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                 expected=f"chain_sha256 {computed}",
                 found=f"chain_sha256 {record.links[index].chain_sha256}", **at), None, index)
         problem = (None if hmac_holds else check_signature(record, index, key)) \
-            or check_referee_move(record, index)
+            or check_referee_move(record, index) or check_stand_in_time(record, index)
         if problem is not None:
             return Walk(problem, None, index)
         if key is None:
@@ -233,6 +238,9 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
         else:
             move = entry
         assert state is not None  # dealt above: the seed is known
+        problem = check_stand_in_bot(record, index, state, move)
+        if problem is not None:
+            return Walk(problem, None, index)
         try:
             state, events = apply_move(state, move)
         except IllegalMove as exc:
