@@ -481,6 +481,15 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
     if record.abandoned(replay.state):
         raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was abandoned"),
                                     {"source": source, "game": record.game}))
+    # another game's header first: a copy of its entry is no duplicate of this game's
+    if move.header is not None and move.header != record.header_sha256:
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: this join names another game's "
+                                       "header (header_sha256: {given}), not game {game}'s "
+                                       "({header}): it was written for another game of the same "
+                                       "name, or before its players, seats or rules changed; "
+                                       "write your join from this game's template"),
+                                    {"source": source, "given": move.header,
+                                     "game": record.game, "header": record.header_sha256}))
     from rebis_pbm.app.deal_rounds import check_round, same_entry
     if record.two_rounds or move.commitment is not None:  # rebis-pbm/5: two rounds
         if same_entry(record, move, _key_line(move.key)):
@@ -493,14 +502,6 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
             raise Refused(phrase=Phrase(N_("{source}: move rejected: {player} has joined "
                                            "already; a player joins once"),
                                         {"source": source, "player": move.player}))
-    if move.header is not None and move.header != record.header_sha256:
-        raise Refused(phrase=Phrase(N_("{source}: move rejected: this join names another game's "
-                                       "header (header_sha256: {given}), not game {game}'s "
-                                       "({header}): it was written for another game of the same "
-                                       "name, or before its players, seats or rules changed; "
-                                       "write your join from this game's template"),
-                                    {"source": source, "given": move.header,
-                                     "game": record.game, "header": record.header_sha256}))
     if (move.header is None and signed is not None and record.pins_history
             and move.after is None):
         # rebis-pbm/4: a signed join pins the game's header as a signed move pins its history

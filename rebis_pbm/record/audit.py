@@ -84,6 +84,7 @@ class Report:
     referee_recipient: str | None = None
     encrypt_views: bool = False
     two_rounds: bool = False  # rebis-pbm/5: a commitment, then a join (its shorter deal lines)
+    deal_signers: dict[str, list[str]] = field(default_factory=dict)  # rebis-pbm/5
 
     @property
     def verified(self) -> bool:
@@ -107,7 +108,9 @@ class Report:
                 # rebis-pbm/3's settings, only when set: an older record's report is unchanged.
                 **({"referee_recipient": self.referee_recipient}
                    if self.referee_recipient else {}),
-                **({"encrypt_views": True} if self.encrypt_views else {})}
+                **({"encrypt_views": True} if self.encrypt_views else {}),
+                **({"deal_signers": {p: list(k) for p, k in self.deal_signers.items()}}
+                   if self.deal_signers else {})}
 
     def render_text(self) -> str:
         lines = []
@@ -212,6 +215,10 @@ def _two_round_lines(report: Report) -> list[str]:
                      f"later): they must check their joins in the record.")
     elif not report.deal_pending:
         lines.append("Deal: fair (two rounds, every join signed by a key registered at new).")
+    if report.deal_signers:
+        lines.append("Signed by (each player checks the key is theirs):")
+        lines += [f"  {p}'s commitment and join: key {', '.join(fps)}"
+                  for p, fps in report.deal_signers.items()]
     if report.blank_joins:
         lines.append("The join of " + " and ".join(report.blank_joins) + " kept the join "
                      "template's words: it adds nothing the referee did not know.")
@@ -410,6 +417,12 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.two_rounds = True
         confirmed = confirmed_joins(record)
         report.unsigned_joins = [p for p in report.deal_from[1:] if p not in confirmed]
+        from rebis_pbm.record.commitments import entry_signer
+        for join in record.joins:  # the key each entry was signed by: its player checks it
+            signer = entry_signer(record, join)
+            if signer is not None and fingerprint(signer) not in report.deal_signers.get(
+                    join.player, []):
+                report.deal_signers.setdefault(join.player, []).append(fingerprint(signer))
     keys_held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in keys_held.items() if keys}
     report.referee_recipient = record.referee_recipient

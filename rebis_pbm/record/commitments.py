@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
 __all__ = ["BEFORE_V5", "COMMITMENT_DOMAIN", "commitment_of", "commitments",
-           "join_phase_keys", "reveals", "two_round_waiting"]
+           "entry_signer", "join_phase_keys", "reveals", "two_round_waiting"]
 
 # Formats whose fair deal takes one round (a join each, no commitment).
 BEFORE_V5 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4")
@@ -66,3 +66,16 @@ def join_phase_keys(record: Record, player: str) -> tuple[str, ...]:
     ``()``: an unsigned player."""
     return record.join_keys(player) or tuple(
         j.key for j in record.joins if j.player == player and j.key)
+
+
+def entry_signer(record: Record, join: Join) -> str | None:
+    """The key (of :func:`join_phase_keys`) whose signature ``join`` (a commitment or a join
+    entry) carries, or None: unsigned, or signed by none of them. What ``verify`` names by its
+    fingerprint, so that each player checks the key is theirs."""
+    from rebis_pbm.crypto.signatures import signed_by
+    proof = join.proof
+    if proof is None or proof.signed is None:
+        return None
+    data = proof.signed.encode("utf-8")
+    return next((key for key in join_phase_keys(record, join.player)
+                 if signed_by(data, proof.signature, (key,))), None)

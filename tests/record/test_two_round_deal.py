@@ -557,3 +557,76 @@ def test_a_join_signed_by_a_key_verify_would_refuse_is_refused_by_apply(tmp_path
     assert apply(game, move).code == 0
     text, _ = verify_text(game)
     assert FAIR in text
+
+
+def _commitment_file(path: Path, game: Path, player: str, text: str,
+                     key: Path | None = None) -> Path:
+    header = yaml.safe_load(game.read_text())["header_sha256"]
+    path.write_text(f"game: tr\nplayer: {player}\nheader_sha256: {header}\n"
+                    f"commitment: {commitment_of('tr', player, text)}\n")
+    if key is not None:
+        Path(f"{path}.sig").write_bytes(ssh_sign(key, path.read_bytes()))
+    return path
+
+
+def test_a_commitment_copied_from_another_game_is_refused_in_round_2_too(tmp_path):
+    """The attack: a commitment of another game of the same id (the same text, so the same
+    commitment) applied in round 2 read "ann already committed; nothing changed" (exit 0),
+    where round 1 refused it by its header: the header is now checked first, in both rounds."""
+    first = new_game(tmp_path / "a")
+    second = new_game(tmp_path / "b", None, "tr", "--rule", "gold=1")
+    assert yaml.safe_load(first.read_text())["header_sha256"] != yaml.safe_load(
+        second.read_text())["header_sha256"]
+    copied = _commitment_file(tmp_path / "copied.yaml", first, "ann", "same text")
+    assert apply(second, _commitment_file(tmp_path / "own.yaml", second, "ann",
+                                          "same text")).code == 0
+    for round_ in (1, 2):
+        if round_ == 2:
+            assert apply(second, _commitment_file(tmp_path / "ben.yaml", second, "ben",
+                                                  "ben text")).code == 0
+        assert referee.open_game(second).record.join_round() == round_
+        before = second.read_bytes()
+        refused = apply(second, copied)
+        assert refused.code == 1, refused.out + refused.err
+        assert "this join names another game's header" in refused.err
+        assert second.read_bytes() == before
+
+
+@needs_ssh
+def test_verify_names_the_key_that_signed_each_players_commitment_and_join(tmp_path):
+    """The attack: two keys registered for ben at new (a --key file of two lines, one the
+    referee's); the referee signs ben's commitment and join with its own and verify said
+    "Deal: fair". verify now names, for each player, the fingerprint of the key that signed
+    their entries, and ben's own commitment is refused naming the key already used."""
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in (*PLAYERS, "referee_own")}
+    both = keydir(tmp_path) / "ben-two.pub"
+    both.write_text(Path(f"{keys['ben']}.pub").read_text()
+                    + Path(f"{keys['referee_own']}.pub").read_text())
+    game = tmp_path / "ref" / "game.yaml"
+    game.parent.mkdir()
+    made = run_inproc("new", game, "--seed", "two rounds test", "--insecure-seed", "--game-id",
+                      "tr", "--player", "ann", "--player", "ben", "--key",
+                      f"ann={keys['ann']}.pub", "--key", f"ben={both}")
+    assert made.code == 0, made.err
+    forged = _commitment_file(tmp_path / "forged.yaml", game, "ben", "the referee's text",
+                              keys["referee_own"])
+    assert apply(game, forged).code == 0
+    own = _commitment_file(tmp_path / "own.yaml", game, "ben", "ben's text", keys["ben"])
+    refused = apply(game, own)
+    fp = subprocess.run(["ssh-keygen", "-l", "-f", f"{keys['referee_own']}.pub"],
+                        capture_output=True, text=True, check=True).stdout.split()[1]
+    assert refused.code == 1
+    assert f"a commitment in ben's name, signed by key {fp}, is already recorded" in refused.err
+    assert apply(game, play_join(game, "ann", tmp_path / "ann", keys["ann"])).code == 0
+    assert apply(game, play_join(game, "ann", tmp_path / "ann", keys["ann"])).code == 0
+    after = referee.open_game(game).record.joins[1].chain_sha256
+    join = tmp_path / "forged-join.yaml"
+    join.write_text(f"game: tr\nplayer: ben\nafter: {after}\njoin: the referee's text\n")
+    Path(f"{join}.sig").write_bytes(ssh_sign(keys["referee_own"], join.read_bytes()))
+    assert apply(game, join).code == 0
+    text, report = verify_text(game)
+    ann_fp = subprocess.run(["ssh-keygen", "-l", "-f", f"{keys['ann']}.pub"],
+                            capture_output=True, text=True, check=True).stdout.split()[1]
+    assert report["deal_signers"] == {"ann": [ann_fp], "ben": [fp]}
+    assert f"  ben's commitment and join: key {fp}" in text
+    assert f"  ann's commitment and join: key {ann_fp}" in text
