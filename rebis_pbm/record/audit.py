@@ -142,7 +142,8 @@ class Report:
                          "chosen the deal).")
         elif self.deal_from and not self.unsigned_joins:
             lines.append("Deal from: " + ", ".join(self.deal_from)
-                         + " (a fair deal: nobody could choose it alone).")
+                         + " (a fair deal: nobody could choose it alone; in this one-round format "
+                         "the last to join could, with the seed's holder).")
         elif self.deal_from:
             lines.append("Deal from: " + ", ".join(self.deal_from) + " (a fair deal only as far "
                          "as " + _unsigned_words(self.unsigned_joins) + ").")
