@@ -368,10 +368,10 @@ def test_a_stand_in_labelled_with_another_bot_fails_verify_with_the_seed(tmp_pat
     play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
     assert run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z", "--referee-key",
                       key).code == 0
-    record, replay, seed = referee.open_game(game)
     from rebis_pbm.bots import make_bot
-    from rebis_pbm.engine import information_set, setup
     from rebis_pbm.engine import apply_move as play
+    from rebis_pbm.engine import information_set, setup
+    record, _, seed = referee.open_game(game)
     state, _ = setup(record.ruleset, record.players, record.deal_seed(seed))
     state, _ = play(state, record.moves[0])
     chosen = {b: make_bot(b, f"{record.game}/{state.turn}/bo").choose(
