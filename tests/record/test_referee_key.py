@@ -389,3 +389,21 @@ def test_a_stand_in_labelled_with_another_bot_fails_verify_with_the_seed(tmp_pat
     assert "the referee moved for bo (the referee says: missed deadline, random bot; signed " \
            "by the referee); checked: the deadline had passed" in text
     assert "random bot's move" not in text
+
+
+def test_a_record_signed_before_the_witness_named_the_header_still_verifies(tmp_path):
+    """A rebis-pbm/5 record whose witness_signature signs the line without the header digest
+    (as the format was first written) verifies; a player's witness of that form does not prove
+    anything (it names no header: "not signed by this game's referee")."""
+    from rebis_pbm.record.acts import witness_text
+    game, key, keys = signed_game(tmp_path)
+    play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
+    record = referee.read_record(game)
+    older = witness_text(record.game, len(record.moves), record.last_digest())
+    signature = sign_texts(key, [older])[0]
+    _forge(game, lambda r: r.with_referee_signatures({}, {}, signature))
+    assert run_inproc("verify", game).code == 0
+    saved = tmp_path / "older.txt"
+    saved.write_text(older + "\n" + signature)
+    out = run_inproc("verify", game, "--witness", saved)
+    assert out.code == 2 and NOT_SIGNED in out.err
