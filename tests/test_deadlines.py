@@ -45,8 +45,10 @@ def test_a_silent_game_ends_by_tick_alone_and_verifies(cli, tmp_path):
     report = cli("verify", game, "--format", "json")
     assert report.code == 0 and json.loads(report.out)["verified"] is True
     text = cli("verify", game).out
-    assert "turn 1: the referee moved for ana (missed deadline, greedy bot)" in text
-    assert "turn 2: the referee moved for bob (missed deadline, greedy bot)" in text
+    assert ("turn 1: the referee moved for ana (the referee says: missed deadline, greedy bot); "
+            "checked: the deadline had passed, the greedy bot's move") in text
+    assert ("turn 2: the referee moved for bob (the referee says: missed deadline, greedy bot); "
+            "checked: the deadline had passed, the greedy bot's move") in text
 
 
 def test_tick_before_the_deadline_changes_nothing_and_says_a_reminder_is_due(cli, tmp_path):
@@ -169,7 +171,8 @@ def test_move_for_on_request_replace_player_and_end_game(cli, tmp_path):
     assert referee.read_record(game).addresses["ana"] == "ana@new.example.org"
     assert cli("end-game", game, "--yes", "--reason", "both agreed", "--now", at(3)).code == 0
     text = cli("verify", game).out
-    assert "turn 1: the referee moved for ana (on the player's request, greedy bot)" in text
+    assert ("turn 1: the referee moved for ana (the referee says: on the player's request, "
+            "greedy bot); checked: the greedy bot's move") in text
     assert "replaced ana's address" in text and "ended the game (both agreed)" in text
 
 

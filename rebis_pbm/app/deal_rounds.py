@@ -12,7 +12,13 @@ from typing import Protocol
 from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import Refused
 from rebis_pbm.record import Record
-from rebis_pbm.record.commitments import commitment_of, commitments, reveals, two_round_waiting
+from rebis_pbm.record.commitments import (
+    commitment_of,
+    commitments,
+    entry_signer,
+    reveals,
+    two_round_waiting,
+)
 
 
 class JoinMove(Protocol):
@@ -67,10 +73,25 @@ def check_round(record: Record, move: JoinMove, signed: bool, source: str) -> No
                 "{source}: move rejected: every commitment is recorded and the deal is in its "
                 "second round: {player} now sends their join (rebis-pbm play on their view "
                 "writes it), not a commitment"), values))
-        if move.player in commitments(record.joins):
+        recorded = commitments(record.joins).get(move.player)
+        signer = None if recorded is None else entry_signer(record, recorded)
+        if signer is not None:
+            from rebis_pbm.crypto.signatures import fingerprint
+            raise Refused(phrase=Phrase(N_(
+                "{source}: move rejected: a commitment in {player}'s name, signed by key "
+                "{fingerprint}, is already recorded; a player commits once (if that key is not "
+                "yours, someone else committed for you: tell the other players)"),
+                {**values, "fingerprint": fingerprint(signer)}))
+        if recorded is not None:
             raise Refused(phrase=Phrase(N_(
                 "{source}: move rejected: {player} has sent their commitment already; a player "
                 "commits once"), values))
+        if move.key is not None and record.join_keys(move.player):
+            # verify judges the join by the keys registered already (join_phase_keys)
+            raise Refused(phrase=Phrase(N_(
+                "{source}: move rejected: {player} has a key registered already, so their "
+                "commitment brings no other key: remove key: and sign with the registered "
+                "key"), values))
         return
     if round_ == 1:
         raise Refused(phrase=Phrase(N_(

@@ -285,7 +285,9 @@ def check_signature(record: Record, move: Move | JoinMove, data: bytes, signatur
         Refused: no signature, or one that does not check (exit 1).
     """
     from rebis_pbm.crypto.signatures import parse_keys
-    keys = record.player_keys(move.player) if move.player in record.players else ()
+    from rebis_pbm.record.commitments import join_phase_keys
+    keys = () if move.player not in record.players else join_phase_keys(
+        record, move.player) if isinstance(move, JoinMove) else record.player_keys(move.player)
     if not keys and isinstance(move, JoinMove) and move.key is not None:
         try:  # a join that registers a key proves it holds the key by signing with it
             keys = parse_keys(move.key, f"{source}: key")
@@ -479,6 +481,15 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
     if record.abandoned(replay.state):
         raise Refused(phrase=Phrase(N_("{source}: move rejected: game {game} was abandoned"),
                                     {"source": source, "game": record.game}))
+    # another game's header first: a copy of its entry is no duplicate of this game's
+    if move.header is not None and move.header != record.header_sha256:
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: this join names another game's "
+                                       "header (header_sha256: {given}), not game {game}'s "
+                                       "({header}): it was written for another game of the same "
+                                       "name, or before its players, seats or rules changed; "
+                                       "write your join from this game's template"),
+                                    {"source": source, "given": move.header,
+                                     "game": record.game, "header": record.header_sha256}))
     from rebis_pbm.app.deal_rounds import check_round, same_entry
     if record.two_rounds or move.commitment is not None:  # rebis-pbm/5: two rounds
         if same_entry(record, move, _key_line(move.key)):
@@ -491,14 +502,6 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
             raise Refused(phrase=Phrase(N_("{source}: move rejected: {player} has joined "
                                            "already; a player joins once"),
                                         {"source": source, "player": move.player}))
-    if move.header is not None and move.header != record.header_sha256:
-        raise Refused(phrase=Phrase(N_("{source}: move rejected: this join names another game's "
-                                       "header (header_sha256: {given}), not game {game}'s "
-                                       "({header}): it was written for another game of the same "
-                                       "name, or before its players, seats or rules changed; "
-                                       "write your join from this game's template"),
-                                    {"source": source, "given": move.header,
-                                     "game": record.game, "header": record.header_sha256}))
     if (move.header is None and signed is not None and record.pins_history
             and move.after is None):
         # rebis-pbm/4: a signed join pins the game's header as a signed move pins its history

@@ -153,12 +153,17 @@ class RulesetView(TypedDict):
     multiplier: str  # additive or doubling
 
 
-class Witness(TypedDict):
-    """The record's chain digest after its last entry and how many moves it holds."""
-
+class _WitnessFields(TypedDict):
     game: str
     move: int
     chain_sha256: str
+
+
+class Witness(_WitnessFields, total=False):
+    """The record's chain digest after its last entry and how many moves it holds; the
+    header digest too in a rebis-pbm/5 game with a referee key."""
+
+    header_sha256: str
 
 
 Away = TypedDict("Away", {"player": str, "from": str, "until": str})

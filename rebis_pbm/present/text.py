@@ -51,9 +51,11 @@ def _witness_text(view: View, _: Gettext) -> list[str]:
     # The referee's signature of the line, right under it (rebis-pbm/4; docs/views.md).
     signed = view.get("witness_signature", "").strip().splitlines()
     said = _(WITNESS)
+    header = w.get("header_sha256")  # rebis-pbm/5 with a referee key: the same in every language
     if said == WITNESS:  # English: the record's own wording
-        return [witness_line(w["game"], w["move"], w["chain_sha256"]), *signed]
-    return [said.format(game=w["game"], move=w["move"], digest=w["chain_sha256"]), *signed]
+        return [witness_line(w["game"], w["move"], w["chain_sha256"], header), *signed]
+    return [said.format(game=w["game"], move=w["move"], digest=w["chain_sha256"])
+            + ("" if header is None else f", header_sha256 {header}"), *signed]
 
 
 WITNESS = N_("Witness: game {game}, move {move}, chain_sha256 {digest}")

@@ -19,11 +19,22 @@ if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
 
-def witness_text(game: str, move: int, digest: str) -> str:
+def witness_text(game: str, move: int, digest: str, header: str | None = None) -> str:
     """The witness line a view shows and the referee signs: ``Witness: game G, move N,
     chain_sha256 D`` (D the chain digest after the record's first N moves: the header's, or the
-    last join's, for N = 0)."""
-    return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
+    last join's, for N = 0); in a rebis-pbm/5 game with a referee key also ``, header_sha256
+    H``, the record's header digest (:func:`witness_header`): two games of one id and one
+    referee key do not share a signed witness."""
+    from rebis_pbm.record.wording import witness_line
+    return witness_line(game, move, digest, header)
+
+
+def witness_header(record: Record) -> str | None:
+    """The header digest a witness of ``record`` names: a rebis-pbm/5 game's with a referee
+    key; None (the line of rebis-pbm/4) otherwise."""
+    from rebis_pbm.record.commitments import BEFORE_V5
+    return (record.header_sha256 if record.referee_key is not None
+            and record.format not in BEFORE_V5 else None)
 
 
 def refusal_text(record: Record, file_sha256: str, player: str | None, exit_code: int,
@@ -51,7 +62,8 @@ def refusal_text(record: Record, file_sha256: str, player: str | None, exit_code
 def record_witness(record: Record) -> str:
     """The witness of ``record`` as it now is: its game, its number of moves, its last chain
     digest (:meth:`Record.last_digest`)."""
-    return witness_text(record.game, len(record.moves), record.last_digest())
+    return witness_text(record.game, len(record.moves), record.last_digest(),
+                        witness_header(record))
 
 
 def move_act_text(record: Record, index: int) -> str:
@@ -62,17 +74,40 @@ def move_act_text(record: Record, index: int) -> str:
             f"{record.moves[index].player}, chain_sha256 {record.links[index].chain_sha256}")
 
 
-def action_text(record: Record, index: int) -> str:
+def action_text(record: Record, index: int, moves: str | None = None) -> str:
     """What the referee signs for its logged action ``index`` (0-based): ``Referee's act: game
     G, action K (KIND), chain_sha256 D, after move N, moves chain_sha256 M``: D the action's
     chain digest (the actions before it and the header), M the chain digest after the N moves
-    recorded when it acted (so the act is pinned to the game as it then was)."""
+    recorded when it acted (so the act is pinned to the game as it then was): in the join
+    phase (N = 0), the digest of the join-phase entries recorded then, the header's when none
+    (rebis-pbm/5: the action's ``joins`` counts them; an older record's act in the join phase
+    is checked against each, :func:`act_digests`). ``moves`` gives M instead."""
     action = record.actions[index]
     after = int(action.get("after", 0))
-    moves = record.prev_digest(after) if 0 <= after <= len(record.moves) else "none"
+    if moves is None:
+        moves = act_digests(record, index)[0]
     return (f"Referee's act: game {record.game}, action {index + 1} ({action.get('action')}), "
             f"chain_sha256 {action.get('chain_sha256')}, after move {after}, moves "
             f"chain_sha256 {moves}")
+
+
+def act_digests(record: Record, index: int) -> list[str]:
+    """The chain digests logged action ``index`` (0-based) may have been signed over (``M`` of
+    :func:`action_text`), the likeliest first: after its ``after`` moves; in the join phase
+    (``after`` 0), after its ``joins`` join-phase entries (rebis-pbm/5), or, in an older record
+    that does not count them, after the last join, then each earlier one and the header (its
+    signature vouched for whichever it names). ``["none"]`` when the counts name no entry."""
+    action = record.actions[index]
+    after, joins = int(action.get("after", 0)), action.get("joins")
+    if joins is not None:
+        count = int(joins)
+        return [record.join_prev(count)] if after == 0 and 0 <= count <= len(
+            record.joins) else ["none"]
+    if after < 0 or after > len(record.moves):
+        return ["none"]
+    if after or not record.joins:
+        return [record.prev_digest(after)]
+    return [record.join_prev(count) for count in range(len(record.joins), -1, -1)]
 
 
 def stand_in(record: Record, index: int) -> bool:

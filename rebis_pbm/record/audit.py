@@ -84,6 +84,7 @@ class Report:
     referee_recipient: str | None = None
     encrypt_views: bool = False
     two_rounds: bool = False  # rebis-pbm/5: a commitment, then a join (its shorter deal lines)
+    deal_signers: dict[str, list[str]] = field(default_factory=dict)  # rebis-pbm/5
 
     @property
     def verified(self) -> bool:
@@ -107,7 +108,9 @@ class Report:
                 # rebis-pbm/3's settings, only when set: an older record's report is unchanged.
                 **({"referee_recipient": self.referee_recipient}
                    if self.referee_recipient else {}),
-                **({"encrypt_views": True} if self.encrypt_views else {})}
+                **({"encrypt_views": True} if self.encrypt_views else {}),
+                **({"deal_signers": {p: list(k) for p, k in self.deal_signers.items()}}
+                   if self.deal_signers else {})}
 
     def render_text(self) -> str:
         lines = []
@@ -139,7 +142,8 @@ class Report:
                          "chosen the deal).")
         elif self.deal_from and not self.unsigned_joins:
             lines.append("Deal from: " + ", ".join(self.deal_from)
-                         + " (a fair deal: nobody could choose it alone).")
+                         + " (a fair deal: nobody could choose it alone; in this one-round format "
+                         "the last to join could, with the seed's holder).")
         elif self.deal_from:
             lines.append("Deal from: " + ", ".join(self.deal_from) + " (a fair deal only as far "
                          "as " + _unsigned_words(self.unsigned_joins) + ").")
@@ -212,6 +216,10 @@ def _two_round_lines(report: Report) -> list[str]:
                      f"later): they must check their joins in the record.")
     elif not report.deal_pending:
         lines.append("Deal: fair (two rounds, every join signed by a key registered at new).")
+    if report.deal_signers:
+        lines.append("Signed by (each player checks the key is theirs):")
+        lines += [f"  {p}'s commitment and join: key {', '.join(fps)}"
+                  for p, fps in report.deal_signers.items()]
     if report.blank_joins:
         lines.append("The join of " + " and ".join(report.blank_joins) + " kept the join "
                      "template's words: it adds nothing the referee did not know.")
@@ -410,9 +418,14 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         report.two_rounds = True
         confirmed = confirmed_joins(record)
         report.unsigned_joins = [p for p in report.deal_from[1:] if p not in confirmed]
+        from rebis_pbm.record.commitments import entry_signer
+        for join in record.joins:  # the key each entry was signed by: its player checks it
+            signer = entry_signer(record, join)
+            if signer is not None and fingerprint(signer) not in report.deal_signers.get(
+                    join.player, []):
+                report.deal_signers.setdefault(join.player, []).append(fingerprint(signer))
     keys_held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in keys_held.items() if keys}
-    report.referee = referee_lines(record)
     report.referee_recipient = record.referee_recipient
     report.encrypt_views = record.views_encrypted
     report.checked.append("the record's form (its schema)")
@@ -428,6 +441,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
             sources.append(found[1])
     report.seed = " and ".join(sources) or None
     known = report.seed is not None
+    report.referee = referee_lines(record, known)
     # The fast read replayed the record with every check of the walk, which found nothing.
     result = walk(record, seed) if fast is None else Walk(None, replay, len(record.moves))
     code = result.problem.code if result.problem else None
@@ -498,16 +512,27 @@ _ACTION_WORDS = {"replace_player": "the referee replaced {player}'s address",
                  "reveal": "the referee revealed the seed (the game abandoned)"}
 
 
-def referee_lines(record: Record) -> list[str]:
+def referee_lines(record: Record, known: bool = False) -> list[str]:
     """What the referee did in a rebis-pbm/2 record, one line each, in order: the moves made
-    for a player ("turn 12: the referee moved for bob (missed deadline, greedy bot)") and the
-    logged actions ("after turn 12: the referee extended the deadline by 86400 s (bob asked)")."""
+    for a player, its reason and bot as the referee's word, then what verify checked of them
+    ("turn 12: the referee moved for bob (the referee says: missed deadline, greedy bot);
+    checked: the deadline had passed, the greedy bot's move"; the bot's move is checked when
+    the seed is ``known``) and the logged actions ("after turn 12: the referee extended the
+    deadline by 86400 s (bob asked)")."""
+    from rebis_pbm.record.deadlines import MISSED
     lines = []
+    timed = "deadline" in record.header_extra
     for move, stamp in zip(record.moves, record.stamps, strict=False):
         if stamp.get("by") == "referee":
-            lines.append(f"  turn {move.turn}: the referee moved for {move.player} "
-                         f"({one_line(str(stamp.get('reason')))}, {stamp.get('bot')} bot"
-                         f"{', signed by the referee' if record.referee_key else ''})")
+            reason, bot = one_line(str(stamp.get("reason"))), stamp.get("bot")
+            checked = (["the deadline had passed"] if timed and "at" in stamp
+                       and stamp.get("reason") == MISSED else [])
+            if known and bot in ("greedy", "random"):
+                checked.append(f"the {bot} bot's move")
+            lines.append(f"  turn {move.turn}: the referee moved for {move.player} (the "
+                         f"referee says: {reason}, {bot} bot"
+                         f"{'; signed by the referee' if record.referee_key else ''}); "
+                         + (f"checked: {', '.join(checked)}" if checked else "not checked"))
     for action in record.actions:
         if action.get("action") == "replace_player":
             changed = [what for field, what in (("address", "address"), ("key", "key"),

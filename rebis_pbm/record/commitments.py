@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rebis_pbm.record.entries import Join
 
-__all__ = ["BEFORE_V5", "COMMITMENT_DOMAIN", "commitment_of", "commitments", "reveals",
-           "two_round_waiting"]
+if TYPE_CHECKING:
+    from rebis_pbm.record.model import Record
+
+__all__ = ["BEFORE_V5", "COMMITMENT_DOMAIN", "commitment_of", "commitments",
+           "entry_signer", "join_phase_keys", "reveals", "two_round_waiting"]
 
 # Formats whose fair deal takes one round (a join each, no commitment).
 BEFORE_V5 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4")
@@ -51,3 +55,27 @@ def two_round_waiting(players: Sequence[str], joins: Sequence[Join]) -> tuple[in
         return 1, tuple(p for p in players if p not in committed)
     revealed = reveals(joins)
     return 2, tuple(p for p in players if p not in revealed)
+
+
+def join_phase_keys(record: Record, player: str) -> tuple[str, ...]:
+    """The keys a signature on ``player``'s commitment or join may be made with: the one rule
+    ``apply`` and ``verify`` both judge them by (docs/audit.md). Those the header registered
+    (``new --key``) and those a ``replace_player`` action logged before turn 1
+    (:meth:`~rebis_pbm.record.model.Record.join_keys`); for a player with none, the key their
+    own commitment (rebis-pbm/5) or join brought, which proves it holds it by signing with it.
+    ``()``: an unsigned player."""
+    return record.join_keys(player) or tuple(
+        j.key for j in record.joins if j.player == player and j.key)
+
+
+def entry_signer(record: Record, join: Join) -> str | None:
+    """The key (of :func:`join_phase_keys`) whose signature ``join`` (a commitment or a join
+    entry) carries, or None: unsigned, or signed by none of them. What ``verify`` names by its
+    fingerprint, so that each player checks the key is theirs."""
+    from rebis_pbm.crypto.signatures import signed_by
+    proof = join.proof
+    if proof is None or proof.signed is None:
+        return None
+    data = proof.signed.encode("utf-8")
+    return next((key for key in join_phase_keys(record, join.player)
+                 if signed_by(data, proof.signature, (key,))), None)

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.errors import UsageError
+from rebis_pbm.record.commitments import BEFORE_V5
 
 if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
@@ -36,12 +37,16 @@ REMIND_BEFORE = 24 * 3600  # a reminder is due within 24 h of the deadline (or a
 def check_absence_fields(record: Record) -> None:
     """Raises ValueError when ``record`` (a :class:`~rebis_pbm.record.model.Record` being made)
     is damaged as to rebis-pbm/4's fields: an older record carrying one, or a time zone for a
-    name that is no player's."""
+    name that is no player's (and, rebis-pbm/5, an older record's action counting joins)."""
     if record.format in BEFORE_V4 and (
             record.time_zones or any(f in record.header_extra for f in ABSENCE_FIELDS)
             or any(a.get("action") in (AWAY, BACK) for a in record.actions)):
         raise ValueError(f"a {record.format} record has no absences, grace period or time "
                          f"zones: they came with rebis-pbm/4, so this record is damaged "
+                         f"(edited by hand)")
+    if record.format in BEFORE_V5 and any("joins" in a for a in record.actions):
+        raise ValueError(f"a {record.format} record's logged actions do not count the joins "
+                         f"before them: that came with rebis-pbm/5, so this record is damaged "
                          f"(edited by hand)")
     strangers = [name for name in record.time_zones if name not in record.players]
     if strangers:

@@ -464,11 +464,14 @@ class Record:
     def with_action(self, action: Document) -> Record:
         """The record with the referee's logged ``action`` appended (a rebis-pbm/2 record):
         ``action`` holds ``action`` (its kind), ``at`` and its own fields; ``after`` (the number
-        of moves before it) and ``chain_sha256`` (chaining it to the action before it, or to
+        of moves before it; in a rebis-pbm/5 join phase also ``joins``, the join-phase entries
+        before it) and ``chain_sha256`` (chaining it to the action before it, or to
         the header) are added here, so that an edited action fails verification."""
         if self.format == V1:
             raise ValueError("a rebis-pbm/1 record cannot log the referee's actions")
         body = {"after": len(self.moves), **action}
+        if self.two_rounds and not self.moves:  # rebis-pbm/5: where in the join phase
+            body["joins"] = len(self.joins)
         prev = self.actions[-1]["chain_sha256"] if self.actions else self._first_link()
         return replace(self, actions=self.actions + (
             {**body, "chain_sha256": chain_digest(prev, body)},))

@@ -26,6 +26,7 @@ class ProblemCode(Word):
     JOIN = "join"                    #: a fair deal's join entry out of place (rebis-pbm/2)
     CHAIN_DIGEST = "chain_digest"    #: the entry, or one before it, edited
     SIGNATURE = "signature"          #: a keyed player's move lacks a valid signature
+    STAND_IN = "stand_in"            #: the referee's move for a player belies its claim
     SEAL = "seal"                    #: a closing play's sealed card opens to no card (R8.1)
     ILLEGAL_MOVE = "illegal_move"    #: the move breaks the rules (R6-R12); seed revealed only
     STATE_DIGEST = "state_digest"    #: the move does not replay to the recorded state

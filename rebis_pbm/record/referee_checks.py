@@ -10,9 +10,11 @@ from rebis_pbm.record.model import REFEREE_SIGNATURE
 from rebis_pbm.record.problems import At, Problem
 
 if TYPE_CHECKING:
+    from rebis_pbm.engine import Move, State
     from rebis_pbm.record.model import Record
 
-__all__ = ["check_referee_acts", "check_referee_move"]
+__all__ = ["check_referee_acts", "check_referee_move", "check_stand_in_bot",
+           "check_stand_in_time"]
 
 
 def _referee_signed(record: Record, text: str, signature: str | None) -> bool:
@@ -48,12 +50,13 @@ def check_referee_acts(record: Record) -> Problem | None:
     (rebis-pbm/4, a game created with ``new --referee-key``): each action signed over
     :func:`~rebis_pbm.record.acts.action_text`, the witness of the last entry over
     :func:`~rebis_pbm.record.acts.record_witness`. A game without a referee key has none."""
-    from rebis_pbm.record.acts import action_text, record_witness
+    from rebis_pbm.record.acts import act_digests, action_text, record_witness
     for index, action in enumerate(record.actions):
         signature = action.get(REFEREE_SIGNATURE)
         if record.referee_key is None and signature is None:
             continue
-        if not _referee_signed(record, action_text(record, index), signature):
+        if not any(_referee_signed(record, action_text(record, index, moves), signature)
+                   for moves in act_digests(record, index)):
             return Problem(
                 "signature", f"the referee's logged action {index + 1} ({action.get('action')}, "
                 f"after move {action.get('after')}) is not signed by the game's referee key: "
@@ -62,7 +65,12 @@ def check_referee_acts(record: Record) -> Problem | None:
                 found="none" if signature is None else "a signature that does not check")
     if record.referee_key is None and record.witness_signature is None:
         return None
-    if not _referee_signed(record, record_witness(record), record.witness_signature):
+    from rebis_pbm.record.acts import witness_text
+    # a record written before its witness line named the header (rebis-pbm/5 as first made):
+    # the chain digest covers the header too; the next write signs the line with it
+    older = witness_text(record.game, len(record.moves), record.last_digest())
+    if not any(_referee_signed(record, text, record.witness_signature)
+               for text in dict.fromkeys((record_witness(record), older))):
         return Problem(
             "signature", "the record's witness_signature is not the referee's signature of its "
             "last entry: entries were cut off or added since the referee signed",
@@ -71,3 +79,49 @@ def check_referee_acts(record: Record) -> Problem | None:
             found="none" if record.witness_signature is None else "a signature that does not "
             "check")
     return None
+
+
+def check_stand_in_time(record: Record, index: int) -> Problem | None:
+    """A move the referee made for its player (``by: referee``) recorded as a ``missed
+    deadline`` must come at or after that turn's deadline plus the grace period, computed from
+    the record as it stood before the move (:func:`~rebis_pbm.record.deadlines.deadline_of`:
+    deadlines are data). Other reasons (at the player's request, the bot replacing a player)
+    are the referee's word, which verify names as such."""
+    from dataclasses import replace
+
+    from rebis_pbm.record.acts import stand_in
+    from rebis_pbm.record.deadlines import MISSED, deadline_of, parse_time
+    stamp = record.stamps[index]
+    if not stand_in(record, index) or stamp.get("reason") != MISSED or "at" not in stamp:
+        return None
+    before = replace(record, moves=record.moves[:index], links=record.links[:index],
+                     stamps=record.stamps[:index], proofs=record.proofs[:index],
+                     referee_signatures=record.referee_signatures[:index],
+                     actions=tuple(a for a in record.actions if int(a.get("after", 0)) <= index))
+    due = deadline_of(before, grace=True)
+    if due is None or parse_time(str(stamp["at"])) >= parse_time(due):
+        return None
+    return Problem("stand_in", f"the referee moved for {record.moves[index].player} for a "
+                   f"missed deadline at {stamp['at']}, before that turn's deadline and grace "
+                   f"period ran out ({due})", expected=f"at {due} or later",
+                   found=f"at {stamp['at']}", turn=index + 1, player=record.moves[index].player)
+
+
+def check_stand_in_bot(record: Record, index: int, state: State, move: Move) -> Problem | None:
+    """With the game's state before move ``index`` known (the seed): a move the referee made
+    for its player with a bot (``bot: greedy`` or ``random``) must be the move that bot chooses
+    from the player's information set, drawing from the game, turn and player as ``tick`` and
+    ``move-for`` do (:func:`~rebis_pbm.bots.make_bot`)."""
+    from rebis_pbm.bots import make_bot
+    from rebis_pbm.engine import information_set
+    from rebis_pbm.record.acts import stand_in
+    bot = record.stamps[index].get("bot")
+    if not stand_in(record, index) or bot not in ("greedy", "random"):
+        return None
+    chosen = make_bot(str(bot), f"{record.game}/{state.turn}/{move.player}").choose(
+        information_set(state, state.to_move))
+    if chosen == move:
+        return None
+    return Problem("stand_in", f"the referee's move for {move.player} is recorded as the {bot} "
+                   f"bot's, but that bot chooses another move there", expected=f"the {bot} "
+                   f"bot's move", found="another move", turn=index + 1, player=move.player)

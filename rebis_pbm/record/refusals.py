@@ -83,10 +83,15 @@ def check_refusal_signature(record: Record, refusal: Refusal) -> None:
     no refusal, so none proves anything there.
 
     Raises:
-        InputError: no referee key in the game, no signature, or one that does not check
-            against the game's referee key (exit 2: "not signed by this game's referee").
+        InputError: a refusal naming another header digest (of another game of that id), no
+            referee key in the game, no signature, or one that does not check against the
+            game's referee key (exit 2: "not signed by this game's referee").
     """
     from rebis_pbm.crypto.signatures import REFEREE_NAMESPACE, fingerprint, signed_by
+    from rebis_pbm.record.witness import other_header
+    if refusal.header_sha256 != record.header_sha256:
+        raise InputError(other_header("refusal", refusal.game, refusal.header_sha256, record),
+                         source=refusal.source)
     key = record.referee_key
     if key is None:
         raise InputError(f"game {record.game} has no referee key, so its referee signs no "

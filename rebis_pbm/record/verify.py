@@ -21,6 +21,7 @@ from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord
 from rebis_pbm.formats.yaml_reader import Loaded, YamlValue, load_yaml, simple_data
 from rebis_pbm.record.codec import parse_record
+from rebis_pbm.record.commitments import join_phase_keys
 from rebis_pbm.record.deadlines import BEFORE_V4
 from rebis_pbm.record.digests import chain_digest, commitment, state_digest
 from rebis_pbm.record.model import (
@@ -39,7 +40,12 @@ from rebis_pbm.record.problems import CODES as CODES
 from rebis_pbm.record.problems import At as _At
 from rebis_pbm.record.problems import Problem as Problem
 from rebis_pbm.record.problems import ProblemCode as ProblemCode
-from rebis_pbm.record.referee_checks import check_referee_acts, check_referee_move
+from rebis_pbm.record.referee_checks import (
+    check_referee_acts,
+    check_referee_move,
+    check_stand_in_bot,
+    check_stand_in_time,
+)
 
 # ------------------------------------------------------------------------- the walk
 
@@ -111,6 +117,19 @@ def check_record_digest(record: Record, key: str) -> Problem | None:
         else f"record_hmac {record.record_hmac}")
 
 
+def _check_actions(record: Record) -> Problem | None:
+    """The referee's logged actions: their chain digests, then its signatures (rebis-pbm/4)."""
+    broken = record.broken_action()
+    if broken is not None:
+        action = record.actions[broken]
+        return Problem(
+            "chain_digest", f"the referee's logged action {broken + 1} ({action.get('action')}, "
+            f"after move {action.get('after')}) does not match its chain digest: it, or an action "
+            f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
+            found=f"chain_sha256 {action.get('chain_sha256')}")
+    return check_referee_acts(record)  # rebis-pbm/4: the referee's signed word
+
+
 def walk(record: Record, seed: str | None = None, *, signatures: bool = True) -> Walk:
     """Check ``record`` from its header to its last move; stop at the first problem.
 
@@ -161,7 +180,9 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                                 "fair deal", turn=1, player=record.moves[0].player,
                                 expected="joins by " + ", ".join(record.waiting_for()),
                                 found=_short(record.moves[0])), None, 0)
-        problem = None if key is None else check_record_digest(record, key)
+        problem = _check_actions(record)
+        if problem is None and key is not None:
+            problem = check_record_digest(record, key)
         if problem is not None:
             return Walk(problem, None, 0)
         # The join phase: nothing dealt yet, so the replay holds no state (as the app writes it).
@@ -200,7 +221,7 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                 expected=f"chain_sha256 {computed}",
                 found=f"chain_sha256 {record.links[index].chain_sha256}", **at), None, index)
         problem = (None if hmac_holds else check_signature(record, index, key)) \
-            or check_referee_move(record, index)
+            or check_referee_move(record, index) or check_stand_in_time(record, index)
         if problem is not None:
             return Walk(problem, None, index)
         if key is None:
@@ -217,6 +238,9 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
         else:
             move = entry
         assert state is not None  # dealt above: the seed is known
+        problem = check_stand_in_bot(record, index, state, move)
+        if problem is not None:
+            return Walk(problem, None, index)
         try:
             state, events = apply_move(state, move)
         except IllegalMove as exc:
@@ -244,15 +268,7 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                 expected="play.sealed" if not sealed else "play.cards",
                 found="play.cards" if not sealed else "play.sealed", **at), None, index)
         history.append((move, events))
-    broken = record.broken_action()
-    if broken is not None:
-        action = record.actions[broken]
-        return Walk(Problem(
-            "chain_digest", f"the referee's logged action {broken + 1} ({action.get('action')}, "
-            f"after move {action.get('after')}) does not match its chain digest: it, or an action "
-            f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
-            found=f"chain_sha256 {action.get('chain_sha256')}"), None, len(record.moves))
-    problem = check_referee_acts(record)  # rebis-pbm/4: the referee's signed word
+    problem = _check_actions(record)
     if problem is None and key is not None and not hmac_holds:
         problem = check_record_digest(record, key)
     if problem is not None:  # last, so that an edited move is reported at its turn
@@ -299,11 +315,9 @@ def check_joins(record: Record, *, signatures: bool = True) -> Problem | None:
                            "it, or an entry before it, was edited after it was recorded",
                            player=join.player, expected=f"chain_sha256 {computed}",
                            found=f"chain_sha256 {join.chain_sha256}")
-        keys = record.join_keys(join.player)
+        keys = join_phase_keys(record, join.player)  # as apply judged it
         if signatures and (keys or join.proof is not None):
             from rebis_pbm.crypto.signatures import signed_by
-            # the key the join brought (rebis-pbm/5: its player's commitment brought it)
-            keys = keys or tuple(j.key for j in record.joins if j.player == join.player and j.key)
             proof = join.proof
             if proof is None or proof.signed is None or not signed_by(
                     proof.signed.encode("utf-8"), proof.signature, keys):

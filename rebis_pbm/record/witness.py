@@ -18,7 +18,7 @@ from rebis_pbm.errors import InputError
 if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
-__all__ = ["WITNESS_LINE", "Witness", "check_witness", "check_witness_signature",
+__all__ = ["WITNESS_LINE", "Witness", "check_witness", "check_witness_signature", "other_header",
            "read_witness", "saved_texts", "signature_after"]
 
 
@@ -26,20 +26,22 @@ class Witness(NamedTuple):
     """What a saved view or mail witnessed: game ``game`` had ``move`` moves recorded and its
     chain digest after the last entry was ``chain_sha256``; ``source`` names the file;
     ``signature``: the referee's armoured signature of the witness line that came with it
-    (rebis-pbm/4, :func:`check_witness_signature`), or None."""
+    (rebis-pbm/4, :func:`check_witness_signature`), or None; ``header``: the header digest it
+    names (rebis-pbm/5 with a referee key), or None."""
 
     game: str
     move: int
     chain_sha256: str
     source: str
     signature: str | None = None
+    header: str | None = None
 
 
 # in each language a text view is written in (present/text.py): English, French, Portuguese
 WITNESS_LINE = re.compile(
     r"(?:Witness|T\u00e9moin\u00a0?|Testemunha): (?:game|partie|jogo) "
     r"(?P<game>[A-Za-z0-9][A-Za-z0-9_.-]{0,63}), (?:move|coup|lance) (?P<move>\d{1,6}), "
-    r"chain_sha256 (?P<digest>[0-9a-f]{64})")
+    r"chain_sha256 (?P<digest>[0-9a-f]{64})(?:, header_sha256 (?P<header>[0-9a-f]{64}))?")
 
 
 def read_witness(path: str) -> Witness:
@@ -58,16 +60,17 @@ def read_witness(path: str) -> Witness:
                 raise ValueError("not a mapping")  # then the text's witness line, if any
             w = doc.get("witness")
             if isinstance(w, dict) and {"game", "move", "chain_sha256"} <= set(w):
-                signed = doc.get("witness_signature")
+                signed, header = doc.get("witness_signature"), w.get("header_sha256")
                 return Witness(str(w["game"]), int(w["move"]), str(w["chain_sha256"]), source,
-                               signed if isinstance(signed, str) else None)
+                               signed if isinstance(signed, str) else None,
+                               None if header is None else str(header))
         except Exception:
             pass
         decoded = text.decode("utf-8", "replace")
         found = WITNESS_LINE.search(decoded)
         if found:
             return Witness(found["game"], int(found["move"]), found["digest"], source,
-                           signature_after(decoded[found.end():]))
+                           signature_after(decoded[found.end():]), found["header"])
     raise InputError("holds no witness: give a view saved from rebis-pbm (YAML or text) or a "
                      "mail from the referee, which carry a line 'Witness: game ..., move ..., "
                      "chain_sha256 ...'", source=source)
@@ -106,16 +109,25 @@ def check_witness_signature(record: Record, witness: Witness) -> None:
     game, move and digest): anyone can write a witness line, so an unsigned one proves
     nothing. A game without a referee key takes every witness as before.
 
+    A witness naming another header digest (rebis-pbm/5) is of another game of the same id:
+    it says nothing about this record, whoever signed it.
+
     Raises:
-        InputError: no signature, or one that does not check against the game's referee key
-            (exit 2: "not signed by this game's referee").
+        InputError: a witness of another header, no signature, or one that does not check
+            against the game's referee key (exit 2: "not signed by this game's referee").
     """
     from rebis_pbm.crypto.signatures import REFEREE_NAMESPACE, signed_by
-    from rebis_pbm.record.acts import witness_text
+    from rebis_pbm.record.acts import witness_header, witness_text
+    if witness.header is not None and witness.header != record.header_sha256:
+        raise InputError(other_header("witness", witness.game, witness.header, record),
+                         source=witness.source)
     key = record.referee_key
     if key is None:
         return
-    text = witness_text(witness.game, witness.move, witness.chain_sha256).encode("utf-8")
+    header = witness_header(record)
+    text = witness_text(witness.game, witness.move, witness.chain_sha256,
+                        header if witness.header is not None or header else None
+                        ).encode("utf-8")
     if witness.signature is not None and signed_by(text, witness.signature, (key,),
                                                    namespace=REFEREE_NAMESPACE):
         return
@@ -126,6 +138,14 @@ def check_witness_signature(record: Record, witness: Witness) -> None:
                      f"this game's referee (key {fingerprint(key)}): it {what}, so it proves "
                      f"nothing about the record; give a view or mail the referee sent",
                      source=witness.source)
+
+
+def other_header(what: str, game: str, header: str, record: Record) -> str:
+    """The sentence for a witness or refusal (``what``) naming another header digest than
+    ``record``'s: it is of another record of game id ``game``; this one's header differs."""
+    return (f"this {what} is of another record of game {game} (header_sha256 {header}), not of "
+            f"this one (header_sha256 {record.header_sha256}): another game of that id, or this "
+            f"game's header was rewritten since; it says nothing about this record's entries")
 
 
 def check_witness(record: Record, witness: Witness) -> str | None:

@@ -71,11 +71,15 @@ def is_join_placeholder(text: str) -> bool:
     return text.strip().casefold() in _PLACEHOLDERS
 
 
-def witness_line(game: str, move: int, digest: str) -> str:
+def witness_line(game: str, move: int, digest: str, header: str | None = None) -> str:
     """The witness as the text view and the mails write it (one line;
     :func:`rebis_pbm.record.witness.read_witness` reads it back).
 
     >>> witness_line("g1", 3, "ab")
     'Witness: game g1, move 3, chain_sha256 ab'
+
+    ``header``: the record's header digest, which the witness of a rebis-pbm/5 game with a
+    referee key names last (``, header_sha256 H``), so that it tells which game it is of.
     """
-    return f"Witness: game {game}, move {move}, chain_sha256 {digest}"
+    return f"Witness: game {game}, move {move}, chain_sha256 {digest}" + (
+        "" if header is None else f", header_sha256 {header}")

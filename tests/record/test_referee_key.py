@@ -128,8 +128,9 @@ def test_tick_replaces_a_late_signed_player_and_the_finished_game_verifies(tmp_p
     report = run_inproc("verify", game, "--format", "json")
     assert report.code == 0 and json.loads(report.out)["verified"] is True
     text = run_inproc("verify", game).out
-    assert "turn 2: the referee moved for bo (missed deadline, greedy bot, signed by the " \
-           "referee)" in text
+    assert "turn 2: the referee moved for bo (the referee says: missed deadline, greedy bot; " \
+           "signed by the referee); checked: the deadline had passed, the greedy bot's move" \
+        in text
     assert "the referee's signatures" in text
     doc = yaml.safe_load(game.read_text())
     assert doc["format"] == "rebis-pbm/5" and "referee_signature" in doc["moves"][1]
@@ -281,5 +282,128 @@ def test_a_saved_mail_carries_the_signed_witness(tmp_path):
     text = (tmp_path / "g.views/ann.txt").read_text()
     message.set_content(text[:text.index("-----BEGIN SSH SIGNATURE-----")])
     saved.write_bytes(bytes(message))
+    out = run_inproc("verify", game, "--witness", saved)
+    assert out.code == 2 and NOT_SIGNED in out.err
+
+
+def test_a_witness_or_refusal_of_another_game_of_the_same_id_is_not_about_this_record(tmp_path):
+    """The attack: one referee key, one game id, two games (a game restarted): a real witness
+    (and a real refusal) of game A, given to verify game B, read as proof that B was rewritten
+    (exit 3). A rebis-pbm/5 witness names its record's header digest: of another header, it
+    says nothing about this record (exit 2); in game A it still verifies."""
+    from rebis_pbm.record.acts import refusal_text
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, key, keys = signed_game(tmp_path / "a", "--game-id", "g")
+    play_signed(first, keys, tmp_path / "a", key, "2025-01-01T00:10:00Z")
+    second = tmp_path / "b" / "g.yaml"
+    made = run_inproc("new", second, "--player", "ann", "--player", "bo", "--seed",
+                      "the game restarted", "--insecure-seed", "--referee-deal", "--game-id", "g",
+                      "--deadline", "1h", "--now", "2025-01-02T00:00:00Z", "--referee-key", key)
+    assert made.code == 0, made.err
+    a, b = referee.read_record(first), referee.read_record(second)
+    assert a.game == b.game and a.header_sha256 != b.header_sha256
+    for view in ("public.txt", "ann.yaml"):
+        saved = tmp_path / f"saved-{view}"
+        saved.write_bytes((tmp_path / "a" / "g.views" / view).read_bytes())
+        assert f"header_sha256 {a.header_sha256}" in saved.read_text() or (
+            yaml.safe_load(saved.read_text())["witness"]["header_sha256"] == a.header_sha256)
+        assert run_inproc("verify", first, "--witness", saved).code == 0
+        out = run_inproc("verify", second, "--witness", saved)
+        assert out.code == 2, out.out + out.err
+        assert "another record of game g" in out.err and "rewritten since (" not in out.err
+    claim = refusal_text(a, "cd" * 32, "ann", 1, "not your turn")
+    signed = tmp_path / "refusal.txt"
+    signed.write_text(claim + "\n" + sign_texts(key, [claim])[0])
+    assert run_inproc("verify", first, "--refusal", signed).code == 0
+    out = run_inproc("verify", second, "--refusal", signed)
+    assert out.code == 2 and "this refusal is of another record of game g" in out.err
+
+
+def _restamp(game: Path, key: Path, index: int, **fields) -> None:
+    """The referee (its key and the seed) rewrites move ``index``'s stamp with ``fields``: the
+    chain digest recomputed, the move and the witness signed again."""
+    from dataclasses import replace
+
+    from rebis_pbm.record.acts import move_act_text
+    from rebis_pbm.record.digests import chain_digest
+    from rebis_pbm.record.entries import Link
+
+    def edit(record):
+        stamps = list(record.stamps)
+        stamps[index] = {**stamps[index], **fields}
+        record = replace(record, stamps=tuple(stamps))
+        links = list(record.links)
+        links[index] = Link(links[index].state_hmac,
+                            chain_digest(record.prev_digest(index), record.entry(index)))
+        record = replace(record, links=tuple(links))
+        move_sig, witness = sign_texts(key, [move_act_text(record, index),
+                                             record_witness(record)])
+        return record.with_referee_signatures({index: move_sig}, {}, witness)
+    _forge(game, edit)
+
+
+def test_a_stand_in_for_a_missed_deadline_before_the_deadline_fails_verify(tmp_path):
+    """The attack: the referee's stand-in move re-dated to 5 minutes after the turn began (the
+    deadline an hour later) and signed again still read "missed deadline". verify now computes
+    the turn's deadline from the record and refuses a missed deadline recorded before it."""
+    game, key, keys = signed_game(tmp_path)
+    play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
+    assert run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z", "--referee-key",
+                      key).code == 0
+    assert run_inproc("verify", game).code == 0
+    _restamp(game, key, 1, at="2025-01-01T00:15:00Z")
+    out = run_inproc("verify", game, "--format", "json")
+    problem = json.loads(out.out)["problem"]
+    assert out.code == 3 and problem["code"] == "stand_in" and problem["turn"] == 2, out.out
+    assert "before that turn's deadline" in problem["message"]
+    assert "2025-01-01T01:10:00Z" in problem["expected"]
+
+
+def test_a_stand_in_labelled_with_another_bot_fails_verify_with_the_seed(tmp_path):
+    """The bot label: with the seed, verify recomputes the bot's move (the bot draws from the
+    game, turn and player) and refuses a stand-in move that bot would not have made; without
+    the seed the label is shown as the referee's word, not checked."""
+    game, key, keys = signed_game(tmp_path)
+    play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
+    assert run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z", "--referee-key",
+                      key).code == 0
+    from rebis_pbm.bots import make_bot
+    from rebis_pbm.engine import apply_move as play
+    from rebis_pbm.engine import information_set, setup
+    record, _, seed = referee.open_game(game)
+    state, _ = setup(record.ruleset, record.players, record.deal_seed(seed))
+    state, _ = play(state, record.moves[0])
+    chosen = {b: make_bot(b, f"{record.game}/{state.turn}/bo").choose(
+        information_set(state, state.to_move)) for b in ("greedy", "random")}
+    assert chosen["greedy"] == record.moves[1] and chosen["random"] != chosen["greedy"]
+    _restamp(game, key, 1, bot="random")
+    out = run_inproc("verify", game, "--format", "json")
+    problem = json.loads(out.out)["problem"]
+    assert out.code == 3 and problem["code"] == "stand_in", out.out
+    assert "recorded as the random bot's" in problem["message"]
+    # Without the seed (a spectator's verify before the reveal): the referee's word, unchecked.
+    secret = tmp_path / "g.secret.yaml"
+    secret.rename(tmp_path / "kept.secret.yaml")
+    text = run_inproc("verify", game).out
+    assert "the referee moved for bo (the referee says: missed deadline, random bot; signed " \
+           "by the referee); checked: the deadline had passed" in text
+    assert "random bot's move" not in text
+
+
+def test_a_record_signed_before_the_witness_named_the_header_still_verifies(tmp_path):
+    """A rebis-pbm/5 record whose witness_signature signs the line without the header digest
+    (as the format was first written) verifies; a player's witness of that form does not prove
+    anything (it names no header: "not signed by this game's referee")."""
+    from rebis_pbm.record.acts import witness_text
+    game, key, keys = signed_game(tmp_path)
+    play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
+    record = referee.read_record(game)
+    older = witness_text(record.game, len(record.moves), record.last_digest())
+    signature = sign_texts(key, [older])[0]
+    _forge(game, lambda r: r.with_referee_signatures({}, {}, signature))
+    assert run_inproc("verify", game).code == 0
+    saved = tmp_path / "older.txt"
+    saved.write_text(older + "\n" + signature)
     out = run_inproc("verify", game, "--witness", saved)
     assert out.code == 2 and NOT_SIGNED in out.err

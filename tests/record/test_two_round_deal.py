@@ -422,3 +422,211 @@ def test_a_commitment_signed_by_the_key_it_brings_is_not_confirmed(tmp_path):
     text, report = verify_text(game)
     assert report["unsigned_joins"] == ["ann"]
     assert "Deal: not confirmed for ann (unsigned or keys registered later)" in text
+
+
+NOW = "2025-01-01T01:00:00Z"  # every step of the game below, a day before any deadline
+
+
+def _signed_deal_game(tmp: Path) -> tuple[Path, Path, dict[str, Path]]:
+    """A rebis-pbm/5 fair deal of ann and ben, keys registered at new, a referee key and a
+    day's deadline; returns (record, the referee's key, the players' keys)."""
+    keys = {p: ssh_key(keydir(tmp), p) for p in PLAYERS}
+    referee_key = ssh_key(keydir(tmp), "referee")
+    game = new_game(tmp / "ref", keys, "tr", "--deadline", "1d", "--now",
+                    "2025-01-01T00:00:00Z", "--referee-key", str(referee_key))
+    return game, referee_key, keys
+
+
+def _act(game: Path, kind: str, tmp: Path, referee_key: Path,
+         signers: dict[str, Path] | None = None) -> None:
+    """The referee's act ``kind`` logged and signed during the join phase (a new key for ben
+    goes into ``signers``)."""
+    new_key = None
+    if kind == "extend":
+        args = ["extend", game, "--by", "1d"]
+    elif kind == "address":
+        args = ["replace-player", game, "--player", "ben", "--address", "ben@example.org"]
+    else:
+        new_key = ssh_key(keydir(tmp), f"ben-new-{len(list(keydir(tmp).iterdir()))}")
+        args = ["replace-player", game, "--player", "ben", "--key", f"{new_key}.pub"]
+    done = run_inproc(*args, "--now", NOW, "--referee-key", referee_key)
+    assert done.code == 0, done.err
+    if new_key is not None and signers is not None:
+        signers["ben"] = new_key
+
+
+@needs_ssh
+@pytest.mark.parametrize("kind", ["extend", "address", "key"])
+@pytest.mark.parametrize("when", ["before any commitment", "round 1", "round 2"])
+def test_an_act_logged_in_the_join_phase_still_verifies_once_dealt(tmp_path, kind, when):
+    """The attack: an honest referee's act during the join phase (extend, replace-player
+    --address or --key) signed over the join-phase entries as they then were; once the deal
+    happened verify took it for a forgery (exit 3) and the game was dead. The act now counts
+    the join-phase entries before it (``joins``), and the game deals, plays and verifies."""
+    game, referee_key, keys = _signed_deal_game(tmp_path)
+    signers = dict(keys)
+    if when == "before any commitment":
+        _act(game, kind, tmp_path, referee_key, signers)
+    ann = play_join(game, "ann", tmp_path / "ann", keys["ann"])
+    assert apply(game, ann, "--referee-key", referee_key, "--now", NOW).code == 0
+    if when == "round 1":
+        _act(game, kind, tmp_path, referee_key, signers)
+    ben = play_join(game, "ben", tmp_path / "ben", signers["ben"])
+    assert apply(game, ben, "--referee-key", referee_key, "--now", NOW).code == 0
+    if when == "round 2":
+        _act(game, kind, tmp_path, referee_key, signers)
+    record = referee.open_game(game).record
+    assert record.actions[0]["joins"] == {"before any commitment": 0, "round 1": 1,
+                                          "round 2": 2}[when]
+    for p in PLAYERS:
+        done = apply(game, play_join(game, p, tmp_path / p, signers[p]), "--referee-key",
+                     referee_key, "--now", NOW)
+        assert done.code == 0, done.err
+    record, replay, _ = referee.open_game(game)
+    assert not record.joining() and not record.moves
+    _, move = referee.bot_move(game, replay.state.player_to_move, "random", seed="x")
+    path = tmp_path / "turn-001.yaml"
+    path.write_text(json.dumps({"game": record.game, "after": record.last_digest(),
+                                **move.as_dict()}))
+    Path(f"{path}.sig").write_bytes(ssh_sign(keys[move.player], path.read_bytes()))
+    played = apply(game, path, "--referee-key", referee_key, "--now", NOW)
+    assert played.code == 0, played.err
+    text, report = verify_text(game)
+    assert report["verified"], text
+    assert run_inproc("tick", game, "--now", "2025-01-01T01:30:00Z").code == 0
+
+
+@needs_ssh
+def test_an_acts_join_count_edited_fails_verify(tmp_path, monkeypatch):
+    """The count is covered by the act's chain digest and the referee's signature: moving the
+    act to another point of the join phase is caught."""
+    game, referee_key, keys = _signed_deal_game(tmp_path)
+    _act(game, "extend", tmp_path, referee_key)
+    monkeypatch.setenv("REBIS_PBM_REFEREE_KEY", str(referee_key))
+    commit_all(game, tmp_path, keys)
+    assert run_inproc("verify", game).code == 0
+    doc = yaml.safe_load(game.read_text())
+    doc["actions"][0]["joins"] = 1
+    game.write_text(yaml.safe_dump(doc, sort_keys=False))
+    assert run_inproc("verify", game).code == 3
+
+
+def _pub(key: Path) -> str:
+    return " ".join(Path(f"{key}.pub").read_text().split()[:2])
+
+
+@needs_ssh
+def test_a_commitment_bringing_another_key_for_a_registered_player_is_refused(tmp_path):
+    """The attack: ben, whose key was registered at new, sends a commitment with key: eve's
+    key, signed with his own; then his join signed with eve's key, which apply took and verify
+    then refused (exit 3), for good. The commitment is now refused, in one sentence, and
+    nothing is written."""
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in (*PLAYERS, "eve")}
+    game = new_game(tmp_path / "ref", {p: keys[p] for p in PLAYERS})
+    header = yaml.safe_load(game.read_text())["header_sha256"]
+    move = tmp_path / "ben.yaml"
+    move.write_text(f"game: tr\nplayer: ben\nheader_sha256: {header}\n"
+                    f"commitment: {commitment_of('tr', 'ben', 'ben text')}\n"
+                    f"key: {_pub(keys['eve'])}\n")
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["ben"], move.read_bytes()))
+    before = game.read_bytes()
+    refused = apply(game, move)
+    assert refused.code == 1
+    assert "ben has a key registered already, so their commitment brings no other key" in (
+        refused.err)
+    assert len(refused.err.strip().splitlines()) == 1 and game.read_bytes() == before
+
+
+@needs_ssh
+def test_a_join_signed_by_a_key_verify_would_refuse_is_refused_by_apply(tmp_path):
+    """apply and verify judge a join's signature by the same keys (join_phase_keys): ben's
+    join signed by any key but his registered one is refused at apply; his own is taken and
+    the record verifies as a fair deal."""
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in (*PLAYERS, "eve")}
+    game = new_game(tmp_path / "ref", {p: keys[p] for p in PLAYERS})
+    commit_all(game, tmp_path, keys)
+    assert apply(game, play_join(game, "ann", tmp_path / "ann", keys["ann"])).code == 0
+    after = referee.open_game(game).record.joins[1].chain_sha256
+    move = tmp_path / "ben-join.yaml"
+    move.write_text(f"game: tr\nplayer: ben\nafter: {after}\njoin: {join_text(tmp_path, 'ben')}\n")
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["eve"], move.read_bytes()))
+    refused = apply(game, move)
+    assert refused.code == 1 and "does not check against ben's key" in refused.err
+    assert referee.open_game(game).record.joining()
+    Path(f"{move}.sig").write_bytes(ssh_sign(keys["ben"], move.read_bytes()))
+    assert apply(game, move).code == 0
+    text, _ = verify_text(game)
+    assert FAIR in text
+
+
+def _commitment_file(path: Path, game: Path, player: str, text: str,
+                     key: Path | None = None) -> Path:
+    header = yaml.safe_load(game.read_text())["header_sha256"]
+    path.write_text(f"game: tr\nplayer: {player}\nheader_sha256: {header}\n"
+                    f"commitment: {commitment_of('tr', player, text)}\n")
+    if key is not None:
+        Path(f"{path}.sig").write_bytes(ssh_sign(key, path.read_bytes()))
+    return path
+
+
+def test_a_commitment_copied_from_another_game_is_refused_in_round_2_too(tmp_path):
+    """The attack: a commitment of another game of the same id (the same text, so the same
+    commitment) applied in round 2 read "ann already committed; nothing changed" (exit 0),
+    where round 1 refused it by its header: the header is now checked first, in both rounds."""
+    first = new_game(tmp_path / "a")
+    second = new_game(tmp_path / "b", None, "tr", "--rule", "gold=1")
+    assert yaml.safe_load(first.read_text())["header_sha256"] != yaml.safe_load(
+        second.read_text())["header_sha256"]
+    copied = _commitment_file(tmp_path / "copied.yaml", first, "ann", "same text")
+    assert apply(second, _commitment_file(tmp_path / "own.yaml", second, "ann",
+                                          "same text")).code == 0
+    for round_ in (1, 2):
+        if round_ == 2:
+            assert apply(second, _commitment_file(tmp_path / "ben.yaml", second, "ben",
+                                                  "ben text")).code == 0
+        assert referee.open_game(second).record.join_round() == round_
+        before = second.read_bytes()
+        refused = apply(second, copied)
+        assert refused.code == 1, refused.out + refused.err
+        assert "this join names another game's header" in refused.err
+        assert second.read_bytes() == before
+
+
+@needs_ssh
+def test_verify_names_the_key_that_signed_each_players_commitment_and_join(tmp_path):
+    """The attack: two keys registered for ben at new (a --key file of two lines, one the
+    referee's); the referee signs ben's commitment and join with its own and verify said
+    "Deal: fair". verify now names, for each player, the fingerprint of the key that signed
+    their entries, and ben's own commitment is refused naming the key already used."""
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in (*PLAYERS, "referee_own")}
+    both = keydir(tmp_path) / "ben-two.pub"
+    both.write_text(Path(f"{keys['ben']}.pub").read_text()
+                    + Path(f"{keys['referee_own']}.pub").read_text())
+    game = tmp_path / "ref" / "game.yaml"
+    game.parent.mkdir()
+    made = run_inproc("new", game, "--seed", "two rounds test", "--insecure-seed", "--game-id",
+                      "tr", "--player", "ann", "--player", "ben", "--key",
+                      f"ann={keys['ann']}.pub", "--key", f"ben={both}")
+    assert made.code == 0, made.err
+    forged = _commitment_file(tmp_path / "forged.yaml", game, "ben", "the referee's text",
+                              keys["referee_own"])
+    assert apply(game, forged).code == 0
+    own = _commitment_file(tmp_path / "own.yaml", game, "ben", "ben's text", keys["ben"])
+    refused = apply(game, own)
+    fp = subprocess.run(["ssh-keygen", "-l", "-f", f"{keys['referee_own']}.pub"],
+                        capture_output=True, text=True, check=True).stdout.split()[1]
+    assert refused.code == 1
+    assert f"a commitment in ben's name, signed by key {fp}, is already recorded" in refused.err
+    assert apply(game, play_join(game, "ann", tmp_path / "ann", keys["ann"])).code == 0
+    assert apply(game, play_join(game, "ann", tmp_path / "ann", keys["ann"])).code == 0
+    after = referee.open_game(game).record.joins[1].chain_sha256
+    join = tmp_path / "forged-join.yaml"
+    join.write_text(f"game: tr\nplayer: ben\nafter: {after}\njoin: the referee's text\n")
+    Path(f"{join}.sig").write_bytes(ssh_sign(keys["referee_own"], join.read_bytes()))
+    assert apply(game, join).code == 0
+    text, report = verify_text(game)
+    ann_fp = subprocess.run(["ssh-keygen", "-l", "-f", f"{keys['ann']}.pub"],
+                            capture_output=True, text=True, check=True).stdout.split()[1]
+    assert report["deal_signers"] == {"ann": [ann_fp], "ben": [fp]}
+    assert f"  ben's commitment and join: key {fp}" in text
+    assert f"  ann's commitment and join: key {ann_fp}" in text

@@ -127,7 +127,8 @@ def test_a_deal_is_fair_when_every_join_is_signed_by_a_key_registered_at_new(tmp
         assert done.code == 0, done.err
     assert run_inproc("reveal", game, "--yes").code == 0
     text, report = verify(game)
-    assert f"Deal from: referee, alice, bob, carol ({FAIR})." in text
+    assert (f"Deal from: referee, alice, bob, carol ({FAIR}; in this one-round format the "
+            f"last to join could, with the seed's holder).") in text
     assert report["deal_from"] == ["referee", *PLAYERS] and "unsigned_joins" not in report
 
 
