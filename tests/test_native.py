@@ -397,7 +397,8 @@ def test_every_sentence_about_a_player_sent_to_them_has_a_second_person():
     import rebis_pbm
     package = Path(rebis_pbm.__file__).parent
     about = [t for path in sorted((package / "app").glob("*.py")) for t in _templates(path)
-             if t.startswith("{player} ")]
+             if t.startswith("{player} ") or "move rejected: {player} " in t
+             or "{player}'s key" in t or "in {player}'s name" in t]
     about += [t for t in _templates(package / "engine" / "rules.py")
               if "{to_move} to move" in t or "not {player}'s" in t]
     assert len(about) >= 12

@@ -296,6 +296,41 @@ SECOND_PERSON: dict[tuple[str, str], str] = {
      "player"):
         N_("{source}: move rejected: its signature does not check against your key over this "
            "exact file (sign the file as sent, with ssh-keygen -Y sign -n rebis-pbm)"),
+    (N_("the command's signature does not check against {player}'s key over the line "
+        "\"{line}\" (sign a file holding exactly that line, with ssh-keygen -Y sign -n "
+        "rebis-pbm)"), "player"):
+        N_("the command's signature does not check against your key over the line "
+           "\"{line}\" (sign a file holding exactly that line, with ssh-keygen -Y sign "
+           "-n rebis-pbm)"),
+    (N_("{source}: move rejected: {player} has joined already; a player joins once"), "player"):
+        N_("{source}: move rejected: you have joined already; a player joins once"),
+    (N_("{source}: move rejected: {player} registered a key, so their join must name "
+        "the commitments it answers: add after: {after} (as the view's template gives "
+        "it) and sign the file again"), "player"):
+        N_("{source}: move rejected: you registered a key, so your join must name the "
+           "commitments it answers: add after: {after} (as the view's template gives "
+           "it) and sign the file again"),
+    (N_("{source}: move rejected: a commitment in {player}'s name, signed by key "
+        "{fingerprint}, is already recorded; a player commits once (if that key is "
+        "not yours, someone else committed for you: tell the other players)"), "player"):
+        N_("{source}: move rejected: a commitment in your name, signed by key "
+           "{fingerprint}, is already recorded; a player commits once (if that key is "
+           "not yours, someone else committed for you: tell the other players)"),
+    (N_("{source}: move rejected: {player} has sent their commitment already; a "
+        "player commits once"), "player"):
+        N_("{source}: move rejected: you have sent your commitment already; a player "
+           "commits once"),
+    (N_("{source}: move rejected: {player} has a key registered already, so their "
+        "commitment brings no other key: remove key: and sign with the registered key"), "player"):
+        N_("{source}: move rejected: you have a key registered already, so your "
+           "commitment brings no other key: remove key: and sign with the registered "
+           "key"),
+    (N_("{source}: move rejected: {player} registered a key, so their join must name "
+        "this game's header: add header_sha256: {header} (as the join template gives "
+        "it) and sign the file again"), "player"):
+        N_("{source}: move rejected: you registered a key, so your join must name "
+           "this game's header: add header_sha256: {header} (as the join template "
+           "gives it) and sign the file again"),
     (N_("{player} registered a key, so their commands must be signed (ssh-keygen -Y sign -f "
         "KEY -n rebis-pbm FILE, with FILE holding the command line); no signature came with "
         "it"), "player"):

@@ -212,6 +212,20 @@ def test_a_message_with_a_move_attached_is_a_move_whatever_its_subject(tmp_path)
 # --- a player with a key signs the command line ------------------------------------------------
 
 @needs_ssh
+def test_a_keyed_players_unsigned_move_is_refused_to_them_in_the_second_person(tmp_path):
+    """Issue 30: a refusal sent to the player it is about says "you" (here in French)."""
+    key = ssh_key(tmp_path, "alice_key")
+    game = make_game(tmp_path, "fr", PLAYERS, "--key", f"alice={key}.pub")
+    post = Post(game)
+    move = dump_yaml({"game": "cmd", **pick_move(open_game(game)[1].state).as_dict()})
+    post.deliver(message(PLAYERS["alice"], "mon coup", "", [("move.yaml", move.encode())]))
+    post.mail_in()
+    said = text_of(only_to(post.new(), PLAYERS["alice"]))
+    assert "tu as enregistré une clé, tes coups doivent donc être signés" in said, said
+    assert "alice a enregistré" not in said
+
+
+@needs_ssh
 def test_a_signed_players_command_must_be_signed_and_name_the_game(tmp_path):
     key = ssh_key(tmp_path, "alice_key")
     game = make_game(tmp_path, "fr", PLAYERS, "--key", f"alice={key}.pub")
@@ -229,8 +243,7 @@ def test_a_signed_players_command_must_be_signed_and_name_the_game(tmp_path):
     post.deliver(message(PLAYERS["alice"], "history cmd", "", [("c.txt.sig", forged)],
                          msgid="<s2@example.org>"))
     assert "command history refused" in post.mail_in().output
-    assert "ne correspond pas à la clé d'alice" in text_of(only_to(post.new(),
-                                                                     PLAYERS["alice"]))
+    assert "ne correspond pas à ta clé" in text_of(only_to(post.new(), PLAYERS["alice"]))
     # signed, but without the game: refused (it could be sent again to another game)
     post.deliver(message(PLAYERS["alice"], "history", "", [("c.sig", ssh_sign(key, b"history\n"))],
                          msgid="<s3@example.org>"))
