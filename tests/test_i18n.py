@@ -491,22 +491,23 @@ def test_signature_refusals_and_where_the_move_was_are_in_the_movers_language(tm
     _mail_in(game, tmp_path, _mail_with(ADDRESSES["ann"], "<s1@x>", "my move",
                                         [("ann.yaml", move)]))
     text = _queued(game, seen)[ADDRESSES["ann"]][1]
-    assert ("la pièce jointe ann.yaml\u00a0: coup refusé\u00a0: ann a enregistré une clé, "
-            "ses coups doivent donc être signés") in text
+    # said to ann herself: the second person (issue 30)
+    assert ("la pièce jointe ann.yaml\u00a0: coup refusé\u00a0: tu as enregistré une clé, "
+            "tes coups doivent donc être signés") in text
     assert "move rejected" not in text and "the attachment" not in text
     forged = ssh_sign(other, move).decode()
     _mail_in(game, tmp_path, _mail_with(ADDRESSES["ann"], "<s2@x>",
                                         "---\n" + move.decode() + "...\n" + forged))
     text = _queued(game, seen)[ADDRESSES["ann"]][1]
     assert ("le texte du message\u00a0: coup refusé\u00a0: sa signature ne se vérifie pas avec "
-            "la clé d'ann") in text
+            "ta clé") in text
     assert "the message's text" not in text and "signature does not check" not in text
     # ben (Portuguese), out of turn and unsigned: the signature is checked first.
     ben_move = move.replace(b"player: ann", b"player: ben")
     _mail_in(game, tmp_path, _mail_with(ADDRESSES["ben"], "<s3@x>", "move",
                                         [("ben.yaml", ben_move)]))
     text = _queued(game, seen)[ADDRESSES["ben"]][1]
-    assert "o anexo ben.yaml: lance recusado: ben registou uma chave" in text
+    assert "o anexo ben.yaml: lance recusado: registaste uma chave" in text
     assert "registered a key" not in text and "the attachment" not in text
     assert open_game(game).replay.state.turn == 1  # nothing was applied
 
