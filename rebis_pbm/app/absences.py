@@ -129,7 +129,7 @@ def take_absence(game: PathLike, player: str, start: str | None, end: str, *,
 def end_absence(game: PathLike, player: str, *, now: str | None = None,
                 views_dir: PathLike | None = None) -> Record:
     """``player`` is back at ``now`` (ISO 8601; default the clock): their absence in force ends
-    then, one still to come is called off (its allowance is given back). Logged as the
+    then, every one still to come is called off (its allowance is given back). Logged as the
     referee's ``back`` action; returns the record as written.
 
     Raises:

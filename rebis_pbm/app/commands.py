@@ -272,7 +272,7 @@ def _has_allowance(record: Record) -> bool:
 
 def _when(word: str, zone: str | None, *, end: bool, now: str) -> str:
     """``away``'s FROM or TO as an ISO 8601 time (UTC): ``now``; a date (the player's day, in
-    their time zone: FROM its start, or now when that day has begun already; TO its end); or an
+    their time zone: FROM its start, or now when that day is today; TO its end); or an
     ISO 8601 time with its zone.
 
     Raises:
@@ -292,7 +292,10 @@ def _when(word: str, zone: str | None, *, end: bool, now: str) -> str:
         if day is not None:
             tz = zoneinfo.ZoneInfo(zone) if zone else timezone.utc
             start = datetime.combine(day + timedelta(days=1) if end else day, time(), tz)
-            return now if not end and start < parse_time(now) else format_time(start)
+            # FROM today (its start passed, its end not): from now; a day already over stays
+            # as it is, and the absence is refused as beginning in the past
+            today = not end and start <= parse_time(now) < start + timedelta(days=1)
+            return now if today else format_time(start)
     else:
         try:
             return format_time(parse_time(word))
@@ -361,8 +364,8 @@ def _back(request: Request) -> Answer:
     # refused as it is: nothing was being logged ("you are not away ...", said to the player)
     record = end_absence(game, player, now=now, views_dir=request.views_dir)
     deadline = deadline_of(record)
-    text = _("Welcome back: your absence has ended (one still to come is called off), and the "
-             "game's clock runs again.")
+    text = _("Welcome back: your absence has ended (every absence still to come is called "
+             "off), and the game's clock runs again.")
     if deadline is not None:
         text += " " + _("The deadline of turn {turn} is {deadline}.").format(
             turn=len(record.moves) + 1,

@@ -194,11 +194,12 @@ def away(game: str, player: str, start: str | None, end: str, reason: str | None
     """Log a player's absence: the game's clock stops while they are away, within the
     allowance of new --absence (per calendar year); logged in the record, shown in every
     view."""
-    from rebis_pbm.app.absences import take_absence
+    from rebis_pbm.app.absences import absence_length, take_absence
     done = take_absence(game, player, start, end, now=now, reason=reason, views_dir=views_dir)
     click.echo(f"{player} is away from {done.start} to {done.end} (UTC); the game's clock stops "
-               f"meanwhile. Left in {done.start[:4]}: {done.seconds_left // 86400} day(s) "
-               f"{done.seconds_left % 86400 // 3600} h, {done.absences_left} absence(s).")
+               f"meanwhile. Left in {done.start[:4]}: {absence_length(done.seconds_left)}, "
+               f"{done.absences_left} more absence{'' if done.absences_left == 1 else 's'} at "
+               f"most.")
 
 
 @cli.command(epilog=EXIT_CODES)
@@ -207,7 +208,7 @@ def away(game: str, player: str, start: str | None, end: str, reason: str | None
 @_NOW
 @_VIEWS
 def back(game: str, player: str, now: str | None, views_dir: str | None) -> None:
-    """A player is back: their absence ends now (one still to come is called off); logged in
+    """A player is back: their absence ends now (every one still to come is called off); logged in
     the record."""
     from rebis_pbm.app.absences import end_absence
     from rebis_pbm.record.deadlines import deadline_of

@@ -187,3 +187,17 @@ def test_an_absence_in_the_past_or_backwards_is_refused_in_the_players_language(
     reply = text_of(only_to(post.new(), PLAYERS["alice"]))
     assert backwards in reply and "-03:00" in reply, reply
     assert absences(open_game(game).record) == []
+
+
+def test_an_absence_from_a_day_already_over_is_refused_as_beginning_in_the_past(tmp_path):
+    """FROM today means from now; FROM a day already over is refused (it was taken as now)."""
+    game = make_game(tmp_path, "pt", PLAYERS, *ALLOWANCE)
+    post = Post(game)
+    post.deliver(message(PLAYERS["alice"], f"away {day(-4)} {day(3)}", ""))
+    post.mail_in()
+    reply = text_of(only_to(post.new(), PLAYERS["alice"]))
+    assert "é antes de agora (" in reply and "não pode começar no passado" in reply, reply
+    assert absences(open_game(game).record) == []
+    post.deliver(message(PLAYERS["alice"], f"away {day(0)} {day(3)}", "", msgid="<t2@example.org>"))
+    post.mail_in()
+    assert [a.player for a in absences(open_game(game).record)] == ["alice"]
