@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
 __all__ = ["check_referee_acts", "check_referee_move", "check_stand_in_bot",
-           "check_stand_in_time"]
+           "check_stand_in_claim", "check_stand_in_time"]
 
 
 def _referee_signed(record: Record, text: str, signature: str | None) -> bool:
@@ -79,6 +79,29 @@ def check_referee_acts(record: Record) -> Problem | None:
             found="none" if record.witness_signature is None else "a signature that does not "
             "check")
     return None
+
+
+def check_stand_in_claim(record: Record, index: int) -> Problem | None:
+    """A move the referee made for its player (``by: referee``) in a rebis-pbm/4 or later
+    record names one of the reasons and one of the bots ``tick`` and ``move-for`` write (a
+    missed deadline, the player's request, a player replaced or resigned; ``greedy`` or
+    ``random``): a label of another spelling, or none, would escape the checks of the time
+    (:func:`check_stand_in_time`) and of the bot's choice (:func:`check_stand_in_bot`)."""
+    from rebis_pbm.bots import STRATEGIES
+    from rebis_pbm.record.acts import stand_in
+    from rebis_pbm.record.deadlines import BEFORE_V4, MISSED, ON_REQUEST, REPLACED, RESIGNED
+    if record.format in BEFORE_V4 or not stand_in(record, index):
+        return None
+    stamp = record.stamps[index]
+    reason, bot = stamp.get("reason"), stamp.get("bot")
+    if reason in (MISSED, ON_REQUEST, REPLACED, RESIGNED) and bot in STRATEGIES:
+        return None
+    return Problem("stand_in", f"the referee's move for {record.moves[index].player} names no "
+                   "reason and bot the referee's commands write, so neither its time nor its "
+                   "choice can be checked", expected="reason: " + ", ".join(
+                       (MISSED, ON_REQUEST, REPLACED, RESIGNED)) + "; bot: "
+                   + " or ".join(STRATEGIES), found=f"reason: {reason}; bot: {bot}",
+                   turn=index + 1, player=record.moves[index].player)
 
 
 def check_stand_in_time(record: Record, index: int) -> Problem | None:

@@ -44,6 +44,7 @@ from rebis_pbm.record.referee_checks import (
     check_referee_acts,
     check_referee_move,
     check_stand_in_bot,
+    check_stand_in_claim,
     check_stand_in_time,
 )
 
@@ -221,7 +222,8 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                 expected=f"chain_sha256 {computed}",
                 found=f"chain_sha256 {record.links[index].chain_sha256}", **at), None, index)
         problem = (None if hmac_holds else check_signature(record, index, key)) \
-            or check_referee_move(record, index) or check_stand_in_time(record, index)
+            or check_referee_move(record, index) or check_stand_in_claim(record, index) \
+            or check_stand_in_time(record, index)
         if problem is not None:
             return Walk(problem, None, index)
         if key is None:

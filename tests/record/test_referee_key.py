@@ -9,6 +9,7 @@ import secrets
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 
 from clitools import run_inproc
@@ -321,8 +322,9 @@ def test_a_witness_or_refusal_of_another_game_of_the_same_id_is_not_about_this_r
 
 
 def _restamp(game: Path, key: Path, index: int, **fields) -> None:
-    """The referee (its key and the seed) rewrites move ``index``'s stamp with ``fields``: the
-    chain digest recomputed, the move and the witness signed again."""
+    """The referee (its key and the seed) rewrites move ``index``'s stamp with ``fields`` (a
+    field given None is dropped): the chain digest recomputed, the move and the witness signed
+    again."""
     from dataclasses import replace
 
     from rebis_pbm.record.acts import move_act_text
@@ -331,7 +333,8 @@ def _restamp(game: Path, key: Path, index: int, **fields) -> None:
 
     def edit(record):
         stamps = list(record.stamps)
-        stamps[index] = {**stamps[index], **fields}
+        stamps[index] = {k: v for k, v in {**stamps[index], **fields}.items()
+                         if v is not None}  # None: the field dropped
         record = replace(record, stamps=tuple(stamps))
         links = list(record.links)
         links[index] = Link(links[index].state_hmac,
@@ -407,3 +410,24 @@ def test_a_record_signed_before_the_witness_named_the_header_still_verifies(tmp_
     saved.write_text(older + "\n" + signature)
     out = run_inproc("verify", game, "--witness", saved)
     assert out.code == 2 and NOT_SIGNED in out.err
+
+
+@pytest.mark.parametrize("fields", [  # None: the field dropped
+    {"bot": None}, {"reason": "Missed deadline"}, {"reason": "late"}, {"reason": None},
+    {"reason": None, "bot": None},
+])
+def test_a_stand_in_whose_labels_escape_the_checks_fails_verify(tmp_path, fields):
+    """The attack (a second tester): the referee's stand-in with its bot label dropped or
+    renamed, or its reason respelled, escaped the checks of its time and of the bot's choice,
+    so any move in a keyed player's seat verified. A rebis-pbm/4 or later stand-in must name a
+    reason and a bot the referee's commands write; else exit 3, code stand_in, seed or not."""
+    game, key, keys = signed_game(tmp_path)
+    play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
+    assert run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z", "--referee-key",
+                      key).code == 0
+    _restamp(game, key, 1, **fields)
+    for extra in ((), ("--seed-file", game.with_name(game.stem + ".secret.yaml"))):
+        out = run_inproc("verify", game, *extra, "--format", "json")
+        problem = json.loads(out.out)["problem"]
+        assert out.code == 3 and problem["code"] == "stand_in", out.out
+        assert "names no reason and bot" in problem["message"]
