@@ -732,6 +732,11 @@ def test_git_two_rounds_takes_commitments_then_joins_then_deals(tmp_path, monkey
                           f"commitment: {commitment_of('fairgame', name, name + ' words')}\n")
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"{name} sent their commitment" in done.stdout
+        if name != list(PLAYERS)[-1]:  # round 1 is said, as plain apply says it
+            assert "round 1 of 2, the deal waits for the commitments of" in done.stdout
+    # the last commitment: the job says round 2 (the joins) has begun, and whose it waits for
+    assert (f"{name} sent their commitment; every commitment is in: round 2 of 2, the deal "
+            f"waits for the joins of {', '.join(PLAYERS)}") in done.stdout
     record = open_game(repo / "game.yaml").record
     assert record.join_round() == 2
     after = record.joins[-1].chain_sha256
@@ -740,6 +745,8 @@ def test_git_two_rounds_takes_commitments_then_joins_then_deals(tmp_path, monkey
                           f"join: {name} words\n")
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"{name} joined the deal" in done.stdout
+        if name != list(PLAYERS)[-1]:
+            assert "; round 2 of 2, the deal waits for the joins of" in done.stdout
     assert "every player has joined, the cards are dealt" in done.stdout
     assert not open_game(repo / "game.yaml").record.joining()
     assert run("verify", repo / "game.yaml").returncode == 0
