@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -32,6 +31,7 @@ from rebis_pbm.transports.git.movefiles import (
     Say,
     history,
     last_commits,
+    nfc,
 )
 from rebis_pbm.transports.git.privacy import Privacy
 from rebis_pbm.transports.git.repository import Git, Listing
@@ -67,9 +67,8 @@ def command_files(tree: Listing, files: GameFiles) -> list[str]:
 def player_of(name: str, players: tuple[str, ...]) -> str | None:
     """The player a command file's name (``NAME-WORDS.txt``, without its folder) is for: the
     longest player name it starts with, followed by ``-`` (None: no player's). The name is
-    taken in Unicode NFC, as the players' names are: macOS commits José as "e" and a
-    combining accent (NFD)."""
-    name = unicodedata.normalize("NFC", name)
+    taken in Unicode NFC, as the players' names are (:func:`nfc`: macOS commits NFD)."""
+    name = nfc(name)
     if not name.endswith(COMMAND_SUFFIX) or "/" in name or not SAFE_NAME.fullmatch(name):
         return None
     found = [p for p in players if name.startswith(p + "-")]

@@ -18,6 +18,7 @@ from rebis_pbm.transports.git.movefiles import (
     Say,
     file_turn,
     last_commits,
+    nfc,
     players_version,
     precheck,
     restore,
@@ -244,7 +245,7 @@ def _round(git: Git, tip: str, tree: Listing, changes: Changes | None, files: Ga
                                                       record.referee_recipient)
                 done = referee.submit_move(record_path, data, path, author=move.author,
                                            views_dir=Path(work) / "views",
-                                           file_name=os.path.basename(path),
+                                           file_name=nfc(os.path.basename(path)),
                                            signature=signature_of(move, privacy.age_identity))
             except RebisError as exc:
                 if exc.exit_code == ExitCode.BUSY:
