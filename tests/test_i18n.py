@@ -629,3 +629,16 @@ def test_a_due_red_token_is_not_said_to_have_ended_the_game(lang):
     for text in (said, yours):
         assert ended not in text and last in text and "36" in text, text
     assert "bob" in said and "bob" not in yours
+
+
+def test_an_untranslated_command_refusal_is_quoted_as_a_commands_never_a_moves():
+    # (mail and git answer a refused command so: "Ta commande ...", never "Ton coup ...")
+    from rebis_pbm.errors import Refused
+    from rebis_pbm.present.i18n import refusal
+    exc = Refused("c.txt: its first line is no command")
+    assert refusal(exc, "fr", command=True) == (
+        "Ta commande n'a pas été exécutée\u00a0; la raison, en anglais\u00a0: "
+        "c.txt: its first line is no command")
+    assert refusal(exc, "pt", command=True).startswith("O teu comando não foi executado; ")
+    assert refusal(exc, "fr").startswith("Ton coup n'a pas été accepté")
+    assert refusal(exc, "en", command=True) == str(exc)

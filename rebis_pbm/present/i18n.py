@@ -384,13 +384,16 @@ def _param(value: object, lang: str | None, reader: str | None = None) -> object
     return translate(value, lang, reader) if isinstance(value, Phrase) else value
 
 
-def refusal(exc: BaseException, lang: str | None, reader: str | None = None) -> str:
+def refusal(exc: BaseException, lang: str | None, reader: str | None = None, *,
+            command: bool = False) -> str:
     """The sentence of a refused move (:class:`~rebis_pbm.errors.Refused`) for its mover, in
     ``lang``: translated when the refusal carries a phrase (the rules' refusals, and the
     referee's own that name one); else ``str(exc)``, which for a language other than English
     is quoted in a sentence of that language (:data:`UNTRANSLATED`: the move file's YAML and
     schema errors, whose detail names the file's own fields). To ``reader`` (the player it is
-    sent to), a sentence about them is in the second person (:func:`addressed`)."""
+    sent to), a sentence about them is in the second person (:func:`addressed`). A refused
+    ``command`` (a player's command, never a move) is quoted as a command's
+    (:data:`UNTRANSLATED_COMMAND`)."""
     phrase = getattr(exc, "phrase", None)
     if phrase is not None:
         return translate(phrase, lang, reader)
@@ -398,10 +401,12 @@ def refusal(exc: BaseException, lang: str | None, reader: str | None = None) -> 
         return str(exc)
     # A sentence with no translation (the move file's YAML or schema errors, which quote the
     # file's own fields and values): said in the mover's language, its detail in English.
-    return gettext_for(lang)(UNTRANSLATED).format(details=str(exc))
+    return gettext_for(lang)(UNTRANSLATED_COMMAND if command else UNTRANSLATED).format(
+        details=str(exc))
 
 
 UNTRANSLATED = N_("Your move was not accepted; the reason, in English: {details}")
+UNTRANSLATED_COMMAND = N_("Your command was not carried out; the reason, in English: {details}")
 
 
 __all__ = ["LANGUAGES", "NBSP", "N_", "SECOND_PERSON", "Message", "Named", "Phrase", "addressed",

@@ -230,9 +230,10 @@ def test_away_and_resign_by_command_file_commit_the_record_and_the_public_view(t
     assert run("verify", top / "game.yaml").returncode == 0
 
 
-def _accented_game(tmp_path, monkeypatch) -> tuple[Path, dict[str, str]]:
+def _accented_game(tmp_path, monkeypatch, langs: tuple[str, ...] = ()
+                   ) -> tuple[Path, dict[str, str]]:
     """A git game of José, bob and Zoë (accented names: git quotes them in its listings unless
-    told not to, core.quotePath)."""
+    told not to, core.quotePath); ``langs``: ``--lang NAME=CODE`` values."""
     from test_git_transport import REPO, SEED
     from test_git_transport import key as seed_of
 
@@ -242,7 +243,8 @@ def _accented_game(tmp_path, monkeypatch) -> tuple[Path, dict[str, str]]:
     top = tmp_path / "rebis-game"
     shutil.copytree(REPO / "examples" / "git", top)
     git(top, "init", "--quiet", "--initial-branch=main")
-    made = run(*new_args(top / "game.yaml", SEED, "gitgame", players=players))
+    made = run(*new_args(top / "game.yaml", SEED, "gitgame", players=players),
+               *(a for lang in langs for a in ("--lang", lang)))
     assert made.returncode == 0, made.stderr
     shutil.move(top / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
     monkeypatch.setenv("REBIS_PBM_SEED", seed_of(top))
@@ -308,3 +310,62 @@ def test_a_misnamed_command_file_is_answered_to_its_committer(repo):  # noqa: F8
     assert len(answers) == 1 and answers[0].startswith("answers/alice-"), answers
     assert "a command file is named commands/NAME-WORDS.txt" in \
         (repo / answers[0]).read_text(encoding="utf-8")
+
+
+def test_a_command_file_named_in_nfd_is_answered_as_its_players(tmp_path, monkeypatch):
+    """macOS commits commands/José-history.txt with "e" and a combining accent (NFD): the
+    name is taken in NFC, as the players' names are, and the command is carried out."""
+    import unicodedata
+    top, players = _accented_game(tmp_path, monkeypatch)
+    nfd = unicodedata.normalize("NFD", "José-history.txt")
+    assert nfd != "José-history.txt"
+    _commit_as(top, nfd, "history", ("José", players["José"]))
+    done = job(top, "HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "command history (José)" in done.stdout
+    files = _tracked(top)
+    assert "answers/José-history.txt" in files and f"commands/{nfd}" not in files
+    answer = (top / "answers" / "José-history.txt").read_text(encoding="utf-8")
+    assert answer.startswith("the moves so far\n")
+
+
+def test_a_refused_command_file_is_answered_as_a_command_in_french(tmp_path, monkeypatch):
+    """bob (in French) commits a command named after José: the answer says his command was
+    not carried out, in French, and calls it a command, never a move."""
+    top, players = _accented_game(tmp_path, monkeypatch, langs=("bob=fr",))
+    _commit_as(top, "José-x.txt", "resign", ("bob", players["bob"]))
+    done = job(top, "HEAD")
+    assert done.returncode == 1, done.stdout + done.stderr
+    answer = (top / "answers" / "bob-x.txt").read_text(encoding="utf-8")
+    assert answer.startswith("ta commande n'a pas été exécutée\n")
+    assert ("commands/José-x.txt\u00a0: cette commande est celle de José, mais elle vient de "
+            "bob@example.org (bob)\u00a0; un joueur ne peut envoyer que ses propres commandes"
+            ) in answer
+    assert "coup" not in answer and "anglais" not in answer
+
+
+def test_a_misnamed_command_file_is_refused_in_french_as_a_command(tmp_path, monkeypatch):
+    """A command file named for no player: the reason in French, where a phrase exists."""
+    top, players = _accented_game(tmp_path, monkeypatch, langs=("bob=fr",))
+    _commit_as(top, "nobody-x.txt", "history", ("bob", players["bob"]))
+    done = job(top, "HEAD")
+    assert done.returncode == 1, done.stdout + done.stderr
+    answer = (top / "answers" / "bob-x.txt").read_text(encoding="utf-8")
+    assert answer.startswith("ta commande n'a pas été exécutée\n")
+    assert "un fichier de commande se nomme commands/NOM-MOTS.txt" in answer
+    assert "coup" not in answer and "anglais" not in answer
+
+
+def test_an_untranslated_command_refusal_is_quoted_as_a_command(tmp_path, monkeypatch):
+    """A reason with no French phrase (a file that is no UTF-8 text, so no command line) is
+    quoted in English inside a command's sentence, never a move's."""
+    top, players = _accented_game(tmp_path, monkeypatch, langs=("bob=fr",))
+    (top / "commands").mkdir(exist_ok=True)
+    (top / "commands" / "bob-x.txt").write_bytes(b"\xff\xfe history\n")
+    git(top, "add", "commands")
+    git(top, "commit", "--quiet", "-m", "command", author=("bob", players["bob"]))
+    done = job(top, "HEAD")
+    assert done.returncode == 1, done.stdout + done.stderr
+    answer = (top / "answers" / "bob-x.txt").read_text(encoding="utf-8")
+    assert "Ta commande n'a pas été exécutée\u00a0; la raison, en anglais\u00a0: " in answer
+    assert "Ton coup" not in answer

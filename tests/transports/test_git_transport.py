@@ -732,6 +732,11 @@ def test_git_two_rounds_takes_commitments_then_joins_then_deals(tmp_path, monkey
                           f"commitment: {commitment_of('fairgame', name, name + ' words')}\n")
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"{name} sent their commitment" in done.stdout
+        if name != list(PLAYERS)[-1]:  # round 1 is said, as plain apply says it
+            assert "round 1 of 2, the deal waits for the commitments of" in done.stdout
+    # the last commitment: the job says round 2 (the joins) has begun, and whose it waits for
+    assert (f"{name} sent their commitment; every commitment is in: round 2 of 2, the deal "
+            f"waits for the joins of {', '.join(PLAYERS)}") in done.stdout
     record = open_game(repo / "game.yaml").record
     assert record.join_round() == 2
     after = record.joins[-1].chain_sha256
@@ -740,6 +745,8 @@ def test_git_two_rounds_takes_commitments_then_joins_then_deals(tmp_path, monkey
                           f"join: {name} words\n")
         assert done.returncode == 0, done.stdout + done.stderr
         assert f"{name} joined the deal" in done.stdout
+        if name != list(PLAYERS)[-1]:
+            assert "; round 2 of 2, the deal waits for the joins of" in done.stdout
     assert "every player has joined, the cards are dealt" in done.stdout
     assert not open_game(repo / "game.yaml").record.joining()
     assert run("verify", repo / "game.yaml").returncode == 0
@@ -806,8 +813,11 @@ def test_move_file_names_take_the_schemas_player_names():
     for c in map(chr, range(0x20, 0x2000)):  # every letter the schema takes, SAFE_NAME takes
         if player.fullmatch(f"a{c}"):
             assert SAFE_NAME.fullmatch(c), repr(c)
+    # NFD (as macOS commits names) is taken in NFC, José's; a combining mark with no
+    # precomposed letter stays one after NFC, and no move file's name holds it.
     decomposed = unicodedata.normalize("NFD", "José")
-    assert name_fault(f"turn-001-{decomposed}.yaml") is not None  # not NFC: no move file
+    assert decomposed != "José" and name_fault(f"turn-001-{decomposed}.yaml") is None
+    assert name_fault("turn-001-Jose\u0324.yaml") is not None  # e + diaeresis below
     assert name_fault("turn-001-j\u043ese.yaml") is not None  # a Cyrillic o
 
 
@@ -869,3 +879,33 @@ def test_git_apply_refreshes_the_private_views_the_referees_clone_keeps(repo):
     commit_move(repo, state.player_to_move, move, "next move")
     assert job(repo, "HEAD").returncode == 0
     assert sorted(p.name for p in views.iterdir()) == ["public.txt", "public.yaml"]
+
+
+def test_a_move_file_named_in_nfd_is_applied_as_its_players(tmp_path, monkeypatch):
+    # macOS commits moves/turn-001-José.yaml with "e" and a combining accent (NFD): the name is
+    # taken in NFC, as the players' names are, and the move is applied (never a stopped game).
+    import unicodedata
+    players = {"José": "jose@example.org", "Zoë": "zoe@example.org", "Émile": "emile@example.org"}
+    repo = tmp_path / "rebis-game"
+    shutil.copytree(REPO / "examples" / "git", repo)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    git(repo, "config", "user.name", REFEREE[0])
+    git(repo, "config", "user.email", REFEREE[1])
+    made = run(*new_args(repo / "game.yaml", SEED, "gitgame", players=players))
+    assert made.returncode == 0, made.stderr
+    shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
+    monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
+    git(repo, "add", "--all")
+    git(repo, "commit", "--quiet", "-m", "Start the game")
+    state = open_game(repo / "game.yaml").replay.state
+    mover, move = state.player_to_move, pick_move(state)
+    assert mover == "José"
+    name = unicodedata.normalize("NFD", f"turn-001-{mover}.yaml")
+    assert name != f"turn-001-{mover}.yaml"
+    (repo / "moves" / name).write_text(dump_yaml({"game": "gitgame", **move.as_dict()}),
+                                       encoding="utf-8")
+    git(repo, "add", "moves")
+    git(repo, "commit", "--quiet", "-m", "my move", author=(mover, players[mover]))
+    done = job(repo, "HEAD~1..HEAD")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert played(repo / "game.yaml") == [move]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm import app as referee
+from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import RebisError, Refused, one_line
 from rebis_pbm.files.names import ENCRYPTED, SIGNATURE
 from rebis_pbm.transports.git.movefiles import (
@@ -30,6 +31,7 @@ from rebis_pbm.transports.git.movefiles import (
     Say,
     history,
     last_commits,
+    nfc,
 )
 from rebis_pbm.transports.git.privacy import Privacy
 from rebis_pbm.transports.git.repository import Git, Listing
@@ -64,7 +66,9 @@ def command_files(tree: Listing, files: GameFiles) -> list[str]:
 
 def player_of(name: str, players: tuple[str, ...]) -> str | None:
     """The player a command file's name (``NAME-WORDS.txt``, without its folder) is for: the
-    longest player name it starts with, followed by ``-`` (None: no player's)."""
+    longest player name it starts with, followed by ``-`` (None: no player's). The name is
+    taken in Unicode NFC, as the players' names are (:func:`nfc`: macOS commits NFD)."""
+    name = nfc(name)
     if not name.endswith(COMMAND_SUFFIX) or "/" in name or not SAFE_NAME.fullmatch(name):
         return None
     found = [p for p in players if name.startswith(p + "-")]
@@ -162,11 +166,19 @@ def _carry_out(record_path: Path, record: Record, path: str, named: str | None,
     if data is None:
         raise Refused(f"{path} is not a file: commit the command file itself")
     if named is None:
-        raise Refused(f"{path}: a command file is named commands/NAME-WORDS.txt after a player "
-                      f"of game {record.game} (players: {', '.join(record.players)})")
+        raise Refused(phrase=Phrase(N_(
+            "{path}: a command file is named commands/NAME-WORDS.txt after a player of game "
+            "{game} (players: {players})"),
+            {"path": path, "game": record.game, "players": ", ".join(record.players)}))
     if "@" not in author:  # git lets a commit have an empty author address ('x <>')
         raise Refused(f"{path}: the commit that added it has no author address; commit it with "
                       f"your registered address as git user.email")
+    sender = record.player_at(author)
+    if sender is not None and sender != named:  # (check_sender's words are a move's)
+        raise Refused(phrase=Phrase(N_(
+            "{source}: this command is for {player}, but it comes from {who}; a player can "
+            "only send their own commands"),
+            {"source": path, "player": named, "who": f"{one_line(author)} ({sender})"}))
     referee.check_sender(record, author, named, path)
     line = _first_line(data)
     command = commands.parse_command(line) if line is not None else None
@@ -256,7 +268,7 @@ def _answer_refusal(git: Git, files: GameFiles, path: str, owner: str | None,
         return "" if public else f" ({one_line(str(exc))})"
     lang = record.lang(owner)
     _ = gettext_for(lang)
-    text = (_("your command was not carried out") + "\n\n" + refusal(exc, lang, owner)
+    text = (_("your command was not carried out") + "\n\n" + refusal(exc, lang, owner, command=True)
             + "\n\n" + _("Nothing in the game changed.") + "\n")
     rel = _write_answer(git, files, path, owner, text, Path(git.top / files.record),
                         privacy, hand=False)

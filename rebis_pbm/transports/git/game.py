@@ -7,7 +7,7 @@ import os
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm import app as referee
 from rebis_pbm.errors import ExitCode, Failed, InputError, RebisError, Refused, SeedError, one_line
@@ -18,6 +18,7 @@ from rebis_pbm.transports.git.movefiles import (
     Say,
     file_turn,
     last_commits,
+    nfc,
     players_version,
     precheck,
     restore,
@@ -35,6 +36,10 @@ from rebis_pbm.transports.git.privacy import (
     takes_sealed_only,
 )
 from rebis_pbm.transports.git.repository import Git, Listing, refuse_secret
+
+if TYPE_CHECKING:
+    from rebis_pbm.app.moves import JoinMove
+    from rebis_pbm.record import Record
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,27 @@ def apply_round(git: Git, tip: str, tree: Listing, changes: Changes | None, file
     if outcome.applied or outcome.refusals or outcome.asked:
         refresh_private_views(git.top / files.record, privacy, say)
     return outcome, stop
+
+
+def _join_said(record: Record, move: JoinMove) -> str:
+    """What the job says of a fair deal's join (or rebis-pbm/5 commitment) it applied, as
+    ``apply`` does: in a two-round deal, the round it waits in; when the last commitment is
+    in, that round 2 (the joins) has begun."""
+    waiting = record.waiting_for()
+    if not waiting:
+        return (f"{move.player} joined the deal: every player has joined, the cards are "
+                f"dealt")
+    committed = move.commitment is not None
+    did = "sent their commitment" if committed else "joined the deal"
+    if not record.two_rounds:
+        return f"{move.player} {did}; it waits for {', '.join(waiting)}"
+    round_ = record.join_round()
+    if committed and round_ == 2:
+        return (f"{move.player} {did}; every commitment is in: round 2 of 2, the deal waits "
+                f"for the joins of {', '.join(waiting)}")
+    kind = "commitments" if round_ == 1 else "joins"
+    return f"{move.player} {did}; round {round_} of 2, the deal waits for the {kind} of " \
+           f"{', '.join(waiting)}"
 
 
 def refresh_private_views(record_path: Path, privacy: Privacy, say: Say) -> None:
@@ -219,7 +245,7 @@ def _round(git: Git, tip: str, tree: Listing, changes: Changes | None, files: Ga
                                                       record.referee_recipient)
                 done = referee.submit_move(record_path, data, path, author=move.author,
                                            views_dir=Path(work) / "views",
-                                           file_name=os.path.basename(path),
+                                           file_name=nfc(os.path.basename(path)),
                                            signature=signature_of(move, privacy.age_identity))
             except RebisError as exc:
                 if exc.exit_code == ExitCode.BUSY:
@@ -248,13 +274,7 @@ def _round(git: Git, tip: str, tree: Listing, changes: Changes | None, files: Ga
             record, langs = done.record, done.record.langs
             next_turn = len(record.moves) + 1
             if isinstance(done.move, referee.JoinMove):  # a fair deal's join: no turn yet
-                waiting = record.waiting_for()
-                did = ("sent their commitment" if done.move.commitment is not None
-                       else "joined the deal")
-                said = (f"{done.move.player} {did}; it waits for "
-                        f"{', '.join(waiting)}" if waiting else
-                        f"{done.move.player} joined the deal: every player has joined, the "
-                        f"cards are dealt")
+                said = _join_said(record, done.move)
             else:
                 said = f"Turn {done.move.turn}: {views.account(done.events)}"
             if done.finished:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -76,7 +77,8 @@ def is_signature(path: str, moves: str = MOVES) -> bool:
 
 def name_fault(name: str, moves: str = MOVES) -> str | None:
     """Why ``name`` (a path inside the folder ``moves``, without it) is no move file's name or
-    signature's, or None when it is one."""
+    signature's, or None when it is one. The name is taken in Unicode NFC (:func:`nfc`)."""
+    name = nfc(name)
     if "/" in name:
         return f"it is in a folder inside {moves}"
     if not SAFE_NAME.fullmatch(name):
@@ -84,6 +86,12 @@ def name_fault(name: str, moves: str = MOVES) -> str | None:
     if not MOVE_NAME.fullmatch(name) and not COMPANION.fullmatch(name):
         return "this is not a move file's name"
     return None
+
+
+def nfc(name: str) -> str:
+    """``name`` in Unicode NFC, the form of the players' names: macOS commits José as "e" and
+    a combining accent (NFD), and such a file is still José's."""
+    return unicodedata.normalize("NFC", name)
 
 
 def turn_of(git: Git, path: str, span: str, moves: str = MOVES) -> int:
@@ -96,7 +104,7 @@ def turn_of(git: Git, path: str, span: str, moves: str = MOVES) -> int:
     why = name_fault(name, moves)
     if why is not None:
         raise refuse_name(git, path, why, span, moves)
-    match = MOVE_NAME.fullmatch(name)
+    match = MOVE_NAME.fullmatch(nfc(name))
     return int(match.group(1)) if match else -1
 
 
@@ -152,7 +160,7 @@ class MoveFile:
     def player(self) -> str:
         """The player its name is for (``turn-NNN-PLAYER.yaml[.age]``)."""
         # The name after its folder (moves/ or a shard's DIR/NAME/moves/), which holds no other.
-        match = MOVE_NAME.fullmatch(self.path.rpartition("/")[2])
+        match = MOVE_NAME.fullmatch(nfc(self.path.rpartition("/")[2]))
         return match.group(2) if match else "?"
 
 

@@ -245,7 +245,7 @@ def _command(game: str | os.PathLike[str], record: Record, msg: EmailMessage,
         queue(queue_dir, [reply_message(
             game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
             to=sender, headline=tr(N_("your command was not carried out")),
-            reason=one_line(refusal(exc, lang, player)),
+            reason=one_line(refusal(exc, lang, player, command=True)),
             status=tr(N_("Nothing in the game changed.")) + " "
             + _status(record, replay, lang, player),
             lang=lang, footer=tr(N_("Send help (as the subject, or the first line of the text) "
