@@ -12,6 +12,7 @@ fresh random entropy. It reads only the player's own view: no record, no seed.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
@@ -102,13 +103,17 @@ def choices(opened: OpenedView) -> list[Described]:
 
 def _template(view: View) -> dict[str, Any]:
     """The view's move template as data (empty when the view has none)."""
+    text = view.get("move_template")
+    return dict(_template_items(text)) if isinstance(text, str) else {}
+
+
+@functools.lru_cache(maxsize=16)
+def _template_items(text: str) -> tuple[tuple[str, Any], ...]:
+    # Read once per view: the mail's reply links write one move file per legal move.
     from rebis_pbm.formats.yaml_reader import load_yaml
 
-    text = view.get("move_template")
-    if not isinstance(text, str):
-        return {}
     doc = load_yaml(text.encode(), source="move_template", kind="move").data
-    return dict(doc) if isinstance(doc, dict) else {}
+    return tuple(doc.items()) if isinstance(doc, dict) else ()
 
 
 def move_file(opened: OpenedView, chosen: Described) -> tuple[str, str]:
