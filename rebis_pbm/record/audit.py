@@ -307,9 +307,10 @@ def _as_written(data: bytes, source: str, loaded: object, find_seed: SeedFinder 
                 ) -> tuple[Record, Replay, str | None, list[str]] | None:
     """``(record, replay, seed, where the seed came from)`` when the record is exactly as
     rebis-pbm writes it and its seed is known (the fast read of every command,
-    :func:`rebis_pbm.record.verify.read_game`: then the schema holds, the walk and the status
-    check find nothing, and jsonschema is not needed); None otherwise, and whenever
-    ``find_seed`` raises: the checked path then says what it says."""
+    :func:`rebis_pbm.record.verify.read_game`: then the walk and the status check find
+    nothing, and jsonschema is not needed; :func:`verify` still checks the schema, with its
+    compiled check); None otherwise, and whenever ``find_seed`` raises: the checked path then
+    says what it says."""
     sources: list[str] = []
 
     def seed_for(record: Record) -> str:
@@ -349,12 +350,16 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         is wrong, a file cut short or damaged included (the problem names the move it breaks off
         in). Nothing else raises.
     """
-    from rebis_pbm.formats.schemas import load_schema, validate
+    from rebis_pbm.formats.schemas import load_schema, quickly_accepted, validate
     report = Report(source)
     # A record as rebis-pbm writes it is read without positions; any other is read by the
     # strict loader, whose positions its messages need.
     simple = simple_data(data, kind="record")
     fast = None if simple is None else _as_written(data, source, simple, find_seed)
+    if fast is not None and not quickly_accepted(simple, "record"):
+        # Read as written, but not valid: a referee can write (and sign) values its commands
+        # never write (a negative extension); the checked path names the field.
+        fast = None
     try:
         loaded = load_yaml(data, source=source, kind="record") if fast is None else None
     except InputError as exc:
@@ -364,6 +369,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         return report
     if fast is None and simple is None:
         fast = _as_written(data, source, loaded, find_seed)
+        if fast is not None and (loaded is None or not quickly_accepted(loaded.data, "record")):
+            fast = None
     try:
         if fast is None:
             assert loaded is not None  # read by the strict loader above

@@ -367,7 +367,9 @@ def test_a_stand_in_labelled_with_another_bot_fails_verify_with_the_seed(tmp_pat
     """The bot label: with the seed, verify recomputes the bot's move (the bot draws from the
     game, turn and player) and refuses a stand-in move that bot would not have made; without
     the seed the label is shown as the referee's word, not checked."""
-    game, key, keys = signed_game(tmp_path)
+    # A fixed game id: the bots draw from it, and this game's random bot must differ from
+    # its greedy one at turn 2 (with a random id it sometimes did not: a flaky test).
+    game, key, keys = signed_game(tmp_path, "--game-id", "refkey-bots")
     play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
     assert run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z", "--referee-key",
                       key).code == 0
@@ -431,3 +433,34 @@ def test_a_stand_in_whose_labels_escape_the_checks_fails_verify(tmp_path, fields
         problem = json.loads(out.out)["problem"]
         assert out.code == 3 and problem["code"] == "stand_in", out.out
         assert "names no reason and bot" in problem["message"]
+
+
+def test_a_signed_act_no_command_writes_fails_verify_with_the_seed_too(tmp_path):
+    """The attack (a third tester): the referee signs an extension by -96 h (its `extend`
+    refuses any length under 1 s) to bring a deadline back, then dates a stand-in before the
+    real deadline. Without the seed the schema refused it; with the seed (the referee's own
+    read: the record read as written) verify skipped the schema and said Verified. verify
+    checks the schema on either path."""
+    game, key, _keys = signed_game(tmp_path)
+    assert run_inproc("extend", game, "--by", "1h", "--now", "2025-01-01T00:30:00Z",
+                      "--referee-key", key).code == 0
+    assert run_inproc("verify", game).code == 0
+
+    def negative(record):
+        from dataclasses import replace
+        actions = list(record.actions)
+        actions[0] = {k: v for k, v in {**actions[0], "seconds": -345600}.items()
+                      if k not in ("chain_sha256", "referee_signature")}
+        record = replace(record, actions=())
+        for action in actions:
+            record = record.with_action(action)
+        signature = sign_texts(key, [action_text(record, 0)])[0]
+        witness = sign_texts(key, [record_witness(record)])[0]
+        return record.with_referee_signatures({}, {0: signature}, witness)
+    _forge(game, negative)
+    secret = game.with_name(game.stem + ".secret.yaml")
+    for extra in (("--seed-file", secret), ()):
+        out = run_inproc("verify", game, *extra, "--format", "json")
+        problem = json.loads(out.out)["problem"]
+        assert out.code == 3 and problem["code"] == "schema", out.out
+        assert "seconds" in problem["message"], problem
