@@ -192,7 +192,10 @@ def _clock_end(record: Record, began: str, seconds: int) -> str:
                 break
             left -= start - at
         at = max(at, end)
-    return format_time(at + left)
+    try:
+        return format_time(at + left)
+    except OverflowError:  # a deadline beyond year 9999 (an extension of millennia): never
+        return "9999-12-31T23:59:59Z"
 
 
 # rebis-pbm/4 (absences): the referee's logged actions ``away`` (``player``, ``start``, ``end``)

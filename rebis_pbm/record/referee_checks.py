@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from rebis_pbm.engine import Move, State
     from rebis_pbm.record.model import Record
 
-__all__ = ["check_referee_acts", "check_referee_move", "check_stand_in_bot",
+__all__ = ["check_absences", "check_referee_acts", "check_referee_move", "check_stand_in_bot",
            "check_stand_in_claim", "check_stand_in_time"]
 
 
@@ -78,6 +78,37 @@ def check_referee_acts(record: Record) -> Problem | None:
             expected=f"the referee's signature of '{record_witness(record)}'",
             found="none" if record.witness_signature is None else "a signature that does not "
             "check")
+    return None
+
+
+def check_absences(record: Record) -> Problem | None:
+    """The absences logged (rebis-pbm/4 ``away`` actions) are ones the referee's commands write
+    (:func:`rebis_pbm.app.absences.take_absence`): in a game with an allowance, of a player of
+    the game, ending after they begin, within the allowance of the year each begins in. An
+    absence that ends before it begins would move the game's clock back (a deadline passed
+    before it was due); the others would stop the clock beyond what the header allows."""
+    from rebis_pbm.record.deadlines import AWAY, BEFORE_V4, allowance_used, parse_time
+    aways = [a for a in record.actions if a.get("action") == AWAY]
+    if not aways or record.format in BEFORE_V4:
+        return None
+    allowance = record.header_extra.get("absence")
+    for action in aways:
+        player, start, end = action.get("player"), action.get("start"), action.get("end")
+        if not allowance or "deadline" not in record.header_extra:
+            why = "in a game without an absence allowance"
+        elif player not in record.players:
+            why = f"of {player}, who is not a player of this game"
+        elif parse_time(str(end)) <= parse_time(str(start)):
+            why = f"of {player} that ends ({end}) before it begins ({start})"
+        else:
+            year = parse_time(str(start)).year
+            used, count = allowance_used(record, str(player), year)
+            if used <= int(allowance["seconds"]) and count <= int(allowance["slots"]):
+                continue
+            why = f"of {player} beyond the allowance of {year}"
+        return Problem("schema", f"the referee logged an absence {why}: no command of the "
+                       "referee's writes it", expected="absences the allowance allows",
+                       found=f"away {player} from {start} to {end}")
     return None
 
 

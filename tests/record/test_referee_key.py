@@ -464,3 +464,51 @@ def test_a_signed_act_no_command_writes_fails_verify_with_the_seed_too(tmp_path)
         problem = json.loads(out.out)["problem"]
         assert out.code == 3 and problem["code"] == "schema", out.out
         assert "seconds" in problem["message"], problem
+
+
+@pytest.mark.parametrize("edit", ["backwards", "stranger", "over"])
+def test_a_signed_absence_no_command_writes_fails_verify(tmp_path, edit, monkeypatch):
+    """The attack (a fourth tester): the referee signs an absence that ends before it begins,
+    which moved the clock back so that a stand-in 90 minutes into a 72-hour turn read "checked:
+    the deadline had passed"; or an absence of a stranger, or beyond the allowance. Its
+    commands refuse each; verify does too, with or without the seed (exit 3, schema)."""
+    game, key, _keys = signed_game(tmp_path, "--absence", "2d/3")
+    monkeypatch.setenv("REBIS_PBM_REFEREE_KEY", str(key))
+    done = run_inproc("away", game, "--player", "ann", "--from", "2025-01-01T00:20:00Z",
+                      "--to", "2025-01-01T00:40:00Z", "--now", "2025-01-01T00:10:00Z")
+    assert done.code == 0, done.err
+    assert run_inproc("verify", game).code == 0
+    change = {"backwards": {"start": "2025-01-04T23:00:00Z", "end": "2025-01-01T00:30:00Z"},
+              "stranger": {"player": "zed"},
+              "over": {"end": "2025-03-01T00:00:00Z"}}[edit]
+
+    def forged(record):
+        from dataclasses import replace
+        actions = [{k: v for k, v in {**a, **(change if i == 0 else {})}.items()
+                    if k not in ("chain_sha256", "referee_signature")}
+                   for i, a in enumerate(record.actions)]
+        record = replace(record, actions=())
+        for action in actions:
+            record = record.with_action(action)
+        signatures = dict(enumerate(sign_texts(key, [action_text(record, i)
+                                                     for i in range(len(actions))])))
+        witness = sign_texts(key, [record_witness(record)])[0]
+        return record.with_referee_signatures({}, signatures, witness)
+    _forge(game, forged)
+    secret = game.with_name(game.stem + ".secret.yaml")
+    for extra in (("--seed-file", secret), ()):
+        out = run_inproc("verify", game, *extra, "--format", "json")
+        problem = json.loads(out.out)["problem"]
+        assert out.code == 3 and problem["code"] == "schema", out.out
+        assert "logged an absence" in problem["message"], problem
+
+
+def test_an_extension_of_millennia_does_not_crash_tick_or_verify(tmp_path):
+    """A deadline beyond year 9999 (extend --by 100000000h) is read as never: it crashed
+    tick and verify (internal error) once written."""
+    game, key, _keys = signed_game(tmp_path)
+    assert run_inproc("extend", game, "--by", "100000000h", "--now", "2025-01-01T00:30:00Z",
+                      "--referee-key", key).code == 0
+    assert run_inproc("tick", game, "--now", "2025-01-02T00:00:00Z", "--referee-key",
+                      key).code == 0
+    assert run_inproc("verify", game).code == 0
