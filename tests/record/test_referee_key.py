@@ -435,6 +435,35 @@ def test_a_stand_in_whose_labels_escape_the_checks_fails_verify(tmp_path, fields
         assert "names no reason and bot" in problem["message"]
 
 
+def _forge_first_action(game: Path, key: Path, change: dict) -> None:
+    """The referee (its key and the seed) rewrites the first logged action with ``change``:
+    every action chained and signed again, the witness signed again."""
+    from dataclasses import replace
+
+    def edit(record):
+        actions = [{k: v for k, v in {**a, **(change if i == 0 else {})}.items()
+                    if k not in ("chain_sha256", "referee_signature")}
+                   for i, a in enumerate(record.actions)]
+        record = replace(record, actions=())
+        for action in actions:
+            record = record.with_action(action)
+        signatures = dict(enumerate(sign_texts(key, [action_text(record, i)
+                                                     for i in range(len(actions))])))
+        witness = sign_texts(key, [record_witness(record)])[0]
+        return record.with_referee_signatures({}, signatures, witness)
+    _forge(game, edit)
+
+
+def _fails_schema_either_way(game: Path, words: str) -> None:
+    """verify exits 3, code schema, naming ``words``, with the seed and without it."""
+    secret = game.with_name(game.stem + ".secret.yaml")
+    for extra in (("--seed-file", secret), ()):
+        out = run_inproc("verify", game, *extra, "--format", "json")
+        problem = json.loads(out.out)["problem"]
+        assert out.code == 3 and problem["code"] == "schema", out.out
+        assert words in problem["message"], problem
+
+
 def test_a_signed_act_no_command_writes_fails_verify_with_the_seed_too(tmp_path):
     """The attack (a third tester): the referee signs an extension by -96 h (its `extend`
     refuses any length under 1 s) to bring a deadline back, then dates a stand-in before the
@@ -446,24 +475,8 @@ def test_a_signed_act_no_command_writes_fails_verify_with_the_seed_too(tmp_path)
                       "--referee-key", key).code == 0
     assert run_inproc("verify", game).code == 0
 
-    def negative(record):
-        from dataclasses import replace
-        actions = list(record.actions)
-        actions[0] = {k: v for k, v in {**actions[0], "seconds": -345600}.items()
-                      if k not in ("chain_sha256", "referee_signature")}
-        record = replace(record, actions=())
-        for action in actions:
-            record = record.with_action(action)
-        signature = sign_texts(key, [action_text(record, 0)])[0]
-        witness = sign_texts(key, [record_witness(record)])[0]
-        return record.with_referee_signatures({}, {0: signature}, witness)
-    _forge(game, negative)
-    secret = game.with_name(game.stem + ".secret.yaml")
-    for extra in (("--seed-file", secret), ()):
-        out = run_inproc("verify", game, *extra, "--format", "json")
-        problem = json.loads(out.out)["problem"]
-        assert out.code == 3 and problem["code"] == "schema", out.out
-        assert "seconds" in problem["message"], problem
+    _forge_first_action(game, key, {"seconds": -345600})
+    _fails_schema_either_way(game, "seconds")
 
 
 @pytest.mark.parametrize("edit", ["backwards", "stranger", "over"])
@@ -482,25 +495,8 @@ def test_a_signed_absence_no_command_writes_fails_verify(tmp_path, edit, monkeyp
               "stranger": {"player": "zed"},
               "over": {"end": "2025-03-01T00:00:00Z"}}[edit]
 
-    def forged(record):
-        from dataclasses import replace
-        actions = [{k: v for k, v in {**a, **(change if i == 0 else {})}.items()
-                    if k not in ("chain_sha256", "referee_signature")}
-                   for i, a in enumerate(record.actions)]
-        record = replace(record, actions=())
-        for action in actions:
-            record = record.with_action(action)
-        signatures = dict(enumerate(sign_texts(key, [action_text(record, i)
-                                                     for i in range(len(actions))])))
-        witness = sign_texts(key, [record_witness(record)])[0]
-        return record.with_referee_signatures({}, signatures, witness)
-    _forge(game, forged)
-    secret = game.with_name(game.stem + ".secret.yaml")
-    for extra in (("--seed-file", secret), ()):
-        out = run_inproc("verify", game, *extra, "--format", "json")
-        problem = json.loads(out.out)["problem"]
-        assert out.code == 3 and problem["code"] == "schema", out.out
-        assert "logged an absence" in problem["message"], problem
+    _forge_first_action(game, key, change)
+    _fails_schema_either_way(game, "logged an absence")
 
 
 def test_an_extension_of_millennia_does_not_crash_tick_or_verify(tmp_path):
