@@ -508,3 +508,15 @@ def test_an_extension_of_millennia_does_not_crash_tick_or_verify(tmp_path):
     assert run_inproc("tick", game, "--now", "2025-01-02T00:00:00Z", "--referee-key",
                       key).code == 0
     assert run_inproc("verify", game).code == 0
+
+
+def test_a_stand_in_time_not_in_the_records_form_fails_verify_with_the_seed_too(tmp_path):
+    """A move's time is checked for its form on the fast path too (a UTC time to the second,
+    ``Z``): verify with the seed checks the moves' times, not their whole schema (the replay,
+    the digests and the stand-in checks judge their other values)."""
+    game, key, keys = signed_game(tmp_path)
+    play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
+    assert run_inproc("tick", game, "--now", "2025-01-01T02:00:00Z", "--referee-key",
+                      key).code == 0
+    _restamp(game, key, 1, at="2025-01-01T02:00:00+00:00")
+    _fails_schema_either_way(game, "at")
