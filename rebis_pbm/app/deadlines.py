@@ -5,17 +5,20 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import replace as dc_replace
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from rebis_pbm.app.create import with_lang
 from rebis_pbm.app.games import Game, check_player, for_mover, open_game, require_record
 from rebis_pbm.app.moves import Submitted, submit_locked
 from rebis_pbm.app.views import check_views_dir, check_writable, write_views
-from rebis_pbm.errors import Failed, Refused, UsageError
+from rebis_pbm.errors import CorruptRecord, Failed, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike, write_atomic
 from rebis_pbm.files.lock import locked
 from rebis_pbm.files.names import default_views_dir
 from rebis_pbm.record import BEFORE_V3, Record, dump_record
+
+if TYPE_CHECKING:
+    from rebis_pbm.engine import State
 
 
 class _Ticked(NamedTuple):
@@ -192,6 +195,27 @@ def _tick_join_phase(game: PathLike, opened: Game, now: str, views_dir: PathLike
     return Ticked([], None, ended=reason)
 
 
+def _check_values(game: PathLike, record: Record, state: State | None) -> None:
+    """Refuse to write ``record`` when its header, joins, actions or status hold a value the
+    record schema refuses (the referee's own read checks digests and replay, not every value
+    of a logged action: a signed record edited by the seed's and key's holder, such as an
+    extension by -96 h, would be carried into the next write, an ``end-game`` revealing it).
+
+    Raises:
+        CorruptRecord: the record as read fails verification (exit 3); nothing was written.
+    """
+    from rebis_pbm.formats.schemas import quickly_accepted
+    if quickly_accepted({**record.to_dict(state), "moves": []}, "record"):
+        return
+    from rebis_pbm.files.atomic import read_input
+    from rebis_pbm.record.audit import verify as run_verify
+    data, source = read_input(os.fspath(game), kind="record")
+    problem = run_verify(data, source).problem
+    if problem is not None:
+        raise CorruptRecord(f"{source} fails verification at {problem.sentence()}; nothing was "
+                            f"written (rebis-pbm verify {source} tells more)", problem)
+
+
 REASON_MAX = 200  # characters of a logged action's reason (the record schema's maxLength)
 
 
@@ -271,6 +295,7 @@ def log_action(game: PathLike, action: str, *, now: str | None = None,
         from rebis_pbm.app.signing import signed_record
         new_record = signed_record(new_record, referee_key)  # rebis-pbm/4: the act signed
         check_writable(game)
+        _check_values(game, new_record, state)
         write_atomic(game, dump_record(new_record, state, seed))
         views_dir = views_dir or default_views_dir(game)
         if os.path.isdir(views_dir):

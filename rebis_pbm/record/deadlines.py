@@ -12,8 +12,9 @@ A player's time zone (rebis-pbm/4) changes only how a time is shown (:func:`show
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rebis_pbm.errors import UsageError
 from rebis_pbm.record.commitments import BEFORE_V5
@@ -217,8 +218,14 @@ class Absence(NamedTuple):
 def absences(record: Record) -> list[Absence]:
     """Every absence logged in ``record`` (rebis-pbm/4 ``away`` and ``back`` actions), in the
     order logged; [] for an older record."""
+    return absences_of(record.actions)
+
+
+def absences_of(actions: Sequence[Mapping[str, Any]]) -> list[Absence]:
+    """Every absence the logged ``actions`` make (:func:`absences`), in the order logged: of a
+    record's first actions, the absences as they stood when the next one was logged."""
     found: list[Absence] = []
-    for action in record.actions:
+    for action in actions:
         if action["action"] == AWAY:
             found.append(Absence(str(action["player"]), str(action["start"]),
                                  str(action["end"])))
@@ -319,8 +326,13 @@ def resigned(record, player: str) -> bool:  # type: ignore[no-untyped-def]
     """Whether ``player`` resigned: the last ``replace_player`` action logged for them has the
     reason :data:`RESIGNED` and gives no new address, key or language (one that does, logged
     since, brought a player back to the seat). The bot then moves for them for good."""
+    return resigned_in(record.actions, player)
+
+
+def resigned_in(actions: Sequence[Mapping[str, Any]], player: str) -> bool:
+    """:func:`resigned` as the logged ``actions`` (a record's first ones) say it."""
     found = False
-    for action in record.actions:
+    for action in actions:
         if action.get("action") == "replace_player" and action.get("player") == player:
             found = action.get("reason") == RESIGNED and not (
                 {"address", "key", "lang"} & set(action))

@@ -11,7 +11,7 @@ from rebis_pbm.record.problems import At, Problem
 
 if TYPE_CHECKING:
     from rebis_pbm.engine import Move, State
-    from rebis_pbm.record.model import Record
+    from rebis_pbm.record.model import Document, Record
 
 __all__ = ["check_absences", "check_referee_acts", "check_referee_move", "check_stand_in_bot",
            "check_stand_in_claim", "check_stand_in_time"]
@@ -82,34 +82,72 @@ def check_referee_acts(record: Record) -> Problem | None:
 
 
 def check_absences(record: Record) -> Problem | None:
-    """The absences logged (rebis-pbm/4 ``away`` actions) are ones the referee's commands write
-    (:func:`rebis_pbm.app.absences.take_absence`): in a game with an allowance, of a player of
-    the game, ending after they begin, within the allowance of the year each begins in. An
-    absence that ends before it begins would move the game's clock back (a deadline passed
-    before it was due); the others would stop the clock beyond what the header allows."""
-    from rebis_pbm.record.deadlines import AWAY, BEFORE_V4, allowance_used, parse_time
-    aways = [a for a in record.actions if a.get("action") == AWAY]
-    if not aways or record.format in BEFORE_V4:
+    """The absences logged (rebis-pbm/4 ``away`` and ``back`` actions) are ones the referee's
+    commands write (:func:`rebis_pbm.app.absences.take_absence` and ``end_absence``): in a game
+    with an allowance and a deadline, of a player of the game; an ``away`` ending after it
+    begins, within the allowance of the year it begins in; a ``back`` only while an absence of
+    that player is in force or to come at its time, as logged before it. An absence that ends
+    before it begins would move the game's clock back (a deadline passed before it was due);
+    the others would stop the clock beyond what the header allows, or say what never was."""
+    from rebis_pbm.record.deadlines import AWAY, BACK, BEFORE_V4
+    if record.format in BEFORE_V4:
         return None
-    allowance = record.header_extra.get("absence")
-    for action in aways:
-        player, start, end = action.get("player"), action.get("start"), action.get("end")
-        if not allowance or "deadline" not in record.header_extra:
-            why = "in a game without an absence allowance"
-        elif player not in record.players:
-            why = f"of {player}, who is not a player of this game"
-        elif parse_time(str(end)) <= parse_time(str(start)):
-            why = f"of {player} that ends ({end}) before it begins ({start})"
+    for index, action in enumerate(record.actions):
+        if action.get("action") == AWAY:
+            problem = _check_away(record, action)
+        elif action.get("action") == BACK:
+            problem = _check_back(record, index)
         else:
-            year = parse_time(str(start)).year
-            used, count = allowance_used(record, str(player), year)
-            if used <= int(allowance["seconds"]) and count <= int(allowance["slots"]):
-                continue
-            why = f"of {player} beyond the allowance of {year}"
-        return Problem("schema", f"the referee logged an absence {why}: no command of the "
-                       "referee's writes it", expected="absences the allowance allows",
-                       found=f"away {player} from {start} to {end}")
+            continue
+        if problem is not None:
+            return problem
     return None
+
+
+def _no_allowance(record: Record, player: object) -> str | None:
+    """Why the game logs no absence of ``player`` (no allowance, a stranger), or None."""
+    if not record.header_extra.get("absence") or "deadline" not in record.header_extra:
+        return "in a game without an absence allowance"
+    if player not in record.players:
+        return f"of {player}, who is not a player of this game"
+    return None
+
+
+def _check_away(record: Record, action: Document) -> Problem | None:
+    from rebis_pbm.record.deadlines import allowance_used, parse_time
+    player, start, end = action.get("player"), action.get("start"), action.get("end")
+    why = _no_allowance(record, player)
+    if why is None and parse_time(str(end)) <= parse_time(str(start)):
+        why = f"of {player} that ends ({end}) before it begins ({start})"
+    elif why is None:
+        allowance = record.header_extra["absence"]
+        year = parse_time(str(start)).year
+        used, count = allowance_used(record, str(player), year)
+        if used <= int(allowance["seconds"]) and count <= int(allowance["slots"]):
+            return None
+        why = f"of {player} beyond the allowance of {year}"
+    return Problem("schema", f"the referee logged an absence {why}: no command of the "
+                   "referee's writes it", expected="absences the allowance allows",
+                   found=f"away {player} from {start} to {end}")
+
+
+def _check_back(record: Record, index: int) -> Problem | None:
+    """The ``back`` action ``index``: the referee's ``back`` command (``end_absence``) logs it
+    only for a player of a game with an allowance who, at its time, is away or has an absence
+    to come (:func:`~rebis_pbm.record.deadlines.away_now` of the actions logged before it)."""
+    from rebis_pbm.record.deadlines import absences_of, parse_time
+    action = record.actions[index]
+    player, at = action.get("player"), str(action.get("at"))
+    why = _no_allowance(record, player)
+    if why is None:
+        when = parse_time(at)
+        if any(a.player == player and a.end != a.start and parse_time(a.end) > when
+               for a in absences_of(record.actions[:index])):
+            return None
+        why = f"of {player}, who at {at} was not away and had no absence to come"
+    return Problem("schema", f"the referee logged a return (back) {why}: no command of the "
+                   "referee's writes it", expected="back only during or before an absence of a "
+                   "player of a game with an absence allowance", found=f"back {player} at {at}")
 
 
 def check_stand_in_claim(record: Record, index: int) -> Problem | None:
@@ -126,13 +164,47 @@ def check_stand_in_claim(record: Record, index: int) -> Problem | None:
     stamp = record.stamps[index]
     reason, bot = stamp.get("reason"), stamp.get("bot")
     if reason in (MISSED, ON_REQUEST, REPLACED, RESIGNED) and bot in STRATEGIES:
-        return None
+        return _check_stand_in_reason(record, index)
     return Problem("stand_in", f"the referee's move for {record.moves[index].player} names no "
                    "reason and bot the referee's commands write, so neither its time nor its "
                    "choice can be checked", expected="reason: " + ", ".join(
                        (MISSED, ON_REQUEST, REPLACED, RESIGNED)) + "; bot: "
                    + " or ".join(STRATEGIES), found=f"reason: {reason}; bot: {bot}",
                    turn=index + 1, player=record.moves[index].player)
+
+
+def _check_stand_in_reason(record: Record, index: int) -> Problem | None:
+    """A stand-in move (rebis-pbm/4 or later) that says its player was replaced by the bot or
+    resigned, checked against the record before it, as ``tick`` and ``resign`` decide
+    (:func:`rebis_pbm.app.deadlines.tick`): ``replaced by the bot after missed deadlines`` only
+    under a ``missed: N`` policy once the player had N turns played for them for a missed
+    deadline; ``resigned by mail`` only after a ``replace_player`` action with that reason for
+    the player (:func:`~rebis_pbm.record.deadlines.resigned`), logged at or before the move."""
+    from rebis_pbm.record.deadlines import MISSED, REPLACED, RESIGNED, resigned_in
+    reason, player = record.stamps[index].get("reason"), record.moves[index].player
+    at: At = {"turn": index + 1, "player": player}
+    if reason == RESIGNED:
+        if resigned_in([a for a in record.actions if int(a.get("after", 0)) <= index], player):
+            return None
+        return Problem("stand_in", f"the referee's move for {player} says they resigned, but "
+                       f"no replace_player action logged before it says {player} resigned "
+                       f"({RESIGNED})", expected=f"a replace_player action for {player} with "
+                       f"the reason {RESIGNED} before this move", found="none", **at)
+    if reason != REPLACED:
+        return None
+    policy = str(record.header_extra.get("missed", ""))
+    missed = sum(1 for move, stamp in zip(record.moves[:index], record.stamps[:index],
+                                          strict=True)
+                 if move.player == player and stamp.get("by") == "referee"
+                 and stamp.get("reason") == MISSED)
+    if policy.isdigit() and missed >= int(policy):
+        return None
+    rule = f"--missed {policy}" if policy else "no missed-move policy"
+    need = f"{policy} turns missed" if policy.isdigit() else "a missed-move policy of N turns"
+    return Problem("stand_in", f"the referee's move for {player} says the bot replaced them "
+                   f"after missed deadlines, but under the game's rule ({rule}) {player} had "
+                   f"not been replaced: {missed} of their turns were played for a missed "
+                   f"deadline before it", expected=need, found=f"{missed} turns missed", **at)
 
 
 def check_stand_in_time(record: Record, index: int) -> Problem | None:
