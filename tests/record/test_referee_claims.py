@@ -10,13 +10,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from clitools import run_inproc
-from sshkeys import needs_ssh, ssh_key
 from test_referee_key import _forge, _forge_first_action, _restamp, play_signed, signed_game
 
+from clitools import run_inproc
 from rebis_pbm.app.signing import sign_texts
 from rebis_pbm.record.acts import action_text, record_witness
 from rebis_pbm.record.deadlines import MISSED, REPLACED, RESIGNED
+from sshkeys import needs_ssh, ssh_key
 
 pytestmark = needs_ssh
 
