@@ -541,14 +541,19 @@ def referee_lines(record: Record, known: bool = False) -> list[str]:
     checked: the deadline had passed, the greedy bot's move"; the bot's move is checked when
     the seed is ``known``) and the logged actions ("after turn 12: the referee extended the
     deadline by 86400 s (bob asked)")."""
-    from rebis_pbm.record.deadlines import MISSED
+    from rebis_pbm.record.deadlines import BEFORE_V4, MISSED, REPLACED, RESIGNED
     lines = []
     timed = "deadline" in record.header_extra
+    # rebis-pbm/4 and later: referee_checks.check_stand_in_claim checks these reasons' claims
+    claims = {} if record.format in BEFORE_V4 else {
+        REPLACED: "the missed turns before it", RESIGNED: "the resignation logged before it"}
     for move, stamp in zip(record.moves, record.stamps, strict=False):
         if stamp.get("by") == "referee":
             reason, bot = one_line(str(stamp.get("reason"))), stamp.get("bot")
             checked = (["the deadline had passed"] if timed and "at" in stamp
                        and stamp.get("reason") == MISSED else [])
+            if stamp.get("reason") in claims:
+                checked.append(claims[str(stamp.get("reason"))])
             if known and bot in ("greedy", "random"):
                 checked.append(f"the {bot} bot's move")
             lines.append(f"  turn {move.turn}: the referee moved for {move.player} (the "

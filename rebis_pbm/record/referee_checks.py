@@ -155,7 +155,9 @@ def check_stand_in_claim(record: Record, index: int) -> Problem | None:
     record names one of the reasons and one of the bots ``tick`` and ``move-for`` write (a
     missed deadline, the player's request, a player replaced or resigned; ``greedy`` or
     ``random``): a label of another spelling, or none, would escape the checks of the time
-    (:func:`check_stand_in_time`) and of the bot's choice (:func:`check_stand_in_bot`)."""
+    (:func:`check_stand_in_time`) and of the bot's choice (:func:`check_stand_in_bot`). A
+    player said replaced or resigned must have been so, as the record stood before the move
+    (:func:`_check_stand_in_reason`)."""
     from rebis_pbm.bots import STRATEGIES
     from rebis_pbm.record.acts import stand_in
     from rebis_pbm.record.deadlines import BEFORE_V4, MISSED, ON_REQUEST, REPLACED, RESIGNED
@@ -211,8 +213,9 @@ def check_stand_in_time(record: Record, index: int) -> Problem | None:
     """A move the referee made for its player (``by: referee``) recorded as a ``missed
     deadline`` must come at or after that turn's deadline plus the grace period, computed from
     the record as it stood before the move (:func:`~rebis_pbm.record.deadlines.deadline_of`:
-    deadlines are data). Other reasons (at the player's request, the bot replacing a player)
-    are the referee's word, which verify names as such."""
+    deadlines are data). A player replaced or resigned is checked against the record by
+    :func:`check_stand_in_claim`; a request of the player's is the referee's word, which
+    verify names as such."""
     from dataclasses import replace
 
     from rebis_pbm.record.acts import stand_in

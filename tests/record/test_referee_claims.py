@@ -57,6 +57,9 @@ def test_replaced_after_the_missed_turns_the_policy_names_verifies(tmp_path):
     reasons = _stand_ins(game)
     assert reasons[:2] == [MISSED, MISSED] and set(reasons[2:]) == {REPLACED}, reasons
     _verifies(game)
+    assert "(the referee says: replaced by the bot after missed deadlines, greedy bot; signed " \
+           "by the referee); checked: the missed turns before it" in run_inproc("verify",
+                                                                                game).out
 
 
 @pytest.mark.parametrize("policy", ["2", "bot"])
@@ -111,6 +114,7 @@ def test_attack_resigned_before_the_resignation_was_logged_fails_verify(tmp_path
     reasons = _stand_ins(game)
     assert reasons[:2] == [MISSED, RESIGNED] and RESIGNED in reasons[2:], reasons
     _verifies(game)
+    assert "checked: the resignation logged before it" in run_inproc("verify", game).out
     _restamp(game, key, 0, reason=RESIGNED)  # ann's missed turn, ann never resigned
     _fails(game, "stand_in", "says they resigned")
 
