@@ -97,7 +97,7 @@ def same_data(one: object, other: object) -> bool:
     if type(one) is dict and type(other) is dict:
         return list(one) == list(other) and all(same_data(one[key], other[key]) for key in one)
     try:
-        return marshal.dumps(one, 0) == marshal.dumps(other, 0)
+        return marshal.dumps(one, 0) == marshal.dumps(other, 0)  # type: ignore[arg-type]
     except ValueError:  # a str subclass: marshal writes built-in types only
         import json
         return json.dumps(one) == json.dumps(other)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import hmac
 import json
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from typing import NamedTuple, cast
 
 from rebis_pbm.engine import IllegalMove, Move, State, apply_move, setup

@@ -276,6 +276,7 @@ def test_links_percent_encode_as_urllib_quote_does(seed):
 def test_links_wrap_descriptions_as_textwrap_does(lang):
     import random
     import textwrap
+
     from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
     rng = random.Random(lang)
     state, _ = setup(Ruleset(), ("ann", "bo", "cy"), "wrap " + lang)
