@@ -6,11 +6,14 @@
 
 from __future__ import annotations
 
+import marshal
+
 from rebis_pbm.engine import State
 from rebis_pbm.errors import InputError
 from rebis_pbm.formats.yaml_reader import load_yaml
 from rebis_pbm.formats.yaml_writer import dump_yaml
-from rebis_pbm.record.model import BEFORE_V3, Record
+from rebis_pbm.record.entries import MovesRead
+from rebis_pbm.record.model import BEFORE_V3, Document, Record
 
 HEADER = ("# Rebis game record, written by rebis-pbm: do not edit by hand.\n"
           "# Players: see your view; referee: rebis-pbm apply THIS_FILE MOVE.yaml\n")
@@ -33,7 +36,71 @@ def dump_record(record: Record, state: State | None, seed: str | None = None) ->
             raise ValueError("a rebis-pbm/3 record is written with its seed: its record_hmac "
                              "is keyed by it")
         record = record.keyed(key)
-    return HEADER + dump_yaml(record.to_dict(state))
+    doc = record.to_dict(state)
+    spliced = None if record.moves_read is None else _spliced(doc, record.moves_read)
+    return HEADER + (spliced if spliced is not None else dump_yaml(doc))
+
+
+
+
+_MOVES_KEY = "\nmoves:\n"
+
+
+def moves_read(text: str, doc: Document) -> MovesRead | None:
+    """The :class:`MovesRead` of a record's ``text`` whose data is ``doc`` (read by the strict
+    reader's rules, :func:`~rebis_pbm.formats.yaml_reader.simple_data`), or None when its list
+    of moves is not written as the writer writes it: in block style, after ``moves:`` at the
+    left edge, one ``- `` there per entry, up to the next key of ``doc`` at the left edge (an
+    empty list, ``moves: []``; any other layout: the writer then writes every entry)."""
+    entries = doc.get("moves")
+    keys = list(doc)
+    start = text.find(_MOVES_KEY)
+    if (not isinstance(entries, list) or not entries or start < 0 or keys[-1] == "moves"
+            or text.find(_MOVES_KEY, start + 1) >= 0):
+        return None
+    start += len(_MOVES_KEY)
+    # str.find, not a regular expression: this runs on every apply, over every byte of moves
+    end = text.find(f"\n{keys[keys.index('moves') + 1]}:", start) + 1
+    region = text[start:end]
+    if end <= 0 or not region.startswith("- ") or region.count("\n- ") + 1 != len(entries):
+        return None
+    return MovesRead(region, entries)
+
+
+def _spliced(doc: Document, read: MovesRead) -> str | None:
+    """``dump_yaml(doc)`` with the entries ``read`` holds copied from its text; None when
+    ``doc``'s first entries are not those (then every entry is written)."""
+    moves = doc["moves"]
+    known = len(read.entries)
+    if not isinstance(moves, list) or len(moves) < known or not same_data(moves[:known],
+                                                                           read.entries):
+        return None
+    text = dump_yaml({**doc, "moves": moves[known:]})
+    if known == len(moves):
+        at = text.find("\nmoves: []\n")
+        return None if at < 0 else (text[:at] + _MOVES_KEY + read.text
+                                    + text[at + len("\nmoves: []\n"):])
+    at = text.find(_MOVES_KEY)
+    return None if at < 0 else text[:at + len(_MOVES_KEY)] + read.text + text[at + len(_MOVES_KEY):]
+
+
+def same_data(one: object, other: object) -> bool:
+    """Are ``one`` and ``other`` the same plain data, types and key order included (``1`` is
+    not ``true`` nor ``1.0``, ``{a: 1, b: 2}`` not ``{b: 2, a: 1}``), as ``json.dumps`` tells
+    them apart? marshal's bytes (version 0: no references, no interning) tell the same at a
+    fifth of the cost, for data of built-in types only: a mapping is compared key by key, and
+    a value holding text of a subclass of str (the engine's enums) through json.
+
+    >>> same_data({"zero": False}, {"zero": 0}), same_data([1, "a"], [1, "a"])
+    (False, True)
+    """
+    if type(one) is dict and type(other) is dict:
+        return list(one) == list(other) and all(same_data(one[key], other[key]) for key in one)
+    try:
+        return marshal.dumps(one, 0) == marshal.dumps(other, 0)  # type: ignore[arg-type]
+    except ValueError:  # a str subclass: marshal writes built-in types only
+        import json
+        return json.dumps(one) == json.dumps(other)
 
 
 def parse_record(data: bytes, source: str) -> Record:

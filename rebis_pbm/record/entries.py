@@ -14,6 +14,17 @@ from rebis_pbm.record.digests import seal_card
 Document = dict[str, YamlValue]  # an entry as read or written: raw YAML (the record schema)
 
 
+class MovesRead(NamedTuple):
+    """The ``moves`` of a record file as read (issue 31): ``text``, the lines of its list (from
+    the first ``- `` to the line before the next key), and ``entries``, the data they hold.
+    :func:`~rebis_pbm.record.codec.dump_record` copies ``text`` for a record whose first
+    entries are still ``entries`` instead of writing every move again: a signed move's text is
+    three times an unsigned one's, and writing it made a signed ``apply`` grow with the game."""
+
+    text: str
+    entries: list[Document]
+
+
 class SealedMove(NamedTuple):
     """A move whose play closed a shelf (R8.1), as the public record keeps it: every field of the
     move, but the card is replaced by its seal (:func:`seal_card`).

@@ -37,6 +37,7 @@ from rebis_pbm.record.digests import (
 from rebis_pbm.record.entries import Document as Document
 from rebis_pbm.record.entries import Join as Join
 from rebis_pbm.record.entries import Link as Link
+from rebis_pbm.record.entries import MovesRead
 from rebis_pbm.record.entries import Proof as Proof
 from rebis_pbm.record.entries import SealedMove as SealedMove
 from rebis_pbm.record.entries import entry_from_dict as entry_from_dict
@@ -161,6 +162,7 @@ class Record:
             it made (``by: referee``; :func:`~rebis_pbm.record.acts.move_act_text`), else None.
         witness_signature: rebis-pbm/4: the referee's armoured signature of the witness of the
             record's last entry (:func:`~rebis_pbm.record.acts.witness_text`), or None.
+        moves_read: the moves' text as read, which the writer copies (:class:`MovesRead`).
 
     For rebis-pbm/2 the ``seed`` (and the secret passed around as ``seed``) is the
     ``SALT:SEED`` text of :func:`~rebis_pbm.record.digests.salted`.
@@ -190,6 +192,7 @@ class Record:
     time_zones: dict[str, str] = field(default_factory=dict, hash=False)  # rebis-pbm/4 (absences)
     referee_signatures: tuple[str | None, ...] = ()  # rebis-pbm/4 (the referee's key)
     witness_signature: str | None = field(default=None, compare=False, hash=False)
+    moves_read: MovesRead | None = field(default=None, compare=False, hash=False)  # issue 31
 
     def __repr__(self) -> str:
         """Which game and how far: ``Record(game='g-1', format='rebis-pbm/3', players=('ann',

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import NamedTuple, cast
 
 from rebis_pbm.engine import IllegalMove, Move, State, apply_move, setup
@@ -20,7 +21,7 @@ from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord
 from rebis_pbm.formats.yaml_reader import Loaded, YamlValue, load_yaml, simple_data
-from rebis_pbm.record.codec import parse_record
+from rebis_pbm.record.codec import moves_read, parse_record, same_data
 from rebis_pbm.record.commitments import join_phase_keys
 from rebis_pbm.record.deadlines import BEFORE_V4
 from rebis_pbm.record.digests import chain_digest, commitment, state_digest
@@ -617,7 +618,7 @@ def read_game(data: bytes, source: str, seed_for: SeedFor) -> tuple[Record, Repl
             :func:`replay_record`; CorruptRecord also for an edited header or status.
     """
     # The referee's read: signatures already checked are covered by record_hmac (walk).
-    found = _read_as_written(data, source, seed_for, signatures=False)
+    found = _read_as_written(data, source, seed_for, signatures=False, keep_text=True)
     return found if found is not None else read_checked(data, source, seed_for, signatures=False)
 
 
@@ -643,12 +644,14 @@ def read_checked(data: bytes, source: str, seed_for: SeedFor, *,
 
 
 def _read_as_written(data: bytes, source: str, seed_for: SeedFor, loaded: object = None, *,
-                     signatures: bool = True) -> tuple[Record, Replay, str] | None:
+                     signatures: bool = True, keep_text: bool = False
+                     ) -> tuple[Record, Replay, str] | None:
     """The fast path of :func:`read_game`; None sends the record down the checked path.
     ``loaded``: ``data`` already read, by the strict loader (a ``yamlio.Loaded``) or as
     :func:`rebis_pbm.formats.yaml_reader.simple_data` gives it (a dict); None: read here, by
     ``simple_data`` when it can (no positions kept: a record rebis-pbm wrote needs none),
-    else by the strict loader."""
+    else by the strict loader. ``keep_text``: the record keeps its moves' text
+    (:attr:`Record.moves_read`), for a command that writes it again."""
     from rebis_pbm.formats.schemas import address_accepted, check_integer_spelling, defined_pattern
     try:
         if loaded is None:
@@ -673,8 +676,10 @@ def _read_as_written(data: bytes, source: str, seed_for: SeedFor, loaded: object
             return None  # names become file names: never trust them unchecked
         seed = seed_for(record)
         replay = replay_record(record, seed, signatures=signatures)
-        if json.dumps(doc) != json.dumps(record.to_dict(replay.state)):
-            return None  # json tells 1 from true and "1", and keeps key order
+        if not same_data(doc, record.to_dict(replay.state)):
+            return None  # 1 is not true nor "1", and the keys keep their order
     except Exception:  # whatever is wrong, the checked path finds it and words it
         return None
-    return record, replay, seed
+    # the writer copies the moves' text instead of writing each again (issue 31)
+    read = moves_read(data.decode("utf-8"), doc) if keep_text else None
+    return (record if read is None else replace(record, moves_read=read)), replay, seed

@@ -255,3 +255,38 @@ def test_the_signed_players_line_is_in_their_language(tmp_path, lang, words):
     assert words in text and "rebis-pbm play view-links-turn-001-alice.yaml --key" in text
     views = game.with_name("game.views")
     assert "--key ~/.ssh/id_ed25519 --send" in (views / "alice.txt").read_text()
+
+
+# The link builder's two shortcuts are held to the library functions they stand for.
+ALPHABET = "ab é,;:/?&=%+#\n\r\t'\"~_.-09AZ\u00a0\u202f\u2019日😀"
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_links_percent_encode_as_urllib_quote_does(seed):
+    import random
+    from urllib.parse import quote
+    rng = random.Random(seed)
+    text = "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 120)))
+    assert mail_links._quoted(text) == quote(text, safe="")
+    assert mail_links._quoted("".join(map(chr, range(256)))) == quote(
+        "".join(map(chr, range(256))), safe="")
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "pt"])
+def test_links_wrap_descriptions_as_textwrap_does(lang):
+    import random
+    import textwrap
+
+    from rebis_pbm.engine import Ruleset, apply_move, legal_moves, setup
+    rng = random.Random(lang)
+    state, _ = setup(Ruleset(), ("ann", "bo", "cy"), "wrap " + lang)
+    texts = []
+    for _ in range(12):
+        texts += [item.description for item in described_moves("g", state, lang)]
+        state, _ = apply_move(state, rng.choice(legal_moves(state)))
+    texts += ["word " * 30, "a" * 80 + " b", " leading", "two  spaces here " * 5, "tab\there"]
+    assert len(texts) > 100
+    for text in texts:
+        for width in (10, 40, 64):
+            assert mail_links._lines(text, width) == textwrap.wrap(
+                text, width, break_long_words=False, break_on_hyphens=False), (text, width)
