@@ -32,7 +32,7 @@ def witness_text(game: str, move: int, digest: str, header: str | None = None) -
 def witness_header(record: Record) -> str | None:
     """The header digest a witness of ``record`` names: a rebis-pbm/5 game's with a referee
     key; None (the line of rebis-pbm/4) otherwise."""
-    from rebis_pbm.record.commitments import BEFORE_V5
+    from rebis_pbm.record.versions import BEFORE_V5
     return (record.header_sha256 if record.referee_key is not None
             and record.format not in BEFORE_V5 else None)
 

@@ -10,19 +10,16 @@ joins last has committed to their entropy before seeing anyone's, so they cannot
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rebis_pbm.record.entries import Join
+from rebis_pbm.record.entries import Join, commitments, reveals, two_round_waiting
+from rebis_pbm.record.versions import BEFORE_V5
 
 if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
 __all__ = ["BEFORE_V5", "COMMITMENT_DOMAIN", "commitment_of", "commitments",
            "entry_signer", "join_phase_keys", "reveals", "two_round_waiting"]
-
-# Formats whose fair deal takes one round (a join each, no commitment).
-BEFORE_V5 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4")
 
 COMMITMENT_DOMAIN = "rebis-pbm-commitment"  # the first line of what a commitment hashes
 
@@ -35,26 +32,6 @@ def commitment_of(game: str, player: str, entropy: str) -> str:
     ENTROPY | sha256sum`` (docs/shuffle.md)."""
     text = "\n".join((COMMITMENT_DOMAIN, game, player, entropy))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def commitments(joins: Sequence[Join]) -> dict[str, Join]:
-    """Player -> their commitment entry (round 1), of a rebis-pbm/5 join phase."""
-    return {j.player: j for j in joins if j.commitment is not None}
-
-
-def reveals(joins: Sequence[Join]) -> dict[str, Join]:
-    """Player -> their join entry that gives the entropy (round 2, or a one-round join)."""
-    return {j.player: j for j in joins if j.commitment is None}
-
-
-def two_round_waiting(players: Sequence[str], joins: Sequence[Join]) -> tuple[int, tuple[str, ...]]:
-    """The round a rebis-pbm/5 join phase is in (1: commitments, 2: joins) and the players
-    it waits for in seat order (none once every join is in)."""
-    committed = commitments(joins)
-    if any(p not in committed for p in players):
-        return 1, tuple(p for p in players if p not in committed)
-    revealed = reveals(joins)
-    return 2, tuple(p for p in players if p not in revealed)
 
 
 def join_phase_keys(record: Record, player: str) -> tuple[str, ...]:

@@ -17,42 +17,19 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rebis_pbm.errors import UsageError
-from rebis_pbm.record.commitments import BEFORE_V5
+from rebis_pbm.record.versions import ABSENCE_FIELDS as ABSENCE_FIELDS
+from rebis_pbm.record.versions import AWAY as AWAY
+from rebis_pbm.record.versions import BACK as BACK
+from rebis_pbm.record.versions import BEFORE_V4 as BEFORE_V4
 
 if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
-# rebis-pbm/4 (absences): the header's ``absence`` ({seconds, slots}: each player's yearly
-# allowance, new --absence) and ``grace`` (seconds after a deadline before the missed-move
-# policy, new --grace), covered by the header digest; ``time_zones`` (player -> IANA zone, for
-# display only, like langs: covered by record_hmac); the actions ``away`` and ``back``
-# (:func:`absences`), chained like every action.
-ABSENCE_FIELDS = ("absence", "grace")
-BEFORE_V4 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
 _UNITS = {"d": 86400, "h": 3600, "m": 60}
 _DURATION = re.compile(r"(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?")
 POLICIES = ("bot", "random")  # or a number of missed turns (1-99)
 REMIND_BEFORE = 24 * 3600  # a reminder is due within 24 h of the deadline (or a quarter of it)
 
-
-def check_absence_fields(record: Record) -> None:
-    """Raises ValueError when ``record`` (a :class:`~rebis_pbm.record.model.Record` being made)
-    is damaged as to rebis-pbm/4's fields: an older record carrying one, or a time zone for a
-    name that is no player's (and, rebis-pbm/5, an older record's action counting joins)."""
-    if record.format in BEFORE_V4 and (
-            record.time_zones or any(f in record.header_extra for f in ABSENCE_FIELDS)
-            or any(a.get("action") in (AWAY, BACK) for a in record.actions)):
-        raise ValueError(f"a {record.format} record has no absences, grace period or time "
-                         f"zones: they came with rebis-pbm/4, so this record is damaged "
-                         f"(edited by hand)")
-    if record.format in BEFORE_V5 and any("joins" in a for a in record.actions):
-        raise ValueError(f"a {record.format} record's logged actions do not count the joins "
-                         f"before them: that came with rebis-pbm/5, so this record is damaged "
-                         f"(edited by hand)")
-    strangers = [name for name in record.time_zones if name not in record.players]
-    if strangers:
-        raise ValueError(f"time_zones: {', '.join(strangers)} is not a player of this game "
-                         f"(players: {', '.join(record.players)})")
 
 
 def time_zone_of(record: Record, player: str | None) -> str | None:
@@ -201,8 +178,6 @@ def _clock_end(record: Record, began: str, seconds: int) -> str:
 
 # rebis-pbm/4 (absences): the referee's logged actions ``away`` (``player``, ``start``, ``end``)
 # and ``back`` (``player``: every absence of theirs logged before it ends at its ``at``).
-AWAY = "away"
-BACK = "back"
 
 
 class Absence(NamedTuple):

@@ -5,6 +5,7 @@ R8.1), a join of a fair deal with its signed proof, and each entry's digests (do
 from __future__ import annotations
 
 import hmac
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from rebis_pbm.engine import POSITIVE, Move, Play, Ruleset, ShelfRef
@@ -166,3 +167,23 @@ class Join(NamedTuple):
                    None if doc.get("commitment") is None else str(doc["commitment"]),
                    None if doc.get("after") is None else str(doc["after"]),
                    None if doc.get("at") is None else str(doc["at"]))
+
+
+def commitments(joins: Sequence[Join]) -> dict[str, Join]:
+    """Player -> their commitment entry (round 1), of a rebis-pbm/5 join phase."""
+    return {j.player: j for j in joins if j.commitment is not None}
+
+
+def reveals(joins: Sequence[Join]) -> dict[str, Join]:
+    """Player -> their join entry that gives the entropy (round 2, or a one-round join)."""
+    return {j.player: j for j in joins if j.commitment is None}
+
+
+def two_round_waiting(players: Sequence[str], joins: Sequence[Join]) -> tuple[int, tuple[str, ...]]:
+    """The round a rebis-pbm/5 join phase is in (1: commitments, 2: joins) and the players
+    it waits for in seat order (none once every join is in)."""
+    committed = commitments(joins)
+    if any(p not in committed for p in players):
+        return 1, tuple(p for p in players if p not in committed)
+    revealed = reveals(joins)
+    return 2, tuple(p for p in players if p not in revealed)

@@ -20,8 +20,6 @@ from rebis_pbm.engine import Move, Ruleset, State, score_table, winners
 from rebis_pbm.engine import events as ev
 from rebis_pbm.engine.state import FINISHED, PLAY, RED_TOKEN
 from rebis_pbm.errors import CorruptRecord, SeedError
-from rebis_pbm.record.commitments import BEFORE_V5, reveals, two_round_waiting
-from rebis_pbm.record.deadlines import ABSENCE_FIELDS, BEFORE_V4, check_absence_fields
 from rebis_pbm.record.digests import (
     chain_digest,
     commitment,
@@ -37,10 +35,11 @@ from rebis_pbm.record.digests import (
 from rebis_pbm.record.entries import Document as Document
 from rebis_pbm.record.entries import Join as Join
 from rebis_pbm.record.entries import Link as Link
-from rebis_pbm.record.entries import MovesRead
+from rebis_pbm.record.entries import MovesRead, reveals, two_round_waiting
 from rebis_pbm.record.entries import Proof as Proof
 from rebis_pbm.record.entries import SealedMove as SealedMove
 from rebis_pbm.record.entries import entry_from_dict as entry_from_dict
+from rebis_pbm.record.versions import ABSENCE_FIELDS, BEFORE_V4, BEFORE_V5, check_absence_fields
 
 FORMAT = "rebis-pbm/5"  # the format new games are written in
 # every format this version reads, verifies and appends to
@@ -89,7 +88,7 @@ ENCRYPTION_FIELDS = ("encrypt_views", "referee_recipient")
 # ``referee_signature`` on each move entry the referee made (by: referee) and on each logged
 # action. Signatures sit beside the chain digests, not under them: what each one signs names the
 # chain digest (rebis_pbm.record.acts).
-# BEFORE_V4 (every format before rebis-pbm/4) is defined once, in record/deadlines.py
+# BEFORE_V4 and BEFORE_V5 are defined once, in record/versions.py
 REFEREE_FIELDS = ("referee_key",)  # v4 header fields the header digest covers
 REFEREE_SIGNATURE = "referee_signature"  # a stand-in move entry's and a logged action's
 
@@ -232,7 +231,8 @@ class Record:
         if self.langs and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no langs: the players' languages came "
                              f"with rebis-pbm/3")
-        check_absence_fields(self)  # rebis-pbm/4 (absences)
+        check_absence_fields(self.format, self.players, self.time_zones,  # rebis-pbm/4
+                             self.header_extra, self.actions)
         if self.record_hmac is not None and self.format in BEFORE_V3:
             raise ValueError(f"a {self.format} record has no record_hmac: the keyed record "
                              f"digest came with rebis-pbm/3")
