@@ -290,3 +290,18 @@ def test_links_wrap_descriptions_as_textwrap_does(lang):
         for width in (10, 40, 64):
             assert mail_links._lines(text, width) == textwrap.wrap(
                 text, width, break_long_words=False, break_on_hyphens=False), (text, width)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_links_url_is_the_rfc_6068_url_of_its_mail(seed):
+    import random
+    from urllib.parse import quote
+    rng = random.Random(seed)
+    body = "".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 200)))
+    subject = "".join(rng.choice(ALPHABET.replace("\n", "").replace("\r", ""))
+                      for _ in range(30))
+    wanted = (f"mailto:{quote(REFEREE, safe='@')}?subject={quote(subject, safe='')}"
+              f"&In-Reply-To={quote('<a.b@example.org>', safe='')}&body="
+              + quote(body.replace("\r\n", "\n").replace("\n", "\r\n"), safe=""))
+    assert mail_links.mailto(REFEREE, subject, body, "<a.b@example.org>") == wanted
+    assert mail_links.mailto(REFEREE, subject, body, "<a.b@example.org>") == wanted  # kept lines

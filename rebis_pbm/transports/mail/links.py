@@ -52,14 +52,29 @@ def mailto(to: str, subject: str, body: str, in_reply_to: str | None = None) -> 
     fields = [("subject", subject)]
     if in_reply_to:
         fields.append(("In-Reply-To", in_reply_to))
-    fields.append(("body", body.replace("\r\n", "\n").replace("\n", "\r\n")))
+    lines = body.replace("\r\n", "\n").split("\n")
     return (f"mailto:{quote(to, safe='@')}?" +
-            "&".join(f"{name}={_quoted(value)}" for name, value in fields))
+            "&".join(f"{name}={_quoted(value)}" for name, value in fields) +
+            "&body=" + "%0D%0A".join(map(_quoted_line, lines)))
 
 
 # Each byte but the ones urllib never quotes (letters, digits, "_.-~") as %XX.
 _QUOTED = {byte: f"%{byte:02X}" for byte in range(256)
            if chr(byte) not in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~"}
+
+
+def _quoted_line(line: str) -> str:
+    """:func:`_quoted` of one line of a link's body, kept: the twenty to fifty links of a mail
+    share most of their lines (the game, ``after:``, the turn, the player)."""
+    quoted = _LINES.get(line)
+    if quoted is None:
+        if len(_LINES) >= 4096:
+            _LINES.clear()
+        quoted = _LINES[line] = _quoted(line)
+    return quoted
+
+
+_LINES: dict[str, str] = {}
 
 
 def _quoted(value: str) -> str:
