@@ -171,13 +171,20 @@ class Busy(RebisError, RuntimeError):
 
 
 class Failed(RebisError):
-    """Something the referee must act on, with the exit code it ends with: a file that cannot
-    be written before anything changed (2), or a move recorded whose views could not be written
-    (4: the message says how to repair)."""
+    """Something the referee (or a player's own command) must act on, with the exit code it
+    ends with: a file that cannot be written before anything changed (2), or a move recorded
+    whose views could not be written (4: the message says how to repair).
 
-    def __init__(self, message: str, exit_code: int = ExitCode.INPUT):
-        super().__init__(message)
+    Attributes:
+        phrase: the message as a translatable :class:`~rebis_pbm.engine.phrases.Phrase`, for a
+            player's command to say in their language (``play --send``); None when English only.
+    """
+
+    def __init__(self, message: str | None = None, exit_code: int = ExitCode.INPUT, *,
+                 phrase: Phrase | None = None):
+        super().__init__(str(phrase) if message is None else message)
         self.exit_code = exit_code
+        self.phrase = phrase
 
 
 def one_line(text: str) -> str:

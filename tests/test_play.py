@@ -367,6 +367,9 @@ def test_play_send_writes_the_subject_in_the_players_language(tmp_path, lang, su
         assert done.returncode == 0, done.stderr
         [(_recipients, msg)] = inbox.take()
         assert msg["Subject"] == f"[Rebis playgame] {subject}"
+        assert msg.get_body(("plain",)).get_content() == {
+            "fr": "Mon coup est en pièce jointe (envoyé avec rebis-pbm play).\n",
+            "pt": "O meu lance vai em anexo (enviado com rebis-pbm play).\n"}[lang]
         eml = tmp_path / "move.eml"
         eml.write_bytes(msg.as_bytes())
         got = run("mail", "in", game, eml, "--referee", REFEREE)  # the referee still routes it
@@ -374,3 +377,34 @@ def test_play_send_writes_the_subject_in_the_players_language(tmp_path, lang, su
         assert moves_made(game) == 1
     finally:
         controller.stop()
+    # the server gone: the player is told so in their language (exit 2)
+    (tmp_path / "again").mkdir()
+    refused = play(view, "--out", tmp_path / "again", "--send", "--config", config, "--yes",
+                   "--quiet", "--move", "1")
+    said = refused.stderr.decode()
+    assert refused.returncode == 2, said
+    assert {"fr": "impossible d'envoyer par 127.0.0.1:",
+            "pt": "não foi possível enviar por 127.0.0.1:"}[lang] in said, said
+    assert "could not send" not in said, said
+
+
+@pytest.mark.parametrize(("lang", "words"), [("fr", "git push a échoué dans"),
+                                             ("pt", "git push falhou em")])
+def test_play_send_git_says_a_refused_push_in_the_players_language(tmp_path, lang, words):
+    """A clone whose remote is gone: commit works, push fails; said in the player's language."""
+    assert shutil.which("git")
+    game = new_game(tmp_path / "ref", "--lang", f"alice={lang}")
+    view = view_of(game, "alice", tmp_path / "alice")
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    git(clone, "init", "-q")
+    git(clone, "remote", "add", "origin", str(tmp_path / "no-such-remote.git"))
+    git(clone, "commit", "-q", "--allow-empty", "-m", "start")
+    env = {"HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "alice",
+           "GIT_AUTHOR_EMAIL": PLAYERS["alice"], "GIT_COMMITTER_NAME": "alice",
+           "GIT_COMMITTER_EMAIL": PLAYERS["alice"]}
+    refused = play(view, "--out", tmp_path / "alice", "--send", "git", "--repo", clone,
+                   "--yes", "--quiet", "--move", "1", env=env)
+    said = refused.stderr.decode()
+    assert refused.returncode == 2 and words in said, said
+    assert " failed in " not in said, said

@@ -18,6 +18,7 @@ import subprocess
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from rebis_pbm.app.games import abandoned_no_move, no_move_to_make
+from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import Failed, InputError, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
 from rebis_pbm.files.names import ENCRYPTED, SIGNATURE, move_file_name
@@ -352,13 +353,15 @@ def _password(settings: MailSettings) -> str | None:
     return None
 
 
-def send_mail(settings: MailSettings, game: str, subject: str, files: list[str]) -> None:
+def send_mail(settings: MailSettings, game: str, subject: str, files: list[str],
+              lang: str | None = None) -> None:
     """Send ``files`` (the move file, and its ``.sig``) to the referee as attachments of one
     message from the player, subject ``[Rebis GAME] SUBJECT`` (as the referee's ``mail in``
-    routes it), through the settings' SMTP server.
+    routes it), its one line of text in the player's language ``lang``, through the settings'
+    SMTP server.
 
     Raises:
-        Failed: the server cannot be reached or refuses the message (exit 2).
+        Failed: the server cannot be reached or refuses the message (exit 2; with a phrase).
         UsageError: the password's environment variable is not set (exit 2).
     """
     import smtplib
@@ -371,7 +374,9 @@ def send_mail(settings: MailSettings, game: str, subject: str, files: list[str])
     msg["To"] = settings.referee
     msg["Subject"] = f"[Rebis {game}] {subject}"
     msg["Message-ID"] = make_msgid(domain=settings.sender.rpartition("@")[2] or None)
-    msg.set_content("My move is attached (sent with rebis-pbm play).\n")
+    from rebis_pbm.present.i18n import gettext_for
+    said = gettext_for(lang)(N_("My move is attached (sent with rebis-pbm play)."))
+    msg.set_content(said + "\n")
     for file in files:
         with open(file, "rb") as f:
             data = f.read()
@@ -394,8 +399,10 @@ def send_mail(settings: MailSettings, game: str, subject: str, files: list[str])
                 server.login(settings.user, password or "")
             server.send_message(msg)
     except (OSError, smtplib.SMTPException) as exc:
-        raise Failed(f"could not send through {where}: {exc}; the move file is written, send "
-                     f"it again or attach it to a mail to the referee") from None
+        raise Failed(phrase=Phrase(N_("could not send through {server}: {reason}; the move file "
+                                      "is written, send it again or attach it to a mail to the "
+                                      "referee"), {"server": where, "reason": str(exc)})
+                     ) from None
 
 
 def git_folder(repo: PathLike) -> str:
@@ -420,7 +427,7 @@ def send_git(repo: PathLike, files: list[str], message: str) -> list[str]:
 
     Raises:
         InputError: ``repo`` is no clone (exit 2).
-        Failed: git refused to commit or push (its last line, exit 2).
+        Failed: git refused to commit or push (its last line, exit 2; with a phrase).
     """
     folder = git_folder(repo)
     os.makedirs(folder, exist_ok=True)
@@ -437,7 +444,8 @@ def send_git(repo: PathLike, files: list[str], message: str) -> list[str]:
                               text=True)
         if done.returncode != 0:
             said = (done.stderr.strip() or done.stdout.strip()).splitlines() or ["no reason"]
-            raise Failed(f"git {args[0]} failed in {os.fspath(repo)}: {said[-1]}")
+            raise Failed(phrase=Phrase(N_("git {command} failed in {repo}: {reason}"), {
+                "command": args[0], "repo": os.fspath(repo), "reason": said[-1]}))
     return added
 
 

@@ -134,7 +134,7 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
           quiet: bool) -> None:
     from rebis_pbm.app import play as use
     from rebis_pbm.engine.phrases import N_
-    from rebis_pbm.errors import Refused
+    from rebis_pbm.errors import Failed, Refused
     from rebis_pbm.present.i18n import gettext_for, refusal
 
     opened = use.open_view(view_file, identity)
@@ -183,13 +183,18 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
     click.echo(_("Written: {files}").format(files=", ".join(
         [written.move, *([written.signature] if written.signature else []),
          *written.sealed])))
-    if send == "smtp":
-        assert settings is not None
-        # the subject in the player's language: the referee routes by "[Rebis GAME]" alone
-        use.send_mail(settings, opened.view["game"], _(subject).format(turn=turn),
-                      use.files_to_send(written, public=False))
-        click.echo(_("Sent to {referee}.").format(referee=settings.referee))
-    elif send == "git":
-        done = use.send_git(repo, use.files_to_send(written, public=True),
-                            f"{opened.view['viewer']}: {subject.format(turn=turn)}")
-        click.echo(_("Committed and pushed: {files}.").format(files=", ".join(done)))
+    try:
+        if send == "smtp":
+            assert settings is not None
+            # the subject in the player's language: the referee routes by "[Rebis GAME]" alone
+            use.send_mail(settings, opened.view["game"], _(subject).format(turn=turn),
+                          use.files_to_send(written, public=False), opened.lang)
+            click.echo(_("Sent to {referee}.").format(referee=settings.referee))
+        elif send == "git":
+            done = use.send_git(repo, use.files_to_send(written, public=True),
+                                f"{opened.view['viewer']}: {subject.format(turn=turn)}")
+            click.echo(_("Committed and pushed: {files}.").format(files=", ".join(done)))
+    except Failed as exc:  # said to the player, in their language
+        if exc.phrase is None:
+            raise
+        raise Failed(refusal(exc, opened.lang), exc.exit_code) from None
