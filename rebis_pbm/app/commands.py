@@ -189,7 +189,7 @@ def _resign(request: Request) -> Answer:
     text = _("You have left the game: from now on the bot moves for you, to the end of the "
              "game, and the record says so (the referee's action `replace-player`, "
              "\"{reason}\"). "
-             "You still receive your view after each move.").format(reason=RESIGNED)
+             "You still receive your view after each move.").format(reason=_(RESIGNED))
     return Answer(_("you resigned"), text, moved=moved)
 
 

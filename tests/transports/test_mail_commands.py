@@ -296,6 +296,9 @@ def test_resign_then_the_bot_plays_that_seat_and_the_finished_game_verifies(tmp_
     answer = only_to(post.new(), PLAYERS["bob"])
     subject, words = ANSWERS["resign"][lang]
     assert answer["Subject"] == f"[Rebis cmd] {subject}" and words in text_of(answer)
+    # the record's reason, as the reader's language words it (the views word it so too)
+    assert {"en": '"resigned by mail"', "fr": "«\u00a0abandon par e-mail\u00a0»",
+            "pt": "«desistência por e-mail»"}[lang] in text_of(answer).replace("\n", " ")
     record = open_game(game).record
     assert record.actions[-1]["action"] == "replace_player"
     assert record.actions[-1]["player"] == "bob"
