@@ -218,7 +218,8 @@ def _refuse_resign(record: Record, replay: Replay, player: str, game: PathLike) 
     state = replay.state
     if state is None:
         raise Refused(phrase=Phrase(N_("{player} cannot resign before the deal: the bot cannot "
-                                       "join for them; send your join, or ask the referee"),
+                                       "join for them; they send their join, or ask the "
+                                       "referee"),
                                     {"player": player}))
     if state.finished or record.abandoned(state):
         raise Refused(phrase=Phrase(N_("game {game} is over; nothing changed"),
@@ -228,7 +229,7 @@ def _refuse_resign(record: Record, replay: Replay, player: str, game: PathLike) 
                                     {"player": player}))
     if record.player_keys(player):
         raise Refused(phrase=Phrase(N_("{player} registered a key, and the bot cannot sign "
-                                       "moves for them: ask the referee to end your part"),
+                                       "moves for them: only the referee can end their part"),
                                     {"player": player}))
     try:
         _require_v2(record, game)

@@ -269,14 +269,14 @@ SECOND_PERSON: dict[tuple[str, str], str] = {
         "less than the {asked} asked; nothing was written"), "player"):
         N_("you have {left} of absence left in {year} (the allowance is {allowance} a year), "
            "less than the {asked} asked; nothing was written"),
-    (N_("{player} cannot resign before the deal: the bot cannot join for them; send your "
-        "join, or ask the referee"), "player"):
+    (N_("{player} cannot resign before the deal: the bot cannot join for them; they send "
+        "their join, or ask the referee"), "player"):
         N_("you cannot resign before the deal: the bot cannot join for you; send your join, or "
            "ask the referee"),
     (N_("{player} has resigned already; nothing changed"), "player"):
         N_("you have resigned already; nothing changed"),
-    (N_("{player} registered a key, and the bot cannot sign moves for them: ask the referee "
-        "to end your part"), "player"):
+    (N_("{player} registered a key, and the bot cannot sign moves for them: only the referee "
+        "can end their part"), "player"):
         N_("you registered a key, and the bot cannot sign moves for you: ask the referee to "
            "end your part"),
     (N_("{source}: move rejected: {player} registered a key, so their move must name the "

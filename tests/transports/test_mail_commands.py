@@ -391,7 +391,10 @@ def test_a_signed_player_cannot_resign_by_mail_for_the_bot_cannot_sign_for_them(
     before = game.read_bytes()
     post.deliver(message(PLAYERS["bob"], "resign cmd", "",
                          [("c.txt.sig", ssh_sign(key, b"resign cmd\n"))]))
-    assert "command resign refused" in post.mail_in().output
+    logged = post.mail_in().output
+    assert "command resign refused" in logged
+    # the referee's log speaks of the player in the third person throughout
+    assert "only the referee can end their part" in logged and "your" not in logged, logged
     reply = only_to(post.new(), PLAYERS["bob"])
     assert "you registered a key, and the bot cannot sign moves for you" in text_of(reply)
     assert game.read_bytes() == before
