@@ -22,9 +22,9 @@ install: $(BIN)/python
 install-dev: $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check '.[test,dev]'
 
-# ruff over the whole package, its tests and its benchmarks, with pyproject.toml's rules; mypy
-# checks the files pyproject.toml names.
-RUFF_PATHS := rebis_pbm tests bench
+# ruff over the whole package, its tests, its benchmarks and its scripts, with pyproject.toml's
+# rules; mypy checks the files pyproject.toml names.
+RUFF_PATHS := rebis_pbm tests bench scripts
 
 check: install-dev
 	$(BIN)/ruff check $(RUFF_PATHS)

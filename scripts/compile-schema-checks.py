@@ -1,6 +1,7 @@
 """Write fastjsonschema's compiled check of each shipped schema it can compile (``make
-schema-checks``): ``rebis_pbm/formats/_fastchecks/<name>.py``, the code ``fastjsonschema.compile`` would
-generate and run at every start, generated once here instead (fastjsonschema's own
+schema-checks``): ``rebis_pbm/formats/_fastchecks/<name>.py``, the code
+``fastjsonschema.compile`` would generate and run at every start, generated once here instead
+(fastjsonschema's own
 ``compile_to_code``). Compiling the move schema was about 22 million instructions of every
 ``apply``, ``check`` and ``mail in``.
 

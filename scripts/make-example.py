@@ -1,8 +1,9 @@
 """Regenerate examples/: a complete 3-player game (Zero off) played through the CLI.
 
 Moves are chosen by the greedy bot (rebis_pbm.bots: one ply, own score minus the others'), from
-each mover's information set; each is written as a move file in examples/moves/ and applied with `rebis-pbm apply`, exactly as a referee
-would. Run from the repository root: python scripts/make-example.py
+each mover's information set; each is written as a move file in examples/moves/ and applied
+with `rebis-pbm apply`, exactly as a referee would. Run from the repository root:
+python scripts/make-example.py
 """
 
 from __future__ import annotations

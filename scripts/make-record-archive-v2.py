@@ -251,7 +251,7 @@ def main() -> None:
             if state["phase"] != "finished" and not state.get("abandoned"):
                 kept.append(f"{name}.secret.yaml")
             sums += v1.archived(name, kept, work, out, Path(tmp) / f"{name}-check",
-                                lambda check: expected(script, name, check))
+                                lambda check, name=name: expected(script, name, check))
     sums_file.write_text("".join(sorted(sums, key=lambda s: s.split()[1])), encoding="utf-8")
 
 

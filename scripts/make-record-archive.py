@@ -138,8 +138,8 @@ def expected(script: str, name: str, work: Path) -> dict:
         views[who] = {"text": text.split("\n"), "yaml": yaml.safe_load(data)}
     result = {
         "about": f"What rebis-pbm {version(script)} said about {record} when the archive was "
-                 "written; checked by tests/record/test_record_archive.py. Never regenerate this file "
-                 "(tests/records/README.md).",
+                 "written; checked by tests/record/test_record_archive.py. Never regenerate this "
+                 "file (tests/records/README.md).",
         "verify": {
             "game": report["game"],
             "verified": report["verified"],
@@ -185,7 +185,7 @@ def main() -> None:
             if status(work / f"{name}.yaml")["phase"] != "finished" and "@reveal" not in options:
                 kept.append(f"{name}.secret.yaml")
             sums += archived(name, kept, work, out, Path(tmp) / f"{name}-check",
-                             lambda check: expected(script, name, check))
+                             lambda check, name=name: expected(script, name, check))
     (out / "SHA256SUMS").write_text("".join(sorted(sums, key=lambda s: s.split()[1])),
                                     encoding="utf-8")
 
