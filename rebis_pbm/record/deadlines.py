@@ -141,7 +141,8 @@ def turn_began(record: Record) -> str | None:
 
 def deadline_of(record: Record, *, grace: bool = False) -> str | None:
     """The current turn's deadline (UTC, ISO 8601), or None for a game without deadlines: the
-    turn's start plus ``deadline`` and every ``extend_deadline`` logged during the turn, the
+    turn's start plus ``deadline`` and every ``extend_deadline`` logged during the turn (in a
+    rebis-pbm/5 join phase: during the same round, or after the deal for turn 1), the
     clock standing still while any player is away (:func:`absences`). ``grace``: the end of the
     grace period after it instead (rebis-pbm/4 ``grace``; the deadline itself without one).
     """
@@ -149,11 +150,23 @@ def deadline_of(record: Record, *, grace: bool = False) -> str | None:
     began = turn_began(record)
     if seconds is None or began is None:
         return None
+    phase = _join_phase(record, len(record.joins))
     extra = sum(a.get("seconds", 0) for a in record.actions
-                if a["action"] == "extend_deadline" and a["after"] == len(record.moves))
+                if a["action"] == "extend_deadline" and a["after"] == len(record.moves)
+                and ("joins" not in a or _join_phase(record, int(a["joins"])) == phase))
     if grace:
         extra += record.header_extra.get("grace", 0)
     return _clock_end(record, began, seconds + extra)
+
+
+def _join_phase(record: Record, joins: int) -> int:
+    """Which part of a rebis-pbm/5 game's first turn ``joins`` join entries fall in: 0 round 1
+    (the commitments), 1 round 2 (the joins), 2 turn 1 (dealt); 2 for any other game. An
+    extension logged in one (its ``joins``) lengthens that one only, as each has its clock."""
+    players = len(record.players)
+    if not record.two_rounds:
+        return 2
+    return 0 if joins < players else 1 if joins < 2 * players else 2
 
 
 def _clock_end(record: Record, began: str, seconds: int) -> str:

@@ -630,3 +630,26 @@ def test_verify_names_the_key_that_signed_each_players_commitment_and_join(tmp_p
     assert report["deal_signers"] == {"ann": [ann_fp], "ben": [fp]}
     assert f"  ben's commitment and join: key {fp}" in text
     assert f"  ann's commitment and join: key {ann_fp}" in text
+
+
+def test_an_extension_lengthens_the_round_it_is_logged_in_not_the_next(tmp_path):
+    """docs/deadlines.md, "The join phase": an extend in round 1 moves round 1's deadline; round
+    2 and turn 1 keep their own clocks (an extension logged in round 1 gave turn 1 a day more)."""
+    from rebis_pbm.record.deadlines import deadline_of
+    game = _deadline_game(tmp_path)
+    extended = run_inproc("extend", game, "--by", "24h", "--now", "2025-01-01T05:00:00Z")
+    assert extended.code == 0, extended.err
+    assert deadline_of(referee.open_game(game).record) == "2025-01-03T00:00:00Z"  # round 1
+    for n, p in enumerate(PLAYERS):
+        move = play_join(game, p, tmp_path / p)
+        assert apply(game, move, "--now", f"2025-01-01T1{n}:00:00Z").code == 0
+    assert deadline_of(referee.open_game(game).record) == "2025-01-02T11:00:00Z"  # round 2
+    assert run_inproc("extend", game, "--by", "2h", "--now", "2025-01-01T12:00:00Z").code == 0
+    assert deadline_of(referee.open_game(game).record) == "2025-01-02T13:00:00Z"
+    for n, p in enumerate(PLAYERS):
+        assert apply(game, play_join(game, p, tmp_path / p),
+                     "--now", f"2025-01-01T1{3 + n}:00:00Z").code == 0
+    record = referee.open_game(game).record
+    assert not record.joining()
+    assert deadline_of(record) == "2025-01-02T14:00:00Z"  # turn 1: 24 h from the deal, no more
+    assert run_inproc("verify", game).code == 0
