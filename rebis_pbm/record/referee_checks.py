@@ -11,9 +11,9 @@ from rebis_pbm.record.problems import At, Problem
 
 if TYPE_CHECKING:
     from rebis_pbm.engine import Move, State
-    from rebis_pbm.record.model import Document, Record
+    from rebis_pbm.record.model import Record
 
-__all__ = ["check_absences", "check_referee_acts", "check_referee_move", "check_stand_in_bot",
+__all__ = ["check_acts", "check_referee_acts", "check_referee_move", "check_stand_in_bot",
            "check_stand_in_claim", "check_stand_in_time"]
 
 
@@ -81,26 +81,85 @@ def check_referee_acts(record: Record) -> Problem | None:
     return None
 
 
-def check_absences(record: Record) -> Problem | None:
-    """The absences logged (rebis-pbm/4 ``away`` and ``back`` actions) are ones the referee's
-    commands write (:func:`rebis_pbm.app.absences.take_absence` and ``end_absence``): in a game
-    with an allowance and a deadline, of a player of the game; an ``away`` ending after it
-    begins, within the allowance of the year it begins in; a ``back`` only while an absence of
-    that player is in force or to come at its time, as logged before it. An absence that ends
-    before it begins would move the game's clock back (a deadline passed before it was due);
-    the others would stop the clock beyond what the header allows, or say what never was."""
+def check_acts(record: Record) -> Problem | None:
+    """The referee's logged actions (rebis-pbm/4 and later) are ones its commands write, each
+    checked against the actions logged before it, as the command that writes it decides:
+
+    - in order: each logged after as many moves as the record holds at most, and after no
+      fewer moves than the action before it (``with_action`` writes the moves recorded);
+    - an ``end_game`` or ``reveal`` last: no move and no action after it, and the record
+      reveals its seed (``end-game`` and ``reveal`` write it; every command refuses a game
+      ended);
+    - ``away`` and ``back`` as :func:`rebis_pbm.app.absences.take_absence` and
+      ``end_absence`` log them (:func:`_check_away`, :func:`_check_back`);
+    - a resignation (``replace_player``, reason ``resigned by mail``, nothing replaced) as
+      ``resign`` logs it (:func:`_check_resignation`).
+
+    Older records keep verifying as before: their commands did not write these consistently.
+    Returns the first problem (code ``schema``), or None."""
     from rebis_pbm.record.deadlines import AWAY, BACK, BEFORE_V4
     if record.format in BEFORE_V4:
         return None
     for index, action in enumerate(record.actions):
-        if action.get("action") == AWAY:
-            problem = _check_away(record, action)
-        elif action.get("action") == BACK:
+        kind = action.get("action")
+        problem = _check_order(record, index)
+        if problem is None and kind in ("end_game", "reveal"):
+            problem = _check_end(record, index)
+        elif problem is None and kind == AWAY:
+            problem = _check_away(record, index)
+        elif problem is None and kind == BACK:
             problem = _check_back(record, index)
-        else:
-            continue
+        elif problem is None and kind == "replace_player":
+            problem = _check_resignation(record, index)
         if problem is not None:
             return problem
+    return None
+
+
+def _act(record: Record, index: int) -> str:
+    """``the referee's logged action 3 (away, after move 2)``: how a problem names it."""
+    action = record.actions[index]
+    return (f"the referee's logged action {index + 1} ({action.get('action')}, after move "
+            f"{action.get('after')})")
+
+
+def _check_order(record: Record, index: int) -> Problem | None:
+    """Action ``index`` is logged after no more moves than the record holds, and after no
+    fewer than the action before it: the referee's commands log each act after the moves
+    recorded then. Which time between two moves an act bears stays the referee's word."""
+    after = int(record.actions[index].get("after", 0))
+    if after > len(record.moves):
+        return Problem("schema", f"{_act(record, index)} says it came after move {after}, but "
+                       f"the record holds {len(record.moves)}: no command of the referee's "
+                       "writes it", expected=f"after at most {len(record.moves)} moves",
+                       found=f"after {after}")
+    if index and after < int(record.actions[index - 1].get("after", 0)):
+        before = int(record.actions[index - 1].get("after", 0))
+        return Problem("schema", f"{_act(record, index)} is logged after action {index}, which "
+                       f"came after move {before}: the referee's commands log acts in the "
+                       "order of the moves, so none writes it", expected=f"after {before} "
+                       "moves or more", found=f"after {after}")
+    return None
+
+
+def _check_end(record: Record, index: int) -> Problem | None:
+    """An ``end_game`` (or ``reveal``) action ends the game: ``end-game`` and ``reveal`` write
+    it with the seed, after the last move, and no command moves or acts after it."""
+    action = record.actions[index]
+    if int(action.get("after", 0)) != len(record.moves):
+        return Problem("schema", f"a move is recorded after {_act(record, index)}, which ended "
+                       "the game: no command of the referee's moves in an ended game",
+                       expected=f"no move after move {action.get('after')}",
+                       found=f"{len(record.moves)} moves")
+    if index != len(record.actions) - 1:
+        return Problem("schema", f"{_act(record, index)} ended the game, but action "
+                       f"{index + 2} is logged after it: no command of the referee's acts in "
+                       "an ended game", expected=f"no action after action {index + 1}",
+                       found=f"{len(record.actions) - index - 1} more")
+    if record.seed is None:
+        return Problem("schema", f"{_act(record, index)} ended the game, but the record does "
+                       "not reveal its seed, which end-game and reveal write with it",
+                       expected="seed: the game's seed", found="no seed")
     return None
 
 
@@ -113,22 +172,67 @@ def _no_allowance(record: Record, player: object) -> str | None:
     return None
 
 
-def _check_away(record: Record, action: Document) -> Problem | None:
-    from rebis_pbm.record.deadlines import allowance_used, parse_time
+def _check_away(record: Record, index: int) -> Problem | None:
+    """The ``away`` action ``index``, as ``take_absence`` logs it: in a game with an allowance,
+    of a player of the game, beginning no earlier than its own ``at`` (an absence cannot begin
+    in the past) and ending after it begins, overlapping no absence of the same player logged
+    before it (as ``back`` left them), within the allowance of the year it begins in."""
+    from rebis_pbm.record.deadlines import absences_of, allowance_used, parse_time
+    action = record.actions[index]
     player, start, end = action.get("player"), action.get("start"), action.get("end")
+    at = str(action.get("at"))
     why = _no_allowance(record, player)
-    if why is None and parse_time(str(end)) <= parse_time(str(start)):
+    begins, ends = parse_time(str(start)), parse_time(str(end))
+    if why is None and ends <= begins:
         why = f"of {player} that ends ({end}) before it begins ({start})"
-    elif why is None:
+    elif why is None and begins < parse_time(at):
+        why = f"of {player} that begins ({start}) before it was logged ({at}), in the past"
+    if why is None:
+        for other in absences_of(record.actions[:index]):
+            if other.player == player and other.end != other.start \
+                    and parse_time(other.start) < ends and parse_time(other.end) > begins:
+                why = (f"of {player} while an absence of theirs from {other.start} to "
+                       f"{other.end} was logged already")
+                break
+    if why is None:
         allowance = record.header_extra["absence"]
-        year = parse_time(str(start)).year
-        used, count = allowance_used(record, str(player), year)
+        used, count = allowance_used(record, str(player), begins.year)
         if used <= int(allowance["seconds"]) and count <= int(allowance["slots"]):
             return None
-        why = f"of {player} beyond the allowance of {year}"
+        why = f"of {player} beyond the allowance of {begins.year}"
     return Problem("schema", f"the referee logged an absence {why}: no command of the "
-                   "referee's writes it", expected="absences the allowance allows",
-                   found=f"away {player} from {start} to {end}")
+                   "referee's writes it", expected="absences the allowance allows, each "
+                   "beginning when it is logged or later and overlapping none of the player's",
+                   found=f"away {player} from {start} to {end}, logged at {at}")
+
+
+def _check_resignation(record: Record, index: int) -> Problem | None:
+    """A ``replace_player`` action ``index`` saying its player resigned (reason ``resigned by
+    mail``, nothing replaced), as ``resign`` (mail and git) logs it: not in the join phase of a
+    two-round fair deal (the bot cannot join), not for a player who has resigned already, nor
+    for one who has a key in force then (the bot cannot sign for them; ``replace-player``
+    always replaces something)."""
+    from dataclasses import replace
+
+    from rebis_pbm.record.deadlines import RESIGNED, resigned_in
+    action = record.actions[index]
+    player = str(action.get("player"))
+    if action.get("reason") != RESIGNED or {"address", "key", "lang"} & set(action):
+        return None
+    before = record.actions[:index]
+    if record.two_rounds and int(action.get("joins", 2 * len(record.players))) \
+            < 2 * len(record.players):
+        why = "before the deal, when the bot cannot join for them"
+    elif resigned_in(before, player):
+        why = "when they had resigned already"
+    elif replace(record, actions=before).player_keys(player):
+        why = "though they had registered a key, and the bot cannot sign for them"
+    else:
+        return None
+    return Problem("schema", f"{_act(record, index)} says {player} resigned {why}: resign "
+                   "refuses it, and no command of the referee's writes it", expected="a "
+                   "resignation of a player without a key, once, after the deal",
+                   found=f"{player} resigned ({RESIGNED})")
 
 
 def _check_back(record: Record, index: int) -> Problem | None:
@@ -213,15 +317,29 @@ def check_stand_in_time(record: Record, index: int) -> Problem | None:
     """A move the referee made for its player (``by: referee``) recorded as a ``missed
     deadline`` must come at or after that turn's deadline plus the grace period, computed from
     the record as it stood before the move (:func:`~rebis_pbm.record.deadlines.deadline_of`:
-    deadlines are data). A player replaced or resigned is checked against the record by
-    :func:`check_stand_in_claim`; a request of the player's is the referee's word, which
-    verify names as such."""
+    deadlines are data); in a rebis-pbm/4 or later record it must carry its time (``at``), in
+    a game with a deadline, as ``tick`` writes it. A player replaced or resigned is checked
+    against the record by :func:`check_stand_in_claim`; a request of the player's is the
+    referee's word, which verify names as such."""
     from dataclasses import replace
 
     from rebis_pbm.record.acts import stand_in
-    from rebis_pbm.record.deadlines import MISSED, deadline_of, parse_time
+    from rebis_pbm.record.deadlines import BEFORE_V4, MISSED, deadline_of, parse_time
     stamp = record.stamps[index]
-    if not stand_in(record, index) or stamp.get("reason") != MISSED or "at" not in stamp:
+    if not stand_in(record, index) or stamp.get("reason") != MISSED:
+        return None
+    if record.format not in BEFORE_V4 and ("at" not in stamp
+                                           or not record.header_extra.get("deadline")):
+        # tick, the only command that moves for a missed deadline, needs the game's deadline
+        # and writes the time of every move it makes: without them, nothing to check
+        why = "carries no time (at)" if "at" not in stamp else "is in a game without a deadline"
+        return Problem("stand_in", f"the referee's move for {record.moves[index].player} for "
+                       f"a missed deadline {why}, so that deadline cannot be checked: tick, "
+                       "the only command that writes it, dates it in a game with a deadline",
+                       expected="at: the time of the move, in a game with a deadline",
+                       found="no at" if "at" not in stamp else "no deadline",
+                       turn=index + 1, player=record.moves[index].player)
+    if "at" not in stamp:
         return None
     before = replace(record, moves=record.moves[:index], links=record.links[:index],
                      stamps=record.stamps[:index], proofs=record.proofs[:index],

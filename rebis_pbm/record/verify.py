@@ -42,7 +42,7 @@ from rebis_pbm.record.problems import At as _At
 from rebis_pbm.record.problems import Problem as Problem
 from rebis_pbm.record.problems import ProblemCode as ProblemCode
 from rebis_pbm.record.referee_checks import (
-    check_absences,
+    check_acts,
     check_referee_acts,
     check_referee_move,
     check_stand_in_bot,
@@ -130,8 +130,8 @@ def _check_actions(record: Record) -> Problem | None:
             f"after move {action.get('after')}) does not match its chain digest: it, or an action "
             f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
             found=f"chain_sha256 {action.get('chain_sha256')}")
-    # rebis-pbm/4: the referee's signed word, and absences its commands could have logged
-    return check_referee_acts(record) or check_absences(record)
+    # rebis-pbm/4: the referee's signed word, and acts its commands could have logged
+    return check_referee_acts(record) or check_acts(record)
 
 
 def walk(record: Record, seed: str | None = None, *, signatures: bool = True) -> Walk:
