@@ -201,8 +201,9 @@ def _key_change_line(player: str, changes: list[Document]) -> str:
     for change in changes:
         prints = ", ".join(change["keys"]) or "none"
         words = _KEY_FROM.get(str(change["by"]), "registered at new")
-        parts.append(f"{prints} {words}" if change["from_move"] == 1 and change["by"] != \
-                     "replace-player" else f"from move {change['from_move']}: {prints} {words}")
+        given = change["by"] == "replace-player" or change["from_move"] != 1
+        parts.append(f"from move {change['from_move']}: {prints} {words}" if given
+                     else f"{prints} {words}")
     return (f"Key of {player}: " + "; ".join(parts) + f": moves from then on are signed by a key "
             f"the referee gave, which only {player} can confirm is theirs (check it is the key "
             f"you hold, or the one {player} published).")

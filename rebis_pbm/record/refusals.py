@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from rebis_pbm.errors import InputError
+from rebis_pbm.errors import InputError, one_line
 
 if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
@@ -105,7 +105,7 @@ def signed_refusals(record: Record, refusals: list[Refusal]) -> tuple[list[Refus
     if not held:
         raise next(iter(failed.values()))[1]
     others = [f"{r.source} also holds a refusal statement (game {r.game}, move {r.move}, reason "
-              f"{r.reason}) that this game's referee did not sign: it proves nothing"
+              f"{one_line(r.reason)}) that this game's referee did not sign: it proves nothing"
               for text, (r, _) in failed.items() if text not in held]
     return list(held.values()), others
 
