@@ -100,12 +100,15 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
     file ``seed_file``, ``REBIS_PBM_SEED`` or the secret file beside the record), every move
     replayed and every keyed digest.
 
-    ``witnesses``: saved views or mails (:func:`rebis_pbm.record.witness.read_witness`); the record
-    must still hold each one's chain digest at its move, else the report fails naming it.
+    ``witnesses``: saved views or mails (:func:`rebis_pbm.record.witness.read_witnesses`), each
+    holding one witness or several: the record must still hold every one's chain digest at its
+    move, else the report fails naming it; in a game with a referee key only the witnesses its
+    referee signed count, and one it did not sign raises InputError once the signed ones hold.
     ``refusals``: saved refusal mails or refusal files (rebis-pbm/4, a game with a referee key):
     each must carry a statement this game's referee signed
-    (:func:`rebis_pbm.record.refusals.check_refusal_signature`), and the record must hold the
-    header digest and the chain digest it names, as a witness's.
+    (:func:`rebis_pbm.record.refusals.signed_refusals`; other statements beside it are named as
+    not signed), and the record must hold the header digest and the chain digest it names, as a
+    witness's.
 
     Returns:
         a :class:`rebis_pbm.record.audit.Report`; ``report.verified`` says whether it passed.
@@ -134,29 +137,39 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
         return None
 
     from rebis_pbm.record.refusals import (
-        check_refusal_signature,
         describe_refusal,
-        read_refusal,
+        read_refusals,
         refusal_witnesses,
+        signed_refusals,
     )
-    from rebis_pbm.record.witness import check_witness_signature, read_witness
-    seen = [read_witness(os.fspath(w)) for w in witnesses]
-    said = [read_refusal(os.fspath(r)) for r in refusals]
+    from rebis_pbm.record.witness import read_witnesses, signed_witnesses
+    seen = [w for path in witnesses for w in read_witnesses(os.fspath(path))]
+    read = [read_refusals(os.fspath(path)) for path in refusals]
+    said = [r for statements in read for r in statements]
+    unsigned: list[InputError] = []
+    others: list[str] = []
     if seen or said:  # the referee's signature first (rebis-pbm/4): unsigned, it proves nothing
         try:
             signed: Record | None = parse_record(data, source)
         except InputError:
             signed = None  # the report says what is wrong with the record
-        for witness in seen:
-            if signed is not None:
-                check_witness_signature(signed, witness)
-        for refused in said:
-            if signed is not None:
-                check_refusal_signature(signed, refused)
+        if signed is not None:
+            # every witness a file holds must hold; an unsigned one proves nothing, so the
+            # record is checked against the signed ones first: a rewrite they prove (exit 3)
+            # outweighs an unsigned line beside them (exit 2)
+            seen, unsigned = signed_witnesses(signed, seen)
+            said = []
+            for statements in read:  # one signed statement in a file is what the file says
+                held, not_signed = signed_refusals(signed, statements)
+                said += held
+                others += not_signed
     report = run_verify(data, source, find,
                         seen + [w for refused in said for w in refusal_witnesses(refused)])
+    if report.verified and unsigned:
+        raise unsigned[0]
     if report.verified:
         report.checked.extend(describe_refusal(refused) for refused in said)
+        report.checked.extend(others)
     if report.problem is not None and report.problem.code == "schema":
         _refuse_other_kind(data, source)
     return report

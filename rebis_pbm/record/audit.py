@@ -59,6 +59,11 @@ class Report:
         keys: player -> the SHA256 fingerprints (as ``ssh-keygen -l`` prints them) of the keys
             in force for their next move: each player checks that theirs is the key they hold,
             an auditor that they are the keys the players published.
+        key_changes: player -> the keys their moves were signed by, in order, for each player
+            whose key a ``replace_player`` action changed: ``{"from_move": N, "keys": [...],
+            "by": B}``, B ``"new"`` (registered at ``new``), ``"join"`` (brought by their join),
+            ``"none"`` (no key before) or ``"replace-player"`` (a key the referee logged: only the
+            player can confirm it is theirs; docs/audit.md, "Who can do what").
         deal_pending: a fair deal still waiting for joins (``deal_from`` is who joined so far).
         two_rounds: a rebis-pbm/5 fair deal (a commitment, then a join, each signed by a key
             registered at ``new`` for the player to count as confirmed).
@@ -80,6 +85,7 @@ class Report:
     unsigned_joins: list[str] = field(default_factory=list)
     referee: list[str] = field(default_factory=list)
     keys: dict[str, list[str]] = field(default_factory=dict)
+    key_changes: dict[str, list[Document]] = field(default_factory=dict)
     deal_pending: bool = False
     referee_recipient: str | None = None
     encrypt_views: bool = False
@@ -105,6 +111,9 @@ class Report:
                 **({"unsigned_joins": list(self.unsigned_joins)} if self.unsigned_joins else {}),
                 "deal_pending": self.deal_pending,
                 "keys": {p: list(k) for p, k in self.keys.items()},
+                **({"key_changes": {p: [dict(c) for c in changes]
+                                    for p, changes in self.key_changes.items()}}
+                   if self.key_changes else {}),
                 # rebis-pbm/3's settings, only when set: an older record's report is unchanged.
                 **({"referee_recipient": self.referee_recipient}
                    if self.referee_recipient else {}),
@@ -156,7 +165,9 @@ class Report:
                          + ("." if self.deal_pending else ", so it does not count in the deal "
                             "above."))
         for player, prints in self.keys.items():
-            if len(prints) == 1:
+            if player in self.key_changes:
+                lines.append(_key_change_line(player, self.key_changes[player]))
+            elif len(prints) == 1:
                 lines.append(f"Key of {player}: {prints[0]} (check it is the key you hold, or "
                              f"the one {player} published).")
             else:  # any one of them signs for the player: one not theirs is somebody else's pen
@@ -177,6 +188,44 @@ class Report:
             lines.append("Final score: " + ", ".join(f"{p} {s}" for p, s in scores.items()) + ".")
             lines.append(winners_line(status.get("winners", [])) + ".")
         return "\n".join(lines) + "\n"
+
+
+_KEY_FROM = {"new": "registered at new", "join": "brought by their join",
+             "replace-player": "logged by the referee (replace-player)"}
+
+
+def _key_change_line(player: str, changes: list[Document]) -> str:
+    """The key line of a player whose key the referee replaced: each key and the move from
+    which it signs, and that a key the referee gave is the player's only on their word."""
+    parts = []
+    for change in changes:
+        prints = ", ".join(change["keys"]) or "none"
+        words = _KEY_FROM.get(str(change["by"]), "registered at new")
+        given = change["by"] == "replace-player" or change["from_move"] != 1
+        parts.append(f"from move {change['from_move']}: {prints} {words}" if given
+                     else f"{prints} {words}")
+    return (f"Key of {player}: " + "; ".join(parts) + f": moves from then on are signed by a key "
+            f"the referee gave, which only {player} can confirm is theirs (check it is the key "
+            f"you hold, or the one {player} published).")
+
+
+def key_changes(record: Record) -> dict[str, list[Document]]:
+    """For each player whose key a ``replace_player`` action changed, the keys their moves are
+    signed by, in order (:attr:`Report.key_changes`)."""
+    found: dict[str, list[Document]] = {}
+    for action in record.actions:
+        if action.get("action") != "replace_player" or "key" not in action:
+            continue
+        player = str(action.get("player"))
+        if player not in found:
+            first = record.player_keys(player, before=-1)  # before any action
+            by = "new" if record.keys.get(player) else "join" if first else "none"
+            found[player] = [{"from_move": 1, "keys": [fingerprint(k) for k in first],
+                              "by": by}]
+        found[player].append({"from_move": int(action.get("after", 0)) + 1,
+                              "keys": [fingerprint(str(action["key"]))],
+                              "by": "replace-player"})
+    return found
 
 
 def confirmed_joins(record: Record) -> set[str]:
@@ -448,6 +497,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
                 report.deal_signers.setdefault(join.player, []).append(fingerprint(signer))
     keys_held = {p: record.player_keys(p) for p in record.players}
     report.keys = {p: [fingerprint(k) for k in keys] for p, keys in keys_held.items() if keys}
+    report.key_changes = key_changes(record)
     report.referee_recipient = record.referee_recipient
     report.encrypt_views = record.views_encrypted
     report.checked.append("the record's form (its schema)")
@@ -479,8 +529,12 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
                               + (", sealed cards, legality by replay, keyed state digests" if known
                                  else ""))
     if any(record.player_keys(p) for p in record.players):
+        given = "; ".join(f"{p}'s from move {c[1]['from_move']} by a key the referee gave "
+                          f"(replace-player), {p}'s only on {p}'s word"
+                          for p, c in report.key_changes.items())
         report.checked.append("each move's signature by its player's key"
-                              + ("" if known else " (a closing play's once the seed is revealed)"))
+                              + ("" if known else " (a closing play's once the seed is revealed)")
+                              + (f" ({given})" if given else ""))
     if record.referee_key is not None and code is None:  # rebis-pbm/4
         report.checked.append(f"the referee's signatures (key {fingerprint(record.referee_key)}) "
                               f"of the record's witness, of its moves for players and of its "
@@ -504,8 +558,8 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
                 break
         else:
             if witnesses:
-                report.checked.append("the record holds every witness (" + ", ".join(
-                    dict.fromkeys(w.source for w in witnesses)) + ")")  # a refusal names two
+                report.checked.append("the record holds every witness ("
+                                      + _witness_files(witnesses) + ")")
     if report.problem is not None:
         return report
     finished = written["status"].get("phase") == FINISHED
@@ -521,6 +575,18 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
         if keyed:
             report.not_checked.append(_RECORD_DIGEST)
     return report
+
+
+def _witness_files(witnesses: Sequence[Witness]) -> str:
+    """The files the witnesses came from, each once, with the number of witnesses a file held
+    when it held several (a refusal names two points of the history: one statement)."""
+    held: dict[str, set[tuple[int, str]]] = {}
+    for w in witnesses:
+        held.setdefault(w.source, set()).add((w.move, w.chain_sha256))
+    refusals = {w.source for w in witnesses if w.refusal}
+    return ", ".join(f"{source}: {len(points)} witnesses"
+                     if len(points) > 1 and source not in refusals else source
+                     for source, points in held.items())
 
 
 _RECORD_DIGEST = ("the keyed record digest record_hmac (the players' keys, addresses, languages "

@@ -3,8 +3,9 @@ carries its signed statement (:func:`~rebis_pbm.record.acts.refusal_text`); ``ve
 --refusal FILE`` tells one this game's referee signed from one it did not (docs/audit.md, "Who
 can do what").
 
-* :func:`read_refusal`: the signed statement in a saved refusal mail (.eml) or refusal file.
-* :func:`check_refusal_signature`: whether the game's referee signed it.
+* :func:`read_refusals`: the signed statements in a saved refusal mail (.eml) or refusal file.
+* :func:`check_refusal_signature`: whether the game's referee signed one;
+  :func:`signed_refusals`: which of a file's statements it signed.
 * :func:`refusal_witnesses`: the points of the history it names, checked as witnesses are.
 * :func:`describe_refusal`: what a signed refusal says, for ``verify``'s report.
 """
@@ -14,14 +15,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from rebis_pbm.errors import InputError
+from rebis_pbm.errors import InputError, one_line
 
 if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
     from rebis_pbm.record.witness import Witness
 
 __all__ = ["REFUSAL_STATEMENT", "Refusal", "check_refusal_signature", "describe_refusal",
-           "read_refusal", "refusal_witnesses"]
+           "read_refusals", "refusal_witnesses", "signed_refusals"]
 
 _HEX = "[0-9a-f]{64}"
 # The statement as refusal_text writes it (line ends as a mail may carry them).
@@ -51,9 +52,11 @@ class Refusal(NamedTuple):
     signature: str | None
 
 
-def read_refusal(path: str) -> Refusal:
-    """The signed statement in a saved refusal: a mail (.eml) or the text of a refusal file
-    (``rebis-pbm decrypt`` prints a public repository's ``refusals/turn-NNN-PLAYER.txt.age``).
+def read_refusals(path: str) -> list[Refusal]:
+    """Every signed statement in a saved refusal: a mail (.eml) or the text of a refusal file
+    (``rebis-pbm decrypt`` prints a public repository's ``refusals/turn-NNN-PLAYER.txt.age``),
+    in its bytes and in each of a mail's decoded parts, each once, in the order found: a copy
+    placed before the real one cannot hide it (:func:`signed_refusals`).
 
     Raises:
         InputError: the file cannot be read or holds no refusal statement (exit 2).
@@ -61,20 +64,50 @@ def read_refusal(path: str) -> Refusal:
     from rebis_pbm.files.atomic import read_input
     from rebis_pbm.record.witness import saved_texts, signature_after
     data, source = read_input(path, kind="witness")
+    found: list[Refusal] = []
     for text in saved_texts(data):
         decoded = text.decode("utf-8", "replace")
-        found = REFUSAL_STATEMENT.search(decoded)
-        if found:
-            reason = found["reason"].rstrip()
-            player = found["player"].rstrip()
-            statement = "\n".join(line.rstrip() for line in found.group(0).splitlines())
-            return Refusal(found["game"], int(found["move"]), found["chain"], found["header"],
-                           found["file"], None if player == "-" else player,
-                           int(found["code"]), reason, statement, source,
-                           signature_after(decoded[found.end():]))
-    raise InputError("holds no refusal statement: give a refusal mail the referee sent, or the "
-                     "text of a refusal file, which carry lines beginning \"Referee's refusal: "
-                     "game ...\"", source=source)
+        for said in REFUSAL_STATEMENT.finditer(decoded):
+            reason = said["reason"].rstrip()
+            player = said["player"].rstrip()
+            statement = "\n".join(line.rstrip() for line in said.group(0).splitlines())
+            found.append(Refusal(said["game"], int(said["move"]), said["chain"], said["header"],
+                                 said["file"], None if player == "-" else player,
+                                 int(said["code"]), reason, statement, source,
+                                 signature_after(decoded[said.end():])))
+    if not found:
+        raise InputError("holds no refusal statement: give a refusal mail the referee sent, or "
+                         "the text of a refusal file, which carry lines beginning \"Referee's "
+                         "refusal: game ...\"", source=source)
+    return list(dict.fromkeys(found))  # a mail's text part is in its bytes and decoded
+
+
+def signed_refusals(record: Record, refusals: list[Refusal]) -> tuple[list[Refusal], list[str]]:
+    """The statements of ``refusals`` (read from one file) that ``record``'s referee signed
+    (:func:`check_refusal_signature`), each once, and one sentence naming each other statement
+    as not signed: a copy beside a signed statement cannot undo it. Copies of one statement
+    stand together (one signed copy signs its words, whatever a mangled or swapped signature
+    beside it carries).
+
+    Raises:
+        InputError: none of them is signed by the game's referee (the first one's reason;
+            exit 2).
+    """
+    held: dict[str, Refusal] = {}
+    failed: dict[str, tuple[Refusal, InputError]] = {}
+    for refusal in refusals:
+        try:
+            check_refusal_signature(record, refusal)
+        except InputError as error:
+            failed.setdefault(refusal.text, (refusal, error))
+        else:
+            held.setdefault(refusal.text, refusal)
+    if not held:
+        raise next(iter(failed.values()))[1]
+    others = [f"{r.source} also holds a refusal statement (game {r.game}, move {r.move}, reason "
+              f"{one_line(r.reason)}) that this game's referee did not sign: it proves nothing"
+              for text, (r, _) in failed.items() if text not in held]
+    return list(held.values()), others
 
 
 def check_refusal_signature(record: Record, refusal: Refusal) -> None:
@@ -113,9 +146,10 @@ def refusal_witnesses(refusal: Refusal) -> list[Witness]:
     its header digest (at move 0) and its last chain digest at its move."""
     from rebis_pbm.record.witness import Witness
     source = f"{refusal.source} (a refusal)"
-    return [Witness(refusal.game, 0, refusal.header_sha256, source, refusal.signature),
+    return [Witness(refusal.game, 0, refusal.header_sha256, source, refusal.signature,
+                    refusal=True),
             Witness(refusal.game, refusal.move, refusal.chain_sha256, source,
-                    refusal.signature)]
+                    refusal.signature, refusal=True)]
 
 
 def describe_refusal(refusal: Refusal) -> str:

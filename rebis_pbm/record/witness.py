@@ -2,10 +2,10 @@
 ``verify --witness`` checks that the record still holds it (docs/audit.md, "What you must
 trust, and what you need not").
 
-* :func:`read_witness`: the witness in a saved view (YAML, JSON or text) or mail (.eml).
+* :func:`read_witnesses`: every witness in a saved view (YAML, JSON or text) or mail (.eml).
 * :func:`check_witness`: whether a record holds a witness.
 * :func:`check_witness_signature`: in a game with a referee key (rebis-pbm/4), whether its
-  referee signed the witness.
+  referee signed the witness; :func:`signed_witnesses`, of every witness a file holds.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
 __all__ = ["WITNESS_LINE", "Witness", "check_witness", "check_witness_signature", "other_header",
-           "read_witness", "saved_texts", "signature_after"]
+           "read_witnesses", "saved_texts", "signature_after", "signed_witnesses"]
 
 
 class Witness(NamedTuple):
@@ -27,7 +27,8 @@ class Witness(NamedTuple):
     chain digest after the last entry was ``chain_sha256``; ``source`` names the file;
     ``signature``: the referee's armoured signature of the witness line that came with it
     (rebis-pbm/4, :func:`check_witness_signature`), or None; ``header``: the header digest it
-    names (rebis-pbm/5 with a referee key), or None."""
+    names (rebis-pbm/5 with a referee key), or None; ``refusal``: a point of the history a
+    signed refusal names (:func:`rebis_pbm.record.refusals.refusal_witnesses`)."""
 
     game: str
     move: int
@@ -35,6 +36,7 @@ class Witness(NamedTuple):
     source: str
     signature: str | None = None
     header: str | None = None
+    refusal: bool = False
 
 
 # in each language a text view is written in (present/text.py): English, French, Portuguese
@@ -44,8 +46,11 @@ WITNESS_LINE = re.compile(
     r"chain_sha256 (?P<digest>[0-9a-f]{64})(?:, header_sha256 (?P<header>[0-9a-f]{64}))?")
 
 
-def read_witness(path: str) -> Witness:
-    """The witness in a saved view (YAML, JSON or text) or a saved mail (.eml).
+def read_witnesses(path: str) -> list[Witness]:
+    """Every witness in a saved view (YAML, JSON or text) or a saved mail (.eml): in its bytes
+    and in each of a mail's decoded parts, each once, in the order found. A mail may hold an
+    older view beside the latest (quoted, or attached "for reference"): each must hold, so the
+    first found cannot stand for the others.
 
     Raises:
         InputError: the file cannot be read or holds no witness (exit 2).
@@ -53,27 +58,29 @@ def read_witness(path: str) -> Witness:
     from rebis_pbm.files.atomic import read_input
     from rebis_pbm.formats.yaml_reader import load_yaml
     data, source = read_input(path, kind="witness")
+    found: list[Witness] = []
     for text in saved_texts(data):
         try:
             doc = load_yaml(text, source=source, kind="view").data
             if not isinstance(doc, dict):
-                raise ValueError("not a mapping")  # then the text's witness line, if any
+                raise ValueError("not a mapping")  # then the text's witness lines, if any
             w = doc.get("witness")
             if isinstance(w, dict) and {"game", "move", "chain_sha256"} <= set(w):
                 signed, header = doc.get("witness_signature"), w.get("header_sha256")
-                return Witness(str(w["game"]), int(w["move"]), str(w["chain_sha256"]), source,
-                               signed if isinstance(signed, str) else None,
-                               None if header is None else str(header))
+                found.append(Witness(str(w["game"]), int(w["move"]), str(w["chain_sha256"]),
+                                     source, signed if isinstance(signed, str) else None,
+                                     None if header is None else str(header)))
         except Exception:
             pass
         decoded = text.decode("utf-8", "replace")
-        found = WITNESS_LINE.search(decoded)
-        if found:
-            return Witness(found["game"], int(found["move"]), found["digest"], source,
-                           signature_after(decoded[found.end():]), found["header"])
-    raise InputError("holds no witness: give a view saved from rebis-pbm (YAML or text) or a "
-                     "mail from the referee, which carry a line 'Witness: game ..., move ..., "
-                     "chain_sha256 ...'", source=source)
+        for line in WITNESS_LINE.finditer(decoded):
+            found.append(Witness(line["game"], int(line["move"]), line["digest"], source,
+                                 signature_after(decoded[line.end():]), line["header"]))
+    if not found:
+        raise InputError("holds no witness: give a view saved from rebis-pbm (YAML or text) or "
+                         "a mail from the referee, which carry a line 'Witness: game ..., move "
+                         "..., chain_sha256 ...'", source=source)
+    return list(dict.fromkeys(found))  # a mail's text part is in its bytes and decoded
 
 
 def saved_texts(data: bytes) -> list[bytes]:
@@ -138,6 +145,34 @@ def check_witness_signature(record: Record, witness: Witness) -> None:
                      f"this game's referee (key {fingerprint(key)}): it {what}, so it proves "
                      f"nothing about the record; give a view or mail the referee sent",
                      source=witness.source)
+
+
+def signed_witnesses(record: Record,
+                     witnesses: list[Witness]) -> tuple[list[Witness], list[InputError]]:
+    """The witnesses of ``witnesses`` that ``record``'s referee signed
+    (:func:`check_witness_signature`), each claim (game, move, digests) once, and one error for
+    each claim no copy of which it signed. Copies of one claim (a mail's part in its raw bytes
+    and decoded) stand together: one signed copy signs the claim, whatever a mangled copy
+    carries."""
+    claims: dict[tuple[str, int, str, str | None], list[Witness]] = {}
+    for witness in witnesses:
+        claims.setdefault((witness.game, witness.move, witness.chain_sha256, witness.header),
+                          []).append(witness)
+    held: list[Witness] = []
+    errors: list[InputError] = []
+    for copies in claims.values():
+        failed: list[InputError] = []
+        for witness in copies:
+            try:
+                check_witness_signature(record, witness)
+            except InputError as error:
+                failed.append(error)
+            else:
+                held.append(witness)
+                break
+        else:
+            errors.append(failed[0])
+    return held, errors
 
 
 def other_header(what: str, game: str, header: str, record: Record) -> str:

@@ -73,7 +73,7 @@ def is_join_placeholder(text: str) -> bool:
 
 def witness_line(game: str, move: int, digest: str, header: str | None = None) -> str:
     """The witness as the text view and the mails write it (one line;
-    :func:`rebis_pbm.record.witness.read_witness` reads it back).
+    :func:`rebis_pbm.record.witness.read_witnesses` reads it back).
 
     >>> witness_line("g1", 3, "ab")
     'Witness: game g1, move 3, chain_sha256 ab'

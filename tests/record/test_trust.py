@@ -339,7 +339,11 @@ def test_replace_player_gives_a_new_key_for_the_moves_after_it(tmp_path):
     referee.submit_move(game, data, "new key", signature=ssh_sign(new, data))
     verified = run_inproc("verify", game, "--format", "json")
     assert verified.code == 0, verified.out
-    assert "each move's signature by its player's key" in json.loads(verified.out)["checked"]
+    report = json.loads(verified.out)
+    # checked, and said to be checked against a key the referee gave (issue 27)
+    assert ("each move's signature by its player's key (alice's from move 3 by a key the "
+            "referee gave (replace-player), alice's only on alice's word)") in report["checked"]
+    assert [c["by"] for c in report["key_changes"]["alice"]] == ["new", "replace-player"]
 
 
 def test_a_weak_seed_cannot_be_found_from_a_hand_in_a_fair_deal(tmp_path):
