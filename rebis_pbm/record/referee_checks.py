@@ -13,8 +13,8 @@ if TYPE_CHECKING:
     from rebis_pbm.engine import Move, State
     from rebis_pbm.record.model import Record
 
-__all__ = ["check_acts", "check_referee_acts", "check_referee_move", "check_stand_in_bot",
-           "check_stand_in_claim", "check_stand_in_time"]
+__all__ = ["check_acts", "check_end_acts", "check_referee_acts", "check_referee_move",
+           "check_stand_in_bot", "check_stand_in_claim", "check_stand_in_time"]
 
 
 def _referee_signed(record: Record, text: str, signature: str | None) -> bool:
@@ -87,6 +87,9 @@ def check_acts(record: Record) -> Problem | None:
 
     - in order: each logged after as many moves as the record holds at most, and after no
       fewer moves than the action before it (``with_action`` writes the moves recorded);
+    - in a rebis-pbm/5 (or later) two-round fair deal, ``joins`` on every act before turn 1
+      and on no other, counting no more join-phase entries than the record holds and no fewer
+      than the act before it (:func:`_check_joins`);
     - an ``end_game`` or ``reveal`` last: no move and no action after it, and the record
       reveals its seed (``end-game`` and ``reveal`` write it; every command refuses a game
       ended);
@@ -102,7 +105,7 @@ def check_acts(record: Record) -> Problem | None:
         return None
     for index, action in enumerate(record.actions):
         kind = action.get("action")
-        problem = _check_order(record, index)
+        problem = _check_order(record, index) or _check_joins(record, index)
         if problem is None and kind in ("end_game", "reveal"):
             problem = _check_end(record, index)
         elif problem is None and kind == AWAY:
@@ -140,6 +143,79 @@ def _check_order(record: Record, index: int) -> Problem | None:
                        "order of the moves, so none writes it", expected=f"after {before} "
                        "moves or more", found=f"after {after}")
     return None
+
+
+def _check_joins(record: Record, index: int) -> Problem | None:
+    """Action ``index``'s ``joins`` (rebis-pbm/5 and later), as ``with_action`` writes it: on
+    each act logged before turn 1 (``after`` 0) of a two-round fair deal and on no other act;
+    no more than the join-phase entries the record holds; no fewer than the act before it
+    counts (acts are logged in the order the entries came). Which join-phase entry an act
+    comes after decides which clock an extension lengthens and what its signature names."""
+    from rebis_pbm.record.versions import BEFORE_V5
+    if record.format in BEFORE_V5:
+        return None
+    action = record.actions[index]
+    joins, written = action.get("joins"), record.two_rounds and int(action.get("after", 0)) == 0
+    if joins is None and not written:
+        return None
+    if joins is None or not written:
+        where = ("carries no joins" if joins is None else f"counts {joins} join-phase entries "
+                 "(joins)")
+        return Problem("schema", f"{_act(record, index)} {where}: the referee's commands write "
+                       "joins on every act before turn 1 of a two-round fair deal, and on no "
+                       "other", expected="joins: the join-phase entries before it" if written
+                       else "no joins", found="no joins" if joins is None else f"joins {joins}")
+    count = int(joins)
+    if count > len(record.joins):
+        return Problem("schema", f"{_act(record, index)} says it came after {count} join-phase "
+                       f"entries, but the record holds {len(record.joins)}: no command of the "
+                       "referee's writes it", expected=f"joins at most {len(record.joins)}",
+                       found=f"joins {count}")
+    before = record.actions[index - 1].get("joins") if index else None
+    if before is not None and count < int(before):
+        return Problem("schema", f"{_act(record, index)} says it came after {count} join-phase "
+                       f"entries, but action {index}, logged before it, came after {before}: "
+                       "the referee's commands log acts in the order of the join phase, so "
+                       "none writes it", expected=f"joins {before} or more",
+                       found=f"joins {count}")
+    return None
+
+
+def check_end_acts(record: Record, state: State | None) -> Problem | None:
+    """The acts around the game's end, with the state after the record's last move known
+    (``state``; None in a fair deal's join phase or without the seed):
+
+    - a game finished by play (the last move ended it): no action logged after that move
+      (``after`` the number of moves): every command of the referee's refuses a game that is
+      over;
+    - a rebis-pbm/4 (or later) record with a referee key that reveals its seed while its game
+      is not finished by play: its last logged action is the ``end_game`` or ``reveal`` act
+      that revealed it (``end-game``, ``reveal`` and ``tick`` ending a game before the deal
+      write it with the seed), so that an act stripped from the end shows. Without a referee
+      key ``reveal`` logs no act, and older records are not checked.
+
+    Returns the first problem (code ``schema``), or None."""
+    from rebis_pbm.record.deadlines import BEFORE_V4
+    moves = len(record.moves)
+    if state is not None and state.finished:
+        for index, action in enumerate(record.actions):
+            if int(action.get("after", 0)) >= moves:
+                return Problem("schema", f"{_act(record, index)} is logged after move {moves}, "
+                               "which finished the game: every command of the referee's "
+                               "refuses a game that is over, so none writes it",
+                               expected=f"no action after move {moves}",
+                               found=f"{len(record.actions) - index} actions after it")
+        return None
+    if record.seed is None or record.referee_key is None or record.format in BEFORE_V4:
+        return None
+    last = record.actions[-1].get("action") if record.actions else None
+    if last in ("end_game", "reveal"):
+        return None
+    return Problem("schema", "the record reveals its seed before its game finished by play, and "
+                   "its last logged action is not the end_game or reveal act that revealed "
+                   "it: an act was stripped, or no command of the referee's wrote it",
+                   turn=moves or None, expected="an end_game or reveal action last",
+                   found=f"{last} last" if last else "no logged action")
 
 
 def _check_end(record: Record, index: int) -> Problem | None:

@@ -43,6 +43,7 @@ from rebis_pbm.record.problems import Problem as Problem
 from rebis_pbm.record.problems import ProblemCode as ProblemCode
 from rebis_pbm.record.referee_checks import (
     check_acts,
+    check_end_acts,
     check_referee_acts,
     check_referee_move,
     check_stand_in_bot,
@@ -120,8 +121,9 @@ def check_record_digest(record: Record, key: str) -> Problem | None:
         else f"record_hmac {record.record_hmac}")
 
 
-def _check_actions(record: Record) -> Problem | None:
-    """The referee's logged actions: their chain digests, then its signatures (rebis-pbm/4)."""
+def _check_actions(record: Record, state: State | None) -> Problem | None:
+    """The referee's logged actions: their chain digests, then its signatures (rebis-pbm/4),
+    then the acts at the game's end (``state`` after the last move, if known)."""
     broken = record.broken_action()
     if broken is not None:
         action = record.actions[broken]
@@ -131,7 +133,7 @@ def _check_actions(record: Record) -> Problem | None:
             f"before it, was edited", expected=f"chain_sha256 {record.action_digest(broken)}",
             found=f"chain_sha256 {action.get('chain_sha256')}")
     # rebis-pbm/4: the referee's signed word, and acts its commands could have logged
-    return check_referee_acts(record) or check_acts(record)
+    return check_referee_acts(record) or check_acts(record) or check_end_acts(record, state)
 
 
 def walk(record: Record, seed: str | None = None, *, signatures: bool = True) -> Walk:
@@ -184,7 +186,7 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                                 "fair deal", turn=1, player=record.moves[0].player,
                                 expected="joins by " + ", ".join(record.waiting_for()),
                                 found=_short(record.moves[0])), None, 0)
-        problem = _check_actions(record)
+        problem = _check_actions(record, None)
         if problem is None and key is not None:
             problem = check_record_digest(record, key)
         if problem is not None:
@@ -273,7 +275,7 @@ def walk(record: Record, seed: str | None = None, *, signatures: bool = True) ->
                 expected="play.sealed" if not sealed else "play.cards",
                 found="play.cards" if not sealed else "play.sealed", **at), None, index)
         history.append((move, events))
-    problem = _check_actions(record)
+    problem = _check_actions(record, state)
     if problem is None and key is not None and not hmac_holds:
         problem = check_record_digest(record, key)
     if problem is not None:  # last, so that an edited move is reported at its turn
