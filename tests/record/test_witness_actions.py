@@ -53,9 +53,11 @@ def _finished(folder: Path, record_format: str) -> tuple[Path, Path]:
         path.write_text(json.dumps({"game": record.game, "after": record.last_digest(),
                                     **move.as_dict()}))
         _run("apply", game, path, "--now", f"2026-01-01T{hour:02d}:00:00Z", "--referee-key", key)
-        if hour == 1:
+        if hour == 1:  # views saved before and after the extension (verify --witness, below)
+            shutil.copy(folder / "g.views" / "ann.txt", folder / "ann-move-1.txt")
             _run("extend", game, "--by", "24h", "--now", "2026-01-01T01:30:00Z",
                  "--referee-key", key)
+            shutil.copy(folder / "g.views" / "bo.yaml", folder / "bo-extended.yaml")
         hour += 1
     record = referee.read_record(game)
     assert record.format == record_format and record.seed is not None
@@ -122,6 +124,20 @@ def test_an_honest_v6_game_with_acts_verifies_and_its_witness_counts_them(tmp_pa
     for saved in ("ann.yaml", "ann.txt"):
         code, said = _verify(game, "--witness", tmp_path / "g.views" / saved)
         assert code == 0, said
+    # witnesses saved in the game hold once later moves and acts are recorded
+    assert ", actions 0\n" in (tmp_path / "ann-move-1.txt").read_text()
+    assert yaml.safe_load((tmp_path / "bo-extended.yaml").read_text())["witness"] == {
+        "game": record.game, "move": 1, "chain_sha256": record.links[0].chain_sha256,
+        "header_sha256": record.header_sha256, "actions": 1}
+    code, said = _verify(game, "--witness", tmp_path / "ann-move-1.txt", "--witness",
+                         tmp_path / "bo-extended.yaml")
+    assert code == 0 and "the record holds every witness" in said, said
+    # the count is signed: a witness claiming more acts than the referee signed proves nothing
+    edited = tmp_path / "bo-edited.yaml"
+    edited.write_text((tmp_path / "bo-extended.yaml").read_text().replace(
+        "  actions: 1\n", "  actions: 2\n"))
+    code, said = _verify(game, "--witness", edited)
+    assert code == 2 and "not signed by this game's referee" in said, said
 
 
 def test_attack_an_extension_stripped_from_a_finished_v6_game_fails_verify(tmp_path):
