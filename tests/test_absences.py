@@ -61,7 +61,7 @@ def test_an_absence_stops_the_clock_and_the_deadline_resumes_with_the_time_left(
     assert done.code == 0, done.err
     assert "bob is away from 2026-07-02T00:00:00Z to 2026-07-07T00:00:00Z" in done.out
     record = referee.read_record(game)
-    assert record.format == "rebis-pbm/5"
+    assert record.format == "rebis-pbm/6"
     assert record.actions[-1]["action"] == "away" and record.actions[-1]["reason"] == "holiday"
     assert deadline_of(record) == at(72 + 120)  # 48 h left after the absence
     before = game.read_bytes()

@@ -198,7 +198,7 @@ def _new(cli, tmp_path, *extra, deal=("--referee-deal",)):
 def test_new_keeps_each_players_language_in_a_rebis_pbm_3_record(cli, tmp_path):
     game = _new(cli, tmp_path)
     record = yaml.safe_load(game.read_text())
-    assert record["format"] == "rebis-pbm/5"
+    assert record["format"] == "rebis-pbm/6"
     assert record["langs"] == {"ann": "fr", "ben": "pt"}  # cid: English, the default
     assert "étagère active" in (tmp_path / "game.views" / "ann.txt").read_text()
     assert "Partie de Rebis g18" in (tmp_path / "game.views" / "ann.txt").read_text()
@@ -254,7 +254,7 @@ def test_a_join_chooses_a_language_and_the_referee_can_change_it(tmp_path):
 
 def test_an_older_record_never_carries_languages(tmp_path):
     game = _new(run_inproc, tmp_path)
-    text = game.read_text().replace("format: rebis-pbm/5", "format: rebis-pbm/2")
+    text = game.read_text().replace("format: rebis-pbm/6", "format: rebis-pbm/2")
     game.write_text(text)
     outcome = run_inproc("view", game, "--player", "cid")
     assert outcome.code != 0

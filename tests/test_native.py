@@ -251,7 +251,7 @@ def test_a_game_of_accented_names_is_played_through_apply(tmp_path):
                       "--game-id", "g30", "--player", "José", "--player", "Zoë",
                       "--player", "Çağla")
     assert made.code == 0, made.err
-    assert "format: rebis-pbm/5" in game.read_text(encoding="utf-8")
+    assert "format: rebis-pbm/6" in game.read_text(encoding="utf-8")
     applied_moves = 0
     for turn in range(1, 6):
         for name in ("José", "Zoë", "Çağla"):

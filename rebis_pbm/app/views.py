@@ -75,9 +75,12 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),
                        "chain_sha256": record.last_digest()}
-    from rebis_pbm.record.acts import witness_header
+    from rebis_pbm.record.acts import witness_actions, witness_header
     if witness_header(record) is not None:  # rebis-pbm/5 with a referee key: which game
         view["witness"]["header_sha256"] = str(record.header_sha256)
+    acts = witness_actions(record)
+    if acts is not None:  # rebis-pbm/6 with a referee key: how many acts, none cut off unseen
+        view["witness"]["actions"] = acts
     if "move_template" in view and not record.joining() and record.pins_history:
         view["move_template"] = with_after(view["move_template"], record.last_digest())
     if "move_template" in view and viewer is not None and record.player_keys(viewer):

@@ -105,8 +105,10 @@ def players_and_addresses(items: tuple[str, ...]) -> tuple[tuple[str, ...], dict
               "view's witness and every act of the referee's (docs/audit.md). Later commands "
               "take it with --referee-key or REBIS_PBM_REFEREE_KEY.")
 @click.option("--record-format", metavar="FORMAT", help="Write the record in an older format "
-              "(rebis-pbm/2 to rebis-pbm/4), for players whose tools read no newer one: their "
-              "fair deal takes one round of joins, not a commitment then a join (docs/formats.md). "
+              "(rebis-pbm/2 to rebis-pbm/5), for players whose tools read no newer one: before "
+              "rebis-pbm/5 a fair deal takes one round of joins, not a commitment then a join; "
+              "before rebis-pbm/6 the signed witness does not count the referee's acts "
+              "(docs/formats.md). "
               "Default: the current format.")
 @_views_dir_option
 def new(game: str, players: tuple[str, ...], public_addresses: bool, seed: str | None,

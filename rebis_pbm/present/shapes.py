@@ -161,9 +161,11 @@ class _WitnessFields(TypedDict):
 
 class Witness(_WitnessFields, total=False):
     """The record's chain digest after its last entry and how many moves it holds; the
-    header digest too in a rebis-pbm/5 game with a referee key."""
+    header digest too in a rebis-pbm/5 game with a referee key, and the number of the
+    referee's logged actions in a rebis-pbm/6 one."""
 
     header_sha256: str
+    actions: int
 
 
 Away = TypedDict("Away", {"player": str, "from": str, "until": str})

@@ -52,10 +52,12 @@ def _witness_text(view: View, _: Gettext) -> list[str]:
     signed = view.get("witness_signature", "").strip().splitlines()
     said = _(WITNESS)
     header = w.get("header_sha256")  # rebis-pbm/5 with a referee key: the same in every language
+    acts = w.get("actions")  # rebis-pbm/6 with a referee key: likewise
     if said == WITNESS:  # English: the record's own wording
-        return [witness_line(w["game"], w["move"], w["chain_sha256"], header), *signed]
+        return [witness_line(w["game"], w["move"], w["chain_sha256"], header, acts), *signed]
     return [said.format(game=w["game"], move=w["move"], digest=w["chain_sha256"])
-            + ("" if header is None else f", header_sha256 {header}"), *signed]
+            + ("" if header is None else f", header_sha256 {header}")
+            + ("" if acts is None else f", actions {acts}"), *signed]
 
 
 WITNESS = N_("Witness: game {game}, move {move}, chain_sha256 {digest}")

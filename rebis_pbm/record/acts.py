@@ -19,14 +19,18 @@ if TYPE_CHECKING:
     from rebis_pbm.record.model import Record
 
 
-def witness_text(game: str, move: int, digest: str, header: str | None = None) -> str:
+def witness_text(game: str, move: int, digest: str, header: str | None = None,
+                 actions: int | None = None) -> str:
     """The witness line a view shows and the referee signs: ``Witness: game G, move N,
     chain_sha256 D`` (D the chain digest after the record's first N moves: the header's, or the
     last join's, for N = 0); in a rebis-pbm/5 game with a referee key also ``, header_sha256
     H``, the record's header digest (:func:`witness_header`): two games of one id and one
-    referee key do not share a signed witness."""
+    referee key do not share a signed witness; in a rebis-pbm/6 game with a referee key last
+    ``, actions K``, the number of the referee's logged actions (:func:`witness_actions`): an
+    act cut off the end of the record (after the seed is public, anyone can recompute
+    ``record_hmac``) leaves the signed line naming more acts than the record holds."""
     from rebis_pbm.record.wording import witness_line
-    return witness_line(game, move, digest, header)
+    return witness_line(game, move, digest, header, actions)
 
 
 def witness_header(record: Record) -> str | None:
@@ -35,6 +39,16 @@ def witness_header(record: Record) -> str | None:
     from rebis_pbm.record.versions import BEFORE_V5
     return (record.header_sha256 if record.referee_key is not None
             and record.format not in BEFORE_V5 else None)
+
+
+def witness_actions(record: Record) -> int | None:
+    """How many logged actions a witness of ``record`` names: a rebis-pbm/6 game's with a
+    referee key (every one in the record); None (the line of rebis-pbm/5) otherwise. Only a
+    signed line needs the count: without a referee key no act is signed, and nothing in the
+    line binds it to the referee's word."""
+    from rebis_pbm.record.versions import BEFORE_V6
+    return (len(record.actions) if record.referee_key is not None
+            and record.format not in BEFORE_V6 else None)
 
 
 def refusal_text(record: Record, file_sha256: str, player: str | None, exit_code: int,
@@ -61,9 +75,10 @@ def refusal_text(record: Record, file_sha256: str, player: str | None, exit_code
 
 def record_witness(record: Record) -> str:
     """The witness of ``record`` as it now is: its game, its number of moves, its last chain
-    digest (:meth:`Record.last_digest`)."""
+    digest (:meth:`Record.last_digest`), and as its format has them its header digest and its
+    number of logged actions."""
     return witness_text(record.game, len(record.moves), record.last_digest(),
-                        witness_header(record))
+                        witness_header(record), witness_actions(record))
 
 
 def move_act_text(record: Record, index: int) -> str:

@@ -41,9 +41,10 @@ from rebis_pbm.record.entries import SealedMove as SealedMove
 from rebis_pbm.record.entries import entry_from_dict as entry_from_dict
 from rebis_pbm.record.versions import ABSENCE_FIELDS, BEFORE_V4, BEFORE_V5, check_absence_fields
 
-FORMAT = "rebis-pbm/5"  # the format new games are written in
+FORMAT = "rebis-pbm/6"  # the format new games are written in
 # every format this version reads, verifies and appends to
-FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4", "rebis-pbm/5")
+FORMATS = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4", "rebis-pbm/5",
+           "rebis-pbm/6")
 
 REFEREE_DEAL = "referee"  # a rebis-pbm/2 deal from the referee's seed alone (new --referee-deal)
 FAIR_DEAL = "players"  # from the referee's seed and every player's join entropy (docs/shuffle.md)

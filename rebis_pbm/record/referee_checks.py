@@ -71,9 +71,12 @@ def check_referee_acts(record: Record) -> Problem | None:
     older = witness_text(record.game, len(record.moves), record.last_digest())
     if not any(_referee_signed(record, text, record.witness_signature)
                for text in dict.fromkeys((record_witness(record), older))):
+        from rebis_pbm.record.acts import witness_actions
         return Problem(
             "signature", "the record's witness_signature is not the referee's signature of its "
-            "last entry: entries were cut off or added since the referee signed",
+            + ("last entry: entries were cut off or added since the referee signed"
+               if witness_actions(record) is None else "last entry and its number of logged "
+               "actions: entries or acts were removed or added since the referee signed"),
             turn=len(record.moves) or None,
             expected=f"the referee's signature of '{record_witness(record)}'",
             found="none" if record.witness_signature is None else "a signature that does not "

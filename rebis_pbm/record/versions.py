@@ -1,5 +1,5 @@
 """The record formats after rebis-pbm/3 and what each brought (docs/formats.md): the formats
-before rebis-pbm/4 and /5, rebis-pbm/4's header fields, and the check that a record carries
+before rebis-pbm/4, /5 and /6, rebis-pbm/4's header fields, and the check that a record carries
 no field of a later format than its own.
 
 Below :mod:`rebis_pbm.record.model`, which checks every record it makes here, and above nothing
@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-__all__ = ["ABSENCE_FIELDS", "AWAY", "BACK", "BEFORE_V4", "BEFORE_V5", "check_absence_fields"]
+__all__ = ["ABSENCE_FIELDS", "AWAY", "BACK", "BEFORE_V4", "BEFORE_V5", "BEFORE_V6",
+           "check_absence_fields"]
 
 # Formats without rebis-pbm/4's absences, grace periods, time zones and referee key.
 BEFORE_V4 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3")
 # Formats whose fair deal takes one round (a join each, no commitment).
 BEFORE_V5 = ("rebis-pbm/1", "rebis-pbm/2", "rebis-pbm/3", "rebis-pbm/4")
+# Formats whose signed witness line does not count the referee's logged actions (rebis-pbm/6:
+# ``, actions K`` in a game with a referee key, so that acts cut off the end of a record whose
+# seed is public no longer leave the witness signature checking; record/acts.py).
+BEFORE_V6 = BEFORE_V5 + ("rebis-pbm/5",)
 # rebis-pbm/4 (absences): the header's ``absence`` ({seconds, slots}: each player's yearly
 # allowance, new --absence) and ``grace`` (seconds after a deadline before the missed-move
 # policy, new --grace), covered by the header digest; ``time_zones`` (player -> IANA zone, for

@@ -28,7 +28,8 @@ class Witness(NamedTuple):
     ``signature``: the referee's armoured signature of the witness line that came with it
     (rebis-pbm/4, :func:`check_witness_signature`), or None; ``header``: the header digest it
     names (rebis-pbm/5 with a referee key), or None; ``refusal``: a point of the history a
-    signed refusal names (:func:`rebis_pbm.record.refusals.refusal_witnesses`)."""
+    signed refusal names (:func:`rebis_pbm.record.refusals.refusal_witnesses`); ``actions``:
+    how many logged actions the record held (rebis-pbm/6 with a referee key), or None."""
 
     game: str
     move: int
@@ -37,13 +38,15 @@ class Witness(NamedTuple):
     signature: str | None = None
     header: str | None = None
     refusal: bool = False
+    actions: int | None = None
 
 
 # in each language a text view is written in (present/text.py): English, French, Portuguese
 WITNESS_LINE = re.compile(
     r"(?:Witness|T\u00e9moin\u00a0?|Testemunha): (?:game|partie|jogo) "
     r"(?P<game>[A-Za-z0-9][A-Za-z0-9_.-]{0,63}), (?:move|coup|lance) (?P<move>\d{1,6}), "
-    r"chain_sha256 (?P<digest>[0-9a-f]{64})(?:, header_sha256 (?P<header>[0-9a-f]{64}))?")
+    r"chain_sha256 (?P<digest>[0-9a-f]{64})(?:, header_sha256 (?P<header>[0-9a-f]{64}))?"
+    r"(?:, actions (?P<actions>\d{1,6}))?")
 
 
 def read_witnesses(path: str) -> list[Witness]:
@@ -67,15 +70,19 @@ def read_witnesses(path: str) -> list[Witness]:
             w = doc.get("witness")
             if isinstance(w, dict) and {"game", "move", "chain_sha256"} <= set(w):
                 signed, header = doc.get("witness_signature"), w.get("header_sha256")
+                acts = w.get("actions")
                 found.append(Witness(str(w["game"]), int(w["move"]), str(w["chain_sha256"]),
                                      source, signed if isinstance(signed, str) else None,
-                                     None if header is None else str(header)))
+                                     None if header is None else str(header),
+                                     actions=None if acts is None else int(acts)))
         except Exception:
             pass
         decoded = text.decode("utf-8", "replace")
         for line in WITNESS_LINE.finditer(decoded):
             found.append(Witness(line["game"], int(line["move"]), line["digest"], source,
-                                 signature_after(decoded[line.end():]), line["header"]))
+                                 signature_after(decoded[line.end():]), line["header"],
+                                 actions=None if line["actions"] is None
+                                 else int(line["actions"])))
     if not found:
         raise InputError("holds no witness: give a view saved from rebis-pbm (YAML or text) or "
                          "a mail from the referee, which carry a line 'Witness: game ..., move "
@@ -117,7 +124,8 @@ def check_witness_signature(record: Record, witness: Witness) -> None:
     nothing. A game without a referee key takes every witness as before.
 
     A witness naming another header digest (rebis-pbm/5) is of another game of the same id:
-    it says nothing about this record, whoever signed it.
+    it says nothing about this record, whoever signed it. A rebis-pbm/6 witness's signed line
+    also names its number of logged actions (``, actions K``), read back as the witness gives it.
 
     Raises:
         InputError: a witness of another header, no signature, or one that does not check
@@ -133,8 +141,8 @@ def check_witness_signature(record: Record, witness: Witness) -> None:
         return
     header = witness_header(record)
     text = witness_text(witness.game, witness.move, witness.chain_sha256,
-                        header if witness.header is not None or header else None
-                        ).encode("utf-8")
+                        header if witness.header is not None or header else None,
+                        witness.actions).encode("utf-8")
     if witness.signature is not None and signed_by(text, witness.signature, (key,),
                                                    namespace=REFEREE_NAMESPACE):
         return
@@ -154,10 +162,10 @@ def signed_witnesses(record: Record,
     each claim no copy of which it signed. Copies of one claim (a mail's part in its raw bytes
     and decoded) stand together: one signed copy signs the claim, whatever a mangled copy
     carries."""
-    claims: dict[tuple[str, int, str, str | None], list[Witness]] = {}
+    claims: dict[tuple[str, int, str, str | None, int | None], list[Witness]] = {}
     for witness in witnesses:
-        claims.setdefault((witness.game, witness.move, witness.chain_sha256, witness.header),
-                          []).append(witness)
+        claims.setdefault((witness.game, witness.move, witness.chain_sha256, witness.header,
+                           witness.actions), []).append(witness)
     held: list[Witness] = []
     errors: list[InputError] = []
     for copies in claims.values():
@@ -184,7 +192,8 @@ def other_header(what: str, game: str, header: str, record: Record) -> str:
 
 
 def check_witness(record: Record, witness: Witness) -> str | None:
-    """None when ``record`` holds ``witness`` (its digest at its move), else one sentence."""
+    """None when ``record`` holds ``witness`` (its digest at its move; rebis-pbm/6: at least
+    as many logged actions at or before that move as it counts), else one sentence."""
     if witness.game != record.game:
         return (f"{witness.source} is a witness of game {witness.game}, not of game "
                 f"{record.game}")
@@ -197,8 +206,22 @@ def check_witness(record: Record, witness: Witness) -> str | None:
         return (f"{witness.source} saw game {record.game} at move {witness.move}, but the record "
                 f"holds only {len(record.moves)} moves: it was cut short")
     if ok:
-        return None
+        return _check_actions(record, witness)
     signed = (" (the witness carries the referee's signature: proof that the referee wrote "
               "that digest)" if witness.signature is not None and record.referee_key else "")
     return (f"{witness.source} saw chain digest {witness.chain_sha256} at move {witness.move}, "
             f"but the record holds another there: the record was rewritten since{signed}")
+
+
+def _check_actions(record: Record, witness: Witness) -> str | None:
+    """None when ``record`` holds at least the logged actions ``witness`` counts (rebis-pbm/6):
+    when it was written the record held that many, each logged after at most its move, and a
+    record only grows."""
+    if witness.actions is None:
+        return None
+    held = sum(1 for a in record.actions if int(a.get("after", 0)) <= witness.move)
+    if held >= witness.actions:
+        return None
+    return (f"{witness.source} saw game {record.game} with {witness.actions} logged actions at "
+            f"move {witness.move}, but the record holds only {held} logged by then: acts were "
+            f"cut off since")

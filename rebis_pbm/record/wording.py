@@ -71,15 +71,21 @@ def is_join_placeholder(text: str) -> bool:
     return text.strip().casefold() in _PLACEHOLDERS
 
 
-def witness_line(game: str, move: int, digest: str, header: str | None = None) -> str:
+def witness_line(game: str, move: int, digest: str, header: str | None = None,
+                 actions: int | None = None) -> str:
     """The witness as the text view and the mails write it (one line;
     :func:`rebis_pbm.record.witness.read_witnesses` reads it back).
 
     >>> witness_line("g1", 3, "ab")
     'Witness: game g1, move 3, chain_sha256 ab'
+    >>> witness_line("g1", 3, "ab", "cd", 2)
+    'Witness: game g1, move 3, chain_sha256 ab, header_sha256 cd, actions 2'
 
     ``header``: the record's header digest, which the witness of a rebis-pbm/5 game with a
-    referee key names last (``, header_sha256 H``), so that it tells which game it is of.
+    referee key names (``, header_sha256 H``), so that it tells which game it is of;
+    ``actions``: the number of the referee's logged actions, which a rebis-pbm/6 game with a
+    referee key names last (``, actions K``), so that no act is cut off unseen.
     """
-    return f"Witness: game {game}, move {move}, chain_sha256 {digest}" + (
-        "" if header is None else f", header_sha256 {header}")
+    return (f"Witness: game {game}, move {move}, chain_sha256 {digest}"
+            + ("" if header is None else f", header_sha256 {header}")
+            + ("" if actions is None else f", actions {actions}"))

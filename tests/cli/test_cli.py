@@ -96,7 +96,7 @@ def test_new_writes_record_secret_and_views(cli, tmp_path):
                   "--insecure-seed", "--referee-deal", "--seed", "a seed for the test")
     assert outcome.code == 0, outcome.err
     record = yaml.safe_load(game.read_text())
-    assert record["format"] == "rebis-pbm/5"
+    assert record["format"] == "rebis-pbm/6"
     assert re.fullmatch(r"rebis-[0-9a-f]{10}", record["game"])  # default id: random (issue 12)
     assert record["players"] == ["alice", "bob", "carol"]       # seat order as given (R5)
     assert record["seed_sha256"] != sha256_hex("a seed for the test")  # salted

@@ -101,7 +101,7 @@ def test_real_signatures_replayed_into_another_header_are_refused(tmp_path):
     honest = run_inproc("verify", game)
     assert honest.code == 0, honest.out + honest.err
     record = referee.open_game(game).record
-    assert record.format == "rebis-pbm/5" and record.seed is not None
+    assert record.format == "rebis-pbm/6" and record.seed is not None
     assert all(yaml.safe_load(p.read_text())["after"] for p in played)
 
     fake, state = forged(record, Ruleset(multiplier="doubling"))

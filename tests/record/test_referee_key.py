@@ -134,7 +134,7 @@ def test_tick_replaces_a_late_signed_player_and_the_finished_game_verifies(tmp_p
         in text
     assert "the referee's signatures" in text
     doc = yaml.safe_load(game.read_text())
-    assert doc["format"] == "rebis-pbm/5" and "referee_signature" in doc["moves"][1]
+    assert doc["format"] == "rebis-pbm/6" and "referee_signature" in doc["moves"][1]
     assert "signature" in doc["moves"][0] and "referee_signature" not in doc["moves"][0]
 
 

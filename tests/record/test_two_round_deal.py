@@ -43,7 +43,7 @@ def new_game(folder: Path, keys: dict[str, Path] | None = None, game_id: str = "
         args += ["--key", f"{p}={key}.pub"]
     made = run_inproc(*args)
     assert made.code == 0, made.err
-    assert yaml.safe_load(game.read_text())["format"] == "rebis-pbm/5"
+    assert yaml.safe_load(game.read_text())["format"] == "rebis-pbm/6"
     return game
 
 

@@ -53,7 +53,7 @@ def test_new_records_the_settings_and_writes_no_plain_private_view(cli, tmp_path
                identity[1])
     assert made.code == 0, made.err
     doc = yaml.safe_load(game.read_text())
-    assert doc["format"] == "rebis-pbm/5"
+    assert doc["format"] == "rebis-pbm/6"
     assert doc["encrypt_views"] is True and doc["referee_recipient"] == identity[1]
     names = sorted(os.listdir(tmp_path / "game.views"))
     assert names == sorted(["public.yaml", "public.txt",

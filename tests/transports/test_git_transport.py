@@ -764,7 +764,7 @@ def test_players_with_accented_names_and_addresses_play_through_git(tmp_path, mo
     git(repo, "config", "user.email", REFEREE[1])
     made = run(*new_args(repo / "game.yaml", SEED, "gitgame", players=players))
     assert made.returncode == 0, made.stderr
-    assert "format: rebis-pbm/5" in (repo / "game.yaml").read_text(encoding="utf-8")
+    assert "format: rebis-pbm/6" in (repo / "game.yaml").read_text(encoding="utf-8")
     shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
     monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
     git(repo, "add", "--all")
