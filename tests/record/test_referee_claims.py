@@ -6,15 +6,18 @@ record whose values fail the schema. Each attack fails; what the commands write 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_referee_key import _forge, _forge_first_action, _restamp, play_signed, signed_game
+from test_referee_key import (
+    _forge_actions,
+    _forge_first_action,
+    _restamp,
+    play_signed,
+    signed_game,
+)
 
 from clitools import run_inproc
-from rebis_pbm.app.signing import sign_texts
-from rebis_pbm.record.acts import action_text, record_witness
 from rebis_pbm.record.deadlines import MISSED, REPLACED, RESIGNED
 from sshkeys import needs_ssh, ssh_key
 
@@ -120,24 +123,6 @@ def test_attack_resigned_before_the_resignation_was_logged_fails_verify(tmp_path
 
 
 # 2. back ----------------------------------------------------------------------------------
-
-def _forge_actions(game: Path, key: Path, edit) -> None:
-    """The referee (its key and the seed) rewrites the logged actions as ``edit(list)`` says:
-    every action chained and signed again, the witness signed again."""
-
-    def rewrite(record):
-        actions = edit([{k: v for k, v in a.items()
-                         if k not in ("chain_sha256", "referee_signature")}
-                        for a in record.actions])
-        record = replace(record, actions=())
-        for action in actions:
-            record = record.with_action(action)
-        signatures = dict(enumerate(sign_texts(key, [action_text(record, i)
-                                                     for i in range(len(actions))])))
-        witness = sign_texts(key, [record_witness(record)])[0]
-        return record.with_referee_signatures({}, signatures, witness)
-    _forge(game, rewrite)
-
 
 def test_a_back_the_back_command_writes_verifies(tmp_path, monkeypatch):
     game, key, _keys = signed_game(tmp_path, "--absence", "2d/3")

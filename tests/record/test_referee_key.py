@@ -435,15 +435,16 @@ def test_a_stand_in_whose_labels_escape_the_checks_fails_verify(tmp_path, fields
         assert "names no reason and bot" in problem["message"]
 
 
-def _forge_first_action(game: Path, key: Path, change: dict) -> None:
-    """The referee (its key and the seed) rewrites the first logged action with ``change``:
-    every action chained and signed again, the witness signed again."""
+def _forge_actions(game: Path, key: Path, edit) -> None:
+    """The referee (its key and the seed) rewrites the logged actions as ``edit(list)`` says
+    (each action without its digest and signature): every action chained and signed again,
+    the witness signed again."""
     from dataclasses import replace
 
-    def edit(record):
-        actions = [{k: v for k, v in {**a, **(change if i == 0 else {})}.items()
-                    if k not in ("chain_sha256", "referee_signature")}
-                   for i, a in enumerate(record.actions)]
+    def rewrite(record):
+        actions = edit([{k: v for k, v in a.items()
+                         if k not in ("chain_sha256", "referee_signature")}
+                        for a in record.actions])
         record = replace(record, actions=())
         for action in actions:
             record = record.with_action(action)
@@ -451,7 +452,14 @@ def _forge_first_action(game: Path, key: Path, change: dict) -> None:
                                                      for i in range(len(actions))])))
         witness = sign_texts(key, [record_witness(record)])[0]
         return record.with_referee_signatures({}, signatures, witness)
-    _forge(game, edit)
+    _forge(game, rewrite)
+
+
+def _forge_first_action(game: Path, key: Path, change: dict) -> None:
+    """The referee (its key and the seed) rewrites the first logged action with ``change``:
+    every action chained and signed again, the witness signed again."""
+    _forge_actions(game, key, lambda actions: [{**a, **change} if i == 0 else a
+                                               for i, a in enumerate(actions)])
 
 
 def _fails_schema_either_way(game: Path, words: str) -> None:
