@@ -448,9 +448,13 @@ def unsalted(secret: str) -> tuple[str, str]:
 # The domain of each format's commitment: a record's format is bound to its secret, so that a
 # rebis-pbm/3 record relabelled rebis-pbm/2 (to shed record_hmac, its encryption settings and
 # the rest of what /3 checks) no longer matches its commitment once the seed is known.
+# rebis-pbm/5 commits in rebis-pbm/2's domain (its records exist: kept so); a /5 record
+# relabelled /2 is told by its signed files instead (record.verify: a signed move's after:, a
+# signed join's after:). From rebis-pbm/6 each format has its own domain again.
 COMMITMENT_DOMAINS = {"rebis-pbm/2": COMMITMENT_DOMAIN,
                       "rebis-pbm/3": "rebis-pbm/seed-commitment/v3",
-                      "rebis-pbm/4": "rebis-pbm/seed-commitment/v4"}  # issue 27's format
+                      "rebis-pbm/4": "rebis-pbm/seed-commitment/v4",  # issue 27's format
+                      "rebis-pbm/6": "rebis-pbm/seed-commitment/v6"}
 
 INSECURE_SALT_DOMAIN = "rebis-pbm/insecure-salt/v4"
 

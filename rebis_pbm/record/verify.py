@@ -414,8 +414,10 @@ def _signed_join_is(record: Record, join: Join) -> bool:
     if join.commitment is not None:  # rebis-pbm/5, round 1
         said = "commitment" in doc and str(doc["commitment"]) == join.commitment
     else:
+        # a join's signed text names the after: its entry records, or none (a rebis-pbm/5
+        # record relabelled older, its joins' after: dropped, still shows in the signed text)
         said = ("join" in doc and str(doc["join"]) == join.entropy
-                and (join.after is None or doc.get("after") == join.after))
+                and doc.get("after") == join.after)
     return (doc.get("game") == record.game and doc.get("player") == join.player
             and said and key == join.key
             and doc.get("header_sha256", record.header_sha256) == record.header_sha256)
@@ -496,12 +498,14 @@ def _signed_history(record: Record, index: int, doc: object, at: _At) -> Problem
     """rebis-pbm/4 (issue 27): the signed file of move ``index`` names as ``after`` the chain
     digest of the entry before it (the header's for the first move), so the player's signature
     holds only in this history: replayed into a record of another header, or after other moves,
-    it answers a history this record does not hold."""
-    if record.format in BEFORE_V4:
-        return None
+    it answers a history this record does not hold. In an older record ``after`` may be left
+    out, but if named it names this history (a newer record relabelled older is refused)."""
     expected = record.prev_digest(index)
     after = doc.get("after") if isinstance(doc, dict) else None
-    if after == expected:
+    # before rebis-pbm/4 a move may leave after: out, but one that names a history names this
+    # one (apply refuses any other in every format): a rebis-pbm/4-or-later record relabelled
+    # older still shows in its players' signed files
+    if after == expected or (after is None and record.format in BEFORE_V4):
         return None
     return Problem("signature", f"the signed move file answers another history than this "
                    f"record's (its after: names the chain digest its player saw, and this "
