@@ -130,12 +130,18 @@ def expected(script: str, work: Path) -> dict:
     """v2's expected outcome, plus the fingerprint of the referee's key that verify reports
     having checked the referee's signatures with (``referee_key``, beside ``verify``)."""
     result = v2.expected(script, NAME, work)
-    text = v1.run(script, "verify", f"{NAME}.yaml", cwd=work).stdout
-    found = re.search(r"the referee's signatures \(key (SHA256:[A-Za-z0-9+/]+)\)", text)
-    assert found, text
-    result["referee_key"] = found.group(1)
+    result["referee_key"] = referee_key(script, NAME, work)
     result["about"] = result["about"].replace("rebis-pbm/2", "rebis-pbm/4")
     return result
+
+
+def referee_key(script: str, name: str, work: Path) -> str:
+    """The fingerprint of the referee's key with which `verify` says it checked game ``name``'s
+    referee signatures (also used by scripts/make-record-archive-v6.py)."""
+    text = v1.run(script, "verify", f"{name}.yaml", cwd=work).stdout
+    found = re.search(r"the referee's signatures \(key (SHA256:[A-Za-z0-9+/]+)\)", text)
+    assert found, text
+    return found.group(1)
 
 
 def main() -> None:

@@ -8,6 +8,8 @@ about it (tests/records/README.md). Everything runs through the installed consol
 these tests use no module of the package, so that they keep testing the same thing whatever the
 package becomes. A record added to the folder later (with its expected file and its line in
 SHA256SUMS) is covered by every test here once it is listed below with the format it is in.
+The rebis-pbm/6 game's record, whose signed witness counts the referee's logged actions, is also
+checked to fail once its last act is cut off (the attack rebis-pbm/6 defends against).
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ WRITTEN_IN_REBIS_PBM_4 = {"v4-signed"}
 # The game scripts/make-record-archive-v5.py wrote in the format rebis-pbm/5 (the fair deal in
 # two rounds): it may not disappear. It is checked as the rebis-pbm/2 games are.
 WRITTEN_IN_REBIS_PBM_5 = {"v5-fair-deal"}
+# The game scripts/make-record-archive-v6.py wrote in the format rebis-pbm/6 (the referee's signed
+# witness counts the logged actions): it may not disappear. Checked as the rebis-pbm/4 game is.
+WRITTEN_IN_REBIS_PBM_6 = {"v6-referee-acts"}
 # What verify reports of a rebis-pbm/2 record besides the fields of stable_fields: who dealt, and
 # the fingerprints of the players' keys (docs/audit.md). Their expected files hold them.
 V2_FIELDS = ("deal_from", "deal_pending", "keys")
@@ -116,6 +121,7 @@ def test_the_archive_keeps_every_record_with_its_expected_outcome():
     assert set(RECORDS) >= WRITTEN_IN_REBIS_PBM_2, "a record of the archive was removed"
     assert set(RECORDS) >= WRITTEN_IN_REBIS_PBM_4, "a record of the archive was removed"
     assert set(RECORDS) >= WRITTEN_IN_REBIS_PBM_5, "a record of the archive was removed"
+    assert set(RECORDS) >= WRITTEN_IN_REBIS_PBM_6, "a record of the archive was removed"
     for name in RECORDS:
         assert (ARCHIVE / f"{name}.expected.json").is_file(), f"{name}.yaml has no expected file"
     for path in ARCHIVE.glob("*.expected.json"):
@@ -139,11 +145,12 @@ def test_the_records_are_byte_for_byte_as_written():
 def test_each_record_is_in_the_format_it_was_written_in(name):
     record = yaml.safe_load((ARCHIVE / f"{name}.yaml").read_text(encoding="utf-8"))
     assert name in (WRITTEN_BY_0_1_0 | WRITTEN_IN_REBIS_PBM_2 | WRITTEN_IN_REBIS_PBM_4
-                    | WRITTEN_IN_REBIS_PBM_5), (
+                    | WRITTEN_IN_REBIS_PBM_5 | WRITTEN_IN_REBIS_PBM_6), (
         f"{name}.yaml: list a record added to the archive with the format it was written in")
     assert record["format"] == ("rebis-pbm/1" if name in WRITTEN_BY_0_1_0 else
                                 "rebis-pbm/4" if name in WRITTEN_IN_REBIS_PBM_4 else
                                 "rebis-pbm/5" if name in WRITTEN_IN_REBIS_PBM_5 else
+                                "rebis-pbm/6" if name in WRITTEN_IN_REBIS_PBM_6 else
                                 "rebis-pbm/2")
 
 
@@ -434,3 +441,58 @@ def test_the_referees_signatures_are_checked_with_the_archived_referee_key(scrip
     out = run(script, "verify", f"{name}.yaml", "--format", "json", cwd=folder)
     assert out.returncode == 3, (out.returncode, out.stdout, out.stderr)
     assert json.loads(out.stdout)["problem"]["code"] == "signature"
+
+
+# ------------------------------------------------- rebis-pbm/6: the witness counts the acts
+
+@pytest.mark.parametrize("name", sorted(WRITTEN_IN_REBIS_PBM_6))
+def test_the_archived_witnesses_count_the_referees_logged_actions(name):
+    """A rebis-pbm/6 game with a referee key: every archived view's witness counts the record's
+    logged actions (``actions: K``, K >= 1: the archived game logged an act between moves)."""
+    data = yaml.safe_load((ARCHIVE / f"{name}.yaml").read_text(encoding="utf-8"))
+    assert "referee_key" in data and data["actions"], "a referee key and a logged act"
+    for who, view in expected(name)["views"].items():
+        assert view["yaml"]["witness"]["actions"] == len(data["actions"]), who
+        assert "witness_signature" in view["yaml"], who
+
+
+@pytest.mark.parametrize("name", sorted(WRITTEN_IN_REBIS_PBM_6))
+def test_a_rebis_pbm_6_record_with_its_last_act_cut_off_fails_verification(script, tmp_path,
+                                                                          name):
+    """Attack (docs/audit.md, the stripping row): in a copy of the finished game, whose seed is
+    public, a spectator cuts the last logged action off and recomputes ``record_hmac`` by
+    docs/audit.md's formula, so that every remaining signature checks. The referee's signed
+    witness line counts the acts: verify fails (exit 3, code signature)."""
+    import hmac
+
+    folder = copy_game(name, tmp_path)
+    record = folder / f"{name}.yaml"
+    text = record.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    key = f"{data['salt']}:{data['seed']}".encode()
+
+    def record_hmac(actions: list) -> str:
+        document = {"domain": "rebis-pbm/record-digest/v1",
+                    "header_sha256": data["header_sha256"],
+                    "chain_sha256": data["moves"][-1]["chain_sha256"],
+                    "actions_sha256": actions[-1]["chain_sha256"] if actions else None,
+                    "addresses": data.get("addresses", {}),
+                    "public_addresses": data.get("public_addresses", False),
+                    "langs": data.get("langs", {})}
+        return hmac.new(key, canonical(document), hashlib.sha256).hexdigest()
+
+    assert record_hmac(data["actions"]) == data["record_hmac"], "the forger's formula"
+    kept = data["actions"][:-1]
+    start, end = text.index("\nactions:\n"), text.index("\nwitness_signature:")
+    cut = (text[:start] + text[start:end][: text[start:end].rindex("\n- ")] + text[end:]
+           if kept else text[:start] + text[end:])
+    digest = record_hmac(kept)
+    cut = cut.replace(f"record_hmac: {data['record_hmac']}", f"record_hmac: {digest}")
+    stripped = yaml.safe_load(cut)
+    assert stripped.get("actions", []) == kept and stripped["record_hmac"] == digest
+    record.write_text(cut, encoding="utf-8")
+    done = run(script, "verify", f"{name}.yaml", "--format", "json", cwd=folder)
+    assert done.returncode == 3, (done.returncode, done.stdout, done.stderr)
+    problem = json.loads(done.stdout)["problem"]
+    assert problem["code"] == "signature", problem
+    assert "acts were removed or added since the referee signed" in problem["message"], problem
