@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from rebis_pbm.errors import InputError
 
 if TYPE_CHECKING:
+    from email.message import EmailMessage
+
     from rebis_pbm.record.model import Record
 
 __all__ = ["WITNESS_LINE", "Witness", "check_witness", "check_witness_signature", "other_header",
@@ -91,8 +93,11 @@ def read_witnesses(path: str) -> list[Witness]:
 
 
 def saved_texts(data: bytes) -> list[bytes]:
-    """The texts a saved file holds: its bytes, and for a saved mail (.eml) each text part and
-    attachment, decoded from its transfer encoding."""
+    """The texts a saved file holds, as UTF-8: its bytes, and for a saved mail (.eml) each text
+    part and attachment, decoded from its transfer encoding and its charset (UTF-16 too), a
+    ``format=flowed`` part also with its soft line breaks joined (RFC 3676), an HTML part also
+    as a reader sees it (tags left out, character references such as ``&#32;`` read): a
+    witness or a statement a mail reader shows is read wherever the mail puts it."""
     texts = [data]
     if re.match(rb"^[A-Za-z-]+: ", data) and b"\n\n" in data.replace(b"\r\n", b"\n"):
         import email
@@ -104,7 +109,33 @@ def saved_texts(data: bytes) -> list[bytes]:
                 payload = part.get_payload(decode=True)
                 if isinstance(payload, bytes) and payload:  # decoded: bytes, or None
                     texts.append(payload)
-    return texts
+                    texts += [text.encode("utf-8") for text in _as_read(part, payload)]
+    return list(dict.fromkeys(texts))
+
+
+def _as_read(part: EmailMessage, payload: bytes) -> list[str]:
+    """A text part as its reader sees it: in its charset; unflowed; an HTML part's text."""
+    if part.get_content_maintype() != "text":
+        return []
+    try:
+        text = payload.decode(part.get_content_charset() or "utf-8")
+    except (LookupError, UnicodeDecodeError):
+        text = payload.decode("utf-8", "replace")
+    seen = [text]
+    params = {str(k).lower(): str(v).lower() for k, v in part.get_params(failobj=[])[1:]}
+    if params.get("format") == "flowed":  # RFC 3676: a line ending in a space goes on
+        cut = "" if params.get("delsp") == "yes" else " "
+        lines = [line[1:] if line.startswith(" ") else line  # space-stuffed
+                 for line in text.replace("\r\n", "\n").split("\n")]
+        joined = ""
+        for line in lines:
+            soft = line.endswith(" ") and line != "-- "
+            joined += (line[:-1] + cut) if soft else line + "\n"
+        seen.append(joined)
+    if part.get_content_subtype() == "html":
+        import html
+        seen.append(html.unescape(re.sub(r"<[^>]*>", "", text)))
+    return seen
 
 
 def signature_after(text: str) -> str | None:

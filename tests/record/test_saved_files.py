@@ -145,3 +145,69 @@ def test_a_key_the_referee_gave_is_shown_as_such(tmp_path, console_script):
     assert "each move's signature by its player's key;" in out.out
     assert "key_changes" not in json.loads(run_inproc("verify", unreplaced, "--format",
                                                       "json").out)
+
+
+def _hidden(path: Path, decoy: str, hidden: str, how: str) -> Path:
+    """A mail from the referee whose plain first part holds ``decoy`` and whose other part
+    holds ``hidden`` where a reader sees it but a byte search does not (the ninth tester):
+    a UTF-16 text part, an HTML part with a character reference for a space, or a
+    ``format=flowed`` part whose long lines are wrapped with soft line breaks."""
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = "ref@example.org", "a@example.org", "v"
+    message.set_content(decoy)
+    if how == "utf-16":
+        message.add_attachment(hidden.encode("utf-16"), maintype="text", subtype="plain",
+                               params={"charset": "utf-16"}, filename="view.txt")
+    elif how == "html":
+        message.add_alternative("<pre>" + hidden.replace("Witness: ", "Witness:&#32;")
+                                .replace("Refusal", "Ref<b></b>usal") + "</pre>",
+                                subtype="html")
+    else:  # flowed: every line cut at 40 characters, the cut marked by a space
+        flowed = "".join(
+            "".join(line[i:i + 40] + (" \r\n" if i + 40 < len(line) else "\r\n")
+                    for i in range(0, max(len(line), 1), 40))
+            for line in hidden.replace(" ", "\u00a0").splitlines())
+        message.add_attachment(flowed.replace("\u00a0", " ").encode("utf-8"),
+                               maintype="text", subtype="plain", filename="view.txt",
+                               params={"format": "flowed", "delsp": "yes", "charset": "utf-8"})
+    path.write_bytes(bytes(message))
+    return path
+
+
+@pytest.mark.parametrize("how", ["utf-16", "html", "flowed"])
+def test_a_witness_where_only_a_reader_sees_it_still_holds_the_record_to_it(tmp_path, how):
+    """The attack (the ninth tester): the referee mails ben his signed move-4 view in a part a
+    byte search misses, his older move-2 view plainly first, then cuts the record back to
+    move 2: verify reads the part as a mail reader shows it and finds the cut (exit 3)."""
+    game, key, keys = signed_game(tmp_path)
+    times = iter(f"2025-01-01T00:{m:02d}:00Z" for m in range(10, 60, 5))
+    for _ in range(2):
+        play_signed(game, keys, tmp_path, key, next(times))
+    older = (tmp_path / "g.views/bo.txt").read_text()
+    at_move_2 = game.read_bytes()
+    for _ in range(2):
+        play_signed(game, keys, tmp_path, key, next(times))
+    latest = (tmp_path / "g.views/bo.txt").read_text()
+    saved = _hidden(tmp_path / "ben.eml", older, latest, how)
+    from rebis_pbm.record.witness import WITNESS_LINE
+    raw = saved.read_bytes().decode("utf-8", "replace")
+    assert all(line["move"] != "4" for line in WITNESS_LINE.finditer(raw))  # hidden in bytes
+    out = run_inproc("verify", game, "--witness", saved)
+    assert out.code == 0 and ": 2 witnesses)" in out.out, out.out + out.err
+    game.write_bytes(at_move_2)
+    out = run_inproc("verify", game, "--witness", saved)
+    assert out.code == 3 and "move 4" in out.out and "cut short" in out.out, out.out + out.err
+
+
+def test_a_refusal_where_only_a_reader_sees_it_is_still_the_referees(tmp_path):
+    """The same hiding place for a refusal statement: a decoy first, the real signed one in a
+    UTF-16 part; verify reports the real one."""
+    game, key, _ = signed_game(tmp_path)
+    record = referee.read_record(game)
+    claim = refusal_text(record, "cd" * 32, "bo", 1, "move rejected: you have no 99")
+    real = claim + "\n" + sign_texts(key, [claim])[0]
+    decoy = claim + "\n" + sign_texts(key, [claim + " (copy)"])[0]
+    saved = _hidden(tmp_path / "refusal.eml", decoy, real, "utf-16")
+    out = run_inproc("verify", game, "--refusal", saved)
+    assert out.code == 0 and "is a refusal signed by this game's referee" in out.out, \
+        out.out + out.err
