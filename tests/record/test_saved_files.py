@@ -31,11 +31,9 @@ def mail(path: Path, body: str, attachment: str, cte: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("cte", ["8bit", "quoted-printable", "base64"])
-def test_every_witness_of_a_saved_mail_must_hold(tmp_path, cte, console_script):
-    """The attack: the referee mails ben his view at move 4 with his older view (move 2) first
-    "for reference", then cuts the record back to move 2. The move-2 witness still holds, the
-    move-4 one proves the cut (exit 3), whichever comes first in the mail."""
+def _ben_at_moves_2_and_4(tmp_path: Path) -> tuple[Path, str, bytes, str]:
+    """A signed game played to move 4: the record, ben's text view at move 2, the record's
+    bytes at move 2 (signed by the referee then) and ben's text view at move 4."""
     game, key, keys = signed_game(tmp_path)
     times = iter(f"2025-01-01T00:{m:02d}:00Z" for m in range(10, 60, 5))
     for _ in range(2):
@@ -44,7 +42,15 @@ def test_every_witness_of_a_saved_mail_must_hold(tmp_path, cte, console_script):
     at_move_2 = game.read_bytes()
     for _ in range(2):
         play_signed(game, keys, tmp_path, key, next(times))
-    latest = (tmp_path / "g.views/bo.txt").read_text()
+    return game, older, at_move_2, (tmp_path / "g.views/bo.txt").read_text()
+
+
+@pytest.mark.parametrize("cte", ["8bit", "quoted-printable", "base64"])
+def test_every_witness_of_a_saved_mail_must_hold(tmp_path, cte, console_script):
+    """The attack: the referee mails ben his view at move 4 with his older view (move 2) first
+    "for reference", then cuts the record back to move 2. The move-2 witness still holds, the
+    move-4 one proves the cut (exit 3), whichever comes first in the mail."""
+    game, older, at_move_2, latest = _ben_at_moves_2_and_4(tmp_path)
     saved = mail(tmp_path / "ben.eml", older, latest, cte)
     for run in (run_inproc, lambda *a: run_script(console_script, *a)):
         out = run("verify", game, "--witness", saved)
@@ -179,15 +185,7 @@ def test_a_witness_where_only_a_reader_sees_it_still_holds_the_record_to_it(tmp_
     """The attack (the ninth tester): the referee mails ben his signed move-4 view in a part a
     byte search misses, his older move-2 view plainly first, then cuts the record back to
     move 2: verify reads the part as a mail reader shows it and finds the cut (exit 3)."""
-    game, key, keys = signed_game(tmp_path)
-    times = iter(f"2025-01-01T00:{m:02d}:00Z" for m in range(10, 60, 5))
-    for _ in range(2):
-        play_signed(game, keys, tmp_path, key, next(times))
-    older = (tmp_path / "g.views/bo.txt").read_text()
-    at_move_2 = game.read_bytes()
-    for _ in range(2):
-        play_signed(game, keys, tmp_path, key, next(times))
-    latest = (tmp_path / "g.views/bo.txt").read_text()
+    game, older, at_move_2, latest = _ben_at_moves_2_and_4(tmp_path)
     saved = _hidden(tmp_path / "ben.eml", older, latest, how)
     from rebis_pbm.record.witness import WITNESS_LINE
     raw = saved.read_bytes().decode("utf-8", "replace")
