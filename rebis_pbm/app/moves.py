@@ -502,6 +502,14 @@ def _join(game: PathLike, record: Record, replay: Replay, seed: str, move: JoinM
             raise Refused(phrase=Phrase(N_("{source}: move rejected: {player} has joined "
                                            "already; a player joins once"),
                                         {"source": source, "player": move.player}))
+    if move.after is not None and (move.commitment is not None or not record.two_rounds):
+        # only a second-round join answers a history (the commitments'): a commitment and a
+        # one-round join name the header, which verify holds them to (join_bound)
+        raise Refused(phrase=Phrase(N_("{source}: move rejected: a commitment, or a join of a "
+                                       "one-round deal, names this game's header "
+                                       "(header_sha256: {header}), not after: remove after: "
+                                       "and sign the file again"),
+                                    {"source": source, "header": record.header_sha256}))
     if (move.header is None and signed is not None and record.pins_history
             and move.after is None):
         # rebis-pbm/4: a signed join pins the game's header as a signed move pins its history

@@ -653,3 +653,45 @@ def test_an_extension_lengthens_the_round_it_is_logged_in_not_the_next(tmp_path)
     assert not record.joining()
     assert deadline_of(record) == "2025-01-02T14:00:00Z"  # turn 1: 24 h from the deal, no more
     assert run_inproc("verify", game).code == 0
+
+
+def test_attack_a_commitment_naming_a_made_up_after_is_refused_by_apply(tmp_path):
+    """The attack (a tenth tester): ann's signed commitment names a made-up ``after:`` instead
+    of the header; apply took it, and the record then failed verify for good ("signed for
+    another game", which points at the referee) while apply went on writing to it. apply
+    refuses it now (exit 1, nothing written); the game goes on and verifies."""
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in PLAYERS}
+    game = new_game(tmp_path / "ref", keys)
+    before = game.read_bytes()
+    made_up = tmp_path / "ann.yaml"
+    made_up.write_text(f"game: tr\nplayer: ann\nafter: {'ab' * 32}\n"
+                       f"commitment: {commitment_of('tr', 'ann', 'my words')}\n")
+    Path(f"{made_up}.sig").write_bytes(ssh_sign(keys["ann"], made_up.read_bytes()))
+    refused = apply(game, made_up)
+    assert refused.code == 1 and "names this game's header" in refused.err, refused.err
+    assert game.read_bytes() == before
+    commit_all(game, tmp_path, keys)
+    assert run_inproc("verify", game).code == 0
+
+
+@pytest.mark.parametrize("record_format", ["rebis-pbm/2", "rebis-pbm/4"])
+def test_attack_a_one_round_join_naming_after_is_refused_by_apply(tmp_path, record_format):
+    """The same in a one-round fair deal (an unsigned join, so anyone who can send one in
+    ann's name): a join naming ``after:`` bricked the record (verify read it as a commitment
+    of two rounds). apply refuses it; an honest join then deals and verifies."""
+    folder = tmp_path / "ref"
+    folder.mkdir()
+    game = folder / "game.yaml"
+    made = run_inproc("new", game, "--seed", "one round after test", "--insecure-seed",
+                      "--game-id", "tr", "--player", "ann", "--player", "ben",
+                      "--record-format", record_format)
+    assert made.code == 0, made.err
+    before = game.read_bytes()
+    join = tmp_path / "ann.yaml"
+    join.write_text(f"game: tr\nplayer: ann\nafter: {'cd' * 32}\njoin: my own words\n")
+    refused = apply(game, join)
+    assert refused.code == 1 and "names this game's header" in refused.err, refused.err
+    assert game.read_bytes() == before
+    join.write_text("game: tr\nplayer: ann\njoin: my own words\n")
+    assert apply(game, join).code == 0
+    assert run_inproc("verify", game).code == 0
