@@ -218,6 +218,33 @@ def test_a_copy_of_a_game_counts_once(cli, shard, tmp_path):
     assert again["reason"].startswith("another record of game g1 is counted")
 
 
+def test_a_record_a_player_pushed_to_a_games_folders_is_no_record_of_the_league(cli, shard,
+                                                                             tmp_path):
+    """The attacks (a tenth tester): in a git shard a player pushes to ``NAME/moves/`` an old
+    copy of another game's record (found first, it knocked the real, finished one out as "a
+    copy") or a game of their own they refereed alone (a win for them). Records in a game's
+    players' folders (moves, commands, refusals, answers) are not the league's: the table is
+    the real games', and neither file is listed."""
+    copy = tmp_path / "shard"
+    shutil.copytree(shard, copy)
+    honest = json.loads(cli("league", copy, "--format", "json").out)
+    clock = Clock()
+    own = new(tmp_path / "elsewhere", "bonus", ["ana", "dee"])
+    play(own, clock)
+    for i, (name, stale) in enumerate((("g1", (shard / "g3" / "game.yaml").read_bytes()),
+                                       ("g1", own.read_bytes()))):
+        for folder in ("moves", "commands", "refusals", "answers"):
+            (copy / name / folder).mkdir(exist_ok=True)
+            (copy / name / folder / f"turn-99{i}-ana.yaml").write_bytes(stale)
+    data = json.loads(cli("league", copy, "--format", "json").out)
+    assert data == honest
+    assert all(g["game"] != "bonus" for g in data["games"])
+    # `verify FOLDER` leaves the same folders out: as many records as in the shard
+    counted = [json.loads(cli("verify", folder, "--format", "json").out)["records"]
+               for folder in (copy, shard)]
+    assert counted[0] == counted[1] == 4, counted
+
+
 def test_records_at_the_top_of_a_folder_count_as_well(cli, shard, tmp_path):
     flat = tmp_path / "flat"
     flat.mkdir()

@@ -22,6 +22,7 @@ from rebis_pbm.errors import Failed, InputError, Refused, SeedError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
 from rebis_pbm.files.lock import locked
 from rebis_pbm.files.names import (
+    PLAYERS_FOLDERS,
     QUEUE_SUFFIX,
     RECORD_SUFFIX,
     SECRET_SUFFIX,
@@ -192,8 +193,10 @@ def _refuse_other_kind(data: bytes, source: str) -> None:
 def record_paths(paths: Iterable[PathLike]) -> list[str]:
     """The records that ``paths`` name: a file as given; for a folder, every record in it and
     its subfolders (a ``.yaml`` file that starts with the header rebis-pbm writes on every
-    record, :data:`~rebis_pbm.record.HEADER`), by name, leaving out views, mail queues and
-    hidden folders. Each record once, in the order given.
+    record, :data:`~rebis_pbm.record.HEADER`), by name, leaving out views, mail queues, hidden
+    folders and a git game's folders its players write to
+    (:data:`~rebis_pbm.files.names.PLAYERS_FOLDERS`: a copy or a game of their own pushed to
+    ``moves/`` is no record of the league). Each record once, in the order given.
 
     Raises:
         InputError: a path that does not exist, or a folder with no record (exit 2).
@@ -210,7 +213,8 @@ def record_paths(paths: Iterable[PathLike]) -> list[str]:
         before = len(found)
         for folder, subfolders, files in os.walk(path):
             subfolders[:] = sorted(d for d in subfolders if not d.startswith(".")
-                                   and not d.endswith((VIEWS_SUFFIX, QUEUE_SUFFIX)))
+                                   and not d.endswith((VIEWS_SUFFIX, QUEUE_SUFFIX))
+                                   and d not in PLAYERS_FOLDERS)
             for name in sorted(files):
                 if not name.endswith(RECORD_SUFFIX) or name.endswith(SECRET_SUFFIX):
                     continue

@@ -22,6 +22,7 @@ __all__ = [
     "DEFAULT_GAME",
     "ENCRYPTED",
     "MOVE_NAME",
+    "PLAYERS_FOLDERS",
     "QUEUE_SUFFIX",
     "RECORD_SUFFIX",
     "SECRET_SUFFIX",
@@ -47,6 +48,9 @@ ENCRYPTED: Final = ".age"  # the suffix of a file encrypted with age to its read
 # a signature beside it (sealed with a sealed move) is its companion, read with it.
 MOVE_NAME: Final = re.compile(r"turn-([0-9]+)-(.+?)\.yaml(\.age)?")
 COMPANION: Final = re.compile(r"turn-[0-9]+-.+\.yaml\.sig(\.age)?")
+# A game's folders in a git repository (docs/git.md) that its players write to, or the job
+# answers them in: a record found there is nobody's game record (a player can push any file).
+PLAYERS_FOLDERS: Final = ("moves", "commands", "refusals", "answers")
 
 
 def _beside(record_path: PathLike, suffix: str) -> str:

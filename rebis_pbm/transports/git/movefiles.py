@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 
 from rebis_pbm import app as referee
 from rebis_pbm.errors import ExitCode, Failed, Refused, one_line
-from rebis_pbm.files.names import COMPANION, DEFAULT_GAME, MOVE_NAME, SIGNATURE
+from rebis_pbm.files.names import COMPANION, DEFAULT_GAME, MOVE_NAME, PLAYERS_FOLDERS, SIGNATURE
 from rebis_pbm.transports.git.repository import SYMLINK, Git, Listing, changed_files
 
 if TYPE_CHECKING:
     from rebis_pbm.record import Record
 
-MOVES = "moves/"
-REFUSALS = "refusals/"  # in a public repository: each refusal's reason, encrypted to its mover
-COMMANDS = "commands/"  # players' commands, NAME-WORDS.txt (docs/git.md, "Commands")
-ANSWERS = "answers/"    # the job's answers to them
+# rebis_pbm.files.names.PLAYERS_FOLDERS, each with its slash. REFUSALS: in a public repository,
+# each refusal's reason, encrypted to its mover; COMMANDS: players' commands, NAME-WORDS.txt
+# (docs/git.md, "Commands"); ANSWERS: the job's answers to them.
+MOVES, COMMANDS, REFUSALS, ANSWERS = (f"{folder}/" for folder in PLAYERS_FOLDERS)
 # The characters a move file's name may hold (its form: rebis_pbm.files.names.MOVE_NAME): the
 # schema's player names' (schemas/move.schema.json, $defs/player: Latin letters with accents,
 # precomposed, so turn-001-José.yaml in NFC; tests/transports check the two agree) and '.'.
