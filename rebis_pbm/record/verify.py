@@ -458,6 +458,13 @@ def check_signature(record: Record, index: int, key: str | None) -> Problem | No
                        found="no signature", **at)
     from rebis_pbm.crypto.signatures import open_signed, signed_by
     signature = proof.signature
+    if proof.sealed is not None and not isinstance(entry, SealedMove):
+        # only a closing play's signed file is sealed (its card lies face down, R8.1): a sealed
+        # "signature" on a move in the clear would go unchecked until the seed is revealed
+        return Problem("signature", "this move's signed file is sealed, but the move is no "
+                       "closing play: only a closing play's file is kept sealed, so its "
+                       "signature cannot be the player's", expected="the signed move file in "
+                       "the clear (signature and signed)", found="a sealed signed file", **at)
     if proof.sealed is not None:
         if key is None:
             return None  # checked once the seed is revealed
