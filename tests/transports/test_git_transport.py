@@ -752,10 +752,9 @@ def test_git_two_rounds_takes_commitments_then_joins_then_deals(tmp_path, monkey
     assert run("verify", repo / "game.yaml").returncode == 0
 
 
-def test_players_with_accented_names_and_addresses_play_through_git(tmp_path, monkeypatch):
-    # turn-001-José.yaml: the git transport's move file names take the schema's player names
-    # (Latin letters with accents, NFC; movefiles.SAFE_NAME), in a rebis-pbm/5 record whose
-    # keyed record digest holds the addresses under those names (docs/audit.md, "Canonical form")
+def _accented_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A game repository (examples/git) of José, Zoë and Émile with their addresses, made by
+    ``new``: the repository and the players' addresses."""
     players = {"José": "jose@example.org", "Zoë": "zoe@example.org", "Émile": "emile@example.org"}
     repo = tmp_path / "rebis-game"
     shutil.copytree(REPO / "examples" / "git", repo)
@@ -764,6 +763,14 @@ def test_players_with_accented_names_and_addresses_play_through_git(tmp_path, mo
     git(repo, "config", "user.email", REFEREE[1])
     made = run(*new_args(repo / "game.yaml", SEED, "gitgame", players=players))
     assert made.returncode == 0, made.stderr
+    return repo, players
+
+
+def test_players_with_accented_names_and_addresses_play_through_git(tmp_path, monkeypatch):
+    # turn-001-José.yaml: the git transport's move file names take the schema's player names
+    # (Latin letters with accents, NFC; movefiles.SAFE_NAME), in a rebis-pbm/5 record whose
+    # keyed record digest holds the addresses under those names (docs/audit.md, "Canonical form")
+    repo, players = _accented_repo(tmp_path)
     assert "format: rebis-pbm/6" in (repo / "game.yaml").read_text(encoding="utf-8")
     shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
     monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
@@ -885,14 +892,7 @@ def test_a_move_file_named_in_nfd_is_applied_as_its_players(tmp_path, monkeypatc
     # macOS commits moves/turn-001-José.yaml with "e" and a combining accent (NFD): the name is
     # taken in NFC, as the players' names are, and the move is applied (never a stopped game).
     import unicodedata
-    players = {"José": "jose@example.org", "Zoë": "zoe@example.org", "Émile": "emile@example.org"}
-    repo = tmp_path / "rebis-game"
-    shutil.copytree(REPO / "examples" / "git", repo)
-    git(repo, "init", "--quiet", "--initial-branch=main")
-    git(repo, "config", "user.name", REFEREE[0])
-    git(repo, "config", "user.email", REFEREE[1])
-    made = run(*new_args(repo / "game.yaml", SEED, "gitgame", players=players))
-    assert made.returncode == 0, made.stderr
+    repo, players = _accented_repo(tmp_path)
     shutil.move(repo / "game.secret.yaml", tmp_path / "referee-only.secret.yaml")
     monkeypatch.setenv("REBIS_PBM_SEED", key(repo))
     git(repo, "add", "--all")
