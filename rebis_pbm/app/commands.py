@@ -27,6 +27,7 @@ from rebis_pbm.files.atomic import PathLike
 from rebis_pbm.files.lock import locked
 from rebis_pbm.record import Record, Replay
 from rebis_pbm.record.deadlines import RESIGNED, resigned
+from rebis_pbm.record.witness import history_point
 
 if TYPE_CHECKING:
     from rebis_pbm.app.absences import Away
@@ -35,18 +36,33 @@ LINE = re.compile(r"[ \t]*([A-Za-z][A-Za-z-]*)((?:[ \t]+[^\s:]+)*)[ \t]*")  # NA
 # away FROM TO [GAME]: its times may hold ":" (2026-12-10T09:00Z), which a move's first line has
 AWAY = re.compile(r"[ \t]*(away)((?:[ \t]+\S+){0,4})[ \t]*", re.IGNORECASE)
 DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+# a command naming the point of the history it answers (issue 27): "... after D actions K"
+POINT = re.compile(r"(.*?)[ \t]+after[ \t]+(\S+)(?:[ \t]+actions[ \t]+(\S+))?[ \t]*",
+                   re.IGNORECASE | re.DOTALL)
+DIGEST = re.compile(r"[0-9a-f]{64}")
+COUNT = re.compile(r"0|[1-9][0-9]{0,8}")
+# the commands that change the record: carried out only at the point of history they name
+CHANGING = frozenset({"away", "back", "resign"})
+# those a player with a key must sign with their point (resign is refused to them anyway: the
+# bot cannot sign their moves), so that the refusal they get is the one that counts
+POINTED = CHANGING - {"resign"}
 
 
 class Command(NamedTuple):
     """A command line read (:func:`parse_command`): its ``name`` (lower case, possibly no
     command's), the game it names (``game``, or None), the ``line`` as written (what a
     player with a key signs) and the words the command takes (``args``: ``away``'s FROM and
-    TO)."""
+    TO); the point of the history it answers, as written, when the line ends with one
+    (``after D actions K``: ``after`` D and ``actions`` K, checked by :func:`check_point`),
+    and ``words``, the line without it."""
 
     name: str
     game: str | None
     line: str
     args: tuple[str, ...] = ()
+    after: str | None = None
+    actions: str | None = None
+    words: str = ""
 
 
 class Answer(NamedTuple):
@@ -113,6 +129,11 @@ def help_text(lang: str | None, record: Record | None = None) -> str:
                     "game (\"history GAME\"): ssh-keygen -Y sign -f KEY -n rebis-pbm FILE, with "
                     "FILE holding that line; attach FILE.sig, or paste the signature below "
                     "the line.")]
+    if record is not None and record.pins_history and "away" not in off:
+        lines.append(_("Signed, away and back also end with the point of the history they "
+                       "answer, as your own view gives it (\"Your signed away and back commands "
+                       "end with: ...\"): \"back GAME after D actions K\"; each is carried out "
+                       "only at that point, once."))
     return "\n".join(lines)
 
 
@@ -391,20 +412,96 @@ def parse_command(line: str) -> Command | None:
     """The command in one line of text, or None when the line is not one: a word (letters and
     ``-``) with at most one more word (the game id) and no ``:`` (a move file's first line
     always has one, or starts with ``#``, ``---`` or ``{``); ``away`` takes up to four words
-    (FROM TO, then the game id), whose times may hold ``:``. The name may be no command's
-    (:func:`carry_out` answers it with the help)."""
+    (FROM TO, then the game id), whose times may hold ``:``. Either may end with the point of
+    the history it answers, ``after D actions K``
+    (:func:`rebis_pbm.record.witness.history_point`). The name may be no
+    command's (:func:`carry_out` answers it with the help).
+
+    >>> parse_command("back g1 after " + "0" * 64 + " actions 2")[:2]
+    ('back', 'g1')
+    >>> parse_command("away 2026-12-10 2026-12-17 g1").args
+    ('2026-12-10', '2026-12-17')
+    """
+    point = POINT.fullmatch(line)
+    if point is not None:
+        command = _parse_words(point.group(1))
+        return None if command is None else command._replace(
+            line=line.strip(), after=point.group(2), actions=point.group(3))
+    return _parse_words(line)
+
+
+def _parse_words(line: str) -> Command | None:
+    """:func:`parse_command` of a line without its point of history."""
     away = AWAY.fullmatch(line)
     if away is not None:  # away FROM TO [GAME]
         words = away.group(2).split()
         return Command("away", words[2] if len(words) == 3 else None, line.strip(),
-                       tuple(words[:2]) if len(words) == 3 else tuple(words))
+                       tuple(words[:2]) if len(words) == 3 else tuple(words),
+                       words=line.strip())
     found = LINE.fullmatch(line)
     if found is None:
         return None
     words = found.group(2).split()
     if len(words) > 1:
         return None
-    return Command(found.group(1).lower(), words[0] if words else None, line.strip())
+    return Command(found.group(1).lower(), words[0] if words else None, line.strip(),
+                   words=line.strip())
+
+
+def line_to_sign(record: Record, command: Command) -> str:
+    """``command``'s line as a player with a key signs it now: its words, the game's id when
+    they name none, then the point of the history
+    (:func:`~rebis_pbm.record.witness.history_point`)."""
+    words = command.words or command.line
+    if command.game is None:
+        words += f" {record.game}"
+    return f"{words} {history_point(record)}"
+
+
+def check_point(record: Record, command: Command) -> None:
+    """A command that changes the record (``away``, ``back``, ``resign``) and names a point of
+    the history is carried out only at that point (issue 27): anything logged since, a move or
+    an act (its own first carrying out included), makes it stale, so that nobody who saw a
+    player's signed command can have it carried out again. A command changing nothing answers
+    at any point; a point of the wrong form is refused either way.
+
+    Raises:
+        Refused: a point that is not ``after D actions K`` (D 64 hexadecimal digits, K a
+            count), or, for a changing command, not this record's point now (exit 1; the
+            sentence gives the line to sign now).
+    """
+    if command.after is None:
+        return
+    now = history_point(record)
+    if (not DIGEST.fullmatch(command.after) or command.actions is None
+            or not COUNT.fullmatch(command.actions)):
+        raise Refused(phrase=Phrase(N_(
+            "the command's end \"after {after} actions {actions}\" is not a point of the "
+            "history: it reads after D actions K, D the chain_sha256 of your view's witness "
+            "(64 hexadecimal digits) and K the number of the referee's logged actions; sign "
+            "the line \"{line}\""),
+            {"after": command.after, "actions": command.actions or "",
+             "line": line_to_sign(record, command)}))
+    if command.name not in CHANGING or now == f"after {command.after} actions {command.actions}":
+        return
+    seen = next((k for k in range(len(record.moves) + 1)
+                 if record.prev_digest(k) == command.after), None)
+    if seen is None and (command.after == record.header_sha256
+                         or any(j.chain_sha256 == command.after for j in record.joins)):
+        seen = 0  # a point of the join phase
+    if seen is None:
+        raise Refused(phrase=Phrase(N_(
+            "this command answers another history than game {game}'s (after {after}...): "
+            "nothing changed; to have it carried out now, sign the line \"{line}\""),
+            {"game": record.game, "after": command.after[:12],
+             "line": line_to_sign(record, command)}))
+    raise Refused(phrase=Phrase(N_(
+        "this command answers move {seen} with {actions} logged actions, but the game is now "
+        "at move {now} with {count}: a command that changes the game is carried out only at "
+        "the point it names, once; nothing changed; to have it carried out now, sign the line "
+        "\"{line}\""),
+        {"seen": seen, "actions": command.actions, "now": len(record.moves),
+         "count": len(record.actions), "line": line_to_sign(record, command)}))
 
 
 def command_signature(record: Record, player: str, command: Command,
@@ -412,10 +509,14 @@ def command_signature(record: Record, player: str, command: Command,
     """A command of a player who registered a key must be signed as their moves are: the
     armoured SSH signature (namespace ``rebis-pbm``) over the command line followed by a line
     feed, a line that names the game (so that a signed command cannot be sent again to another
-    game). Nothing to check for a player without a key.
+    game) and, for a command that changes the record in a rebis-pbm/4 or later game, the point
+    of the history it answers (:func:`~rebis_pbm.record.witness.history_point`, checked by
+    :func:`check_point`: so that
+    it cannot be carried out again in this game). Nothing to check for a player without a key.
 
     Raises:
-        Refused: no signature, one that does not check, or a line that names no game.
+        Refused: no signature, one that does not check, a line that names no game, or a
+            changing command's line that names no point of the history.
     """
     from rebis_pbm.crypto.signatures import signed_by
     keys = record.player_keys(player)
@@ -437,6 +538,13 @@ def command_signature(record: Record, player: str, command: Command,
             "the command's signature does not check against {player}'s key over the line "
             "\"{line}\" (sign a file holding exactly that line, with ssh-keygen -Y sign -n "
             "rebis-pbm)"), {"player": player, "line": command.line}))
+    if command.name in POINTED and command.after is None and record.pins_history:
+        raise Refused(phrase=Phrase(N_(
+            "a signed {name} names the point of the history it answers, so that nobody who "
+            "sees it can have it carried out again: sign the line \"{line}\" (its end is "
+            "your latest view's: the chain_sha256 of its witness and the number of the "
+            "referee's logged actions)"),
+            {"name": command.name, "line": line_to_sign(record, command)}))
 
 
 def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *,
@@ -448,7 +556,8 @@ def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *
     change writes the views (default: beside the record).
 
     Raises:
-        Refused: the command names another game, or cannot be carried out now (``moves`` when
+        Refused: the command names another game, or a point of the history where it cannot
+            be carried out (:func:`check_point`), or cannot be carried out now (``moves`` when
             it is not the player's turn, ``resign`` as :func:`resign` refuses); nothing
             changed. The referee's side raises as :func:`open_game`.
     """
@@ -458,6 +567,7 @@ def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *
         raise Refused(phrase=Phrase(N_("this command is for game {named}, but this is game "
                                        "{game}; nothing changed"),
                                     {"named": command.game, "game": record.game}))
+    check_point(record, command)
     spec = COMMANDS.get(command.name)
     if spec is None:
         return Answer(_("the commands"), _("\"{name}\" is not a command.").format(

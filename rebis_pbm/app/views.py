@@ -71,6 +71,9 @@ def record_view(record: Record, replay: Replay, viewer: str | None,
     if viewer is not None and viewer in record.players and record.player_keys(viewer):
         # the keys the viewer's moves must be signed with (public): check --view says so
         view["your_keys"] = list(record.player_keys(viewer))
+        if record.pins_history and record.seed is None:  # the game goes on (issue 27)
+            from rebis_pbm.record.witness import history_point
+            view["command_point"] = history_point(record)  # what their signed commands name
     if record.referee_recipient:  # public: what players seal their moves to (rebis-pbm/3)
         view["referee_recipient"] = record.referee_recipient
     view["witness"] = {"game": record.game, "move": len(record.moves),

@@ -208,3 +208,4 @@ class View(_ViewRequired, total=False):
     witness: Witness
     witness_signature: str  # the referee's signature of the witness line (rebis-pbm/4)
     your_keys: list[str]  # the viewer's registered public keys, their own view only
+    command_point: str  # after D actions K: what the viewer's signed commands name (rebis-pbm/4)

@@ -42,6 +42,16 @@ def _recipient_text(view: View, _: Gettext) -> list[str]:
         recipient=r)] if r else []
 
 
+def _command_text(view: View, _: Gettext) -> list[str]:
+    """Where the viewer's signed commands end (``command_point``, their own view only; issue
+    27): the game's id, then the point of the history."""
+    point = view.get("command_point")
+    if not point:
+        return []
+    return [_("Your signed away and back commands end with: {end}").format(
+        end=f"{view['game']} {point}")]
+
+
 def _witness_text(view: View, _: Gettext) -> list[str]:
     """The witness line in the reader's words (``verify --witness`` reads it in each language,
     :data:`rebis_pbm.record.trust.WITNESS_LINE`)."""
@@ -170,7 +180,8 @@ def render_text(view: View, lang: str | None = None) -> str:
                             "its join text, and send it; with the game's record at hand, "
                             "`rebis-pbm moves GAME --player NAME` writes one with random "
                             "entropy):"), view["move_template"].rstrip("\n")]
-        return "\n".join(lines + [""] + _recipient_text(view, _) + _witness_text(view, _)) + "\n"
+        return "\n".join(lines + [""] + _recipient_text(view, _) + _command_text(view, _)
+                         + _witness_text(view, _)) + "\n"
     lines = []
     lines.append(_("Rebis game {game} - {who}").format(game=view["game"], who=who))
     lines.append(standing(view["phase"], view["turn"], view.get("to_move"),
@@ -245,7 +256,7 @@ def render_text(view: View, lang: str | None = None) -> str:
     else:
         lines.append(_("Cards: +n / -n face up with their sign; [?] face down; [n] face down, "
                        "placed by you."))
-    lines += _recipient_text(view, _) + _witness_text(view, _)
+    lines += _recipient_text(view, _) + _command_text(view, _) + _witness_text(view, _)
     return "\n".join(lines) + "\n"
 
 

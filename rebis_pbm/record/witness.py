@@ -6,6 +6,8 @@ trust, and what you need not").
 * :func:`check_witness`: whether a record holds a witness.
 * :func:`check_witness_signature`: in a game with a referee key (rebis-pbm/4), whether its
   referee signed the witness; :func:`signed_witnesses`, of every witness a file holds.
+* :func:`history_point`: the point of the history a player's command names, as their view
+  shows it (``after D actions K``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ if TYPE_CHECKING:
 
     from rebis_pbm.record.model import Record
 
-__all__ = ["WITNESS_LINE", "Witness", "check_witness", "check_witness_signature", "other_header",
-           "read_witnesses", "saved_texts", "signature_after", "signed_witnesses"]
+__all__ = ["WITNESS_LINE", "Witness", "check_witness", "check_witness_signature", "history_point",
+           "other_header", "read_witnesses", "saved_texts", "signature_after", "signed_witnesses"]
 
 
 class Witness(NamedTuple):
@@ -256,3 +258,12 @@ def _check_actions(record: Record, witness: Witness) -> str | None:
     return (f"{witness.source} saw game {record.game} with {witness.actions} logged actions at "
             f"move {witness.move}, but the record holds only {held} logged by then: acts were "
             f"cut off since")
+
+
+def history_point(record: Record) -> str:
+    """The point of ``record``'s history a command sent now names (issue 27; docs/mail.md,
+    "Commands"): ``after D actions K``, D the chain digest after its last entry (what a view's
+    witness holds) and K the number of the referee's logged actions. Every move and every act
+    changes it, so a signed ``away``, ``back`` or ``resign`` naming it is carried out once:
+    sent again, it is stale (:func:`rebis_pbm.app.commands.check_point`)."""
+    return f"after {record.last_digest()} actions {len(record.actions)}"

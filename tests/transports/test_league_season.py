@@ -97,6 +97,12 @@ class MailGame:
         return self.send(sender, line, "", [("c.txt.sig",
                                               ssh_sign(self.keys[sender], (line + "\n").encode()))])
 
+    def point(self, player: str) -> str:
+        """The end of ``player``'s signed commands that change the game, as their own view
+        gives it (``command_point``: the point of the history they answer, issue 27)."""
+        view = yaml.safe_load((self.game.with_name("game.views") / f"{player}.yaml").read_text())
+        return str(view["command_point"])
+
     def move(self) -> str:
         """The player to move sends the greedy bot's choice, signed, by mail."""
         state = referee.open_game(self.game).replay.state
@@ -135,7 +141,7 @@ def play_mail(game: MailGame) -> dict:
     # an absence: alice is away for three days from an hour on; the deadline moves with it
     before = deadline_of(referee.open_game(game.game).record)
     start, end = hours(T0, 1), hours(T0, 73)
-    said = game.command("alice", f"away {start} {end} mail")
+    said = game.command("alice", f"away {start} {end} mail {game.point('alice')}")
     assert "command away (alice); answer queued" in said
     [answer] = game.new()
     assert answer["Subject"] == "[Rebis mail] absence enregistrée"
@@ -146,7 +152,8 @@ def play_mail(game: MailGame) -> dict:
     waiting = invoke("tick", game.game, "--now", hours(before, 25), "--referee", REFEREE)
     assert waiting.exit_code == 0 and "moved for" not in waiting.output, waiting.output
     assert "late" not in waiting.output
-    assert "command back (alice); answer queued" in game.command("alice", "back mail")
+    said = game.command("alice", f"back mail {game.point('alice')}")
+    assert "command back (alice); answer queued" in said
     assert game.new()[0]["Subject"] == "[Rebis mail] tu es de retour"
     # a late notice, then the stand-in move once the grace period is over
     game.move()  # turn 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import pytest
+import yaml
 from test_mail_commands import PLAYERS, REFUSED, Post, make_game, message, only_to, text_of
 
 from rebis_pbm.app import open_game
@@ -94,6 +95,9 @@ def test_a_signed_players_away_must_be_signed_and_name_the_game(tmp_path):
     assert "command away refused" in post.mail_in().output
     assert REFUSED["pt"] in only_to(post.new(), PLAYERS["alice"])["Subject"]
     assert absences(open_game(game).record) == []
+    # signed, it ends with the point of the history it answers, as her view gives it
+    line += " " + yaml.safe_load(game.with_name("game.views").joinpath("alice.yaml").read_text(
+        ))["command_point"]
     post.deliver(message(PLAYERS["alice"], line, "",
                          [("c.txt.sig", ssh_sign(key, (line + "\n").encode()))],
                          msgid="<s2@example.org>"))
