@@ -7,7 +7,9 @@ built from the listed document and the view's move template, so it carries every
 carry), signs it with the player's SSH key, seals it to the referee in a game that takes sealed
 moves, and sends it: by SMTP with the player's own settings, or by a commit pushed to their clone
 of the game's repository. In a fair deal's join phase it writes the player's join instead, with
-fresh random entropy. It reads only the player's own view: no record, no seed.
+fresh random entropy. With ``--command`` it writes, signs and sends a player's command line
+instead (:func:`command_line`, :func:`write_command`). It reads only the player's own view: no
+record, no seed.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from rebis_pbm.app.games import abandoned_no_move, no_move_to_make
 from rebis_pbm.engine.phrases import N_, Phrase
-from rebis_pbm.errors import Failed, InputError, Refused, UsageError
+from rebis_pbm.errors import ExitCode, Failed, InputError, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
-from rebis_pbm.files.names import ENCRYPTED, SIGNATURE, move_file_name
+from rebis_pbm.files.names import ENCRYPTED, SIGNATURE, command_file_name, move_file_name
 
 if TYPE_CHECKING:
     from rebis_pbm.present.describe import Described
@@ -249,6 +251,106 @@ def sign(path: PathLike, key: PathLike) -> bytes:
         return ssh_sign(f.read(), key, os.fspath(path))
 
 
+# --- a command instead of a move (docs/play.md, "Commands") ----------------------------------
+
+class CommandLine(NamedTuple):
+    """A command as ``play --command`` builds it from the player's view: its ``name``
+    (``away``, ``back``, ...) and the ``line`` a referee accepts from them."""
+
+    name: str
+    line: str
+
+
+def _not_written(text: str, values: dict[str, object]) -> Refused:
+    """A refusal of ``play --command`` (exit 2: the player's input), nothing written."""
+    return Refused(None, ExitCode.INPUT, phrase=Phrase(text, values))
+
+
+def command_line(opened: OpenedView, words: str, signed: bool) -> CommandLine:
+    """The line the referee accepts for the command ``words`` (as a player types it, read by
+    :func:`rebis_pbm.app.commands.parse_command`), from the viewer's own view: the words (their
+    spaces made single: a mail's subject is read so), the view's game id when they name none,
+    then, for a command carried out only at a point of the history
+    (:data:`~rebis_pbm.app.commands.POINTED`: ``away``, ``back``) when the view gives one
+    (``command_point``, a keyed player's view of a rebis-pbm/4 or later game), that point.
+    ``signed``: a key was given to sign it.
+
+    Raises:
+        Refused: (exit 2, nothing written) the spectator view; words that are no command, an
+            ``away`` without its two dates, or words that name another game or end with another
+            point than the view's; a player who registered a key (``your_keys``) and gave
+            none to sign it.
+    """
+    from rebis_pbm.app.commands import COMMANDS, POINTED, parse_command
+
+    view = opened.view
+    game = str(view["game"])
+    if view.get("viewer") is None:
+        raise _not_written(N_("this is the spectator view, which is nobody's: write your "
+                              "command from your own view"), {})
+    said = " ".join(words.split())
+    command = parse_command(said) if said else None
+    if command is None or command.name not in COMMANDS:
+        raise _not_written(N_("\"{words}\" is not a command: write one of {commands}"),
+                           {"words": said, "commands": ", ".join(COMMANDS)})
+    if command.game is not None and command.game != game:
+        raise _not_written(N_("this command names game {named}, but your view is of game "
+                              "{game}; nothing was written"),
+                           {"named": command.game, "game": game})
+    if command.name == "away" and len(command.args) != 2:
+        raise _not_written(N_("away takes the two dates of your absence: away FROM TO (e.g. "
+                              "away 2026-12-10 2026-12-17)"), {})
+    point = view.get("command_point")
+    typed = said[len(command.words):].strip() if command.after is not None else None
+    if typed is not None and typed != point:
+        raise _not_written(N_("write the command without its end \"{typed}\": play ends it "
+                              "with the point of the history your view gives"),
+                           {"typed": typed})
+    if view.get("your_keys") and not signed:
+        raise _not_written(N_("you registered a key, so your commands must be signed: give "
+                              "your SSH private key with --key; nothing was written"), {})
+    line = command.words + ("" if command.game is not None else f" {game}")
+    if point and command.name in POINTED:
+        line += f" {point}"
+    return CommandLine(command.name, line)
+
+
+def write_command(opened: OpenedView, command: CommandLine, out_dir: PathLike = ".",
+                  key: PathLike | None = None) -> Written:
+    """Write ``command``'s line and a line feed into ``out_dir`` as
+    :func:`~rebis_pbm.files.names.command_file_name` (``GAME-PLAYER-command.txt``, mode 0600
+    as a move file), and sign it with ``key`` (``FILE.sig``, :func:`sign`); never sealed (a
+    command's line holds nothing secret).
+
+    Raises:
+        Failed: ``ssh-keygen`` is missing or refused to sign (exit 2).
+        OSError: a file cannot be written.
+    """
+    path = os.path.join(os.fspath(out_dir),
+                        command_file_name(str(opened.view["game"]), str(opened.view["viewer"])))
+    write_atomic(path, (command.line + "\n").encode(), mode=0o600)
+    if key is None:
+        return Written(path, None, ())
+    write_atomic(path + SIGNATURE, sign(path, key), mode=0o644)
+    return Written(path, path + SIGNATURE, ())
+
+
+def command_in_repo(repo: PathLike, player: str, name: str) -> str:
+    """The name ``play --command --send git`` gives a command file in the clone ``repo``'s
+    ``commands/`` (docs/git.md, "Commands"): ``PLAYER-NAME-N.txt``, N the least number from 1
+    that neither a command waiting in ``commands/`` nor an answer in ``answers/`` (``.txt``,
+    or ``.txt.age``) has, so that a command collides with no other and its answer replaces
+    none."""
+    top = os.fspath(repo)
+    n = 1
+    while any(os.path.exists(os.path.join(top, *where))
+              for where in (("commands", f"{player}-{name}-{n}.txt"),
+                            ("answers", f"{player}-{name}-{n}.txt"),
+                            ("answers", f"{player}-{name}-{n}.txt{ENCRYPTED}"))):
+        n += 1
+    return f"{player}-{name}-{n}.txt"
+
+
 # --- sending ---------------------------------------------------------------------------------
 
 class MailSettings(NamedTuple):
@@ -353,12 +455,24 @@ def _password(settings: MailSettings) -> str | None:
     return None
 
 
+# What a mail of ``play --send`` says, by what it sends: its one line of text, and the failure.
+_MAIL_TEXT = {"move": N_("My move is attached (sent with rebis-pbm play)."),
+              "command": N_("My command is the subject of this mail (sent with rebis-pbm "
+                            "play).")}
+_NOT_SENT = {"move": N_("could not send through {server}: {reason}; the move file is written, "
+                        "send it again or attach it to a mail to the referee"),
+             "command": N_("could not send through {server}: {reason}; the command file is "
+                           "written, send it again or mail its line to the referee as the "
+                           "subject")}
+
+
 def send_mail(settings: MailSettings, game: str, subject: str, files: list[str],
-              lang: str | None = None) -> None:
+              lang: str | None = None, kind: str = "move") -> None:
     """Send ``files`` (the move file, and its ``.sig``) to the referee as attachments of one
     message from the player, subject ``[Rebis GAME] SUBJECT`` (as the referee's ``mail in``
     routes it), its one line of text in the player's language ``lang``, through the settings'
-    SMTP server.
+    SMTP server. ``kind`` ``command``: ``SUBJECT`` is a command line (which ``mail in`` reads
+    from the subject, unfolded), ``files`` its signature alone, and the text says so.
 
     Raises:
         Failed: the server cannot be reached or refuses the message (exit 2; with a phrase).
@@ -375,14 +489,14 @@ def send_mail(settings: MailSettings, game: str, subject: str, files: list[str],
     msg["Subject"] = f"[Rebis {game}] {subject}"
     msg["Message-ID"] = make_msgid(domain=settings.sender.rpartition("@")[2] or None)
     from rebis_pbm.present.i18n import gettext_for
-    said = gettext_for(lang)(N_("My move is attached (sent with rebis-pbm play)."))
+    said = gettext_for(lang)(_MAIL_TEXT[kind])
     msg.set_content(said + "\n")
     for file in files:
         with open(file, "rb") as f:
             data = f.read()
-        kind = ("application", "yaml") if file.endswith((".yaml", ".yml")) else \
+        mime = ("application", "yaml") if file.endswith((".yaml", ".yml")) else \
             ("application", "octet-stream")
-        msg.add_attachment(data, maintype=kind[0], subtype=kind[1],
+        msg.add_attachment(data, maintype=mime[0], subtype=mime[1],
                            filename=os.path.basename(file))
     password = _password(settings)
     where = f"{settings.smtp}:{settings.port}"
@@ -399,15 +513,13 @@ def send_mail(settings: MailSettings, game: str, subject: str, files: list[str],
                 server.login(settings.user, password or "")
             server.send_message(msg)
     except (OSError, smtplib.SMTPException) as exc:
-        raise Failed(phrase=Phrase(N_("could not send through {server}: {reason}; the move file "
-                                      "is written, send it again or attach it to a mail to the "
-                                      "referee"), {"server": where, "reason": str(exc)})
+        raise Failed(phrase=Phrase(_NOT_SENT[kind], {"server": where, "reason": str(exc)})
                      ) from None
 
 
-def git_folder(repo: PathLike) -> str:
+def git_folder(repo: PathLike, folder: str = "moves") -> str:
     """The moves folder of the game whose clone is ``repo`` (the folder of its ``game.yaml``):
-    ``REPO/moves``.
+    ``REPO/moves`` (``folder``: ``REPO/FOLDER``, e.g. ``commands``).
 
     Raises:
         InputError: ``repo`` is not in a git work tree (exit 2).
@@ -417,25 +529,27 @@ def git_folder(repo: PathLike) -> str:
     if done.returncode != 0:
         raise InputError("this is not a clone of the game's repository (git finds none here); "
                          "give your clone's folder with --repo", source=os.fspath(repo))
-    return os.path.join(os.fspath(repo), "moves")
+    return os.path.join(os.fspath(repo), folder)
 
 
-def send_git(repo: PathLike, files: list[str], message: str) -> list[str]:
-    """Copy ``files`` into the game's ``moves/`` folder in the clone ``repo``, commit them
-    (with the player's own git identity, which the game's job checks) and push. Returns the
-    paths committed, relative to ``repo``.
+def send_git(repo: PathLike, files: list[str], message: str, folder: str = "moves",
+             names: list[str] | None = None) -> list[str]:
+    """Copy ``files`` into the game's ``moves/`` folder (``folder``) in the clone ``repo``,
+    under their own names (or ``names``, one for each), commit them (with the player's own
+    git identity, which the game's job checks) and push. Returns the paths committed, relative
+    to ``repo``.
 
     Raises:
         InputError: ``repo`` is no clone (exit 2).
         Failed: git refused to commit or push (its last line, exit 2; with a phrase).
     """
-    folder = git_folder(repo)
-    os.makedirs(folder, exist_ok=True)
+    into = git_folder(repo, folder)
+    os.makedirs(into, exist_ok=True)
     added = []
-    for file in files:
+    for n, file in enumerate(files):
         with open(file, "rb") as f:
             data = f.read()
-        target = os.path.join(folder, os.path.basename(file))
+        target = os.path.join(into, os.path.basename(file) if names is None else names[n])
         write_atomic(target, data, mode=0o644)
         added.append(os.path.relpath(target, os.fspath(repo)))
     for args in (["add", "--", *added], ["commit", "-q", "-m", message, "--", *added],

@@ -112,15 +112,26 @@ def choose(listed: list[Described], reserve: int, lang: str | None = None) -> De
               help="Take move N of the listing (`rebis-pbm moves --view VIEW --format text`) "
               "instead of asking.")
 @click.option("--quiet", is_flag=True, help="Do not print the view first.")
+@click.option("--command", "words", metavar="WORDS",
+              help="Send this command instead of a move (\"away 2026-12-10 2026-12-17\", "
+              "\"back\", \"history\", ...): written as GAME-PLAYER-command.txt with the game "
+              "and the point of the history your view gives, signed with --key.")
 def play(view_file: str, identity: str | None, key: str | None, out_dir: str, yes: bool,
          send: str | None, config: str | None, repo: str, number: int | None,
-         quiet: bool) -> None:
+         quiet: bool, words: str | None) -> None:
     """Choose your move from your own VIEW, write it as its move file, sign it (--key), seal
     it for a public game, and send it (--send). In a fair deal's join phase, write your join.
+    With --command, write, sign and send that command instead.
 
     Choices are numbered; type the number (or pipe the numbers in).
     """
     try:
+        if words is not None:
+            if number is not None:
+                raise click.BadParameter("--move chooses a move, --command sends a command "
+                                         "instead: give one of them", param_hint="'--command'")
+            _command(view_file, identity, key, out_dir, yes, send, config, repo, words)
+            return
         _play(view_file, identity, key, out_dir, yes, send, config, repo, number, quiet)
     except click.Abort:  # standard input ended (or Ctrl-C) before the dialogue did
         from rebis_pbm.cli import Failure
@@ -193,6 +204,55 @@ def _play(view_file: str, identity: str | None, key: str | None, out_dir: str, y
         elif send == "git":
             done = use.send_git(repo, use.files_to_send(written, public=True),
                                 f"{opened.view['viewer']}: {subject.format(turn=turn)}")
+            click.echo(_("Committed and pushed: {files}.").format(files=", ".join(done)))
+    except Failed as exc:  # said to the player, in their language
+        if exc.phrase is None:
+            raise
+        raise Failed(refusal(exc, opened.lang), exc.exit_code) from None
+
+
+def _command(view_file: str, identity: str | None, key: str | None, out_dir: str, yes: bool,
+             send: str | None, config: str | None, repo: str, words: str) -> None:
+    """``play --command WORDS``: the command line built from the view, written, signed, sent."""
+    from rebis_pbm.app import play as use
+    from rebis_pbm.errors import Failed, Refused
+    from rebis_pbm.files.names import SIGNATURE
+    from rebis_pbm.present.i18n import gettext_for, refusal
+
+    opened = use.open_view(view_file, identity)
+    _ = gettext_for(opened.lang)
+    viewer = opened.view.get("viewer")
+    try:
+        command = use.command_line(opened, words, signed=key is not None)
+    except Refused as exc:  # said to the viewer, in their language
+        raise Refused(refusal(exc, opened.lang, viewer), exc.exit_code, exc.reason,
+                      exc.phrase) from None
+    settings = use.read_settings(config) if send == "smtp" else None  # refused before writing
+    target = None
+    if send == "git":
+        use.git_folder(repo, "commands")
+        target = use.command_in_repo(repo, str(viewer), command.name)
+    click.echo(_("Your command: {line}").format(line=command.line))
+    if not yes and not confirm(_("Write this command and send it?") if send
+                               else _("Write this command?"), _):
+        click.echo(_("Nothing written."))
+        return
+    written = use.write_command(opened, command, out_dir, key)
+    files = use.files_to_send(written, public=False)
+    click.echo(_("Written: {files}").format(files=", ".join(files)))
+    try:
+        if send == "smtp":
+            assert settings is not None
+            # the line is the subject, which the referee's mail in reads a command from; the
+            # signature alone is attached (a second text part could be read as the mail's text)
+            use.send_mail(settings, str(opened.view["game"]), command.line, files[1:],
+                          opened.lang, kind="command")
+            click.echo(_("Sent to {referee}.").format(referee=settings.referee))
+        elif send == "git":
+            assert target is not None
+            names = [target, *([target + SIGNATURE] if written.signature else [])]
+            done = use.send_git(repo, files, f"{viewer}: command {command.name}",
+                                folder="commands", names=names)
             click.echo(_("Committed and pushed: {files}.").format(files=", ".join(done)))
     except Failed as exc:  # said to the player, in their language
         if exc.phrase is None:

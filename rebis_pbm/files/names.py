@@ -28,6 +28,7 @@ __all__ = [
     "SECRET_SUFFIX",
     "SIGNATURE",
     "VIEWS_SUFFIX",
+    "command_file_name",
     "default_queue",
     "default_views_dir",
     "lock_path",
@@ -91,6 +92,12 @@ def join_text_file_name(game: str, player: str) -> str:
     deal between the two rounds (mode 0600, beside the move file it writes; docs/shuffle.md):
     ``GAME-PLAYER.join-text``. Nobody else may see it before every commitment is in."""
     return f"{game}-{player}.join-text"
+
+
+def command_file_name(game: str, player: str) -> str:
+    """The file ``rebis-pbm play --command`` writes ``player``'s command line into (docs/play.md,
+    "Commands"), beside the move files it writes: ``GAME-PLAYER-command.txt``."""
+    return f"{game}-{player}-command.txt"
 
 
 def move_file_name(turn: int, player: str) -> str:
