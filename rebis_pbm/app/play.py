@@ -303,8 +303,8 @@ def command_line(opened: OpenedView, words: str, signed: bool) -> CommandLine:
     point = view.get("command_point")
     typed = said[len(command.words):].strip() if command.after is not None else None
     if typed is not None and typed != point:
-        raise _not_written(N_("write the command without its end \"{typed}\": play ends it "
-                              "with the point of the history your view gives"),
+        raise _not_written(N_("write the command without its end \"{typed}\": the point of "
+                              "the history your view gives is added to it"),
                            {"typed": typed})
     if view.get("your_keys") and not signed:
         raise _not_written(N_("you registered a key, so your commands must be signed: give "
