@@ -293,14 +293,15 @@ def _unsigned_words(players: list[str]) -> str:
 def _status_words(status: Document | None) -> str:
     status = status or {}
     phase = status.get("phase")
+    # a field the status lacks (a hand-edited record, read without the seed) is said as "?"
+    player, turn = status.get("player") or "?", status.get("turn") or "?"
     if phase == "join":
         return "waiting for joins: " + ", ".join(status.get("waiting", []))
     if phase == FINISHED:
         return f"finished ({status.get('end', '?').replace('_', ' ')})"
     if phase == RED_TOKEN:
-        return (f"game ended, {status.get('player')} to place the red token "
-                f"(turn {status.get('turn')})")
-    words = f"turn {status.get('turn')}, {status.get('player')} to move"
+        return f"game ended, {player} to place the red token (turn {turn})"
+    words = f"turn {turn}, {player} to move"
     return words + (", abandoned (seed revealed)" if status.get("abandoned") else "")
 
 

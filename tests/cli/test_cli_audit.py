@@ -123,6 +123,16 @@ def test_verify_a_game_in_progress_without_the_seed(game):
     assert report["verified"] is True and report["complete"] is False and report["seed"] is None
 
 
+def test_verify_without_the_seed_says_a_status_field_it_lacks_as_a_question_mark(game):
+    """A hand-edited status (the red token's phase with no player to place it) verifies as far
+    as the turn goes without the seed; the line says "?" for the player, never "None"."""
+    game.with_name("game.secret.yaml").rename(game.with_name("kept-by-the-referee.yaml"))
+    edit(game, lambda data: data.update(status={"phase": "red_token", "turn": 13}))
+    result = run("verify", game)
+    assert "game ended, ? to place the red token (turn 13)" in result.output, result.output
+    assert "None" not in result.output
+
+
 @pytest.mark.parametrize("how", ["sidecar", "seed-file", "env"])
 def test_verify_a_game_in_progress_with_the_seed(game, how, monkeypatch):
     secret = game.with_name("game.secret.yaml")
