@@ -132,8 +132,8 @@ def help_text(lang: str | None, record: Record | None = None) -> str:
     if record is not None and record.pins_history and "away" not in off:
         lines.append(_("Signed, away and back also end with the point of the history they "
                        "answer, as your own view gives it (\"Your signed away and back commands "
-                       "end with: ...\"): \"back GAME after D actions K\"; each is carried out "
-                       "only at that point, once."))
+                       "end with: ...\"): \"back GAME after D actions K\", GAME the game's id; "
+                       "each is carried out only at that point, once."))
     return "\n".join(lines)
 
 
