@@ -50,10 +50,13 @@ from rebis_pbm.present.league import (
 )
 
 
-def standings(paths: Iterable[PathLike], jobs: int = 1) -> Standings:
+def standings(paths: Iterable[PathLike], jobs: int = 1,
+              referee: str | None = None) -> Standings:
     """The standings of the games ``paths`` name (folders are searched for records as
     :func:`rebis_pbm.app.record_paths` does), from the records that pass ``verify`` (each with
     its seed where it is at hand, as ``verify`` finds it; ``jobs`` processes verify them).
+    ``referee``: the fingerprint of the league's referee key (``league --referee``): a record
+    not signed by it, one with no referee key included, is not counted.
 
     Raises:
         InputError: a path that does not exist, or a folder with no record (exit 2).
@@ -64,7 +67,7 @@ def standings(paths: Iterable[PathLike], jobs: int = 1) -> Standings:
     lines: list[GameLine] = []
     left_out: list[NotCounted] = []
     seen: dict[str, str] = {}  # game id -> the path counted for it
-    for path, report in zip(records, verify_many(records, jobs), strict=True):
+    for path, report in zip(records, verify_many(records, jobs, referee=referee), strict=True):
         if report.problem is not None:
             left_out.append(NotCounted(path, report.game, one_line(
                 f"fails verification at {report.problem.sentence()}")))

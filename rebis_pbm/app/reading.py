@@ -94,7 +94,8 @@ def score(game: PathLike) -> dict[str, Any]:
 
 
 def verify(game: PathLike, seed_file: PathLike | None = None,
-           witnesses: Sequence[PathLike] = (), refusals: Sequence[PathLike] = ()) -> Report:
+           witnesses: Sequence[PathLike] = (), refusals: Sequence[PathLike] = (),
+           referee: str | None = None) -> Report:
     """Check that the record in ``game`` is the game that was played, by the rules, and
     unedited (docs/audit.md). Anyone can: without the seed, the form, the header digest and
     each move's turn, seat order and chain digest; with it (revealed in the record, the secret
@@ -109,7 +110,9 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
     each must carry a statement this game's referee signed
     (:func:`rebis_pbm.record.refusals.signed_refusals`; other statements beside it are named as
     not signed), and the record must hold the header digest and the chain digest it names, as a
-    witness's.
+    witness's. ``referee``: the fingerprint of the referee key the reader trusts
+    (:func:`rebis_pbm.app.signing.published_referee`): a record not signed by it fails (code
+    ``referee``, :func:`rebis_pbm.record.audit.pin_referee`), one with no referee key included.
 
     Returns:
         a :class:`rebis_pbm.record.audit.Report`; ``report.verified`` says whether it passed.
@@ -166,6 +169,9 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
                 others += not_signed
     report = run_verify(data, source, find,
                         seen + [w for refused in said for w in refusal_witnesses(refused)])
+    if referee is not None:
+        from rebis_pbm.record.audit import pin_referee
+        pin_referee(report, referee)
     if report.verified and unsigned:
         raise unsigned[0]
     if report.verified:
@@ -253,13 +259,15 @@ def _verify_chunk(games: list[str]) -> list[Report]:
 
 
 def verify_many(paths: Iterable[PathLike], jobs: int = 1,
-                progress: Callable[[int], object] | None = None) -> list[Report]:
+                progress: Callable[[int], object] | None = None,
+                referee: str | None = None) -> list[Report]:
     """:func:`verify` of every record ``paths`` name (see :func:`record_paths`), on ``jobs``
     processes, in one process each: reports in the order of the records, the same for any
     ``jobs``. Each record's seed is found as :func:`verify` finds it (revealed, else
     ``REBIS_PBM_SEED``, else its own secret file). A record that cannot be read is a failed
     report (problem code ``unreadable``). ``progress(n)`` is called as ``n`` more records are
-    done.
+    done. ``referee``: the fingerprint of the referee key every record must be signed by, as
+    for :func:`verify`.
 
     Returns:
         a list of :class:`rebis_pbm.record.audit.Report`.
@@ -268,23 +276,25 @@ def verify_many(paths: Iterable[PathLike], jobs: int = 1,
         InputError: as :func:`record_paths` (exit 2), before any record is verified.
     """
     games = record_paths(paths)
+    reports = []
     if jobs <= 1 or len(games) <= 1:
-        reports = []
         for game in games:
             reports.append(_verify_one(game))
             if progress:
                 progress(1)
-        return reports
-    from concurrent.futures import ProcessPoolExecutor
+    else:
+        from concurrent.futures import ProcessPoolExecutor
 
-    size = max(1, min(50, len(games) // (jobs * 8)))  # small chunks: a smooth bar, little waste
-    chunks = [games[i:i + size] for i in range(0, len(games), size)]
-    reports = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for done in pool.map(_verify_chunk, chunks):
-            reports += done
-            if progress:
-                progress(len(done))
+        size = max(1, min(50, len(games) // (jobs * 8)))  # small chunks: a smooth bar
+        chunks = [games[i:i + size] for i in range(0, len(games), size)]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for done in pool.map(_verify_chunk, chunks):
+                reports += done
+                if progress:
+                    progress(len(done))
+    if referee is not None:
+        from rebis_pbm.record.audit import pin_referee
+        reports = [pin_referee(report, referee) for report in reports]
     return reports
 
 

@@ -30,6 +30,48 @@ def referee_key_file(given: PathLike | None) -> str | None:
     return os.environ.get(KEY_ENV) or None
 
 
+def published_referee(given: str) -> str:
+    """The fingerprint of the referee key a reader trusts (``verify --referee``, ``league
+    --referee``): ``given`` is a fingerprint as ``ssh-keygen -l`` prints it (``SHA256:...``),
+    or a file holding the referee's published public key line (``referee.pub``).
+
+    Raises:
+        UsageError: a fingerprint of the wrong form, a file that cannot be read or holds no
+            OpenSSH public key line (option ``--referee``, exit 2).
+    """
+    import re
+
+    from rebis_pbm.crypto.signatures import fingerprint
+    if given.startswith("SHA256:"):
+        if not re.fullmatch(r"SHA256:[A-Za-z0-9+/]{43}", given):
+            raise UsageError(f"{given} is not a key fingerprint: it reads SHA256: and 43 "
+                             f"base64 characters, as ssh-keygen -l -f referee.pub prints it",
+                             "--referee")
+        return given
+    try:
+        with open(given, encoding="utf-8") as handle:
+            lines = handle.read(64 * 1024).split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        from rebis_pbm.files.atomic import explain_os_error
+        why = explain_os_error(exc) if isinstance(exc, OSError) else "it is not text"
+        raise UsageError(f"{given}: the referee's public key cannot be read ({why}); give its "
+                         f"file (referee.pub) or its fingerprint (SHA256:...)",
+                         "--referee") from None
+    import base64
+    import binascii
+
+    words = next((line.split() for line in lines if line.strip()), [])
+    try:
+        if len(words) < 2 or not words[0].startswith(("ssh-", "ecdsa-", "sk-")):
+            raise ValueError(given)
+        base64.b64decode(words[1], validate=True)
+        return fingerprint(" ".join(words[:2]))
+    except (ValueError, binascii.Error):
+        raise UsageError(f"{given} holds no OpenSSH public key line (ssh-ed25519 AAAA...): give "
+                         f"the referee's published public key file or its fingerprint "
+                         f"(SHA256:...)", "--referee") from None
+
+
 def public_key_of(key_file: PathLike) -> str:
     """The OpenSSH public key line (``TYPE BASE64``) of the private key in ``key_file``
     (read with ``cryptography``; the key is never copied anywhere).

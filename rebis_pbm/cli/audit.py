@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from rebis_pbm import app as referee
+from rebis_pbm import app
 from rebis_pbm.cli import cli, referee_key_option
 from rebis_pbm.errors import ExitCode, UsageError, one_line
 
@@ -42,9 +42,14 @@ if TYPE_CHECKING:
               help="A refusal mail or refusal file the referee sent (repeatable; a game with a "
               "referee key): exit 2 unless this game's referee signed it, 3 unless the record "
               "holds the point of the history it names.")
+@click.option("--referee", "referee", metavar="FILE|SHA256:...",
+              help="The referee's published public key (its .pub file, or its fingerprint as "
+              "ssh-keygen -l prints it): fail (exit 3) unless each record is signed by it; a "
+              "record with no referee key fails too.")
 @click.pass_context
 def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, jobs: int,
-           fmt: str, witnesses: tuple[Path, ...], refusals: tuple[Path, ...]) -> None:
+           fmt: str, witnesses: tuple[Path, ...], refusals: tuple[Path, ...],
+           referee: str | None) -> None:
     """Check that GAME is the game that was played, by the rules, and unedited.
 
     \b
@@ -67,8 +72,12 @@ def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, 
     its seed deals; with many records: any of them); 2 GAME or the seed file
     cannot be read.
     """
+    expected = None
+    if referee is not None:
+        from rebis_pbm.app.signing import published_referee
+        expected = published_referee(referee)
     if len(games) == 1 and not games[0].is_dir():
-        report = referee.verify(games[0], seed_file, witnesses, refusals)
+        report = app.verify(games[0], seed_file, witnesses, refusals, expected)
         if fmt == "json":
             click.echo(json.dumps(report.as_dict(), indent=2))
         else:
@@ -83,12 +92,12 @@ def verify(ctx: click.Context, games: tuple[Path, ...], seed_file: Path | None, 
     if seed_file is not None:
         raise UsageError("give --seed-file with a single GAME; with many records, each one's "
                          "secret file beside it (or a revealed seed) is used", "--seed-file")
-    paths = referee.record_paths(games)  # folders walked once; files name themselves after
+    paths = app.record_paths(games)  # folders walked once; files name themselves after
     if sys.stderr.isatty():
         with click.progressbar(length=len(paths), label="Verifying", file=sys.stderr) as bar:
-            reports = referee.verify_many(paths, jobs, progress=bar.update)
+            reports = app.verify_many(paths, jobs, progress=bar.update, referee=expected)
     else:
-        reports = referee.verify_many(paths, jobs)
+        reports = app.verify_many(paths, jobs, referee=expected)
     failed = [r.source for r in reports if not r.verified]
     if fmt == "json":
         click.echo(json.dumps({"records": len(reports), "verified": len(reports) - len(failed),
@@ -133,7 +142,7 @@ def reveal(game: Path, yes: bool, views_dir: Path | None, referee_key: str | Non
     The record is verified first (exit 3 if it fails), and the seed must match the
     commitment made at `new`.
     """
-    done = referee.reveal(game, confirm=yes, views_dir=views_dir, referee_key=referee_key)
+    done = app.reveal(game, confirm=yes, views_dir=views_dir, referee_key=referee_key)
     if done.already:
         click.echo(f"{game} already reveals the seed of game {done.record.game}; nothing changed.")
         return

@@ -25,7 +25,12 @@ from rebis_pbm.cli import EXIT_CODES, cli
               "exist), in the style of the `site` pages.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes verifying records at once, when there are many.")
-def league(folders: tuple[Path, ...], fmt: str, html_out: Path | None, jobs: int) -> None:
+@click.option("--referee", metavar="FILE|SHA256:...",
+              help="The league's referee's published public key (its .pub file, or its "
+              "fingerprint): count only the records it signed; any other, one with no referee "
+              "key included, is listed under \"Not counted\".")
+def league(folders: tuple[Path, ...], fmt: str, html_out: Path | None, jobs: int,
+           referee: str | None) -> None:
     """The standings of the games in DIR (a folder of games: DIR/NAME/game.yaml as
     `git apply --games` keeps them, or DIR/*.yaml; records below it are found as
     `verify DIR` finds them), from the records that pass verify.
@@ -39,10 +44,10 @@ def league(folders: tuple[Path, ...], fmt: str, html_out: Path | None, jobs: int
     is the check that fails).
     """
     from rebis_pbm.app.league import standings
+    from rebis_pbm.app.signing import published_referee
     from rebis_pbm.files.atomic import write_atomic
     from rebis_pbm.present.league import as_data, render_page, render_text
-
-    table = standings(folders, jobs)
+    table = standings(folders, jobs, None if referee is None else published_referee(referee))
     if html_out is not None:
         write_atomic(html_out, render_page(table), mode=0o644, durable=False)
     if fmt == "json":

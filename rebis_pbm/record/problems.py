@@ -34,6 +34,7 @@ class ProblemCode(Word):
     RECORD_DIGEST = "record_digest"  #: keys, addresses, settings or a chain rewritten (rebis-pbm/3)
     NOT_REVEALED = "not_revealed"    #: the game is over but the record does not reveal its seed
     STATUS = "status"                #: the status does not follow from the moves, or is malformed
+    REFEREE = "referee"              #: not signed by the referee key verify was told to expect
     WITNESS = "witness"              #: a saved view saw a chain digest the record no longer holds
 
 
