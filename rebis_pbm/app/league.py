@@ -55,7 +55,7 @@ def standings(paths: Iterable[PathLike], jobs: int = 1,
     """The standings of the games ``paths`` name (folders are searched for records as
     :func:`rebis_pbm.app.record_paths` does), from the records that pass ``verify`` (each with
     its seed where it is at hand, as ``verify`` finds it; ``jobs`` processes verify them).
-    ``referee``: the fingerprint of the league's referee key (``league --referee``): a record
+    ``referee``: the fingerprint of the league's referee key (``league --referee-pub``): a record
     not signed by it, one with no referee key included, is not counted.
 
     Raises:

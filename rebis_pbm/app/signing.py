@@ -31,13 +31,13 @@ def referee_key_file(given: PathLike | None) -> str | None:
 
 
 def published_referee(given: str) -> str:
-    """The fingerprint of the referee key a reader trusts (``verify --referee``, ``league
-    --referee``): ``given`` is a fingerprint as ``ssh-keygen -l`` prints it (``SHA256:...``),
+    """The fingerprint of the referee key a reader trusts (``verify --referee-pub``, ``league
+    --referee-pub``): ``given`` is a fingerprint as ``ssh-keygen -l`` prints it (``SHA256:...``),
     or a file holding the referee's published public key line (``referee.pub``).
 
     Raises:
         UsageError: a fingerprint of the wrong form, a file that cannot be read or holds no
-            OpenSSH public key line (option ``--referee``, exit 2).
+            OpenSSH public key line (option ``--referee-pub``, exit 2).
     """
     import re
 
@@ -46,7 +46,7 @@ def published_referee(given: str) -> str:
         if not re.fullmatch(r"SHA256:[A-Za-z0-9+/]{43}", given):
             raise UsageError(f"{given} is not a key fingerprint: it reads SHA256: and 43 "
                              f"base64 characters, as ssh-keygen -l -f referee.pub prints it",
-                             "--referee")
+                             "--referee-pub")
         return given
     try:
         with open(given, encoding="utf-8") as handle:
@@ -56,7 +56,7 @@ def published_referee(given: str) -> str:
         why = explain_os_error(exc) if isinstance(exc, OSError) else "it is not text"
         raise UsageError(f"{given}: the referee's public key cannot be read ({why}); give its "
                          f"file (referee.pub) or its fingerprint (SHA256:...)",
-                         "--referee") from None
+                         "--referee-pub") from None
     import base64
     import binascii
 
@@ -69,7 +69,7 @@ def published_referee(given: str) -> str:
     except (ValueError, binascii.Error):
         raise UsageError(f"{given} holds no OpenSSH public key line (ssh-ed25519 AAAA...): give "
                          f"the referee's published public key file or its fingerprint "
-                         f"(SHA256:...)", "--referee") from None
+                         f"(SHA256:...)", "--referee-pub") from None
 
 
 def public_key_of(key_file: PathLike) -> str:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
               help="A refusal mail or refusal file the referee sent (repeatable; a game with a "
               "referee key): exit 2 unless this game's referee signed it, 3 unless the record "
               "holds the point of the history it names.")
-@click.option("--referee", "referee", metavar="FILE|SHA256:...",
+@click.option("--referee-pub", "referee", metavar="FILE|SHA256:...",
               help="The referee's published public key (its .pub file, or its fingerprint as "
               "ssh-keygen -l prints it): fail (exit 3) unless each record is signed by it; a "
               "record with no referee key fails too.")

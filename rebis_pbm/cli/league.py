@@ -25,7 +25,7 @@ from rebis_pbm.cli import EXIT_CODES, cli
               "exist), in the style of the `site` pages.")
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Processes verifying records at once, when there are many.")
-@click.option("--referee", metavar="FILE|SHA256:...",
+@click.option("--referee-pub", "referee", metavar="FILE|SHA256:...",
               help="The league's referee's published public key (its .pub file, or its "
               "fingerprint): count only the records it signed; any other, one with no referee "
               "key included, is listed under \"Not counted\".")

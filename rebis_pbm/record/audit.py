@@ -180,7 +180,7 @@ class Report:
                              f"check that every one is a key {player} holds or published).")
         if self.referee_key is not None:
             lines.append(f"Referee key: {self.referee_key} (check it is the one the referee "
-                         f"published; verify --referee FILE checks it for you).")
+                         f"published; verify --referee-pub FILE checks it for you).")
         elif self.referee_format:
             lines.append(NO_REFEREE_KEY)
         if self.referee_recipient:
@@ -205,12 +205,12 @@ class Report:
 NO_REFEREE_KEY = ("Referee key: none: the referee signed nothing in this record (its acts, its "
                   "moves for players, its witness); once its seed is revealed anyone can write "
                   "such a record, so check it against the game you know, or give the referee's "
-                  "published key with verify --referee FILE.")
+                  "published key with verify --referee-pub FILE.")
 
 
 def pin_referee(report: Report, expected: str) -> Report:
     """``report`` failed (code ``referee``) unless its record is signed by the referee key of
-    fingerprint ``expected`` (``verify --referee``, ``league --referee``; docs/audit.md): a
+    fingerprint ``expected`` (``verify --referee-pub``, ``league --referee-pub``; docs/audit.md): a
     record with no referee key, or another, is not the referee's whom the reader trusts,
     whatever else it passes. A report that failed already is left as it is."""
     if report.problem is not None or report.referee_key == expected:

@@ -4,8 +4,8 @@ spectator can rebuild a finished, signed game as a record with no referee key at
 left to be signed: the joins and moves dropped, an unsigned ``end_game`` blaming a player added,
 every digest and ``record_hmac`` recomputed). Such a record is self-consistent, so ``verify``
 alone cannot refuse it; what tells it apart is the referee key: ``verify`` now says plainly that
-a record names none, and ``verify --referee KEY`` and ``league --referee KEY`` refuse a record
-not signed by the referee the reader trusts.
+a record names none, and ``verify --referee-pub KEY`` and ``league --referee-pub KEY`` refuse a
+record not signed by the referee the reader trusts.
 
 The attack is performed on the archived rebis-pbm/6 game (tests/records/v6-referee-acts.yaml:
 finished, its seed revealed, a referee key, every player keyed), from its public text alone.
@@ -97,26 +97,26 @@ def test_verify_with_the_referees_published_key_refuses_the_forgery(games, how):
     expected = str(REFEREE_PUB) if how == "file" else subprocess.run(
         ["ssh-keygen", "-l", "-f", str(REFEREE_PUB)], text=True, capture_output=True,
         check=True).stdout.split()[1]
-    refused = run_inproc("verify", forged, "--referee", expected)
+    refused = run_inproc("verify", forged, "--referee-pub", expected)
     assert refused.code == 3, refused.out
     assert "the record is not signed by the referee key you named" in refused.out
     assert "it names no referee key" in refused.out
-    problem = json.loads(run_inproc("verify", forged, "--referee", expected, "--format",
+    problem = json.loads(run_inproc("verify", forged, "--referee-pub", expected, "--format",
                                     "json").out)["problem"]
     assert problem["code"] == "referee" and problem["found"] == "none"
-    assert run_inproc("verify", real, "--referee", expected).code == 0
+    assert run_inproc("verify", real, "--referee-pub", expected).code == 0
 
 
 def test_verify_with_another_referees_key_refuses_the_real_record(games, tmp_path):
     real, _ = games
     other = RECORDS / "keys" / "alice.pub"  # a key, but not this game's referee's
-    refused = run_inproc("verify", real, "--referee", other)
+    refused = run_inproc("verify", real, "--referee-pub", other)
     assert refused.code == 3 and "it names another referee key" in refused.out
 
 
 def test_many_records_each_pinned(games):
     real, _ = games
-    said = run_inproc("verify", real.parent.parent, "--referee", REFEREE_PUB)
+    said = run_inproc("verify", real.parent.parent, "--referee-pub", REFEREE_PUB)
     assert said.code == 3
     assert "1 verified, 1 failed" in said.out and "forged" in said.out.splitlines()[-1]
 
@@ -126,7 +126,7 @@ def test_league_with_its_referee_counts_only_the_records_it_signed(games):
     table = json.loads(run_inproc("league", real.parent.parent, "--format", "json").out)
     # without the referee's key, the forgery is counted: a game "abandoned" before the deal
     assert len(table["games"]) == 1 and table["not_counted"]
-    pinned = json.loads(run_inproc("league", real.parent.parent, "--referee", REFEREE_PUB,
+    pinned = json.loads(run_inproc("league", real.parent.parent, "--referee-pub", REFEREE_PUB,
                                    "--format", "json").out)
     [kept] = pinned["games"]
     assert kept["file"] == str(real)
@@ -141,12 +141,12 @@ def test_league_with_its_referee_counts_only_the_records_it_signed(games):
 ])
 def test_a_referee_key_that_is_none_is_refused_in_one_sentence(games, given, said):
     real, _ = games
-    done = run_inproc("verify", real, "--referee", given)
+    done = run_inproc("verify", real, "--referee-pub", given)
     assert done.code == 2 and said in done.err and "Traceback" not in done.err
 
 
 def test_the_installed_command_takes_the_referee_key(games, console_script):
     real, forged = games
-    done = run_script(console_script, "verify", forged, "--referee", REFEREE_PUB)
+    done = run_script(console_script, "verify", forged, "--referee-pub", REFEREE_PUB)
     assert done.code == 3 and "it names no referee key" in done.out
-    assert run_script(console_script, "verify", real, "--referee", REFEREE_PUB).code == 0
+    assert run_script(console_script, "verify", real, "--referee-pub", REFEREE_PUB).code == 0
