@@ -1,5 +1,6 @@
 """Players' SSH keys and move signatures, made by the real ``ssh-keygen`` (Debian's
-openssh-client, which .ci/run installs): the one place the tests make them."""
+openssh-client, which .ci/run installs): the one place the tests make them; and their
+malleated spellings (:func:`malleated`), with the standard tool's verdict on them."""
 
 from __future__ import annotations
 
