@@ -79,10 +79,22 @@ def signed_by(data: bytes, signature: str | bytes, keys: Iterable[str],
               namespace: str = NAMESPACE) -> bool:
     """Whether ``signature`` (armoured SSHSIG) is a valid signature over ``data`` in
     ``namespace`` (a player's ``rebis-pbm``, or :data:`REFEREE_NAMESPACE`) by one of ``keys``
-    (``TYPE BASE64`` lines). Never raises."""
+    (``TYPE BASE64`` lines). Only a signature in its canonical form counts, the one
+    ``ssh-keygen -Y verify`` accepts too, embedding the key's own blob byte for byte
+    (:func:`~rebis_pbm.crypto.sshsig_form.canonical_key`): any other spelling of a real
+    signature reads as not signed. Never raises."""
     from sshsig import InvalidSignature, PublicKey, verify
 
+    from rebis_pbm.crypto.sshsig_form import canonical_key
+
     try:
+        keys = tuple(keys)
+        # Only the canonical form (the one ssh-keygen -Y verify accepts too), signed by the
+        # registered key's very blob: sshsig alone reads a malleated blob leniently.
+        embedded = canonical_key(signature, namespace)
+        if embedded is None or all(embedded != base64.b64decode(k.split()[1], validate=True)
+                                   for k in keys):
+            return False
         allowed = [PublicKey.from_openssh_str(k) for k in keys]
         verify(data, signature, allowed, namespace=namespace)
     except (InvalidSignature, ValueError, NotImplementedError, TypeError):

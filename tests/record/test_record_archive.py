@@ -443,6 +443,89 @@ def test_the_referees_signatures_are_checked_with_the_archived_referee_key(scrip
     assert json.loads(out.stdout)["problem"]["code"] == "signature"
 
 
+# ------------------------------ signature malleability: the canonical form only (13th tester)
+
+@pytest.mark.skipif(SSH_KEYGEN is None, reason="needs ssh-keygen (Debian: openssh-client; "
+                    ".ci/run installs it)")
+@pytest.mark.parametrize("how", ["inner-length", "trailing-byte", "outer-length"])
+def test_a_signed_game_with_a_malleated_move_signature_fails_at_the_signature(script, tmp_path,
+                                                                             how):
+    """Attack: in a copy of v2-signed, one of alice's real move signatures respelled (its
+    mathematics kept: the key blob's inner length byte changed, a byte appended, the outer
+    length one more) and, as that signature is under the chain digest, every chain digest from
+    that move on recomputed (the seed is revealed). ssh-keygen -Y verify refuses the respelled
+    signature; so does verify (exit 3, code signature, at that move)."""
+    from sshkeys import malleated, ssh_verifies
+
+    name = "v2-signed"
+    folder = copy_game(name, tmp_path)
+    record = folder / f"{name}.yaml"
+    text = record.read_text(encoding="utf-8")
+    moves = yaml.safe_load(text)["moves"]
+    index, victim = [(i, m) for i, m in enumerate(moves)
+                     if "signature" in m and m["player"] == "alice"][1]
+    signed = victim["signed"].encode("utf-8")
+    forged = malleated(victim["signature"], how)
+    assert ssh_verifies(KEYS / "alice.pub", signed, victim["signature"], tmp_path)
+    assert not ssh_verifies(KEYS / "alice.pub", signed, forged, tmp_path)
+
+    def block(signature: str) -> str:
+        return "".join(f"    {line}\n" for line in signature.splitlines())
+
+    assert text.count(block(victim["signature"])) == 1
+    record.write_text(rechain(text.replace(block(victim["signature"]), block(forged)), index),
+                      encoding="utf-8")
+    done = run(script, "verify", f"{name}.yaml", "--format", "json", cwd=folder)
+    assert done.returncode == 3, (done.returncode, done.stdout, done.stderr)
+    problem = json.loads(done.stdout)["problem"]
+    assert (problem["code"], problem["turn"]) == ("signature", victim["turn"]), problem
+
+
+@pytest.mark.skipif(SSH_KEYGEN is None, reason="needs ssh-keygen (Debian: openssh-client; "
+                    ".ci/run installs it)")
+@pytest.mark.parametrize("name", sorted(WRITTEN_IN_REBIS_PBM_6))
+def test_a_malleated_referee_signature_is_not_the_referees(script, tmp_path, name):
+    """Attack: the referee's real signatures respelled (the key blob's inner length byte
+    changed), nothing recomputed: the record's logged action then fails verify (exit 3, code
+    signature); a saved view's witness signature, which ssh-keygen -Y verify refuses, fails
+    verify --witness (exit 2, not signed by this game's referee), where the real one passes."""
+    from sshkeys import malleated, ssh_verifies
+
+    folder = copy_game(name, tmp_path)
+    view = dict(expected(name)["views"]["public"]["yaml"])
+    witness = view["witness"]
+    line = (f"Witness: game {witness['game']}, move {witness['move']}, chain_sha256 "
+            f"{witness['chain_sha256']}, header_sha256 {witness['header_sha256']}, actions "
+            f"{witness['actions']}").encode()
+    forged = malleated(view["witness_signature"], "inner-length")
+    referee = KEYS / "referee.pub"
+    assert ssh_verifies(referee, line, view["witness_signature"], tmp_path, "rebis-pbm-referee")
+    assert not ssh_verifies(referee, line, forged, tmp_path, "rebis-pbm-referee")
+    for who, signature in (("real", view["witness_signature"]), ("forged", forged)):
+        (folder / f"{who}.view.yaml").write_text(
+            yaml.safe_dump({**view, "witness_signature": signature}, sort_keys=False),
+            encoding="utf-8")
+    done = run(script, "verify", f"{name}.yaml", "--witness", "real.view.yaml", cwd=folder)
+    assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)
+    done = run(script, "verify", f"{name}.yaml", "--witness", "forged.view.yaml", cwd=folder)
+    assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+    assert "not signed by this game's referee" in done.stderr
+
+    record = folder / f"{name}.yaml"
+    text = record.read_text(encoding="utf-8")
+    action = yaml.safe_load(text)["actions"][0]["referee_signature"]
+
+    def block(signature: str) -> str:
+        return "".join(f"    {line}\n" for line in signature.splitlines())
+
+    assert text.count(block(action)) == 1
+    record.write_text(text.replace(block(action), block(malleated(action, "inner-length"))),
+                      encoding="utf-8")
+    out = run(script, "verify", f"{name}.yaml", "--format", "json", cwd=folder)
+    assert out.returncode == 3, (out.returncode, out.stdout, out.stderr)
+    assert json.loads(out.stdout)["problem"]["code"] == "signature"
+
+
 # ------------------------------------------------- rebis-pbm/6: the witness counts the acts
 
 @pytest.mark.parametrize("name", sorted(WRITTEN_IN_REBIS_PBM_6))
