@@ -124,7 +124,8 @@ def test_git_add_all_in_a_players_clone_never_commits_what_play_writes_beside_it
     committed = [f"moves/{move_file_name(7, 'alice')}", f"moves/{move_file_name(7, 'alice')}.sig",
                  "commands/alice-1.txt", "commands/alice-command.txt",
                  "commands/alice-command.txt.sig", f"games/a/moves/{move_file_name(7, 'bob')}",
-                 "games/a/commands/bob-command.txt"]
+                 "games/a/commands/bob-command.txt",
+                 f"moves/old/{move_file_name(1, 'alice')}"]  # (which the job refuses, clearly)
     for name in kept + committed:
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text("x\n")
