@@ -160,6 +160,20 @@ def _moves(request: Request) -> Answer:
     return Answer(_("your legal moves"), head + "\n\n" + "\n\n".join(blocks))
 
 
+def moves_elsewhere(lang: str | None) -> Answer:
+    """The answer to ``moves`` where others can measure its length (a file committed to a
+    repository, even encrypted): the listing's length grows with how many distinct and closing
+    cards the hand holds, so it is not written there; this says how the player lists their
+    moves on their own machine from their view alone (docs/git.md, "Commands")."""
+    _ = _gettext(lang)
+    return Answer(_("your legal moves"), _(
+        "Your legal moves are not listed here: every reader of this repository can measure an "
+        "answer's length, and the length of that list would tell them about your hand. List "
+        "them on your own machine from your view, which is all it takes: rebis-pbm play VIEW "
+        "lists them and writes the move you choose (--identity KEY opens an encrypted view, "
+        "game.views/NAME.yaml.age), and rebis-pbm moves --view VIEW.yaml lists them all."))
+
+
 def standing_line(record: Record, replay: Replay, lang: str | None,
                   viewer: str | None = None) -> str:
     """What anyone may know of where the game stands, in ``lang``: the turn awaited and whose,
@@ -548,12 +562,15 @@ def command_signature(record: Record, player: str, command: Command,
 
 
 def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *,
-              now: str | None = None, views_dir: PathLike | None = None) -> Answer:
+              now: str | None = None, views_dir: PathLike | None = None,
+              measured: bool = False) -> Answer:
     """What ``command`` from ``player`` (registered, and its signature checked:
     :func:`command_signature`) gives them, in ``lang``: an unknown command the help; a command
     not available in this game a sentence saying so, then the help. ``now``: the time a change
     is logged at (``away``, ``back``, ``resign``; default the clock); ``views_dir``: where a
-    change writes the views (default: beside the record).
+    change writes the views (default: beside the record); ``measured``: the answer is written
+    where others can measure its length (a repository), so ``moves`` answers with
+    :func:`moves_elsewhere` instead of the listing.
 
     Raises:
         Refused: the command names another game, or a point of the history where it cannot
@@ -576,4 +593,6 @@ def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *
         return Answer(_("{name}: not available").format(name=command.name),
                       _("The command {name} is not available in this game.").format(
                           name=command.name) + "\n\n" + help_text(lang, record))
+    if measured and command.name == "moves":
+        return moves_elsewhere(lang)
     return spec.handler(Request(game, player, lang, now, command.args, views_dir))

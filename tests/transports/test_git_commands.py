@@ -89,8 +89,10 @@ def test_moves_without_a_key_never_commits_the_hand(repo):  # noqa: F811
     done = job(repo, "HEAD")
     assert done.returncode == 0, done.stderr
     answer = (repo / "answers" / "alice-m.txt").read_text()
-    assert "This answer shows your hand" in answer and "play:" not in answer
-    assert answer.startswith("your legal moves\n\nThis answer shows your hand")
+    assert "play:" not in answer and "Your hand" not in answer  # never the listing, in git:
+    # its length would tell about the hand, even encrypted (the thirteenth tester's finding 1)
+    assert answer.startswith("your legal moves\n\nYour legal moves are not listed here")
+    assert "rebis-pbm play VIEW" in answer
     commit_command(repo, "alice-v.txt", "view", "alice")
     assert job(repo, "HEAD").returncode == 0
     view = (repo / "answers" / "alice-v.txt").read_text()
@@ -111,14 +113,18 @@ def test_a_keyed_players_command_is_signed_and_the_hand_encrypted_to_them(tmp_pa
     assert unsigned.returncode == 1
     assert "you registered a key, so your commands must be signed" in \
         (repo / "answers" / "alice-1.txt").read_text()
-    commit_command(repo, "alice-2.txt", "moves gitgame", "alice", sign("moves gitgame"))
+    commit_command(repo, "alice-2.txt", "view gitgame", "alice", sign("view gitgame"))
+    commit_command(repo, "alice-3.txt", "moves gitgame", "alice", sign("moves gitgame"))
     signed = job(repo, "HEAD")
     assert signed.returncode == 0, signed.stderr
     files = tracked(repo)
     assert "answers/alice-2.txt.age" in files and "answers/alice-2.txt" not in files
     assert "commands/alice-2.txt.sig" not in files  # its signature goes with it
     plain = decrypt_file(repo / "answers" / "alice-2.txt.age", key_file).decode()
-    assert plain.startswith("your legal moves\n\nYour legal moves: ")
+    assert plain.startswith("your view\n\n") and "Your hand: " in plain
+    # moves: never the listing in a repository, where its length is anyone's to measure
+    pointer = (repo / "answers" / "alice-3.txt").read_text()
+    assert pointer.startswith("your legal moves\n\nYour legal moves are not listed here")
     assert run("verify", repo / "game.yaml").returncode == 0
 
 

@@ -109,6 +109,40 @@ def test_the_repository_holds_the_record_and_public_view_only(repo):
     assert ignored.split() == ["game.views/alice.yaml", "game.secret.yaml"]
 
 
+def test_git_add_all_in_a_players_clone_never_commits_what_play_writes_beside_it(repo):
+    """The thirteenth tester's finding 3: `rebis-pbm play` writes into the folder it is run in
+    (a clone's top, or a shard game's folder) the secret join text of a two-round fair deal, a
+    command line and a move with its signature, plain or sealed; `git add -A` commits none of
+    them, while the files a player commits under moves/ and commands/ stay addable (a private
+    repository takes plain moves), and the lines docs/git.md adds for a public repository still
+    keep a plain move out of moves/."""
+    from rebis_pbm.files.names import command_file_name, join_text_file_name, move_file_name
+    kept = [join_text_file_name("gitgame", "alice"), f"games/a/{join_text_file_name('g', 'bob')}",
+            command_file_name("gitgame", "alice"), command_file_name("gitgame", "alice") + ".sig",
+            *(move_file_name(7, "alice") + suffix for suffix in ("", ".sig", ".age", ".sig.age")),
+            f"games/a/{move_file_name(7, 'bob')}"]
+    committed = [f"moves/{move_file_name(7, 'alice')}", f"moves/{move_file_name(7, 'alice')}.sig",
+                 "commands/alice-1.txt", "commands/alice-command.txt",
+                 "commands/alice-command.txt.sig", f"games/a/moves/{move_file_name(7, 'bob')}",
+                 "games/a/commands/bob-command.txt",
+                 f"moves/old/{move_file_name(1, 'alice')}"]  # (which the job refuses, clearly)
+    for name in kept + committed:
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text("x\n")
+    git(repo, "add", "-A")
+    staged = set(git(repo, "diff", "--cached", "--name-only").split())
+    assert staged == set(committed)
+    git(repo, "reset", "--quiet")
+    with (repo / ".gitignore").open("a") as ignore:  # docs/git.md, "A public repository"
+        ignore.write("moves/*.yaml\nmoves/*.sig\n")
+    (repo / "moves" / f"{move_file_name(7, 'alice')}.age").write_text("x\n")
+    git(repo, "add", "-A")
+    staged = set(git(repo, "diff", "--cached", "--name-only").split())
+    assert f"moves/{move_file_name(7, 'alice')}" not in staged
+    assert f"moves/{move_file_name(7, 'alice')}.sig" not in staged
+    assert f"moves/{move_file_name(7, 'alice')}.age" in staged
+
+
 def test_a_whole_game_through_git_commits(repo):
     before = git(repo, "rev-parse", "HEAD").strip()
     applied = []

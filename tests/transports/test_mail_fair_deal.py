@@ -358,6 +358,13 @@ def test_mail_two_rounds_takes_commitments_then_joins_then_deals(tmp_path):
     assert done.code == 0, (done.out, done.err)
     lines = done.out.splitlines()
     assert lines[0].startswith("early from alice@example.org: ") and "rejected" in lines[0]
+    # round 1 takes commitments, and says so (the thirteenth tester's finding 4)
+    assert lines[1].startswith("c0 from alice@example.org: alice's commitment applied; the "
+                               "deal waits for bob, carol"), lines[1]
+    assert lines[-1].startswith("c2 from carol@example.org: carol's commitment applied: every "
+                                "commitment is in; round 2 of 2, the deal waits for the joins "
+                                "of alice, bob, carol"), lines[-1]
+    assert not any("'s join applied" in line for line in lines)
     assert referee.read_record(game).join_round() == 2
     news = [m for m in queued(game) if to(m) == PLAYERS["bob"]][-1]
     assert "round 2 of 2, waits for joins" in text_of(news)
@@ -370,6 +377,8 @@ def test_mail_two_rounds_takes_commitments_then_joins_then_deals(tmp_path):
                 attachment=f"join-{name}.yaml")
     done = run_inproc("mail", "in", game, box, env=ENV)
     assert done.code == 0, (done.out, done.err)
+    assert "j0 from alice@example.org: alice's join applied; the deal waits for bob, carol" \
+        in done.out
     record = referee.read_record(game)
     assert not record.joining() and len(record.joins) == 2 * len(PLAYERS)
     assert run_inproc("verify", game).code == 0

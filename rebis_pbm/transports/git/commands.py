@@ -7,10 +7,14 @@ every transport. The author of the file's last commit must be the address the pl
 the file registered, and a player with a key commits the signature beside it
 (``NAME-*.txt.sig``). Each file is judged once: the job removes it (and its signature) in the
 commit of its answer, ``answers/NAME-*.txt``, in the player's language. An answer that shows the
-player's hand (``view``, ``moves``) is committed only encrypted to their key
-(``answers/NAME-*.txt.age``), and without a key it says where to find it instead; in a game
-whose views are encrypted (a public repository) every answer is encrypted so. A ``view`` is also
-mailed to its player by ``git apply --queue``, as every view of the game is after a move.
+player's hand (``view``) is committed only encrypted to their key (``answers/NAME-*.txt.age``),
+and without a key it says where to find it instead; in a game whose views are encrypted (a
+public repository) every answer is encrypted so. Every encrypted answer of a game is padded to
+one size, that of the longest ``view`` answer any player could get (:func:`answer_size`), so
+that its length tells nothing of a hand; ``moves``, whose listing's length would, answers with
+how to list the moves from one's own view (:func:`rebis_pbm.app.commands.moves_elsewhere`). A
+``view`` is also mailed to its player by ``git apply --queue``, as every view of the game is
+after a move.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ if TYPE_CHECKING:
 
 COMMAND_SUFFIX = ".txt"
 COMMAND_MAX_BYTES = 4096  # a command line, and room for a comment: never a whole file's worth
-HAND = ("view", "moves")  # the answers that show the player's hand
+HAND = ("view",)  # the answers that show the player's hand (moves: never listed in git)
 
 
 class Judged(NamedTuple):
@@ -188,15 +192,41 @@ def _carry_out(record_path: Path, record: Record, path: str, named: str | None,
     commands.command_signature(record, named, command, signature)
     lang = record.lang(named)
     before = record_path.read_bytes()  # (an action leaves the chain of moves as it was)
-    answer = commands.carry_out(record_path, named, command, lang, views_dir=views)
-    after = referee.open_game(record_path)
-    text = answer.text
-    if answer.view:
-        text = referee.rendered_view(record_path, named, "text", lang)
-    status = commands.standing_line(after.record, after.replay, lang, named)
-    body = f"{answer.title}\n\n{text.rstrip()}\n\n{status}\n"
+    answer = commands.carry_out(record_path, named, command, lang, views_dir=views,
+                                measured=True)
+    body = _answer_text(record_path, named, answer.title,
+                        None if answer.view else answer.text)
     return named, GitAnswer(command.name, body, command.name in HAND,
                             record_path.read_bytes() != before)
+
+
+def _answer_text(record_path: Path, player: str, title: str, text: str | None) -> str:
+    """An answer's text as committed: ``title``, ``text`` (None: the player's text view), then
+    where the game stands, in the player's language."""
+    from rebis_pbm.app import commands
+    game = referee.open_game(record_path)
+    lang = game.record.lang(player)
+    if text is None:
+        text = referee.rendered_view(record_path, player, "text", lang)
+    status = commands.standing_line(game.record, game.replay, lang, player)
+    return f"{title}\n\n{text.rstrip()}\n\n{status}\n"
+
+
+def answer_size(record_path: Path, length: int) -> int:
+    """The size in bytes every encrypted answer of the game is padded to, ``length`` (an
+    answer's, in UTF-8) being one of them: the smallest multiple of
+    :data:`~rebis_pbm.crypto.age.VIEW_PAD` (16 KiB) that holds it and the ``view`` answer of
+    every player (docs/formats.md, "Padding of encrypted files"). Whatever a player's hand and
+    whichever command they sent, their answer has that size; only an answer longer than every
+    view answer (a long game's history, which the public record tells anyway) takes more."""
+    from rebis_pbm.app import commands
+    from rebis_pbm.crypto.age import VIEW_PAD, bucket
+    record = referee.open_game(record_path).record
+    view = commands.COMMANDS["view"].handler
+    views = [len(_answer_text(record_path, p, view(commands.Request(record_path, p,
+                                                                    record.lang(p))).title,
+                              None).encode("utf-8")) for p in record.players]
+    return bucket([length, *views], VIEW_PAD)
 
 
 def _first_line(data: bytes) -> str | None:
@@ -225,7 +255,7 @@ def _write_answer(git: Git, files: GameFiles, path: str, player: str, text: str,
     hand or the game's views are encrypted; plain otherwise; without a key, the text under the
     title line (``text``'s first) becomes where to find it. Returns the answer's path
     (relative to the repository's top)."""
-    from rebis_pbm.crypto.age import VIEW_PAD, bucket, encrypt_to_ssh_keys, padded
+    from rebis_pbm.crypto.age import encrypt_to_ssh_keys, padded
     record = referee.open_game(record_path).record
     key = (privacy.keys or {}).get(player) or referee.registered_view_keys(record).get(player)
     sealed = hand or privacy.encrypt_views or privacy.public_repo
@@ -237,8 +267,8 @@ def _write_answer(git: Git, files: GameFiles, path: str, player: str, text: str,
     target.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8")
     if sealed:
-        assert key is not None  # padded as a view is: age does not hide a length
-        data = encrypt_to_ssh_keys(padded(data, bucket([len(data)], VIEW_PAD)), [key],
+        assert key is not None  # one size for every answer: age does not hide a length
+        data = encrypt_to_ssh_keys(padded(data, answer_size(record_path, len(data))), [key],
                                    source=f"{player}'s key")
     target.write_bytes(data)
     return rel

@@ -164,7 +164,9 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
         return Handled(f"{label} from {sender}: refused ({one_line(str(exc))}); reply queued")
     move = done.move
     joining = isinstance(move, referee.JoinMove)
-    what = f"{move.player}'s join" if joining else f"turn {move.turn}"
+    committing = isinstance(move, referee.JoinMove) and move.commitment is not None  # round 1
+    what = (f"{move.player}'s {'commitment' if committing else 'join'}" if joining
+            else f"turn {move.turn}")
     if done.duplicate:
         lang = done.record.lang(done.record.player_at(sender))
         headline = (N_("you have joined already") if joining else
@@ -180,7 +182,10 @@ def handle_message(game: str | os.PathLike[str], data: bytes, label: str, refere
     messages = view_messages(done.record, done.replay, referee_address, original=msg,
                              sender=sender, players=_told_of_join(done.record),
                              pictures=pictures)
-    if joining:
+    if committing and done.record.join_round() == 2:
+        what += (" applied: every commitment is in; round 2 of 2, the deal waits for the "
+                 f"joins of {', '.join(done.record.waiting_for())}")
+    elif joining:
         waiting = done.record.waiting_for()
         what += (f" applied; the deal waits for {', '.join(waiting)}" if waiting else
                  " applied: every player has joined, the cards are dealt")
