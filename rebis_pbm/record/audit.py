@@ -23,6 +23,7 @@ from rebis_pbm.engine.state import FINISHED, RED_TOKEN
 from rebis_pbm.errors import InputError, one_line
 from rebis_pbm.formats.yaml_reader import FieldPath, YamlValue, load_yaml, simple_data
 from rebis_pbm.record.model import BEFORE_V3, FAIR_DEAL, Document, Record, Replay
+from rebis_pbm.record.pins import INSECURE_SEED, NO_REFEREE_KEY, insecure
 from rebis_pbm.record.verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
 from rebis_pbm.record.versions import BEFORE_V4
 from rebis_pbm.record.wording import counted, is_join_placeholder, winners_line
@@ -93,6 +94,7 @@ class Report:
     two_rounds: bool = False  # rebis-pbm/5: a commitment, then a join (its shorter deal lines)
     referee_format: bool = False  # rebis-pbm/4 and later: a referee key may sign the record
     referee_key: str | None = None  # the fingerprint of the record's referee key (rebis-pbm/4)
+    insecure_seed: bool = False  # the revealed salt is the seed's own: new --insecure-seed
     deal_signers: dict[str, list[str]] = field(default_factory=dict)  # rebis-pbm/5
 
     @property
@@ -124,7 +126,8 @@ class Report:
                 **({"deal_signers": {p: list(k) for p, k in self.deal_signers.items()}}
                    if self.deal_signers else {}),
                 # rebis-pbm/4 and later: the referee key's fingerprint, or null (none signed)
-                **({"referee_key": self.referee_key} if self.referee_format else {})}
+                **({"referee_key": self.referee_key} if self.referee_format else {}),
+                **({"insecure_seed": True} if self.insecure_seed else {})}
 
     def render_text(self) -> str:
         lines = []
@@ -183,6 +186,8 @@ class Report:
                          f"published; verify --referee-pub FILE checks it for you).")
         elif self.referee_format:
             lines.append(NO_REFEREE_KEY)
+        if self.insecure_seed:
+            lines.append(INSECURE_SEED)
         if self.referee_recipient:
             lines.append(f"Referee's recipient: {self.referee_recipient} (players seal their "
                          f"moves to it; check it is the one the referee published).")
@@ -198,30 +203,6 @@ class Report:
             lines.append("Final score: " + ", ".join(f"{p} {s}" for p, s in scores.items()) + ".")
             lines.append(winners_line(status.get("winners", [])) + ".")
         return "\n".join(lines) + "\n"
-
-
-# The line of a rebis-pbm/4 or later record without a referee key (issue 27: a spectator strips
-# a finished game's key and entries, and rebuilds it as a game ended before the deal)
-NO_REFEREE_KEY = ("Referee key: none: the referee signed nothing in this record (its acts, its "
-                  "moves for players, its witness); once its seed is revealed anyone can write "
-                  "such a record, so check it against the game you know, or give the referee's "
-                  "published key with verify --referee-pub FILE.")
-
-
-def pin_referee(report: Report, expected: str) -> Report:
-    """``report`` failed (code ``referee``) unless its record is signed by the referee key of
-    fingerprint ``expected`` (``verify --referee-pub``, ``league --referee-pub``; docs/audit.md): a
-    record with no referee key, or another, is not the referee's whom the reader trusts,
-    whatever else it passes. A report that failed already is left as it is."""
-    if report.problem is not None or report.referee_key == expected:
-        return report
-    found = report.referee_key or "none"
-    report.problem = Problem(
-        "referee", f"the record is not signed by the referee key you named ({expected}): "
-        + ("it names no referee key, so nobody vouches for its acts and witness"
-           if report.referee_key is None else f"it names another referee key ({found})"),
-        expected=expected, found=found)
-    return report
 
 
 _KEY_FROM = {"new": "registered at new", "join": "brought by their join",
@@ -537,6 +518,7 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     report.encrypt_views = record.views_encrypted
     report.referee_format = record.format not in BEFORE_V4
     report.referee_key = None if record.referee_key is None else fingerprint(record.referee_key)
+    report.insecure_seed = insecure(record)
     report.checked.append("the record's form (its schema)")
     if fast is not None:
         _, replay, seed, sources = fast
