@@ -576,7 +576,11 @@ def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *
         Refused: the command names another game, or a point of the history where it cannot
             be carried out (:func:`check_point`), or cannot be carried out now (``moves`` when
             it is not the player's turn, ``resign`` as :func:`resign` refuses); nothing
-            changed. The referee's side raises as :func:`open_game`.
+            changed.
+        UsageError, Failed: a command that changes the record in a game with a referee key,
+            when the referee's key is not at hand (``REBIS_PBM_REFEREE_KEY``) or is another
+            (:func:`rebis_pbm.app.signing.check_referee_key`): the referee's side, nothing
+            changed and nothing answered. The referee's side raises as :func:`open_game`.
     """
     _ = _gettext(lang)
     record = open_game(game).record
@@ -585,6 +589,11 @@ def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *
                                        "{game}; nothing changed"),
                                     {"named": command.game, "game": record.game}))
     check_point(record, command)
+    if command.name in CHANGING and record.referee_key is not None:
+        # the referee's key signs the act: without it the referee's side fails (the message
+        # stays for the next run), never the player's command
+        from rebis_pbm.app.signing import check_referee_key
+        check_referee_key(record, None)
     spec = COMMANDS.get(command.name)
     if spec is None:
         return Answer(_("the commands"), _("\"{name}\" is not a command.").format(

@@ -247,17 +247,24 @@ def check_witness(record: Record, witness: Witness) -> str | None:
 
 
 def _check_actions(record: Record, witness: Witness) -> str | None:
-    """None when ``record`` holds at least the logged actions ``witness`` counts (rebis-pbm/6):
+    """None when ``record``'s logged actions fit the number ``witness`` counts (rebis-pbm/6):
     when it was written the record held that many, each logged after at most its move, and a
-    record only grows."""
+    record only grows; so it holds at least that many logged after at most its move, and at
+    most that many logged before its move (an act placed there since was put into the past
+    the witness saw)."""
     if witness.actions is None:
         return None
     held = sum(1 for a in record.actions if int(a.get("after", 0)) <= witness.move)
-    if held >= witness.actions:
+    if held < witness.actions:
+        return (f"{witness.source} saw game {record.game} with {witness.actions} logged actions "
+                f"at move {witness.move}, but the record holds only {held} logged by then: acts "
+                f"were cut off since")
+    before = sum(1 for a in record.actions if int(a.get("after", 0)) < witness.move)
+    if before <= witness.actions:
         return None
     return (f"{witness.source} saw game {record.game} with {witness.actions} logged actions at "
-            f"move {witness.move}, but the record holds only {held} logged by then: acts were "
-            f"cut off since")
+            f"move {witness.move}, but the record holds {before} logged before that move: acts "
+            f"were put into the history it saw since")
 
 
 def history_point(record: Record) -> str:

@@ -196,3 +196,31 @@ def test_the_same_strip_of_a_v5_record_is_the_admitted_limit_but_for_the_end(tmp
         assert code == 3 and REVEALED_WITHOUT_ACT in said, said
     else:
         assert code == 0 and said.startswith("Verified"), said
+
+
+def test_attack_an_act_put_into_the_history_a_witness_saw_fails_verify_witness(tmp_path):
+    """The fourteenth tester: a /6 witness of move N counting K acts held against any record
+    with at least K acts logged by move N, so the referee could place a new act (re-chained and
+    signed with its key) before move N, into the past the witness saw. Every act logged before
+    move N existed when the witness was written: more than K of them is a rewrite (exit 3)."""
+    from test_referee_key import _forge_actions, play_signed, signed_game
+    game, key, keys = signed_game(tmp_path)
+    play_signed(game, keys, tmp_path, key, "2025-01-01T00:10:00Z")
+    play_signed(game, keys, tmp_path, key, "2025-01-01T00:20:00Z")
+    saved = tmp_path / "ann-move-2.txt"
+    shutil.copy(tmp_path / "g.views" / "ann.txt", saved)
+    assert ", move 2, " in saved.read_text() and ", actions 0\n" in saved.read_text()
+    assert _verify(game, "--witness", saved)[0] == 0
+    # an extension logged now, after move 2, is what the witness did not see yet: it holds
+    done = run_inproc("extend", game, "--by", "1h", "--now", "2025-01-01T00:25:00Z",
+                      "--referee-key", key)
+    assert done.code == 0, done.err
+    assert _verify(game, "--witness", saved)[0] == 0
+    # the same act placed after move 1 instead, every act chained and signed again
+    _forge_actions(game, key, lambda actions: [{**a, "after": 1} for a in actions])
+    code, said = _verify(game)
+    assert code == 0, said  # nothing in the record alone contradicts it
+    code, said = _verify(game, "--witness", saved)
+    assert code == 3, said
+    assert "holds 1 logged before that move: acts were put into the history it saw since" in \
+        " ".join(said.split())

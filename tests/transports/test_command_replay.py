@@ -22,7 +22,17 @@ from test_git_commands import commit_command
 from test_git_transport import PLAYERS as GIT_PLAYERS
 from test_git_transport import REFEREE as GIT_REFEREE
 from test_git_transport import REPO, git, job, tracked
-from test_mail_commands import PLAYERS, REFUSED, Post, make_game, message, only_to, text_of
+from test_mail_commands import (
+    PLAYERS,
+    REFEREE,
+    REFUSED,
+    Post,
+    invoke,
+    make_game,
+    message,
+    only_to,
+    text_of,
+)
 
 from rebis_pbm.app import open_game, read_record
 from rebis_pbm.record.deadlines import absences, absences_shown
@@ -229,3 +239,30 @@ def test_help_tells_a_player_how_a_signed_away_or_back_ends(tmp_path):
     assert "command help (alice); answer queued" in said
     assert 'Signed, away and back also end with the point of the history they answer' in \
         " ".join(reply.split())
+
+
+@needs_ssh
+def test_a_command_the_referees_side_cannot_sign_stays_for_the_next_run(tmp_path, monkeypatch):
+    """The fourteenth tester: in a game with a referee key, ``mail in`` run without the key
+    answered a player's signed ``away`` "your command was not carried out", the referee's own
+    setup told to the player as a refusal. Now the referee's side fails: the message stays in
+    new/, nothing is queued to the player, and the next run with the key carries it out."""
+    referee_key = ssh_key(tmp_path, "referee")
+    key = ssh_key(tmp_path, "alice_key")
+    game = make_game(tmp_path, "en", PLAYERS, *ALLOWANCE, "--key", f"alice={key}.pub",
+                     "--referee-key", referee_key)
+    post = Post(game)
+    line = f"away {day(3)} {day(5)} cmd {point_in_view(game.with_name('game.views'), 'alice')}"
+    post.deliver(message(PLAYERS["alice"], line, "",
+                         [("c.txt.sig", ssh_sign(key, (line + "\n").encode()))],
+                         msgid="<k1@example.org>"))
+    before = game.read_bytes()
+    monkeypatch.delenv("REBIS_PBM_REFEREE_KEY", raising=False)
+    result = invoke("mail", "in", game, post.box, "--referee", REFEREE, "--no-pictures")
+    assert result.exit_code != 0, result.output
+    assert "--referee-key" in result.output or "REBIS_PBM_REFEREE_KEY" in result.output
+    assert post.new() == [] and game.read_bytes() == before
+    assert len(list((post.box / "new").iterdir())) == 1  # left for the next run
+    monkeypatch.setenv("REBIS_PBM_REFEREE_KEY", str(referee_key))
+    assert "command away (alice); answer queued" in post.mail_in().output
+    assert [a.player for a in absences(open_game(game).record)] == ["alice"]
