@@ -8,10 +8,12 @@ applies; a join in a fair deal's join phase; a sealed move in a public game.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -165,6 +167,24 @@ class Inbox:
     def take(self):
         taken, self.deliveries = self.deliveries, []
         return taken
+
+
+@contextlib.contextmanager
+def smtp_inbox() -> Iterator[tuple[Inbox, int]]:
+    """A real SMTP server (aiosmtpd) on 127.0.0.1, on a free port, while the block runs:
+    (its inbox, its port)."""
+    from aiosmtpd.controller import Controller
+
+    inbox = Inbox()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, controller.port
+    finally:
+        controller.stop()
 
 
 def test_play_send_mails_the_signed_move_that_mail_in_applies(tmp_path):
@@ -348,19 +368,11 @@ def test_the_dialogue_takes_the_languages_yes_and_words_its_errors(tmp_path, lan
 @pytest.mark.parametrize(("lang", "subject"), [("fr", "tour 1\u00a0: mon coup"),
                                                ("pt", "turno 1: o meu lance")])
 def test_play_send_writes_the_subject_in_the_players_language(tmp_path, lang, subject):
-    from aiosmtpd.controller import Controller
-
-    inbox = Inbox()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
+    with smtp_inbox() as (inbox, port):
         game = new_game(tmp_path / "ref", "--lang", f"alice={lang}")
         view = view_of(game, "alice", tmp_path / "alice")
         config = tmp_path / "alice" / "play.yaml"
-        config.write_text(f"smtp: 127.0.0.1:{controller.port}\ntls: none\n"
+        config.write_text(f"smtp: 127.0.0.1:{port}\ntls: none\n"
                           f"from: {PLAYERS['alice']}\nreferee: {REFEREE}\n")
         done = play(view, "--out", tmp_path / "alice", "--send", "--config", config, "--yes",
                     "--quiet", "--move", "1")
@@ -375,8 +387,6 @@ def test_play_send_writes_the_subject_in_the_players_language(tmp_path, lang, su
         got = run("mail", "in", game, eml, "--referee", REFEREE)  # the referee still routes it
         assert got.returncode == 0, got.stderr
         assert moves_made(game) == 1
-    finally:
-        controller.stop()
     # the server gone: the player is told so in their language (exit 2)
     (tmp_path / "again").mkdir()
     refused = play(view, "--out", tmp_path / "again", "--send", "--config", config, "--yes",

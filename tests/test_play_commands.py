@@ -27,7 +27,7 @@ from rebis_pbm.app import read_record
 from rebis_pbm.cli import cli
 from rebis_pbm.record.deadlines import absences, absences_shown
 from sshkeys import needs_ssh, ssh_key
-from test_play import Inbox, git, new_game, play, view_of
+from test_play import git, new_game, play, smtp_inbox, view_of
 from transport_support import PLAYERS, REFEREE, REPO, exe, run, secret_key
 
 ALLOWANCE = ("--deadline", "72h", "--absence", "14d/3")
@@ -136,20 +136,13 @@ def test_a_command_that_cannot_be_sent_is_refused_in_one_sentence_and_nothing_is
 
 @needs_ssh
 def test_play_command_send_mails_an_away_that_mail_in_carries_out_once(tmp_path):
-    inbox = Inbox()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    from aiosmtpd.controller import Controller
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
+    with smtp_inbox() as (inbox, port):
         key = ssh_key(tmp_path, "alice_key")
         game = new_game(tmp_path / "ref", *ALLOWANCE, "--key", f"alice={key}.pub",
                         "--lang", "alice=fr")
         view = view_of(game, "alice", tmp_path / "alice")
         config = tmp_path / "alice" / "play.yaml"
-        config.write_text(f"smtp: 127.0.0.1:{controller.port}\ntls: none\n"
+        config.write_text(f"smtp: 127.0.0.1:{port}\ntls: none\n"
                           f"from: {PLAYERS['alice']}\nreferee: {REFEREE}\n")
         # ISO times: the longest away line, folded in the mail's header
         words = f"away {day(3)}T09:00Z {day(5)}T18:00Z"
@@ -158,8 +151,6 @@ def test_play_command_send_mails_an_away_that_mail_in_carries_out_once(tmp_path)
         assert done.returncode == 0, done.stderr
         line = f"{words} playgame {point_of(view)}"
         [(recipients, msg)] = inbox.take()
-    finally:
-        controller.stop()
     assert recipients == [REFEREE]
     raw = msg.as_bytes()
     header = raw.split(b"\n\n", 1)[0]
