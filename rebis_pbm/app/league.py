@@ -4,8 +4,11 @@
 (a shard: ``DIR/NAME/game.yaml`` as ``git apply --games`` keeps them, or ``DIR/*.yaml``) as
 ``verify`` does (:func:`rebis_pbm.app.record_paths`), verifies each one
 (:func:`rebis_pbm.app.verify_many`) and counts only those that pass: a record that fails is
-listed as such and counted nowhere. A player is a name: the same name in two games is the
-same player.
+listed as such and counted nowhere. Of several records of one game id that pass, the one whose
+history extends every other's (the latest state: :func:`extends`) counts and the others are
+listed as its earlier states or copies; where two fork (neither extends the other), none counts,
+as the league cannot tell which is the game; path order never decides. A player is a name: the
+same name in two games is the same player.
 
 The rules of the table (one place; docs/league.md words them for people):
 
