@@ -124,8 +124,11 @@ def test_many_records_each_pinned(games):
 def test_league_with_its_referee_counts_only_the_records_it_signed(games):
     real, forged = games
     table = json.loads(run_inproc("league", real.parent.parent, "--format", "json").out)
-    # without the referee's key, the forgery is counted: a game "abandoned" before the deal
-    assert len(table["games"]) == 1 and table["not_counted"]
+    # without the referee's key, the forgery is a record of game g too, whose history is not
+    # the real one's: the league cannot tell which is the game, so neither counts
+    assert table["games"] == [] and len(table["not_counted"]) == 2
+    assert all("disagree: neither's history extends the other's; none is counted" in n["reason"]
+               for n in table["not_counted"])
     pinned = json.loads(run_inproc("league", real.parent.parent, "--referee-pub", REFEREE_PUB,
                                    "--format", "json").out)
     [kept] = pinned["games"]
