@@ -287,3 +287,52 @@ def test_apply_records_a_respelled_armour_ssh_keygen_takes_as_sent(cli, tmp_path
     assert ssh_verifies(Path(f"{keys['ann']}.pub"), signed, stored, tmp_path)
     checked = cli("verify", game)
     assert checked.code == 0, checked.err
+
+
+def test_a_mails_crlf_signature_is_recorded_as_lf_and_a_split_one_refused(tmp_path):
+    """By mail (SMTP carries CRLF line ends): a move pasted with its armoured block, the whole
+    message's lines ended by CRLF, is taken and its signature recorded with LF, which
+    ssh-keygen takes; the same move with a .sig attachment whose armour is split by a vertical
+    tab after BEGIN (the tester's) is refused, nothing changed."""
+    from email.message import EmailMessage
+
+    from rebis_pbm.app import open_game
+    from rebis_pbm.formats.yaml_writer import dump_yaml
+    from transport_support import PLAYERS, REFEREE, new_args, pick_move
+
+    key = ssh_key(tmp_path, "alice_key")
+    game = tmp_path / "game.yaml"
+    made = run_inproc(*new_args(game, "mail-crlf", "crlf"), "--key", f"alice={key}.pub")
+    assert made.code == 0, made.err
+    record, replay, _ = open_game(game)
+    move = dump_yaml({"game": "crlf", "after": record.last_digest(),
+                      **pick_move(replay.state).as_dict()}).encode()
+    real = ssh_sign(key, move)
+
+    def mail_in(body: str, attachments: tuple[tuple[str, bytes], ...] = ()) -> tuple[int, str]:
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"] = PLAYERS["alice"], REFEREE, "my move"
+        msg["Message-ID"] = "<crlf1@example.org>"
+        msg.set_content(body)
+        for name, data in attachments:
+            msg.add_attachment(data, maintype="application", subtype="octet-stream",
+                               filename=name)
+        path = tmp_path / "msg.eml"
+        path.write_bytes(msg.as_bytes().replace(b"\n", b"\r\n"))
+        done = run_inproc("mail", "in", game, path, "--referee", REFEREE)
+        return done.code, done.out + done.err
+
+    before = game.read_bytes()
+    forged = respelled_armour(real, "vt-after-begin").encode("ascii")
+    assert not ssh_verifies(Path(f"{key}.pub"), move, forged, tmp_path)
+    code, said = mail_in("My move.\n", (("move.yaml", move), ("move.yaml.sig", forged)))
+    assert "refused" in said and "signature does not check" in said, said  # a reply says so
+    assert game.read_bytes() == before
+
+    body = f"Hello referee,\n\n---\n{move.decode()}...\n\n{real.decode()}\n-- \nalice\n"
+    code, said = mail_in(body)
+    assert code == 0 and "turn 1 applied (alice)" in said, said
+    stored, signed = _recorded_signature(game)
+    assert stored == real.decode("ascii") and signed == move
+    assert ssh_verifies(Path(f"{key}.pub"), move, stored, tmp_path)
+    assert run_inproc("verify", game).code == 0
