@@ -42,7 +42,7 @@ def ssh_verifies(public_key: Path, data: bytes, signature: str | bytes, folder: 
     ``public_key``: ``ssh-keygen -Y verify -f ALLOWED -I signer -n NAMESPACE -s SIG``."""
     allowed, sig = folder / "allowed_signers", folder / "checked.sig"
     allowed.write_text("signer " + public_key.read_text(encoding="ascii"), encoding="ascii")
-    sig.write_bytes(signature.encode("ascii") if isinstance(signature, str) else signature)
+    sig.write_bytes(signature.encode("utf-8") if isinstance(signature, str) else signature)
     done = subprocess.run([SSH_KEYGEN or "ssh-keygen", "-Y", "verify", "-f", str(allowed), "-I",
                            "signer", "-n", namespace, "-s", str(sig)], input=data,
                           capture_output=True)
@@ -56,6 +56,51 @@ def ssh_verifies(public_key: Path, data: bytes, signature: str | bytes, folder: 
 REFUSED_BY_SSH_KEYGEN = ("inner-length", "trailing-byte", "outer-length", "inner-trailing",
                          "armour-junk")
 MALLEATIONS = (*REFUSED_BY_SSH_KEYGEN, "reserved", "after-end", "rsa-mpint")
+
+# The attacks on the armour's line ends (the fourteenth tester): the blob untouched, its lines
+# separated by another character than LF, which str.splitlines() took as a line break.
+# ssh-keygen -Y verify (OpenSSH 9.2) refuses each, and so does rebis-pbm.
+ARMOUR_REFUSED_BY_SSH_KEYGEN = ("cr-only", "vt-after-begin", "fs", "nel", "u2028", "nul")
+# Spellings ssh-keygen takes but rebis-pbm refuses (stricter: no control character but LF and
+# tab inside the armour, nothing after the END line but its LF).
+ARMOUR_STRICTER = ("vt-in-body", "cr-in-line", "space-after-end", "nul-after-end",
+                   "blank-after-end")
+# Spellings both take (ssh-keygen skips spaces, tabs and line ends inside the base64): rebis-pbm
+# records them as sent.
+ARMOUR_TAKEN = ("spaces", "tabs", "blank-lines", "one-line", "width-64", "no-final-lf")
+
+
+def respelled_armour(signature: str | bytes, how: str) -> str:
+    """``signature`` (armoured SSHSIG, as ssh-keygen wrote it, LF line ends) with the same blob
+    and another armour, ``how`` (one of :data:`ARMOUR_REFUSED_BY_SSH_KEYGEN`,
+    :data:`ARMOUR_STRICTER`, :data:`ARMOUR_TAKEN`, or ``crlf``: every LF as CRLF, as a mail
+    carries it, which ssh-keygen 9.2 refuses as it is and rebis-pbm reads as LF)."""
+    text = signature.decode("ascii") if isinstance(signature, bytes) else signature
+    assert text.endswith("-----END SSH SIGNATURE-----\n"), "an armour as ssh-keygen writes it"
+    lines = text.split("\n")[:-1]
+    body = "".join(lines[1:-1])
+    begin, end = lines[0], lines[-1]
+    joined = {"cr-only": "\r", "fs": "\x1c", "nel": "\x85", "u2028": "\u2028",
+              "crlf": "\r\n"}
+    if how in joined:
+        return joined[how].join(lines) + joined[how]
+    if how == "vt-after-begin":  # the tester's: a vertical tab where the BEGIN line's LF was
+        return text.replace("\n", "\v", 1)
+    middle = {"vt-in-body": lambda b: [b[:20] + "\v" + b[20:]],
+              "cr-in-line": lambda b: [b[:20] + "\r" + b[20:]],
+              "nul": lambda b: [b[:20] + "\0" + b[20:]],
+              "spaces": lambda b: ["  " + b[i:i + 70] + " " for i in range(0, len(b), 70)],
+              "tabs": lambda b: ["\t" + b[i:i + 70] + "\t" for i in range(0, len(b), 70)],
+              "blank-lines": lambda b: ["", b[:70], "", b[70:], ""],
+              "one-line": lambda b: [b],
+              "width-64": lambda b: [b[i:i + 64] for i in range(0, len(b), 64)]}
+    if how in middle:
+        return "\n".join([begin, *middle[how](body), end]) + "\n"
+    after = {"space-after-end": "  \n", "nul-after-end": "\n\0", "blank-after-end": "\n\n",
+             "no-final-lf": ""}
+    if how in after:
+        return "\n".join(lines) + after[how]
+    raise ValueError(how)
 
 
 def _unarmour(signature: str) -> bytes:

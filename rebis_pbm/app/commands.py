@@ -533,6 +533,7 @@ def command_signature(record: Record, player: str, command: Command,
             changing command's line that names no point of the history.
     """
     from rebis_pbm.crypto.signatures import signed_by
+    from rebis_pbm.crypto.sshsig_form import recorded_armour
     keys = record.player_keys(player)
     if not keys:
         return
@@ -547,7 +548,7 @@ def command_signature(record: Record, player: str, command: Command,
             "write \"{name} {game}\", and sign that line"),
             {"name": command.name, "game": record.game}))
     if not signed_by((command.line + "\n").encode("utf-8"),
-                     signature.decode("ascii", "replace"), keys):
+                     recorded_armour(signature) or "", keys):  # a mail's CRLF read as LF
         raise Refused(phrase=Phrase(N_(
             "the command's signature does not check against {player}'s key over the line "
             "\"{line}\" (sign a file holding exactly that line, with ssh-keygen -Y sign -n "

@@ -305,24 +305,28 @@ def signed_with(keys: tuple[str, ...], player: str, data: bytes, signature: byte
                 source: str) -> str:
     """The armoured signature of a move file of ``player``, who registered ``keys``: required,
     and valid over ``data`` (the file's exact bytes) by one of them in namespace ``rebis-pbm``.
-    The one check of :func:`check_signature` (``apply``) and ``check --view``.
+    The one check of :func:`check_signature` (``apply``) and ``check --view``. Returns the
+    signature as checked and as the record keeps it
+    (:func:`~rebis_pbm.crypto.sshsig_form.recorded_armour`: a mail's CRLF line ends as LF).
 
     Raises:
         Refused: no signature, or one that does not check (exit 1).
     """
     from rebis_pbm.crypto.signatures import signed_by
+    from rebis_pbm.crypto.sshsig_form import recorded_armour
     if signature is None:
         raise Refused(phrase=Phrase(N_(
             "{source}: move rejected: {player} registered a key, so their moves must be signed "
             "(ssh-keygen -Y sign -f KEY -n rebis-pbm FILE writes FILE.sig); no signature came "
             "with it"), {"source": source, "player": player}))
-    text = signature.decode("ascii", "replace")
-    if not signed_by(data, text, keys):
+    # The record keeps the very text checked: a mail's CRLF line ends read as LF, nothing else.
+    text = recorded_armour(signature)
+    if text is None or not signed_by(data, text, keys):
         raise Refused(phrase=Phrase(N_(
             "{source}: move rejected: its signature does not check against {player}'s key over "
             "this exact file (sign the file as sent, with ssh-keygen -Y sign -n rebis-pbm)"),
             {"source": source, "player": player}))
-    return text.strip() + "\n"
+    return text
 
 
 def move_document(data: bytes, source: str, *, joins: bool = True) -> dict[str, Any]:

@@ -62,20 +62,53 @@ class _Reader:
             raise _Malformed("bytes after the last field")
 
 
-def dearmour(text: str | bytes) -> bytes | None:
-    """The SSHSIG blob of an armoured signature, or None unless ``text`` is exactly the armour:
-    the line ``-----BEGIN SSH SIGNATURE-----``, lines of base64 (canonical: padded, no other
-    character, unused bits zero), the line ``-----END SSH SIGNATURE-----``; whitespace around
-    the lines and the block is allowed, nothing else."""
+def armour_lines(text: str | bytes) -> list[str] | None:
+    """The lines of an armoured signature, or None unless ``text`` is in the armour's accepted
+    form, the one ``ssh-keygen -Y verify`` (OpenSSH 9.2) reads and no other: ASCII; lines ended
+    by LF, the last one's end optional; no other control character anywhere (no CR, vertical
+    tab, form feed, NUL, FS/GS/RS, NEL or Unicode line separator: ssh-keygen splits lines at LF
+    only, and ``str.splitlines()`` would split at those too); the first line
+    ``-----BEGIN SSH SIGNATURE-----`` and the last ``-----END SSH SIGNATURE-----`` exactly
+    (ssh-keygen finds the first at the very start, the second right after an LF), nothing after.
+    Between them spaces and tabs may stand anywhere (ssh-keygen skips them in the base64), and
+    blank lines. A mail's CRLF line ends are read as LF before (:func:`recorded_armour`)."""
     if isinstance(text, bytes):
         try:
             text = text.decode("ascii")
         except UnicodeDecodeError:
             return None
-    lines = text.strip().splitlines()
-    if len(lines) < 3 or lines[0].rstrip() != BEGIN or lines[-1].strip() != END:
+    if not text.isascii() or any((c < " " and c not in "\t\n") or c == "\x7f" for c in text):
         return None
-    body = "".join("".join(line.split()) for line in lines[1:-1])
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the last line's end
+    if len(lines) < 3 or lines[0] != BEGIN or lines[-1] != END:
+        return None
+    return lines
+
+
+def recorded_armour(text: str | bytes) -> str | None:
+    """An armoured signature as it came (a ``.sig`` file, a mail's block) in the form the record
+    keeps and :func:`~rebis_pbm.crypto.signatures.signed_by` checks, else None: its CRLF line
+    ends read as LF (a mail's; ssh-keygen 9.2 refuses a CR after the BEGIN line), then in the
+    form of :func:`armour_lines`, each line ended by LF. A bare CR stays refused."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("ascii")
+        except UnicodeDecodeError:
+            return None
+    lines = armour_lines(text.replace("\r\n", "\n"))
+    return None if lines is None else "\n".join(lines) + "\n"
+
+
+def dearmour(text: str | bytes) -> bytes | None:
+    """The SSHSIG blob of an armoured signature, or None unless ``text`` is exactly the armour
+    (:func:`armour_lines`) and its base64 canonical: padded, no character but the alphabet,
+    spaces and tabs, unused bits zero."""
+    lines = armour_lines(text)
+    if lines is None:
+        return None
+    body = "".join(line.replace(" ", "").replace("\t", "") for line in lines[1:-1])
     try:
         blob = base64.b64decode(body, validate=True)
     except (binascii.Error, ValueError):

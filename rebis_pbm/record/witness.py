@@ -142,12 +142,17 @@ def _as_read(part: EmailMessage, payload: bytes) -> list[str]:
 
 def signature_after(text: str) -> str | None:
     """The armoured signature block right under a text view's witness line (blank space
-    between them only; rebis-pbm/4), or None."""
+    between them only; rebis-pbm/4), or None: its lines split at LF (or CRLF) only, with the
+    spaces and tabs around each removed (the text's layout), each ended by LF."""
     from rebis_pbm.crypto.signatures import ARMOUR
     block = ARMOUR.search(text)
     if block is None or text[:block.start()].strip():
         return None
-    return "\n".join(line.strip() for line in block.group(0).splitlines()) + "\n"
+    # Lines split at LF only (a mail's CRLF read as LF): a CR, vertical tab, NEL... left in the
+    # block keeps it refused, as ssh-keygen refuses it. Spaces and tabs around lines are the
+    # text's layout (a quoted or indented view), not the armour's.
+    lines = block.group(0).replace("\r\n", "\n").split("\n")
+    return "\n".join(line.strip(" \t") for line in lines) + "\n"
 
 
 def check_witness_signature(record: Record, witness: Witness) -> None:
