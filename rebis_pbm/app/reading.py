@@ -112,7 +112,7 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
     not signed), and the record must hold the header digest and the chain digest it names, as a
     witness's. ``referee``: the fingerprint of the referee key the reader trusts
     (:func:`rebis_pbm.app.signing.published_referee`): a record not signed by it fails (code
-    ``referee``, :func:`rebis_pbm.record.pins.pin_referee`), one with no referee key included.
+    ``referee``, :func:`rebis_pbm.record.audit.pin_referee`), one with no referee key included.
 
     Returns:
         a :class:`rebis_pbm.record.audit.Report`; ``report.verified`` says whether it passed.
@@ -170,7 +170,7 @@ def verify(game: PathLike, seed_file: PathLike | None = None,
     report = run_verify(data, source, find,
                         seen + [w for refused in said for w in refusal_witnesses(refused)])
     if referee is not None:
-        from rebis_pbm.record.pins import pin_referee
+        from rebis_pbm.record.audit import pin_referee
         pin_referee(report, referee)
     if report.verified and unsigned:
         raise unsigned[0]
@@ -293,7 +293,7 @@ def verify_many(paths: Iterable[PathLike], jobs: int = 1,
                 if progress:
                     progress(len(done))
     if referee is not None:
-        from rebis_pbm.record.pins import pin_referee
+        from rebis_pbm.record.audit import pin_referee
         reports = [pin_referee(report, referee) for report in reports]
     return reports
 

@@ -205,6 +205,22 @@ class Report:
         return "\n".join(lines) + "\n"
 
 
+def pin_referee(report: Report, expected: str) -> Report:
+    """``report`` failed (code ``referee``) unless its record is signed by the referee key of
+    fingerprint ``expected`` (``verify --referee-pub``, ``league --referee-pub``; docs/audit.md): a
+    record with no referee key, or another, is not the referee's whom the reader trusts,
+    whatever else it passes. A report that failed already is left as it is."""
+    if report.problem is not None or report.referee_key == expected:
+        return report
+    found = report.referee_key or "none"
+    report.problem = Problem(
+        "referee", f"the record is not signed by the referee key you named ({expected}): "
+        + ("it names no referee key, so nobody vouches for its acts and witness"
+           if report.referee_key is None else f"it names another referee key ({found})"),
+        expected=expected, found=found)
+    return report
+
+
 _KEY_FROM = {"new": "registered at new", "join": "brought by their join",
              "replace-player": "logged by the referee (replace-player)"}
 
