@@ -4,8 +4,8 @@ player's away and back the point of the history their view gives), written, sign
 
 Through the installed console script and click's runner: the line mailed through a real SMTP
 server on 127.0.0.1 (aiosmtpd), delivered into a real Maildir and carried out by the referee's
-`mail in` (a copy sent again is stale); committed and pushed to a real git origin, carried out
-by the job; and the refusals, which write nothing.
+`mail in` (a copy sent again changes nothing); committed and pushed to a real git origin,
+carried out by the job; and the refusals, which write nothing.
 """
 
 from __future__ import annotations
@@ -172,15 +172,16 @@ def test_play_command_send_mails_an_away_that_mail_in_carries_out_once(tmp_path)
         assert [a.player for a in absences(read_record(game))] == ["alice"]
     finally:
         del os.environ["REBIS_PBM_SEED"]
-    # the same mail again (as whoever saw it would send it): stale, nothing changes
+    # the same mail again (as whoever saw it would send it): carried out already, nothing more
     before = game.read_bytes()
     copy = raw.replace(msg["Message-ID"].encode(), b"<copy@example.org>")
     assert copy != raw
     mailbox.Maildir(box, create=False).add(copy)
     again = run("mail", "in", game, box, "--referee", REFEREE, "--no-pictures")
     assert again.returncode == 0, again.stderr
-    assert "command away refused" in again.stdout.decode()
+    assert "command away (alice); answer queued" in again.stdout.decode()
     assert game.read_bytes() == before
+    assert [a.player for a in absences(read_record(game))] == ["alice"]
 
 
 def test_a_command_that_could_not_be_sent_says_so_and_keeps_its_file(tmp_path):

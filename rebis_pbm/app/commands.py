@@ -46,6 +46,7 @@ CHANGING = frozenset({"away", "back", "resign"})
 # those a player with a key must sign with their point (resign is refused to them anyway: the
 # bot cannot sign their moves), so that the refusal they get is the one that counts
 POINTED = CHANGING - {"resign"}
+AWAY_REASON = "away by command"  # the reason of an absence the away command logs
 
 
 class Command(NamedTuple):
@@ -323,15 +324,14 @@ def _when(word: str, zone: str | None, *, end: bool, now: str) -> str:
         import zoneinfo
         try:
             day = datetime.strptime(word, "%Y-%m-%d").date()
-        except ValueError:
-            day = None
-        if day is not None:
             tz = zoneinfo.ZoneInfo(zone) if zone else timezone.utc
             start = datetime.combine(day + timedelta(days=1) if end else day, time(), tz)
             # FROM today (its start passed, its end not): from now; a day already over stays
             # as it is, and the absence is refused as beginning in the past
             today = not end and start <= parse_time(now) < start + timedelta(days=1)
             return now if today else format_time(start)
+        except (ValueError, OverflowError):  # no such day, or one at the calendar's ends
+            pass
     else:
         try:
             return format_time(parse_time(word))
@@ -366,7 +366,7 @@ def _away(request: Request) -> Answer:
     at = now_text(now)
     start, end = _when(args[0], zone, end=False, now=at), _when(args[1], zone, end=True, now=at)
     try:
-        done = take_absence(game, player, start, end, now=at, reason="away by command",
+        done = take_absence(game, player, start, end, now=at, reason=AWAY_REASON,
                             views_dir=request.views_dir, zone=zone)
     except (Refused, UsageError) as exc:
         raise _absence_refused(exc) from None
@@ -470,6 +470,37 @@ def line_to_sign(record: Record, command: Command) -> str:
     if command.game is None:
         words += f" {record.game}"
     return f"{words} {history_point(record)}"
+
+
+def carried_out(record: Record, player: str, command: Command) -> int | None:
+    """The index of the logged action that carried ``command`` out, when it names a point of
+    the history (``after D actions K``) and the record's action K, logged at that very point,
+    is the act it asks for (``away`` or ``back``, of ``player``): the same message judged
+    again (its answer was lost: a run that failed after the act was logged) is answered as
+    carried out, never as a refusal of what the record holds. None otherwise."""
+    if (command.name not in POINTED or command.after is None or command.actions is None
+            or not COUNT.fullmatch(command.actions)):
+        return None
+    index = int(command.actions)
+    if index >= len(record.actions):
+        return None
+    act = record.actions[index]
+    at = act.get("after")
+    if not (act.get("action") == command.name and act.get("player") == player
+            and isinstance(at, int) and 0 <= at <= len(record.moves)
+            and record.prev_digest(at) == command.after):
+        return None
+    if command.name == "away":  # the very absence it asks for, logged by the command
+        from rebis_pbm.record.deadlines import time_zone_of
+        zone, logged = time_zone_of(record, player), str(act.get("at"))
+        try:
+            asked = (_when(command.args[0], zone, end=False, now=logged),
+                     _when(command.args[1], zone, end=True, now=logged))
+        except (Refused, IndexError):
+            return None
+        if act.get("reason") != AWAY_REASON or asked != (act.get("start"), act.get("end")):
+            return None
+    return index
 
 
 def check_point(record: Record, command: Command) -> None:
@@ -589,6 +620,11 @@ def carry_out(game: PathLike, player: str, command: Command, lang: str | None, *
         raise Refused(phrase=Phrase(N_("this command is for game {named}, but this is game "
                                        "{game}; nothing changed"),
                                     {"named": command.game, "game": record.game}))
+    done = carried_out(record, player, command)
+    if done is not None:
+        return Answer(_("{name}: carried out already").format(name=command.name), _(
+            "This command was carried out when it first came (the record's action {number}). "
+            "Nothing more changed.").format(number=done + 1))
     check_point(record, command)
     if command.name in CHANGING and record.referee_key is not None:
         # the referee's key signs the act: without it the referee's side fails (the message

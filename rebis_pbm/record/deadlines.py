@@ -89,7 +89,9 @@ def parse_time(text: str, option: str = "--now") -> datetime:
 
 def format_time(value: datetime) -> str:
     """An aware datetime as the record writes it: UTC, to the second, with ``Z``."""
-    return value.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+    utc = value.astimezone(timezone.utc)
+    # the year always in four digits (strftime's %Y writes year 1 as "1")
+    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc:%H:%M:%S}Z"
 
 
 def now_text(now: str | None = None) -> str:

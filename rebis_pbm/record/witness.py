@@ -264,12 +264,27 @@ def _check_actions(record: Record, witness: Witness) -> str | None:
         return (f"{witness.source} saw game {record.game} with {witness.actions} logged actions "
                 f"at move {witness.move}, but the record holds only {held} logged by then: acts "
                 f"were cut off since")
-    before = sum(1 for a in record.actions if int(a.get("after", 0)) < witness.move)
+    before = sum(1 for a in record.actions if _before(a, record, witness))
     if before <= witness.actions:
         return None
     return (f"{witness.source} saw game {record.game} with {witness.actions} logged actions at "
             f"move {witness.move}, but the record holds {before} logged before that move: acts "
             f"were put into the history it saw since")
+
+
+def _before(act: dict[str, object], record: Record, witness: Witness) -> bool:
+    """Whether ``act`` was logged before the point ``witness`` saw, so that it existed when the
+    witness was written: after fewer moves; or, at move 0, after fewer of the join phase's
+    entries than the witness saw (rebis-pbm/5: the act's ``joins``)."""
+    after = act.get("after", 0)
+    if not isinstance(after, int) or after < witness.move:
+        return isinstance(after, int)
+    joins = act.get("joins")
+    if witness.move != 0 or not isinstance(joins, int):
+        return False
+    seen = next((j for j in range(len(record.joins) + 1)
+                 if record.join_prev(j) == witness.chain_sha256), None)
+    return seen is not None and joins < seen
 
 
 def history_point(record: Record) -> str:

@@ -224,3 +224,47 @@ def test_attack_an_act_put_into_the_history_a_witness_saw_fails_verify_witness(t
     assert code == 3, said
     assert "holds 1 logged before that move: acts were put into the history it saw since" in \
         " ".join(said.split())
+
+
+def test_attack_an_act_put_into_the_join_phase_a_witness_saw_fails_verify_witness(
+        tmp_path, monkeypatch):
+    """The fifteenth tester: every join-phase act is logged "after move 0", so a witness of move
+    0 taken once the deal was done pinned none of them. The referee keeps its copy of the record
+    after the first commitment, logs an extension there, applies the same signed entries again
+    and publishes that record. An act logged after fewer join entries than the witness saw
+    existed when it was written: exit 3."""
+    from test_two_round_deal import PLAYERS, apply, keydir, new_game, play_join
+    keys = {p: ssh_key(keydir(tmp_path), p) for p in PLAYERS}
+    key = ssh_key(tmp_path, "referee")
+    monkeypatch.setenv("REBIS_PBM_REFEREE_KEY", str(key))
+    game = new_game(tmp_path / "ref", keys, "tr", "--referee-key", str(key), "--deadline",
+                    "72h", "--now", "2026-01-01T00:00:00Z")
+    sent = []  # each signed entry as its player sent it, in order
+    for round_ in (1, 2):
+        for p in PLAYERS:
+            move = play_join(game, p, tmp_path / p, keys[p])
+            kept = tmp_path / "sent" / f"{round_}-{p}.yaml"
+            kept.parent.mkdir(exist_ok=True)
+            shutil.copy(move, kept)
+            shutil.copy(f"{move}.sig", f"{kept}.sig")
+            sent.append(kept)
+            done = apply(game, kept, "--now", f"2026-01-01T0{len(sent)}:00:00Z")
+            assert done.code == 0, done.err
+            if len(sent) == 1:  # the referee keeps its copy after the first commitment
+                shutil.copytree(game.parent, tmp_path / "fork")
+    saved = tmp_path / "ann-dealt.txt"
+    shutil.copy(game.with_name("game.views") / "ann.txt", saved)
+    assert ", move 0, " in saved.read_text() and ", actions 0\n" in saved.read_text()
+    assert _verify(game, "--witness", saved)[0] == 0
+    fork = tmp_path / "fork" / "game.yaml"
+    done = run_inproc("extend", fork, "--by", "1h", "--now", "2026-01-01T01:30:00Z")
+    assert done.code == 0, done.err
+    for number, entry in enumerate(sent[1:], 2):
+        done = apply(fork, entry, "--now", f"2026-01-01T0{number}:00:00Z")
+        assert done.code == 0, done.err
+    assert len(referee.read_record(fork).actions) == 1
+    code, said = _verify(fork)
+    assert code == 0, said  # nothing in the record alone contradicts it
+    code, said = _verify(fork, "--witness", saved)
+    assert code == 3, said
+    assert "acts were put into the history it saw since" in " ".join(said.split())

@@ -115,10 +115,22 @@ def test_a_signed_away_sent_again_is_stale_and_nothing_changes(tmp_path):
     assert "command away (alice); answer queued" in said
     before = table.game.read_bytes()
     said, reply = table.send(away.replace(b"<r1@example.org>", b"<copy@example.org>"))
-    assert "command away refused" in said
-    assert REFUSED["en"] in reply
-    assert "this command answers move 0 with 0 logged actions, but the game is now at move 0 " \
-        "with 1" in reply
+    # the copy is the same command: answered as carried out already, nothing logged again
+    assert "This command was carried out when it first came (the record's action 1)" in reply
+    assert table.game.read_bytes() == before
+    # sent again after alice came back: still that act, nothing logged again (no new absence)
+    assert "(alice); answer queued" in table.send(table.mail(table.line("back")))[0]
+    before = table.game.read_bytes()
+    said, reply = table.send(away.replace(b"<r1@example.org>", b"<copy2@example.org>"))
+    assert "carried out when it first came (the record's action 1)" in " ".join(reply.split())
+    assert table.game.read_bytes() == before
+    # the same words signed at a point that has passed, never carried out there: stale
+    stale = table.line(f"away {day(7)} {day(8)}").rsplit(" after ", 1)[0] + " " + \
+        point_in_record(table.game).replace(" actions 2", " actions 1")
+    said, reply = table.send(table.mail(stale))
+    assert "command away refused" in said and REFUSED["en"] in reply
+    assert "this command answers move 0 with 1 logged actions, but the game is now at move 0 " \
+        "with 2" in " ".join(reply.split())
     assert table.game.read_bytes() == before
 
 
@@ -137,8 +149,9 @@ def test_a_signed_back_sent_again_does_not_call_off_a_later_absence(tmp_path):
     later = absences_shown(open_game(table.game).record)
     assert [a.player for a in later] == ["alice"]  # the second absence, to come
     before = table.game.read_bytes()
-    said, reply = table.send(back.replace(b"<r2@example.org>", b"<copy@example.org>"))
-    assert "command back refused" in said and "nothing changed" in reply
+    _, reply = table.send(back.replace(b"<r2@example.org>", b"<copy@example.org>"))
+    # the copy names the point its first carrying out logged: it changes nothing again
+    assert "carried out when it first came (the record's action 2)" in " ".join(reply.split())
     assert table.game.read_bytes() == before
     assert absences_shown(open_game(table.game).record) == later
 
@@ -226,9 +239,9 @@ def test_a_signed_command_file_committed_again_from_history_is_stale(tmp_path):
     before = (repo / "game.yaml").read_bytes()
     commit_command(repo, "alice-again.txt", line, "alice", signature)  # the copy
     again = job(repo, "HEAD")
-    assert again.returncode == 1, again.stdout + again.stderr
+    assert again.returncode == 0, again.stdout + again.stderr
     answer = " ".join((repo / "answers" / "alice-again.txt").read_text().split())
-    assert "this command answers move 0 with 0 logged actions" in answer
+    assert "carried out when it first came (the record's action 1)" in answer
     assert (repo / "game.yaml").read_bytes() == before
 
 
@@ -266,3 +279,46 @@ def test_a_command_the_referees_side_cannot_sign_stays_for_the_next_run(tmp_path
     monkeypatch.setenv("REBIS_PBM_REFEREE_KEY", str(referee_key))
     assert "command away (alice); answer queued" in post.mail_in().output
     assert [a.player for a in absences(open_game(game).record)] == ["alice"]
+
+
+@needs_ssh
+def test_a_command_judged_again_after_its_answer_was_lost_is_answered_as_carried_out(tmp_path):
+    """The fifteenth tester: ``mail in`` logged alice's signed ``away``, then could not queue
+    its answer (the queue's new/ is a file): the message stayed, and the next run answered it
+    "not carried out ... nothing changed" though the absence was logged. The same message
+    judged again is now answered as carried out, and nothing is logged twice."""
+    table = Signed(tmp_path)
+    away = table.mail(table.line(f"away {day(3)} {day(5)}"))
+    table.post.deliver(away)
+    queue = table.game.with_name("game.mailq")
+    queue.mkdir()
+    (queue / "new").write_text("not a folder")
+    failed = invoke("mail", "in", table.game, table.post.box, "--referee", REFEREE,
+                    "--no-pictures")
+    assert failed.exit_code != 0, failed.output
+    assert [a.player for a in absences(open_game(table.game).record)] == ["alice"]
+    assert len(list((table.post.box / "new").iterdir())) == 1  # left for the next run
+    shutil.rmtree(queue)
+    said = table.post.mail_in().output
+    assert "command away (alice); answer queued" in said, said
+    reply = only_to(table.post.new(), PLAYERS["alice"])
+    assert reply["Subject"] == "[Rebis cmd] away: carried out already"
+    assert "This command was carried out when it first came (the record's action 1). " \
+        "Nothing more changed." in " ".join(text_of(reply).split())
+    assert [a.player for a in absences(open_game(table.game).record)] == ["alice"]
+
+
+@pytest.mark.parametrize("dates", [("9999-12-30", "9999-12-31"), ("0001-01-01", "0001-01-02")])
+def test_an_away_at_the_calendars_ends_is_refused_in_one_sentence(tmp_path, dates):
+    """The fifteenth tester: ``away 9999-12-30 9999-12-31`` made ``mail in`` fail with an
+    internal error on every run (the day after the last one); year 1 was said garbled."""
+    game = make_game(tmp_path, "en", PLAYERS, *ALLOWANCE)
+    post = Post(game)
+    before = game.read_bytes()
+    post.deliver(message(PLAYERS["bob"], f"away {dates[0]} {dates[1]}", "",
+                         msgid="<e1@example.org>"))
+    said = post.mail_in().output
+    assert "command away refused" in said, said
+    reply = " ".join(text_of(only_to(post.new(), PLAYERS["bob"])).split())
+    assert "internal error" not in reply and "'1-01-01" not in reply, reply
+    assert game.read_bytes() == before
