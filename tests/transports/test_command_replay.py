@@ -322,3 +322,37 @@ def test_an_away_at_the_calendars_ends_is_refused_in_one_sentence(tmp_path, date
     reply = " ".join(text_of(only_to(post.new(), PLAYERS["bob"])).split())
     assert "internal error" not in reply and "'1-01-01" not in reply, reply
     assert game.read_bytes() == before
+
+
+@needs_ssh
+def test_a_refused_signed_command_carries_the_referees_signed_refusal(tmp_path, monkeypatch):
+    """The sixteenth tester: a refused move's reply carries the referee's signed statement, a
+    refused command's did not, so the referee could refuse a valid ``away`` with a made-up
+    reason and deny it. Now the refusal is signed over the command's line: ``verify --refusal``
+    takes the real reply (exit 0) and refuses an edited one (exit 2)."""
+    import hashlib
+    referee_key = ssh_key(tmp_path, "referee")
+    monkeypatch.setenv("REBIS_PBM_REFEREE_KEY", str(referee_key))
+    key = ssh_key(tmp_path, "alice_key")
+    game = make_game(tmp_path, "en", PLAYERS, *ALLOWANCE, "--key", f"alice={key}.pub",
+                     "--referee-key", referee_key)
+    post = Post(game)
+    line = f"away {day(3)} {day(30)} cmd {point_in_view(game.with_name('game.views'), 'alice')}"
+    post.deliver(message(PLAYERS["alice"], line, "",
+                         [("c.txt.sig", ssh_sign(key, (line + "\n").encode()))],
+                         msgid="<f1@example.org>"))
+    assert "command away refused" in post.mail_in().output
+    reply = only_to(post.new(), PLAYERS["alice"])
+    assert "Referee's refusal: game cmd, move 0, " in text_of(reply)
+    saved = tmp_path / "refusal.eml"
+    saved.write_bytes(reply.as_bytes())
+    said = invoke("verify", game, "--refusal", saved)
+    assert said.exit_code == 0, said.output
+    digest = hashlib.sha256((line + "\n").encode()).hexdigest()
+    assert f"the file of SHA-256 {digest} sent by alice was refused (exit" in \
+        " ".join(said.output.split())
+    edited = tmp_path / "edited.eml"
+    edited.write_bytes(reply.as_bytes().replace(b"reason the absence was not logged",
+                                                b"reason the allowance is used up"))
+    assert edited.read_bytes() != saved.read_bytes()
+    assert invoke("verify", game, "--refusal", edited).exit_code == 2

@@ -375,3 +375,31 @@ def test_an_untranslated_command_refusal_is_quoted_as_a_command(tmp_path, monkey
     answer = (top / "answers" / "bob-x.txt").read_text(encoding="utf-8")
     assert "Ta commande n'a pas été exécutée\u00a0; la raison, en anglais\u00a0: " in answer
     assert "Ton coup" not in answer
+
+
+def test_a_refused_command_file_carries_the_referees_signed_refusal(tmp_path):
+    """A game with a referee key (a public repository): the refusal committed for a command
+    file ends with the referee's signed statement over the file's bytes, which
+    ``verify --refusal`` takes once the player has decrypted it (the sixteenth tester)."""
+    import hashlib
+
+    from test_public_game import job as public_job
+    from test_public_game import set_up
+
+    table = set_up(tmp_path, referee_key=True)
+    clone = table.clone("carol")
+    commit_command(clone, "carol-1.txt", "history public-game", "carol")  # unsigned
+    bare_git(clone, "push", "--quiet", "origin", "main")
+    done = public_job(table)
+    assert done.returncode == 1, done.stdout + done.stderr
+    bare_git(clone, "pull", "--quiet", "--ff-only", "origin", "main")
+    plain = decrypt_file(clone / "answers" / "carol-1.txt.age", table.keys["carol"])
+    digest = hashlib.sha256(b"history public-game\n").hexdigest()
+    assert b"Referee's refusal: game public-game" in plain
+    assert f"file_sha256 {digest}".encode() in plain
+    saved = tmp_path / "carol-refusal.txt"
+    saved.write_bytes(plain.rstrip(b"\0 "))
+    said = run("verify", clone / "game.yaml", "--refusal", saved)
+    assert said.returncode == 0, said.stdout + said.stderr
+    assert f"the file of SHA-256 {digest} sent by carol was refused" in " ".join(
+        said.stdout.decode().split())

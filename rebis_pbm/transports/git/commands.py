@@ -120,7 +120,8 @@ def answer_commands(git: Git, tip: str, tree: Listing, files: GameFiles, record_
                                             signature, views)
             except Refused as exc:
                 refused.append(exc)
-                said = _answer_refusal(git, files, path, owner, exc, record, privacy)
+                said = _answer_refusal(git, files, path, owner, exc, record, privacy,
+                                       data or b"")
                 say(one_line(f"rebis-pbm git: {path} (commit {short}): the command was "
                              f"refused{said}; the job removed it: each command file is "
                              f"judged once"), True)
@@ -288,18 +289,23 @@ def _no_key(record: Record, player: str, hand: bool) -> str:
 
 
 def _answer_refusal(git: Git, files: GameFiles, path: str, owner: str | None,
-                    exc: RebisError, record: Record, privacy: Privacy) -> str:
+                    exc: RebisError, record: Record, privacy: Privacy, data: bytes) -> str:
     """Commit the refusal's reason for ``owner`` (the player whose address committed the file;
     None: no player's, and the reason is said nowhere but the log of a private repository) and
-    stage it; returns where the reason is, for the log."""
+    stage it, under it in a game with a referee key the referee's signed statement over the
+    command file's bytes ``data``, as a refused move's; returns where the reason is, for the
+    log."""
     from rebis_pbm.present.i18n import gettext_for, refusal
     public = privacy.public_repo or privacy.encrypt_views
     if owner is None:
         return "" if public else f" ({one_line(str(exc))})"
     lang = record.lang(owner)
     _ = gettext_for(lang)
-    text = (_("your command was not carried out") + "\n\n" + refusal(exc, lang, owner, command=True)
-            + "\n\n" + _("Nothing in the game changed.") + "\n")
+    reason = one_line(refusal(exc, lang, owner, command=True))
+    statement = referee.signed_refusal(record, data, owner, exc.exit_code, reason)
+    text = (_("your command was not carried out") + "\n\n" + reason
+            + "\n\n" + _("Nothing in the game changed.") + "\n"
+            + (f"\n{statement}\n" if statement else ""))
     rel = _write_answer(git, files, path, owner, text, Path(git.top / files.record),
                         privacy, hand=False)
     git.run("add", "--force", "--", rel)

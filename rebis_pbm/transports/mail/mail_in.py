@@ -234,8 +234,9 @@ def _command(game: str | os.PathLike[str], record: Record, msg: EmailMessage,
     """A registered player's command (docs/mail.md, "Commands"): carried out by
     :func:`rebis_pbm.app.commands.carry_out` once its signature checks (a player with a key),
     and answered to its sender alone, in their language; a refused one is answered with the
-    reason, and nothing changes. ``resign`` alone changes the record: the bot's moves it makes
-    at once are told to every player, as ``tick``'s are."""
+    reason (in a game with a referee key, with the referee's signed statement over the command
+    line, as a refused move's), and nothing changes. ``resign`` alone changes the record: the
+    bot's moves it makes at once are told to every player, as ``tick``'s are."""
     from rebis_pbm.app import commands
     player = record.player_at(sender)
     assert player is not None  # the caller answers registered addresses only
@@ -247,10 +248,14 @@ def _command(game: str | os.PathLike[str], record: Record, msg: EmailMessage,
         answer = commands.carry_out(game, player, found.command, lang, now=stamp)
     except Refused as exc:
         record, replay, _ = referee.open_game(game)
+        reason = one_line(refusal(exc, lang, player, command=True))
+        # a game with a referee key: signed as a refused move's is, over the command's line
+        statement = referee.signed_refusal(record, (found.command.line + "\n").encode(),
+                                           player, exc.exit_code, reason)
         queue(queue_dir, [reply_message(
             game=record.game, turn=_turn(replay), original=msg, sender=referee_address,
             to=sender, headline=tr(N_("your command was not carried out")),
-            reason=one_line(refusal(exc, lang, player, command=True)),
+            reason=reason, statement=statement,
             status=tr(N_("Nothing in the game changed.")) + " "
             + _status(record, replay, lang, player),
             lang=lang, footer=tr(N_("Send help (as the subject, or the first line of the text) "
