@@ -231,3 +231,34 @@ def test_missed_without_a_deadline_is_refused(cli, tmp_path):
                   "--missed", "3")
     outcome.refused(2, ["--missed", "--deadline"])
     assert not (tmp_path / "g.yaml").exists()
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("en", "the referee moved for ana at turn 1 before this move came"),
+    ("fr", "l'arbitre a joué à la place d'ana au tour 1 avant que ce coup n'arrive"),
+])
+def test_a_players_move_for_a_turn_the_referee_played_for_them_is_refused_not_applied(
+        cli, tmp_path, lang, words):
+    """The seventeenth tester: ``tick`` played ana's turn (a missed deadline); ana's own move,
+    the same play, came then: ``apply`` said "Turn 1 by ana was already applied with exactly
+    this move", her late move told as counted while the record holds the referee's. Refused
+    now, with the truth, in her language too (by mail, to her: "played for you"); nothing
+    changes."""
+    import yaml
+    small_game(tmp_path)
+    game = tmp_path / "g.yaml"
+    if lang != "en":
+        assert cli("replace-player", game, "--player", "ana", "--lang", lang, "--now",
+                   at(1)).code == 0
+    assert cli("tick", game, "--now", at(100)).code == 0
+    record = yaml.safe_load(game.read_text())
+    entry = record["moves"][0]
+    assert entry["by"] == "referee" and entry["player"] == "ana"
+    late = tmp_path / "turn-001-ana.yaml"
+    late.write_text(yaml.safe_dump({"game": record["game"], "turn": 1, "player": "ana",
+                                    "play": entry["play"]}, sort_keys=False))
+    before = game.read_bytes()
+    done = cli("apply", game, late, "--as", "ana")
+    assert done.code == 1, done.out + done.err
+    assert words in done.err and "already applied" not in done.err + done.out
+    assert game.read_bytes() == before

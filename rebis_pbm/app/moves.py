@@ -429,6 +429,13 @@ def submit_locked(game: PathLike, data: bytes, source: str, *, author: str | Non
                                        "{players}; no turn can be played before"),
                                     {"source": source, "players": ", ".join(record.waiting_for())}))
     if record.holds(move):
+        stamp = record.stamps[move.turn - 1] if move.turn <= len(record.stamps) else {}
+        if stand_in is None and stamp.get("by") == "referee":
+            # the referee played that turn for the player: never "already applied" as theirs
+            raise Refused(phrase=Phrase(N_(
+                "{source}: move rejected: the referee moved for {player} at turn {turn} before "
+                "this move came (every view and verify say so); nothing changed"),
+                {"source": source, "turn": move.turn, "player": move.player}))
         _same_closing(record, replay, move, source)
         # A mail delivered twice. Existing view files are rewritten only where they are stale
         # (an earlier apply interrupted after the record was written): normally none.

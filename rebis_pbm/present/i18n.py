@@ -255,6 +255,10 @@ SECOND_PERSON: dict[tuple[str, str], str] = {
     (N_("turn {turn} has not begun; the current turn is {current}, {to_move} to move"),
      "to_move"):
         N_("turn {turn} has not begun; the current turn is {current}, you to move"),
+    (N_("{source}: move rejected: the referee moved for {player} at turn {turn} before this "
+        "move came (every view and verify say so); nothing changed"), "player"):
+        N_("{source}: move rejected: the referee moved for you at turn {turn} before this move "
+           "came (every view and verify say so); nothing changed"),
     (N_("turn {turn} is {to_move}'s, not {player}'s"), "player"):
         N_("turn {turn} is {to_move}'s, not yours"),
     (N_("{player} is already away from {start} to {end}; nothing was written"), "player"):

@@ -22,6 +22,7 @@ from rebis_pbm.crypto.signatures import fingerprint as fingerprint  # where veri
 from rebis_pbm.engine.state import FINISHED, RED_TOKEN
 from rebis_pbm.errors import InputError, one_line
 from rebis_pbm.formats.yaml_reader import FieldPath, YamlValue, load_yaml, simple_data
+from rebis_pbm.record.keys import unreadable_key
 from rebis_pbm.record.model import BEFORE_V3, FAIR_DEAL, Document, Record, Replay
 from rebis_pbm.record.pins import INSECURE_SEED, NO_REFEREE_KEY, insecure
 from rebis_pbm.record.verify import Problem, Walk, _read_as_written, check_status, join_bound, walk
@@ -500,6 +501,10 @@ def verify(data: bytes, source: str, find_seed: SeedFinder | None = None,
     written = simple if loaded is None else loaded.data
     assert isinstance(written, dict)  # a record's top level is a mapping
     report.game, report.moves, report.status = record.game, len(record.moves), written["status"]
+    unreadable = unreadable_key(record)
+    if unreadable is not None:  # an edited key: a failure in one sentence, never a crash
+        report.problem = Problem("schema", unreadable)
+        return report
     joins = ({j.player: j for j in record.joins if j.commitment is None}
              if record.deal == FAIR_DEAL else {})
     # A join that kept the template's words adds nothing the referee did not know.
