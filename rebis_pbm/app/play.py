@@ -23,7 +23,16 @@ from rebis_pbm.app.games import abandoned_no_move, no_move_to_make
 from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import ExitCode, Failed, InputError, Refused, UsageError
 from rebis_pbm.files.atomic import PathLike, read_input, write_atomic
-from rebis_pbm.files.names import ENCRYPTED, SIGNATURE, command_file_name, move_file_name
+from rebis_pbm.files.names import (
+    ANSWERS_FOLDER,
+    COMMAND_SUFFIX,
+    COMMANDS_FOLDER,
+    ENCRYPTED,
+    MOVES_FOLDER,
+    SIGNATURE,
+    command_file_name,
+    move_file_name,
+)
 
 if TYPE_CHECKING:
     from rebis_pbm.present.describe import Described
@@ -343,12 +352,12 @@ def command_in_repo(repo: PathLike, player: str, name: str) -> str:
     none."""
     top = os.fspath(repo)
     n = 1
-    while any(os.path.exists(os.path.join(top, *where))
-              for where in (("commands", f"{player}-{name}-{n}.txt"),
-                            ("answers", f"{player}-{name}-{n}.txt"),
-                            ("answers", f"{player}-{name}-{n}.txt{ENCRYPTED}"))):
+    while any(os.path.exists(os.path.join(top, folder, f"{player}-{name}-{n}{suffix}"))
+              for folder, suffix in ((COMMANDS_FOLDER, COMMAND_SUFFIX),
+                                     (ANSWERS_FOLDER, COMMAND_SUFFIX),
+                                     (ANSWERS_FOLDER, COMMAND_SUFFIX + ENCRYPTED))):
         n += 1
-    return f"{player}-{name}-{n}.txt"
+    return f"{player}-{name}-{n}{COMMAND_SUFFIX}"
 
 
 # --- sending ---------------------------------------------------------------------------------
@@ -517,7 +526,7 @@ def send_mail(settings: MailSettings, game: str, subject: str, files: list[str],
                      ) from None
 
 
-def git_folder(repo: PathLike, folder: str = "moves") -> str:
+def git_folder(repo: PathLike, folder: str = MOVES_FOLDER) -> str:
     """The moves folder of the game whose clone is ``repo`` (the folder of its ``game.yaml``):
     ``REPO/moves`` (``folder``: ``REPO/FOLDER``, e.g. ``commands``).
 
@@ -532,7 +541,7 @@ def git_folder(repo: PathLike, folder: str = "moves") -> str:
     return os.path.join(os.fspath(repo), folder)
 
 
-def send_git(repo: PathLike, files: list[str], message: str, folder: str = "moves",
+def send_git(repo: PathLike, files: list[str], message: str, folder: str = MOVES_FOLDER,
              names: list[str] | None = None) -> list[str]:
     """Copy ``files`` into the game's ``moves/`` folder (``folder``) in the clone ``repo``,
     under their own names (or ``names``, one for each), commit them (with the player's own

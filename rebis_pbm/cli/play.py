@@ -216,7 +216,7 @@ def _command(view_file: str, identity: str | None, key: str | None, out_dir: str
     """``play --command WORDS``: the command line built from the view, written, signed, sent."""
     from rebis_pbm.app import play as use
     from rebis_pbm.errors import Failed, Refused
-    from rebis_pbm.files.names import SIGNATURE
+    from rebis_pbm.files.names import COMMANDS_FOLDER, SIGNATURE
     from rebis_pbm.present.i18n import gettext_for, refusal
 
     opened = use.open_view(view_file, identity)
@@ -230,7 +230,7 @@ def _command(view_file: str, identity: str | None, key: str | None, out_dir: str
     settings = use.read_settings(config) if send == "smtp" else None  # refused before writing
     target = None
     if send == "git":
-        use.git_folder(repo, "commands")
+        use.git_folder(repo, COMMANDS_FOLDER)
         target = use.command_in_repo(repo, str(viewer), command.name)
     click.echo(_("Your command: {line}").format(line=command.line))
     if not yes and not confirm(_("Write this command and send it?") if send
@@ -252,7 +252,7 @@ def _command(view_file: str, identity: str | None, key: str | None, out_dir: str
             assert target is not None
             names = [target, *([target + SIGNATURE] if written.signature else [])]
             done = use.send_git(repo, files, f"{viewer}: command {command.name}",
-                                folder="commands", names=names)
+                                folder=COMMANDS_FOLDER, names=names)
             click.echo(_("Committed and pushed: {files}.").format(files=", ".join(done)))
     except Failed as exc:  # said to the player, in their language
         if exc.phrase is None:

@@ -18,9 +18,13 @@ if TYPE_CHECKING:  # imported where used: the commands that only read a game nev
     from pathlib import Path
 
 __all__ = [
+    "ANSWERS_FOLDER",
+    "COMMANDS_FOLDER",
+    "COMMAND_SUFFIX",
     "COMPANION",
     "DEFAULT_GAME",
     "ENCRYPTED",
+    "MOVES_FOLDER",
     "MOVE_NAME",
     "PLAYERS_FOLDERS",
     "QUEUE_SUFFIX",
@@ -51,7 +55,11 @@ MOVE_NAME: Final = re.compile(r"turn-([0-9]+)-(.+?)\.yaml(\.age)?")
 COMPANION: Final = re.compile(r"turn-[0-9]+-.+\.yaml\.sig(\.age)?")
 # A game's folders in a git repository (docs/git.md) that its players write to, or the job
 # answers them in: a record found there is nobody's game record (a player can push any file).
-PLAYERS_FOLDERS: Final = ("moves", "commands", "refusals", "answers")
+MOVES_FOLDER: Final = "moves"  # the players' move files
+COMMANDS_FOLDER: Final = "commands"  # the players' command files, NAME-WORDS.txt
+ANSWERS_FOLDER: Final = "answers"  # the job's answers to them
+PLAYERS_FOLDERS: Final = (MOVES_FOLDER, COMMANDS_FOLDER, "refusals", ANSWERS_FOLDER)
+COMMAND_SUFFIX: Final = ".txt"  # a command file's name ends so (docs/git.md, "Commands")
 
 
 def _beside(record_path: PathLike, suffix: str) -> str:
@@ -97,7 +105,7 @@ def join_text_file_name(game: str, player: str) -> str:
 def command_file_name(game: str, player: str) -> str:
     """The file ``rebis-pbm play --command`` writes ``player``'s command line into (docs/play.md,
     "Commands"), beside the move files it writes: ``GAME-PLAYER-command.txt``."""
-    return f"{game}-{player}-command.txt"
+    return f"{game}-{player}-command{COMMAND_SUFFIX}"
 
 
 def move_file_name(turn: int, player: str) -> str:

@@ -230,8 +230,8 @@ def other_header(what: str, game: str, header: str, record: Record) -> str:
 
 
 def check_witness(record: Record, witness: Witness) -> str | None:
-    """None when ``record`` holds ``witness`` (its digest at its move; rebis-pbm/6: at least
-    as many logged actions at or before that move as it counts), else one sentence."""
+    """None when ``record`` holds ``witness`` (its digest at its move; rebis-pbm/6: the logged
+    actions it counts, :func:`_check_actions`), else one sentence."""
     if witness.game != record.game:
         return (f"{witness.source} is a witness of game {witness.game}, not of game "
                 f"{record.game}")
@@ -264,7 +264,8 @@ def _check_actions(record: Record, witness: Witness) -> str | None:
         return (f"{witness.source} saw game {record.game} with {witness.actions} logged actions "
                 f"at move {witness.move}, but the record holds only {held} logged by then: acts "
                 f"were cut off since")
-    before = sum(1 for a in record.actions if _before(a, record, witness))
+    joins_seen = _joins_seen(record, witness)
+    before = sum(1 for a in record.actions if _before(a, witness, joins_seen))
     if before <= witness.actions:
         return None
     return (f"{witness.source} saw game {record.game} with {witness.actions} logged actions at "
@@ -272,19 +273,25 @@ def _check_actions(record: Record, witness: Witness) -> str | None:
             f"were put into the history it saw since")
 
 
-def _before(act: dict[str, object], record: Record, witness: Witness) -> bool:
+def _joins_seen(record: Record, witness: Witness) -> int | None:
+    """How many of the join phase's entries a witness of move 0 saw (its chain digest is the
+    one after them), or None (a witness of a later move, or of no point of the join phase)."""
+    if witness.move != 0:
+        return None
+    return next((j for j in range(len(record.joins) + 1)
+                 if record.join_prev(j) == witness.chain_sha256), None)
+
+
+def _before(act: dict[str, object], witness: Witness, joins_seen: int | None) -> bool:
     """Whether ``act`` was logged before the point ``witness`` saw, so that it existed when the
     witness was written: after fewer moves; or, at move 0, after fewer of the join phase's
-    entries than the witness saw (rebis-pbm/5: the act's ``joins``)."""
-    after = act.get("after", 0)
-    if not isinstance(after, int) or after < witness.move:
-        return isinstance(after, int)
-    joins = act.get("joins")
-    if witness.move != 0 or not isinstance(joins, int):
+    entries than the witness saw (``joins_seen``; rebis-pbm/5: the act's ``joins``)."""
+    after, joins = act.get("after", 0), act.get("joins")
+    if not isinstance(after, int):
         return False
-    seen = next((j for j in range(len(record.joins) + 1)
-                 if record.join_prev(j) == witness.chain_sha256), None)
-    return seen is not None and joins < seen
+    if after < witness.move:
+        return True
+    return joins_seen is not None and isinstance(joins, int) and joins < joins_seen
 
 
 def history_point(record: Record) -> str:

@@ -192,17 +192,8 @@ def test_apply_refuses_the_malleated_move_signature_and_changes_nothing(cli, tmp
     """The tester's reproduction: ann's real move signature with the key blob's inner length
     byte changed. apply refuses it with the sentence a wrong signature gets (exit as for one),
     the record unchanged; the real signature then applies."""
-    keys = {p: ssh_key(tmp_path, p) for p in ("ann", "bo")}
-    game = tmp_path / "game.yaml"
-    made = run_inproc("new", game, "--player", "ann", "--player", "bo", "--seed", "strict sig",
-                      "--insecure-seed", "--referee-deal", "--game-id", "ss",
-                      "--key", f"ann={keys['ann']}.pub", "--key", f"bo={keys['bo']}.pub")
-    assert made.code == 0, made.err
-    bot = run_inproc("bot", game, "--player", "ann", "--strategy", "greedy")
-    assert bot.code == 0, bot.err
-    move = tmp_path / "m.yaml"
-    move.write_text(bot.out, encoding="utf-8")
-    assert yaml.safe_load(bot.out)["player"] == "ann"
+    keys, game, move = _keyed_game(tmp_path)
+    assert yaml.safe_load(move.read_text())["player"] == "ann"
     sig = Path(f"{move}.sig")
     real = ssh_sign(keys["ann"], move.read_bytes())
     before = game.read_bytes()
@@ -226,6 +217,8 @@ def test_apply_refuses_the_malleated_move_signature_and_changes_nothing(cli, tmp
 
 
 def _keyed_game(tmp_path: Path) -> tuple[dict[str, Path], Path, Path]:
+    """A referee deal of ann and bo, each with a key: (their keys, the record, ann's move
+    file as the greedy bot writes it, unsigned)."""
     keys = {p: ssh_key(tmp_path, p) for p in ("ann", "bo")}
     game = tmp_path / "game.yaml"
     made = run_inproc("new", game, "--player", "ann", "--player", "bo", "--seed", "strict sig",

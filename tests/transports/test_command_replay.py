@@ -63,10 +63,10 @@ def point_in_record(game: Path) -> str:
 class Signed:
     """alice (with a key) sends signed command lines by mail to a game with an allowance."""
 
-    def __init__(self, tmp_path: Path) -> None:
+    def __init__(self, tmp_path: Path, *extra: object) -> None:
         self.key = ssh_key(tmp_path, "alice_key")
         self.game = make_game(tmp_path, "en", PLAYERS, *ALLOWANCE, "--key",
-                              f"alice={self.key}.pub")
+                              f"alice={self.key}.pub", *map(str, extra))
         self.post = Post(self.game)
         self.sent = 0
 
@@ -261,14 +261,9 @@ def test_a_command_the_referees_side_cannot_sign_stays_for_the_next_run(tmp_path
     setup told to the player as a refusal. Now the referee's side fails: the message stays in
     new/, nothing is queued to the player, and the next run with the key carries it out."""
     referee_key = ssh_key(tmp_path, "referee")
-    key = ssh_key(tmp_path, "alice_key")
-    game = make_game(tmp_path, "en", PLAYERS, *ALLOWANCE, "--key", f"alice={key}.pub",
-                     "--referee-key", referee_key)
-    post = Post(game)
-    line = f"away {day(3)} {day(5)} cmd {point_in_view(game.with_name('game.views'), 'alice')}"
-    post.deliver(message(PLAYERS["alice"], line, "",
-                         [("c.txt.sig", ssh_sign(key, (line + "\n").encode()))],
-                         msgid="<k1@example.org>"))
+    table = Signed(tmp_path, "--referee-key", referee_key)
+    game, post = table.game, table.post
+    post.deliver(table.mail(table.line(f"away {day(3)} {day(5)}")))
     before = game.read_bytes()
     monkeypatch.delenv("REBIS_PBM_REFEREE_KEY", raising=False)
     result = invoke("mail", "in", game, post.box, "--referee", REFEREE, "--no-pictures")
@@ -333,14 +328,10 @@ def test_a_refused_signed_command_carries_the_referees_signed_refusal(tmp_path, 
     import hashlib
     referee_key = ssh_key(tmp_path, "referee")
     monkeypatch.setenv("REBIS_PBM_REFEREE_KEY", str(referee_key))
-    key = ssh_key(tmp_path, "alice_key")
-    game = make_game(tmp_path, "en", PLAYERS, *ALLOWANCE, "--key", f"alice={key}.pub",
-                     "--referee-key", referee_key)
-    post = Post(game)
-    line = f"away {day(3)} {day(30)} cmd {point_in_view(game.with_name('game.views'), 'alice')}"
-    post.deliver(message(PLAYERS["alice"], line, "",
-                         [("c.txt.sig", ssh_sign(key, (line + "\n").encode()))],
-                         msgid="<f1@example.org>"))
+    table = Signed(tmp_path, "--referee-key", referee_key)
+    game, post = table.game, table.post
+    line = table.line(f"away {day(3)} {day(30)}")
+    post.deliver(table.mail(line))
     assert "command away refused" in post.mail_in().output
     reply = only_to(post.new(), PLAYERS["alice"])
     assert "Referee's refusal: game cmd, move 0, " in text_of(reply)

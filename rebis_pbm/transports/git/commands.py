@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from rebis_pbm import app as referee
 from rebis_pbm.engine.phrases import N_, Phrase
 from rebis_pbm.errors import RebisError, Refused, one_line
-from rebis_pbm.files.names import ENCRYPTED, SIGNATURE
+from rebis_pbm.files.names import COMMAND_SUFFIX, ENCRYPTED, SIGNATURE
 from rebis_pbm.transports.git.movefiles import (
     KEEP,
     SAFE_NAME,
@@ -43,7 +43,6 @@ from rebis_pbm.transports.git.repository import Git, Listing
 if TYPE_CHECKING:
     from rebis_pbm.record import Record
 
-COMMAND_SUFFIX = ".txt"
 COMMAND_MAX_BYTES = 4096  # a command line, and room for a comment: never a whole file's worth
 HAND = ("view",)  # the answers that show the player's hand (moves: never listed in git)
 
@@ -195,20 +194,20 @@ def _carry_out(record_path: Path, record: Record, path: str, named: str | None,
     before = record_path.read_bytes()  # (an action leaves the chain of moves as it was)
     answer = commands.carry_out(record_path, named, command, lang, views_dir=views,
                                 measured=True)
-    body = _answer_text(record_path, named, answer.title,
+    body = _answer_text(referee.open_game(record_path), named, answer.title,
                         None if answer.view else answer.text)
     return named, GitAnswer(command.name, body, command.name in HAND,
                             record_path.read_bytes() != before)
 
 
-def _answer_text(record_path: Path, player: str, title: str, text: str | None) -> str:
-    """An answer's text as committed: ``title``, ``text`` (None: the player's text view), then
-    where the game stands, in the player's language."""
+def _answer_text(game: referee.Game, player: str, title: str, text: str | None) -> str:
+    """An answer's text as committed, of the opened ``game``: ``title``, ``text`` (None: the
+    player's text view), then where the game stands, in the player's language."""
     from rebis_pbm.app import commands
-    game = referee.open_game(record_path)
+    from rebis_pbm.present.views import render
     lang = game.record.lang(player)
     if text is None:
-        text = referee.rendered_view(record_path, player, "text", lang)
+        text = render(referee.record_view(game.record, game.replay, player, lang), "text", lang)
     status = commands.standing_line(game.record, game.replay, lang, player)
     return f"{title}\n\n{text.rstrip()}\n\n{status}\n"
 
@@ -222,11 +221,11 @@ def answer_size(record_path: Path, length: int) -> int:
     view answer (a long game's history, which the public record tells anyway) takes more."""
     from rebis_pbm.app import commands
     from rebis_pbm.crypto.age import VIEW_PAD, bucket
-    record = referee.open_game(record_path).record
+    game = referee.open_game(record_path)  # once: every player's view answer is of it
     view = commands.COMMANDS["view"].handler
-    views = [len(_answer_text(record_path, p, view(commands.Request(record_path, p,
-                                                                    record.lang(p))).title,
-                              None).encode("utf-8")) for p in record.players]
+    views = [len(_answer_text(game, p, view(commands.Request(record_path, p,
+                                                             game.record.lang(p))).title,
+                              None).encode("utf-8")) for p in game.record.players]
     return bucket([length, *views], VIEW_PAD)
 
 
